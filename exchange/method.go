@@ -1,0 +1,93 @@
+package exchange
+
+import (
+	"fmt"
+
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/variance"
+)
+
+// Method names a sampler of the paper in its two-temperature form.
+type Method string
+
+const (
+	// SGLDMethod is one chain at τ1 on the accurate estimator.
+	SGLDMethod Method = "sgld"
+	// ReSGLDMethod runs both chains on the accurate estimator with plain
+	// SGLD noise and Deng's swap ratio: two estimators' worth of cost.
+	ReSGLDMethod Method = "resgld"
+	// MReSGLDMethod runs the hot chain on the cheap estimator with plain
+	// SGLD noise and the four-evaluation m-reSGLD ratio.
+	MReSGLDMethod Method = "mresgld"
+	// FReSGLDMethod runs the hot chain on the cheap estimator, counts each
+	// chain's gradient noise as part of its temperature, and swaps with the
+	// paper's two-evaluation ratio.
+	FReSGLDMethod Method = "fresgld"
+)
+
+// Methods lists the methods in the order the studies report them.
+var Methods = []Method{SGLDMethod, ReSGLDMethod, MReSGLDMethod, FReSGLDMethod}
+
+// ParseMethod reads a method by name.
+func ParseMethod(s string) (Method, error) {
+	for _, m := range Methods {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown method %q (want sgld, resgld, mresgld or fresgld)", s)
+}
+
+// Setup is a two-temperature problem in the paper's terms.
+type Setup struct {
+	Tau1, Tau2 float64
+	Eta        langevin.Schedule
+	// Cold is the accurate estimator, Hot the cheap one. reSGLD uses Cold
+	// on both levels; m-reSGLD and f-reSGLD use Hot on the hot level.
+	Cold, Hot target.Estimator
+	// ColdVar and HotVar make each level's variance model (nil: the
+	// estimators' own reports). They are factories because a model holds
+	// state and reSGLD needs one per level even on a shared estimator.
+	ColdVar, HotVar func() variance.Model
+	// A and PerStep set the swap intensity (see Swap); A1 is m-reSGLD's a1.
+	A       float64
+	PerStep bool
+	A1      float64
+	Seed    uint64
+	// Concurrent steps the two chains on separate goroutines.
+	Concurrent bool
+}
+
+// Config turns a Setup into a ladder for method m.
+func (m Method) Config(s Setup) (Config, error) {
+	cold := Level{Tau: s.Tau1, Est: s.Cold, Eta: s.Eta, Noise: langevin.SGLD, Var: call(s.ColdVar)}
+	hot := Level{Tau: s.Tau2, Est: s.Hot, Eta: s.Eta, Noise: langevin.SGLD, Var: call(s.HotVar)}
+	sw := Swap{A: s.A, PerStep: s.PerStep, A1: s.A1}
+	var levels []Level
+	switch m {
+	case SGLDMethod:
+		levels = []Level{cold}
+	case ReSGLDMethod:
+		hot.Est, hot.Var = s.Cold, call(s.ColdVar)
+		sw.Rule = ReSGLD
+		levels = []Level{cold, hot}
+	case MReSGLDMethod:
+		sw.Rule = MReSGLD
+		levels = []Level{cold, hot}
+	case FReSGLDMethod:
+		cold.Noise, hot.Noise = langevin.Corrected, langevin.Corrected
+		sw.Rule = FReSGLD
+		levels = []Level{cold, hot}
+	default:
+		return Config{}, fmt.Errorf("unknown method %q", m)
+	}
+	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Concurrent: s.Concurrent}, nil
+}
+
+func call(f func() variance.Model) variance.Model {
+	if f == nil {
+		return nil
+	}
+	return f()
+}

@@ -1,0 +1,365 @@
+package exchange
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/variance"
+)
+
+// Level is one rung of the temperature ladder. Its estimator, step size and
+// variance model belong to the level, not to the state that sits there: the
+// cheap estimator of a hot level serves whichever replica has swapped in.
+type Level struct {
+	Tau   float64
+	Est   target.Estimator
+	Eta   langevin.Schedule
+	Noise langevin.Policy
+	// Var supplies ŝ² and σ². Nil means variance.Known when the estimator
+	// knows its variance; it is an error when the level needs variances and
+	// the estimator does not report them.
+	Var variance.Model
+}
+
+// Config is a whole ladder. Levels are ordered from cold to hot.
+type Config struct {
+	Levels []Level
+	Swap   Swap
+	// Seed fixes every random stream: replica r draws from PCG(Seed, r),
+	// swap decisions from PCG(Seed, K).
+	Seed uint64
+	// Concurrent steps the levels on separate goroutines. The output is
+	// bit-identical to sequential stepping. Call Close when done.
+	Concurrent bool
+}
+
+// LevelStats is what one level did.
+type LevelStats struct {
+	Cost Cost
+	// Clamped counts coordinate-steps where the gradient noise alone
+	// exceeded the noise budget (η²ŝ_j² > 2τη), so no noise was injected;
+	// ClampedSteps counts steps with at least one such coordinate.
+	Clamped, ClampedSteps int64
+}
+
+// Stats is what the whole ladder did.
+type Stats struct {
+	Steps  int
+	Levels []LevelStats
+	Pairs  []PairStats // Pairs[l] is between levels l and l+1
+}
+
+type replica struct {
+	theta []float64
+	rng   *rand.Rand
+}
+
+type level struct {
+	Level
+	est, varEst counted
+	grad        []float64 // ∇Û draw
+	rep         []float64 // the estimator's reported ŝ², nil if it reports none
+	s2          []float64 // ŝ² used by the corrected policy
+	stats       LevelStats
+	err         error
+}
+
+// Sampler runs a replica-exchange ladder. It is not safe for concurrent use.
+type Sampler struct {
+	lv    []level
+	reps  []replica
+	at    []int // at[l] is the replica at level l
+	swap  Swap
+	srng  *rand.Rand
+	pairs []PairStats
+	k     int
+	err   error // sticky: once a step fails, the sampler stays failed
+	pool  *pool
+}
+
+// New validates cfg and starts a ladder from the given initial states, one
+// per level (copied). Errors name the offending level and setting.
+func New(cfg Config, init [][]float64) (*Sampler, error) {
+	K := len(cfg.Levels)
+	if K == 0 {
+		return nil, errors.New("exchange: no levels")
+	}
+	if len(init) != K {
+		return nil, fmt.Errorf("exchange: %d initial states for %d levels", len(init), K)
+	}
+	if err := validateSwap(cfg.Swap, K); err != nil {
+		return nil, err
+	}
+	s := &Sampler{swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
+	p := 0
+	for l, L := range cfg.Levels {
+		if L.Est == nil {
+			return nil, fmt.Errorf("level %d: no estimator", l)
+		}
+		if l == 0 {
+			p = L.Est.Dim()
+		}
+		if err := validateLevel(l, L, p, cfg.Swap.Rule, K, init[l]); err != nil {
+			return nil, err
+		}
+		if l > 0 && !(L.Tau > cfg.Levels[l-1].Tau) {
+			return nil, fmt.Errorf("level %d: temperature τ = %v must exceed level %d's τ = %v (levels go from cold to hot)", l, L.Tau, l-1, cfg.Levels[l-1].Tau)
+		}
+		lv := &s.lv[l]
+		lv.Level = L
+		if lv.Var == nil && L.Est.KnowsVariance() {
+			lv.Var = variance.Known{}
+		}
+		lv.est = newCounted(L.Est, &lv.stats.Cost.Grad, &lv.stats.Cost.Energy)
+		lv.varEst = newCounted(L.Est, &lv.stats.Cost.VarGrad, &lv.stats.Cost.VarEnergy)
+		lv.grad = make([]float64, p)
+		if L.Est.KnowsVariance() {
+			lv.rep = make([]float64, p)
+		}
+		lv.s2 = make([]float64, p)
+		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l)))}
+		s.at[l] = l
+	}
+	if !cfg.Swap.PerStep {
+		for l := 0; l+1 < K; l++ {
+			// η_0 is the largest step of every schedule we offer.
+			if pr := cfg.Swap.A * cfg.Levels[l].Eta.Eta(0); pr > 1 {
+				return nil, fmt.Errorf("swap intensity a = %v: a·η = %v at level %d exceeds 1; lower a or set PerStep", cfg.Swap.A, pr, l)
+			}
+		}
+	}
+	s.srng = rand.New(rand.NewPCG(cfg.Seed, uint64(K)))
+	if cfg.Concurrent && K > 1 {
+		s.pool = newPool(s)
+	}
+	return s, nil
+}
+
+func validateSwap(sw Swap, K int) error {
+	if sw.Rule < Exact || sw.Rule > FReSGLD {
+		return fmt.Errorf("swap rule %v: unknown", sw.Rule)
+	}
+	if !(sw.A >= 0) || math.IsInf(sw.A, 0) {
+		return fmt.Errorf("swap intensity a = %v: must be finite and ≥ 0", sw.A)
+	}
+	if sw.Rule == MReSGLD && !(sw.A1 >= 0 && sw.A1 <= 1) {
+		return fmt.Errorf("m-reSGLD weight a1 = %v: must lie in [0, 1]", sw.A1)
+	}
+	return nil
+}
+
+func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) error {
+	if !(L.Tau > 0) || math.IsInf(L.Tau, 0) {
+		return fmt.Errorf("level %d: temperature τ = %v must be positive and finite", l, L.Tau)
+	}
+	if L.Est.Dim() != p {
+		return fmt.Errorf("level %d: estimator dimension %d, level 0's is %d", l, L.Est.Dim(), p)
+	}
+	if len(init) != p {
+		return fmt.Errorf("level %d: initial state has dimension %d, estimator %d", l, len(init), p)
+	}
+	for j, x := range init {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return fmt.Errorf("level %d: initial state coordinate %d is %v", l, j, x)
+		}
+	}
+	if L.Eta == nil {
+		return fmt.Errorf("level %d: no step size schedule", l)
+	}
+	if err := L.Eta.Validate(); err != nil {
+		return fmt.Errorf("level %d: %w", l, err)
+	}
+	if L.Noise != langevin.SGLD && L.Noise != langevin.Corrected {
+		return fmt.Errorf("level %d: unknown noise policy %v", l, L.Noise)
+	}
+	needsVar := L.Noise == langevin.Corrected || (K > 1 && rule != Exact)
+	if L.Var == nil && needsVar && !L.Est.KnowsVariance() {
+		return fmt.Errorf("level %d: the estimator does not report its variance and no variance model is set (use variance.NewRunning)", l)
+	}
+	if L.Var != nil && L.Var.NeedsReport() && !L.Est.KnowsVariance() {
+		return fmt.Errorf("level %d: variance model %T needs an estimator that reports its variance", l, L.Var)
+	}
+	return nil
+}
+
+// Dim is the dimension of the state.
+func (s *Sampler) Dim() int { return len(s.reps[0].theta) }
+
+// Levels is the number of levels K.
+func (s *Sampler) Levels() int { return len(s.lv) }
+
+// Steps is the number of steps taken.
+func (s *Sampler) Steps() int { return s.k }
+
+// State is the current state at level l. It is the sampler's own slice:
+// read it before the next Step, copy it to keep it.
+func (s *Sampler) State(l int) []float64 { return s.reps[s.at[l]].theta }
+
+// Replica is the index of the replica now at level l.
+func (s *Sampler) Replica(l int) int { return s.at[l] }
+
+// Stats returns copies of the counters so far.
+func (s *Sampler) Stats() Stats {
+	st := Stats{Steps: s.k, Levels: make([]LevelStats, len(s.lv)), Pairs: make([]PairStats, len(s.pairs))}
+	for l := range s.lv {
+		st.Levels[l] = s.lv[l].stats
+	}
+	for i, p := range s.pairs {
+		p.Times = append([]int(nil), p.Times...)
+		st.Pairs[i] = p
+	}
+	return st
+}
+
+// Close stops the goroutines of a concurrent sampler. It is safe to call
+// more than once and on a sequential sampler.
+func (s *Sampler) Close() {
+	if s.pool != nil {
+		s.pool.close()
+		s.pool = nil
+	}
+}
+
+// Step advances every level by one Langevin step, then attempts swaps
+// between adjacent levels, colder pair first. After an error the sampler
+// keeps failing with the same error; its states are not valid samples.
+func (s *Sampler) Step() error {
+	if s.err != nil {
+		return s.err
+	}
+	if s.pool != nil {
+		s.pool.run(s.k)
+	} else {
+		for l := range s.lv {
+			s.stepLevel(l, s.k)
+		}
+	}
+	for l := range s.lv {
+		if err := s.lv[l].err; err != nil {
+			s.err = err
+			return err
+		}
+	}
+	for l := range s.pairs {
+		if err := s.trySwap(l); err != nil {
+			s.err = err
+			return err
+		}
+	}
+	s.k++
+	return nil
+}
+
+// stepLevel moves the replica at level l. It touches only that level and
+// that replica, so levels may step concurrently.
+func (s *Sampler) stepLevel(l, k int) {
+	lv := &s.lv[l]
+	r := &s.reps[s.at[l]]
+	if lv.Var != nil {
+		if err := lv.Var.Observe(k, r.theta, &lv.varEst, r.rng); err != nil {
+			lv.err = fmt.Errorf("level %d: %w", l, err)
+			return
+		}
+	}
+	rep := lv.rep
+	if lv.Noise == langevin.SGLD {
+		rep = nil
+	}
+	lv.est.Grad(lv.grad, rep, r.theta, r.rng)
+	if lv.Noise == langevin.Corrected {
+		lv.Var.GradVar(lv.s2, r.theta, rep)
+	}
+	c, finite := langevin.Step(r.theta, lv.grad, lv.s2, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
+	if c > 0 {
+		lv.stats.Clamped += int64(c)
+		lv.stats.ClampedSteps++
+	}
+	if !finite {
+		lv.err = fmt.Errorf("level %d diverged at step %d: the state is no longer finite (check η = %v against the gradient's scale)", l, k, lv.Eta.Eta(k))
+	}
+}
+
+// energy draws level l's energy estimate at theta and its variance.
+func (s *Sampler) energy(l int, theta []float64) (u, v float64, err error) {
+	lv := &s.lv[l]
+	u, rep := lv.est.Energy(theta, s.srng)
+	if math.IsNaN(u) || math.IsInf(u, 0) {
+		return 0, 0, fmt.Errorf("level %d: energy estimate is %v at step %d", l, u, s.k)
+	}
+	if lv.Var != nil {
+		v = lv.Var.EnergyVar(theta, rep, lv.Est.KnowsVariance())
+	}
+	return u, v, nil
+}
+
+// LogRatio draws log Ŝ for swapping x (at level l) with y (at level l+1)
+// under the sampler's swap rule. Its draws are counted as swap cost.
+func (s *Sampler) LogRatio(l int, x, y []float64) (float64, error) {
+	td := 1/s.lv[l].Tau - 1/s.lv[l+1].Tau
+	var d, v float64
+	switch s.swap.Rule {
+	case Exact, FReSGLD:
+		ux, vx, err := s.energy(l, x)
+		if err != nil {
+			return 0, err
+		}
+		uy, vy, err := s.energy(l+1, y)
+		if err != nil {
+			return 0, err
+		}
+		d, v = ux-uy, vx+vy
+		if s.swap.Rule == Exact && v > 0 {
+			return 0, fmt.Errorf("levels %d and %d: the exact swap rule needs noise-free energies, but their variance is %v", l, l+1, v)
+		}
+	case ReSGLD:
+		ux, vx, err := s.energy(l, x)
+		if err != nil {
+			return 0, err
+		}
+		uy, vy, err := s.energy(l, y)
+		if err != nil {
+			return 0, err
+		}
+		d, v = ux-uy, vx+vy
+	case MReSGLD:
+		a1, a2 := s.swap.A1, 1-s.swap.A1
+		for i, w := range [2]float64{a1, a2} {
+			ux, vx, err := s.energy(l+i, x)
+			if err != nil {
+				return 0, err
+			}
+			uy, vy, err := s.energy(l+i, y)
+			if err != nil {
+				return 0, err
+			}
+			d += w * (ux - uy)
+			v += w * w * (vx + vy)
+		}
+	}
+	return logRatio(td, d, v), nil
+}
+
+func (s *Sampler) trySwap(l int) error {
+	if !s.swap.PerStep {
+		if s.swap.A == 0 || s.srng.Float64() >= s.swap.A*s.lv[l].Eta.Eta(s.k) {
+			return nil
+		}
+	}
+	p := &s.pairs[l]
+	p.Attempts++
+	lr, err := s.LogRatio(l, s.State(l), s.State(l+1))
+	if err != nil {
+		return err
+	}
+	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
+	if lr >= 0 || -s.srng.ExpFloat64() < lr {
+		s.at[l], s.at[l+1] = s.at[l+1], s.at[l]
+		p.Accepts++
+		p.Times = append(p.Times, s.k)
+	}
+	return nil
+}

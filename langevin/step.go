@@ -1,0 +1,66 @@
+package langevin
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Policy decides the injected noise of a Langevin step.
+type Policy int
+
+const (
+	// SGLD injects √(2ητ)ξ whatever the gradient noise: the chain runs
+	// hotter than τ by the gradient noise.
+	SGLD Policy = iota
+	// Corrected injects √2·ĉ_j ξ_j with η²ŝ_j² + 2ĉ_j² = 2τη per coordinate,
+	// counting the gradient noise as part of the temperature (f-reSGLD).
+	// Where the gradient noise alone exceeds the budget, ĉ_j = 0 and the
+	// coordinate is counted as clamped.
+	Corrected
+)
+
+func (p Policy) String() string {
+	switch p {
+	case SGLD:
+		return "sgld"
+	case Corrected:
+		return "corrected"
+	}
+	return fmt.Sprintf("Policy(%d)", int(p))
+}
+
+// Step moves theta in place by one Langevin step at temperature tau with step
+// size eta: θ_j ← θ_j − η g_j + √(v_j) ξ_j, where v_j = 2τη under SGLD and
+// v_j = max(0, 2τη − η²ŝ_j²) under Corrected. grad holds the gradient draw
+// and gradVar its per-coordinate variance ŝ² (ignored under SGLD).
+//
+// It returns the number of clamped coordinates (where η²ŝ_j² > 2τη) and
+// whether the new state is finite.
+func Step(theta, grad, gradVar []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int, finite bool) {
+	budget := 2 * tau * eta
+	var sum float64 // NaN or ±Inf anywhere in θ makes the sum non-finite.
+	if pol == SGLD {
+		sd := math.Sqrt(budget)
+		for j, g := range grad {
+			x := theta[j] - eta*g + sd*rng.NormFloat64()
+			theta[j] = x
+			sum += x
+		}
+		return 0, !math.IsNaN(sum) && !math.IsInf(sum, 0)
+	}
+	gradVar = gradVar[:len(grad)]
+	eta2 := eta * eta
+	for j, g := range grad {
+		v := budget - eta2*gradVar[j]
+		x := theta[j] - eta*g
+		if v > 0 {
+			x += math.Sqrt(v) * rng.NormFloat64()
+		} else if !(v == 0) { // over budget, or a NaN variance: inject nothing
+			clamped++
+		}
+		theta[j] = x
+		sum += x
+	}
+	return clamped, !math.IsNaN(sum) && !math.IsInf(sum, 0)
+}

@@ -1,0 +1,46 @@
+// Package target holds energies and the noisy estimators the samplers step on.
+//
+// An Energy is exact: U(θ) and ∇U(θ). An Estimator is what a sampler really
+// sees: a random draw Û(θ), ∇Û(θ), and, when it knows them, the variance σ² of
+// Û and the per-coordinate variances ŝ² of ∇Û, both possibly depending on θ.
+// Slices are destination first, as in gonum: Grad(grad, theta).
+package target
+
+import "math/rand/v2"
+
+// Energy is an exact energy U with its gradient.
+type Energy interface {
+	// Dim is the dimension p of the state.
+	Dim() int
+	// U returns U(θ).
+	U(theta []float64) float64
+	// Grad writes ∇U(θ) into grad.
+	Grad(grad, theta []float64)
+}
+
+// Estimator draws noisy, unbiased estimates of U and ∇U.
+//
+// Implementations must not allocate: samplers call them once per step.
+type Estimator interface {
+	// Dim is the dimension p of the state.
+	Dim() int
+	// Grad writes a draw of ∇Û(θ) into grad. If gradVar is non-nil and
+	// KnowsVariance is true, it also writes the per-coordinate variance
+	// ŝ_j²(θ) of that draw into gradVar.
+	Grad(grad, gradVar, theta []float64, rng *rand.Rand)
+	// Energy returns a draw of Û(θ) and, if KnowsVariance is true, its
+	// variance σ²(θ) (otherwise 0).
+	Energy(theta []float64, rng *rand.Rand) (u, sigma2 float64)
+	// KnowsVariance reports whether Grad and Energy report variances.
+	KnowsVariance() bool
+}
+
+// Coster is implemented by estimators whose draws have a cost other than one
+// unit each, such as a minibatch estimator whose cost is the number of
+// per-example terms it evaluates. Samplers count cost in these units.
+type Coster interface {
+	// GradCost is the cost of the most recent Grad call.
+	GradCost() float64
+	// EnergyCost is the cost of the most recent Energy call.
+	EnergyCost() float64
+}
