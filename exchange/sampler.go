@@ -32,6 +32,9 @@ type Config struct {
 	// Seed fixes every random stream: replica r draws from PCG(Seed, r),
 	// swap decisions from PCG(Seed, K).
 	Seed uint64
+	// Domain, if set, is a box every state is reflected into after each
+	// Langevin step.
+	Domain *target.Box
 	// Concurrent steps the levels on separate goroutines. The output is
 	// bit-identical to sequential stepping. Call Close when done.
 	Concurrent bool
@@ -79,6 +82,7 @@ type Sampler struct {
 	k     int
 	err   error // sticky: once a step fails, the sampler stays failed
 	pool  *pool
+	box   *target.Box
 }
 
 // New validates cfg and starts a ladder from the given initial states, one
@@ -94,7 +98,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateSwap(cfg.Swap, K); err != nil {
 		return nil, err
 	}
-	s := &Sampler{swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
+	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
 	p := 0
 	for l, L := range cfg.Levels {
 		if L.Est == nil {
@@ -123,6 +127,16 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		lv.s2 = make([]float64, p)
 		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l)))}
 		s.at[l] = l
+	}
+	if s.box != nil {
+		if err := s.box.Validate(p); err != nil {
+			return nil, err
+		}
+		for l, x := range init {
+			if !s.box.Contains(x) {
+				return nil, fmt.Errorf("level %d: initial state %v lies outside the domain", l, x)
+			}
+		}
 	}
 	if !cfg.Swap.PerStep {
 		for l := 0; l+1 < K; l++ {
@@ -274,6 +288,9 @@ func (s *Sampler) stepLevel(l, k int) {
 		lv.Var.GradVar(lv.s2, r.theta, rep)
 	}
 	c, finite := langevin.Step(r.theta, lv.grad, lv.s2, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
+	if s.box != nil {
+		s.box.Reflect(r.theta)
+	}
 	if c > 0 {
 		lv.stats.Clamped += int64(c)
 		lv.stats.ClampedSteps++
