@@ -8,7 +8,7 @@ import (
 
 // TestLogisticGradFiniteDifferences compares each per-example gradient, the
 // prior's, and the full gradient with central differences. The step h = 1e-5
-// leaves a truncation error of order h²·|U”'| ≈ 1e-10 and a rounding error
+// leaves a truncation error of order h² times the third derivative ≈ 1e-10 and a rounding error
 // of order ε|U|/h ≈ 1e-11·|U|; the tolerance 1e-6·(1 + |g|) is well above both.
 func TestLogisticGradFiniteDifferences(t *testing.T) {
 	l, _, err := SyntheticLogistic(50, 4, 1.5, 3)
