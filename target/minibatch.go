@@ -1,0 +1,217 @@
+package target
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Minibatch estimates U = U_0 + Σ_{i<N} U_i and its gradient from n of the N
+// examples drawn without replacement:
+//
+//	Û = U_0 + (N/n) Σ_{i∈I} U_i,   ∇Û = ∇U_0 + (N/n) Σ_{i∈I} ∇U_i.
+//
+// It reports their variances at no extra evaluation: the sample variance s²
+// of the n per-example terms in the same minibatch, with the finite-population
+// correction of sampling without replacement,
+//
+//	Var̂ = N²(1 − n/N)/n · s² = N(N − n)/n · s²,
+//
+// is unbiased for the variance of the estimate (E s² = S², the population
+// variance with divisor N − 1) and is exactly zero at n = N.
+//
+// Cost is counted in per-example evaluations: GradCost and EnergyCost return
+// n. The prior term is not counted: it is one O(p) evaluation per draw that
+// does not grow with the data, like the Langevin update itself.
+//
+// A draw is a partial Fisher–Yates shuffle of a persistent permutation of the
+// N indices: O(n) index work, no allocation, never O(N). Each draw is a
+// uniformly random n-subset whatever the permutation's current order.
+//
+// A Minibatch is not safe for concurrent use: give each chain its own.
+type Minibatch struct {
+	t    Terms
+	n    int
+	perm []int32
+
+	g, shift, sum, sq []float64 // per-example gradient and shifted moments
+
+	// spread accumulates the per-example sample variances s_j² of the
+	// gradient draws that reported a variance, for the automatic size rule.
+	spread []float64
+	draws  int
+}
+
+var (
+	_ Estimator = (*Minibatch)(nil)
+	_ Coster    = (*Minibatch)(nil)
+)
+
+// NewMinibatch returns an estimator drawing n of t's N examples. n must lie
+// in [2, N], or equal N: a variance estimate needs two examples.
+func NewMinibatch(t Terms, n int) (*Minibatch, error) {
+	N, p := t.Len(), t.Dim()
+	if N < 1 {
+		return nil, fmt.Errorf("minibatch: the data set has %d examples", N)
+	}
+	if N > math.MaxInt32 {
+		return nil, fmt.Errorf("minibatch: the data set has %d examples, more than %d", N, math.MaxInt32)
+	}
+	if p < 1 {
+		return nil, fmt.Errorf("minibatch: dimension %d", p)
+	}
+	m := &Minibatch{
+		t: t, perm: make([]int32, N),
+		g: make([]float64, p), shift: make([]float64, p), sum: make([]float64, p), sq: make([]float64, p),
+		spread: make([]float64, p),
+	}
+	for i := range m.perm {
+		m.perm[i] = int32(i)
+	}
+	if err := m.SetSize(n); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// SetSize changes the minibatch size n for later draws.
+func (m *Minibatch) SetSize(n int) error {
+	N := len(m.perm)
+	if n < 1 || n > N || (n == 1 && N > 1) {
+		return fmt.Errorf("minibatch size n = %d: must lie in [2, N = %d] (or equal N)", n, N)
+	}
+	m.n = n
+	return nil
+}
+
+// Size is the minibatch size n.
+func (m *Minibatch) Size() int { return m.n }
+
+// Len is the number of examples N.
+func (m *Minibatch) Len() int { return len(m.perm) }
+
+func (m *Minibatch) Dim() int { return len(m.g) }
+
+func (*Minibatch) KnowsVariance() bool { return true }
+
+// GradCost is n, the per-example gradients of a draw.
+func (m *Minibatch) GradCost() float64 { return float64(m.n) }
+
+// EnergyCost is n, the per-example energies of a draw.
+func (m *Minibatch) EnergyCost() float64 { return float64(m.n) }
+
+// Fpc is the factor N(N − n)/n that turns the per-example sample variance s²
+// into the variance of a size-n minibatch estimate.
+func Fpc(N, n int) float64 { return float64(N) * float64(N-n) / float64(n) }
+
+// draw moves a fresh uniformly random n-subset to perm[:n].
+func (m *Minibatch) draw(rng *rand.Rand) []int32 {
+	N, n := len(m.perm), m.n
+	if n == N {
+		return m.perm
+	}
+	for k := 0; k < n; k++ {
+		j := k + rng.IntN(N-k)
+		m.perm[k], m.perm[j] = m.perm[j], m.perm[k]
+	}
+	return m.perm[:n]
+}
+
+// Grad draws ∇Û(θ); with gradVar non-nil it also writes the variance
+// estimate N(N − n)/n · s_j² per coordinate.
+func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
+	idx := m.draw(rng)
+	n := len(idx)
+	sum, shift := m.sum, m.shift
+	// Moments about the first example's gradient: cheap and free of the
+	// cancellation that raw sums of squares suffer far from the mode.
+	m.t.Term(shift, theta, int(idx[0]))
+	for j := range sum {
+		sum[j] = 0
+	}
+	if gradVar == nil {
+		g := m.g
+		for _, i := range idx[1:] {
+			m.t.Term(g, theta, int(i))
+			for j, x := range g {
+				sum[j] += x - shift[j]
+			}
+		}
+	} else {
+		g, sq := m.g, m.sq
+		for j := range sq {
+			sq[j] = 0
+		}
+		for _, i := range idx[1:] {
+			m.t.Term(g, theta, int(i))
+			for j, x := range g {
+				d := x - shift[j]
+				sum[j] += d
+				sq[j] += d * d
+			}
+		}
+		f := Fpc(len(m.perm), n)
+		if n > 1 {
+			inv := 1 / float64(n)
+			df := 1 / float64(n-1)
+			for j, s := range sum {
+				s2 := math.Max(0, (sq[j]-s*s*inv)*df)
+				gradVar[j] = f * s2
+				m.spread[j] += s2
+			}
+			m.draws++
+		} else {
+			for j := range gradVar {
+				gradVar[j] = 0
+			}
+		}
+	}
+	m.t.Prior(grad, theta)
+	scale := float64(len(m.perm)) / float64(n)
+	fn := float64(n)
+	for j, s := range sum {
+		grad[j] += scale * (s + fn*shift[j])
+	}
+}
+
+// Energy draws Û(θ) and its variance estimate N(N − n)/n · s².
+func (m *Minibatch) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
+	idx := m.draw(rng)
+	n := len(idx)
+	c := m.t.Term(nil, theta, int(idx[0]))
+	var sum, sq float64
+	for _, i := range idx[1:] {
+		d := m.t.Term(nil, theta, int(i)) - c
+		sum += d
+		sq += d * d
+	}
+	u := m.t.Prior(nil, theta) + float64(len(m.perm))/float64(n)*(sum+float64(n)*c)
+	if n == 1 {
+		return u, 0
+	}
+	s2 := math.Max(0, (sq-sum*sum/float64(n))/float64(n-1))
+	return u, Fpc(len(m.perm), n) * s2
+}
+
+// Spread writes into dst the average, over the gradient draws that reported
+// a variance since the last ResetSpread, of the per-example sample variances
+// s_j², and returns the number of those draws (dst untouched when zero).
+// s_j² estimates the population variance of ∂_jU_i whatever n was.
+func (m *Minibatch) Spread(dst []float64) int {
+	if m.draws == 0 {
+		return 0
+	}
+	inv := 1 / float64(m.draws)
+	for j, s := range m.spread {
+		dst[j] = s * inv
+	}
+	return m.draws
+}
+
+// ResetSpread forgets the draws Spread averages over.
+func (m *Minibatch) ResetSpread() {
+	for j := range m.spread {
+		m.spread[j] = 0
+	}
+	m.draws = 0
+}
