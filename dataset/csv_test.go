@@ -100,7 +100,7 @@ func TestReadErrors(t *testing.T) {
 }
 
 func TestReadBreastCancer(t *testing.T) {
-	d, err := ReadFile("../testdata/breastcancer/wdbc.csv", Options{Label: "benign"})
+	d, err := ReadFile("../data/wdbc.csv", Options{Label: "benign"})
 	if err != nil {
 		t.Fatal(err)
 	}
