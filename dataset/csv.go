@@ -244,3 +244,15 @@ func (d *Data) standardize() error {
 	}
 	return nil
 }
+
+// WithIntercept returns the features with a leading column of ones, so that
+// a model without its own intercept gets one, and the new width P + 1.
+func (d *Data) WithIntercept() (x []float64, p int) {
+	p = d.P + 1
+	x = make([]float64, d.N*p)
+	for i := 0; i < d.N; i++ {
+		x[i*p] = 1
+		copy(x[i*p+1:(i+1)*p], d.X[i*d.P:(i+1)*d.P])
+	}
+	return x, p
+}

@@ -113,3 +113,17 @@ func TestReadBreastCancer(t *testing.T) {
 		t.Errorf("N = %d, P = %d, benign = %v; want 569, 30, 357", d.N, d.P, ones)
 	}
 }
+
+func TestWithIntercept(t *testing.T) {
+	d := &Data{N: 2, P: 2, X: []float64{1, 2, 3, 4}}
+	x, p := d.WithIntercept()
+	want := []float64{1, 1, 2, 1, 3, 4}
+	if p != 3 || len(x) != len(want) {
+		t.Fatalf("p = %d, x = %v", p, x)
+	}
+	for i := range want {
+		if x[i] != want[i] {
+			t.Fatalf("x = %v, want %v", x, want)
+		}
+	}
+}
