@@ -37,7 +37,7 @@ type Minibatch struct {
 	g, shift, sum, sq []float64 // per-example gradient and shifted moments
 
 	// spread accumulates the per-example sample variances s_j² of the
-	// gradient draws that reported a variance, for the automatic size rule.
+	// gradient draws, for the automatic size rule.
 	spread []float64
 	draws  int
 }
@@ -100,9 +100,9 @@ func (m *Minibatch) GradCost() float64 { return float64(m.n) }
 // EnergyCost is n, the per-example energies of a draw.
 func (m *Minibatch) EnergyCost() float64 { return float64(m.n) }
 
-// Fpc is the factor N(N − n)/n that turns the per-example sample variance s²
+// FPC is the factor N(N − n)/n that turns the per-example sample variance s²
 // into the variance of a size-n minibatch estimate.
-func Fpc(N, n int) float64 { return float64(N) * float64(N-n) / float64(n) }
+func FPC(N, n int) float64 { return float64(N) * float64(N-n) / float64(n) }
 
 // draw moves a fresh uniformly random n-subset to perm[:n].
 func (m *Minibatch) draw(rng *rand.Rand) []int32 {
@@ -126,44 +126,32 @@ func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	// Moments about the first example's gradient: cheap and free of the
 	// cancellation that raw sums of squares suffer far from the mode.
 	m.t.Term(shift, theta, int(idx[0]))
+	sq, g := m.sq, m.g
 	for j := range sum {
-		sum[j] = 0
+		sum[j], sq[j] = 0, 0
 	}
-	if gradVar == nil {
-		g := m.g
-		for _, i := range idx[1:] {
-			m.t.Term(g, theta, int(i))
-			for j, x := range g {
-				sum[j] += x - shift[j]
-			}
+	for _, i := range idx[1:] {
+		m.t.Term(g, theta, int(i))
+		for j, x := range g {
+			d := x - shift[j]
+			sum[j] += d
+			sq[j] += d * d
 		}
-	} else {
-		g, sq := m.g, m.sq
-		for j := range sq {
-			sq[j] = 0
-		}
-		for _, i := range idx[1:] {
-			m.t.Term(g, theta, int(i))
-			for j, x := range g {
-				d := x - shift[j]
-				sum[j] += d
-				sq[j] += d * d
-			}
-		}
-		f := Fpc(len(m.perm), n)
-		if n > 1 {
-			inv := 1 / float64(n)
-			df := 1 / float64(n-1)
-			for j, s := range sum {
-				s2 := math.Max(0, (sq[j]-s*s*inv)*df)
+	}
+	if n > 1 {
+		f := FPC(len(m.perm), n)
+		inv, df := 1/float64(n), 1/float64(n-1)
+		for j, s := range sum {
+			s2 := math.Max(0, (sq[j]-s*s*inv)*df)
+			m.spread[j] += s2
+			if gradVar != nil {
 				gradVar[j] = f * s2
-				m.spread[j] += s2
 			}
-			m.draws++
-		} else {
-			for j := range gradVar {
-				gradVar[j] = 0
-			}
+		}
+		m.draws++
+	} else {
+		for j := range gradVar {
+			gradVar[j] = 0
 		}
 	}
 	m.t.Prior(grad, theta)
@@ -190,13 +178,14 @@ func (m *Minibatch) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 		return u, 0
 	}
 	s2 := math.Max(0, (sq-sum*sum/float64(n))/float64(n-1))
-	return u, Fpc(len(m.perm), n) * s2
+	return u, FPC(len(m.perm), n) * s2
 }
 
-// Spread writes into dst the average, over the gradient draws that reported
-// a variance since the last ResetSpread, of the per-example sample variances
-// s_j², and returns the number of those draws (dst untouched when zero).
-// s_j² estimates the population variance of ∂_jU_i whatever n was.
+// Spread writes into dst the average, over the gradient draws of at least
+// two examples since the last ResetSpread, of the per-example sample
+// variances s_j², and returns the number of those draws (dst untouched when
+// zero). Each s_j² is unbiased for the population variance S_j² of ∂_jU_i
+// (divisor N − 1) whatever the n of its draw.
 func (m *Minibatch) Spread(dst []float64) int {
 	if m.draws == 0 {
 		return 0

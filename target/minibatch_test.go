@@ -76,7 +76,7 @@ func exact(t Terms, theta []float64, n int) (u float64, grad []float64, uVar flo
 			grad[j] += gs[i][j]
 		}
 	}
-	f := float64(N*N) * (1 - float64(n)/float64(N)) / float64(n) // written out, not Fpc
+	f := float64(N*N) * (1 - float64(n)/float64(N)) / float64(n) // written out, not FPC
 	uVar = f * popVar(us)
 	gVar = make([]float64, p)
 	col := make([]float64, N)
@@ -264,18 +264,18 @@ func TestMinibatchSpread(t *testing.T) {
 	grad, gv := make([]float64, p), make([]float64, p)
 	// The per-draw s_j² have mean S_j²; the average over M draws has a
 	// standard error we estimate from the reported variances, which are
-	// Fpc(N, 3)·s_j².
+	// FPC(N, 3)·s_j².
 	rep := make([][]float64, p)
 	for k := 0; k < M; k++ {
 		mb.Grad(grad, gv, theta, rng)
 		for j := range rep {
-			rep[j] = append(rep[j], gv[j]/Fpc(N, 3))
+			rep[j] = append(rep[j], gv[j]/FPC(N, 3))
 		}
 	}
-	mb.Grad(grad, nil, theta, rng) // no variance asked: not counted
+	mb.Grad(grad, nil, theta, rng) // no variance asked: counted all the same
 	got := make([]float64, p)
-	if d := mb.Spread(got); d != M {
-		t.Fatalf("Spread counted %d draws, want %d", d, M)
+	if d := mb.Spread(got); d != M+1 {
+		t.Fatalf("Spread counted %d draws, want %d", d, M+1)
 	}
 	for j := range got {
 		S2 := gVar[j] / (N * (N - 1))

@@ -1,0 +1,258 @@
+package variance_test
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/variance"
+)
+
+// locTerms is U_i(θ) = ½|θ − x_i|² with no prior: the per-example gradients
+// θ − x_i have a spread that does not depend on θ and is known exactly, the
+// population variance of the x_ij. It is also its own exact Energy.
+type locTerms struct {
+	x    [][]float64
+	mean []float64
+	ss   float64 // Σ_i |x_i − x̄|²
+}
+
+func newLocTerms(N int, sds []float64, seed uint64) *locTerms {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	t := &locTerms{x: make([][]float64, N), mean: make([]float64, len(sds))}
+	for i := range t.x {
+		t.x[i] = make([]float64, len(sds))
+		for j, sd := range sds {
+			t.x[i][j] = sd * rng.NormFloat64()
+			t.mean[j] += t.x[i][j] / float64(N)
+		}
+	}
+	for _, x := range t.x {
+		for j, v := range x {
+			t.ss += (v - t.mean[j]) * (v - t.mean[j])
+		}
+	}
+	return t
+}
+
+// s2 is the population variance (divisor N − 1) of coordinate j.
+func (t *locTerms) s2(j int) float64 {
+	var s float64
+	for _, x := range t.x {
+		s += (x[j] - t.mean[j]) * (x[j] - t.mean[j])
+	}
+	return s / float64(len(t.x)-1)
+}
+
+func (t *locTerms) Dim() int { return len(t.mean) }
+func (t *locTerms) Len() int { return len(t.x) }
+
+func (t *locTerms) Term(grad, theta []float64, i int) float64 {
+	var u float64
+	for j, th := range theta {
+		d := th - t.x[i][j]
+		u += 0.5 * d * d
+		if grad != nil {
+			grad[j] = d
+		}
+	}
+	return u
+}
+
+func (t *locTerms) Prior(grad, _ []float64) float64 {
+	for j := range grad {
+		grad[j] = 0
+	}
+	return 0
+}
+
+func (t *locTerms) U(theta []float64) float64 {
+	var u float64
+	for j, th := range theta {
+		d := th - t.mean[j]
+		u += 0.5 * float64(len(t.x)) * d * d
+	}
+	return u + 0.5*t.ss
+}
+
+func (t *locTerms) Grad(grad, theta []float64) {
+	for j, th := range theta {
+		grad[j] = float64(len(t.x)) * (th - t.mean[j])
+	}
+}
+
+// TestAutoBatchMeetsShare runs a two-chain f-reSGLD ladder whose hot chain
+// sizes its minibatch automatically and checks, at every check after the
+// pilot, that n is the rule's ⌈n*⌉ for the spread it estimated, and that the
+// share of the noise budget the gradient noise truly takes at that n (from the
+// exact per-example variance) averages to the target. The checks see
+// independent minibatches (the spread does not depend on θ), so the standard
+// error of that average is the sample sd over checks / √checks. Rounding n*
+// up to n ≤ n* + 1 scales the share (N/n − 1)/(N/n* − 1) by at least
+// (1 − 1/n)(1 − 1/(N − n + 1)) ≥ 1 − 2/n for n ≤ N/2. The tolerance is that
+// rounding plus 4.5 standard errors.
+func TestAutoBatchMeetsShare(t *testing.T) {
+	const N, tau2, share, every, steps = 10000, 10.0, 0.9, 50, 2500
+	terms := newLocTerms(N, []float64{1, 10}, 3)
+	S2 := terms.s2(1) // coordinate 1 has the larger spread, by a factor ~100
+	// η puts n* near 200: η·N²·S²/n / (2τ) = share.
+	eta := 200 * share * 2 * tau2 / (N * N * S2)
+	hot, err := target.NewMinibatch(terms, 50)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sched := langevin.Constant{Step: eta}
+	auto, err := variance.NewAutoBatch(hot, tau2, sched, variance.AutoOptions{Share: share, Every: every})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := exchange.FReSGLDMethod.Config(exchange.Setup{
+		Tau1: 1, Tau2: tau2, Eta: sched,
+		Cold: target.Exact{E: terms}, Hot: hot,
+		HotVar: func() variance.Model { return auto },
+		A:      1, Seed: 11,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := exchange.New(cfg, [][]float64{{0, 0}, {0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shares []float64
+	lo := N
+	for k := 0; k < steps; k++ {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		if k%every != 0 || k == 0 {
+			continue
+		}
+		st := auto.Stats()
+		if want := int(math.Ceil(variance.SizeFor(N, st.S2, eta, tau2, share))); st.N != want {
+			t.Fatalf("check at step %d: n = %d for S² = %v, the rule gives %d", k, st.N, st.S2, want)
+		}
+		if hot.Size() != st.N {
+			t.Fatalf("check at step %d: the estimator has n = %d, the rule chose %d", k, hot.Size(), st.N)
+		}
+		shares = append(shares, variance.ShareAt(N, st.N, S2, eta, tau2))
+		lo = min(lo, st.N)
+	}
+	st := auto.Stats()
+	if st.Checks != steps/every || st.Below != 0 || st.Above != 0 {
+		t.Errorf("stats %+v: want %d checks, none out of range", st, steps/every)
+	}
+	m, se := meanSE(shares)
+	round := 2 * share / float64(lo)
+	if m < share-round-4.5*se || m > share+4.5*se {
+		t.Errorf("true share %v ± %v over %d checks (n from %d to %d), want %v (−%v for rounding)", m, se, len(shares), st.Lo, st.Hi, share, round)
+	}
+	if c := s.Stats().Levels[1].Cost; c.VarGrad.Calls != 1 || c.VarGrad.Units != 50 {
+		t.Errorf("variance cost %+v: want the one pilot draw of 50 examples", c.VarGrad)
+	}
+}
+
+// TestSizeFor checks that ⌈n*⌉ is the smallest n whose share is within target.
+func TestSizeFor(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	for k := 0; k < 1000; k++ {
+		N := 10 + rng.IntN(100000)
+		s2 := math.Exp(4 * rng.NormFloat64())
+		eta, tau, share := math.Exp(-8+2*rng.NormFloat64()), math.Exp(rng.NormFloat64()), 0.05+0.95*rng.Float64()
+		ns := variance.SizeFor(N, s2, eta, tau, share)
+		if math.Abs(ns-float64(N)) < 1 || ns < 2 {
+			continue
+		}
+		n := int(math.Ceil(ns))
+		if got := variance.ShareAt(N, n, s2, eta, tau); got > share*(1+1e-12) {
+			t.Errorf("N = %d, n* = %v: share at ⌈n*⌉ = %v exceeds %v", N, ns, got, share)
+		}
+		if got := variance.ShareAt(N, n-1, s2, eta, tau); got <= share*(1-1e-12) {
+			t.Errorf("N = %d, n* = %v: share at ⌈n*⌉ − 1 = %v is also within %v", N, ns, got, share)
+		}
+	}
+}
+
+func meanSE(x []float64) (float64, float64) {
+	var m float64
+	for _, v := range x {
+		m += v
+	}
+	m /= float64(len(x))
+	var s float64
+	for _, v := range x {
+		s += (v - m) * (v - m)
+	}
+	return m, math.Sqrt(s / float64(len(x)-1) / float64(len(x)))
+}
+
+// TestAutoBatchOutOfRange checks the fallbacks: a step so small that even
+// n = Min leaves the noise under target, and a cap Max below the n the target
+// needs.
+func TestAutoBatchOutOfRange(t *testing.T) {
+	const N = 1000
+	terms := newLocTerms(N, []float64{1}, 5)
+	S2 := terms.s2(0)
+	theta := []float64{0}
+	rng := rand.New(rand.NewPCG(1, 2))
+	grad, gv := make([]float64, 1), make([]float64, 1)
+	for _, c := range []struct {
+		name   string
+		n      float64 // n* the step size aims at
+		max    int
+		wantN  int
+		below  bool
+		warned bool
+	}{
+		{"below", 0.1, 0, 2, true, false},
+		{"above", 500, 40, 40, false, true},
+		{"inside", 100, 0, 0, false, false},
+	} {
+		mb, _ := target.NewMinibatch(terms, 100)
+		eta := c.n * 0.9 * 2 / (N * N * S2)
+		a, err := variance.NewAutoBatch(mb, 1, langevin.Constant{Step: eta}, variance.AutoOptions{Max: c.max, Every: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < 20; k++ {
+			if err := a.Observe(k, theta, mb, rng); err != nil {
+				t.Fatal(err)
+			}
+			mb.Grad(grad, gv, theta, rng)
+		}
+		st := a.Stats()
+		if c.wantN > 0 && st.N != c.wantN {
+			t.Errorf("%s: n = %d, want %d", c.name, st.N, c.wantN)
+		}
+		if (st.Below == st.Checks) != c.below || (st.Above == st.Checks) != c.warned || (a.Warning() != "") != c.warned {
+			t.Errorf("%s: stats %+v, warning %q", c.name, st, a.Warning())
+		}
+	}
+}
+
+func TestAutoBatchErrors(t *testing.T) {
+	mb, _ := target.NewMinibatch(newLocTerms(10, []float64{1}, 1), 5)
+	eta := langevin.Constant{Step: 0.1}
+	for _, c := range []struct {
+		tau float64
+		eta langevin.Schedule
+		opt variance.AutoOptions
+	}{
+		{1, eta, variance.AutoOptions{Share: 1.5}},
+		{1, eta, variance.AutoOptions{Share: -0.1}},
+		{1, eta, variance.AutoOptions{Every: -1}},
+		{1, eta, variance.AutoOptions{Min: 1}},
+		{1, eta, variance.AutoOptions{Max: 11}},
+		{1, eta, variance.AutoOptions{Min: 6, Max: 5}},
+		{0, eta, variance.AutoOptions{}},
+		{1, nil, variance.AutoOptions{}},
+		{1, langevin.Constant{}, variance.AutoOptions{}},
+	} {
+		if _, err := variance.NewAutoBatch(mb, c.tau, c.eta, c.opt); err == nil {
+			t.Errorf("τ = %v, η = %v, %+v: no error", c.tau, c.eta, c.opt)
+		}
+	}
+}
