@@ -23,7 +23,7 @@ func Laplace(e target.Energy, init []float64) (m, l []float64, err error) {
 	// Damped Newton: solve H d = ∇U, halve the step until U decreases.
 	for it := 0; ; it++ {
 		e.Grad(g, m)
-		h = hessian(e, m)
+		h = Hessian(e, m)
 		if mat.Norm(mat.NewVecDense(p, g), math.Inf(1)) < 1e-9 {
 			break
 		}
@@ -76,8 +76,8 @@ func Laplace(e target.Energy, init []float64) (m, l []float64, err error) {
 	return m, l, nil
 }
 
-// hessian is ∇²U at m by central differences of ∇U, symmetrised.
-func hessian(e target.Energy, m []float64) *mat.SymDense {
+// Hessian is ∇²U at m by central differences of ∇U, symmetrised.
+func Hessian(e target.Energy, m []float64) *mat.SymDense {
 	p := len(m)
 	h := mat.NewSymDense(p, nil)
 	gp, gm, x := make([]float64, p), make([]float64, p), append([]float64(nil), m...)

@@ -1,0 +1,145 @@
+package minibatchstudy
+
+import (
+	"fmt"
+	"image/color"
+	"io"
+	"math"
+	"strings"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/fresgld/fresgld/figure"
+)
+
+func pm(m, se float64) string {
+	if math.IsNaN(m) {
+		return "—"
+	}
+	if math.IsNaN(se) {
+		return fmt.Sprintf("%.3f", m)
+	}
+	return fmt.Sprintf("%.3f ± %.3f", m, se)
+}
+
+func budget(b float64) string {
+	if math.IsNaN(b) {
+		return "not reached"
+	}
+	return fmt.Sprintf("%.3g", b)
+}
+
+// Markdown writes the study's tables: the setting, accuracy against cost,
+// and per method the budget to reach each target, the hot chain's share of
+// the cost, swaps and clamps.
+func (s Summary) Markdown(w io.Writer) {
+	st := s.Setting
+	fmt.Fprintf(w, "Problem %s: τ1 = %g, τ2 = %g, η = %.4g, cold n = %d, swap attempts with probability a·η = %g per step (m-reSGLD a1 = %g), hot n automatic (share %g of 2τ2η, checked every %d steps), burn-in %.3g per-example evaluations, %d seeds.\n\n",
+		s.Problem, st.Tau1, st.Tau2, st.Eta, st.NCold, st.SwapA*st.Eta, st.A1, st.Share, st.Every, st.BurnCost, s.Seeds)
+	for k, name := range s.Metrics {
+		fmt.Fprintf(w, "%s (mean ± se over seeds) against per-example evaluations:\n\n| evaluations |", name)
+		for _, m := range s.Methods {
+			fmt.Fprintf(w, " %s |", m.Method)
+		}
+		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(s.Methods)))
+		for b, x := range st.Budgets {
+			fmt.Fprintf(w, "| %.3g |", x)
+			for _, m := range s.Methods {
+				fmt.Fprintf(w, " %s |", pm(m.Mean[b][k], m.SE[b][k]))
+			}
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "| method |")
+	for k, name := range s.Metrics {
+		fmt.Fprintf(w, " evaluations to %s ≤ %g | vs reSGLD |", name, s.Targets[k])
+	}
+	fmt.Fprintf(w, " hot share of cost | swap acceptance | clamped steps cold / hot | hot n final (range) | steps |\n|---|%s---|---|---|---|---|\n", strings.Repeat("---|---|", len(s.Metrics)))
+	var re *MethodSummary
+	for i := range s.Methods {
+		if s.Methods[i].Method == "resgld" {
+			re = &s.Methods[i]
+		}
+	}
+	for _, m := range s.Methods {
+		fmt.Fprintf(w, "| %s |", m.Method)
+		for k := range s.Metrics {
+			ratio := "—"
+			if re != nil && !math.IsNaN(m.Reach[k]) && !math.IsNaN(re.Reach[k]) {
+				ratio = fmt.Sprintf("%.2f×", m.Reach[k]/re.Reach[k])
+			}
+			fmt.Fprintf(w, " %s | %s |", budget(m.Reach[k]), ratio)
+		}
+		hotn := "—"
+		if m.HotNHi > 0 {
+			hotn = fmt.Sprintf("%.1f (%d–%d)", m.HotN, m.HotNLo, m.HotNHi)
+		}
+		swap := "—"
+		if m.Method != "sgld" {
+			swap = fmt.Sprintf("%.4f", m.SwapRate)
+		}
+		fmt.Fprintf(w, " %.3f | %s | %.3f / %.3f | %s | %.0f |\n", m.HotShare, swap, m.ClampCold, m.ClampHot, hotn, m.Steps)
+	}
+	fmt.Fprintln(w)
+}
+
+// Plot draws metric k against the per-example evaluations, log–log, one
+// line per method with mean ± se error bars, and the target as a dashed
+// line.
+func (s Summary) Plot(k int, base string) error {
+	p := plot.New()
+	p.Title.Text = fmt.Sprintf("%s: %s against cost (%d seeds)", s.Problem, s.Metrics[k], s.Seeds)
+	p.X.Label.Text = "per-example evaluations"
+	p.Y.Label.Text = s.Metrics[k]
+	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.Legend.Top = true
+	for i, m := range s.Methods {
+		var pts plotter.XYs
+		var errs plotter.YErrors
+		for b, x := range s.Setting.Budgets {
+			v, se := m.Mean[b][k], m.SE[b][k]
+			if math.IsNaN(v) || v <= 0 {
+				continue
+			}
+			pts = append(pts, plotter.XY{X: x, Y: v})
+			lo := math.Min(se, 0.9*v) // keep the bar positive on a log axis
+			errs = append(errs, struct{ Low, High float64 }{lo, se})
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return err
+		}
+		c := figure.Palette[i%len(figure.Palette)]
+		l.Color, sc.Color = c, c
+		l.Width = vg.Points(1.3)
+		sc.Shape = draw.CircleGlyph{}
+		eb, err := plotter.NewYErrorBars(struct {
+			plotter.XYer
+			plotter.YErrorer
+		}{pts, errs})
+		if err != nil {
+			return err
+		}
+		eb.Color = c
+		p.Add(l, sc, eb)
+		p.Legend.Add(m.Method, l, sc)
+	}
+	bs := s.Setting.Budgets
+	tl, err := plotter.NewLine(plotter.XYs{{X: bs[0], Y: s.Targets[k]}, {X: bs[len(bs)-1], Y: s.Targets[k]}})
+	if err != nil {
+		return err
+	}
+	tl.Color = color.Gray{Y: 0x60}
+	tl.Dashes = []vg.Length{vg.Points(4), vg.Points(3)}
+	p.Add(tl)
+	p.Legend.Add("target", tl)
+	return figure.Save(p, 16*vg.Centimeter, 11*vg.Centimeter, base)
+}
