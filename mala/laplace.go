@@ -101,3 +101,19 @@ func Hessian(e target.Energy, m []float64) *mat.SymDense {
 	}
 	return h
 }
+
+// Curvature returns the mode m of exp(−U) reached from init by Newton's
+// method and the smallest and largest eigenvalues of the Hessian of U there:
+// the stiffest and the slowest directions a Langevin step size must respect.
+func Curvature(e target.Energy, init []float64) (m []float64, lmin, lmax float64, err error) {
+	m, _, err = Laplace(e, init)
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	var es mat.EigenSym
+	if !es.Factorize(Hessian(e, m), false) {
+		return nil, 0, 0, fmt.Errorf("mala: eigenvalues of the Hessian did not converge")
+	}
+	ev := es.Values(nil)
+	return m, ev[0], ev[len(ev)-1], nil
+}

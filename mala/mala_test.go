@@ -154,3 +154,17 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		}
 	}
 }
+
+func TestCurvatureGaussian(t *testing.T) {
+	// Eigenvalues of A = ¼[[3, −2, 1], [−2, 4, −2], [1, −2, 3]] are those of
+	// Σ⁻¹, Σ = [[2, 1, 0], [1, 2, 1], [0, 1, 2]] with eigenvalues 2 − √2, 2, 2 + √2.
+	a := [][]float64{{0.75, -0.5, 0.25}, {-0.5, 1, -0.5}, {0.25, -0.5, 0.75}}
+	g := gauss{mu: []float64{1, -2, 0.5}, a: a}
+	_, lmin, lmax, err := Curvature(g, []float64{0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(lmin-1/(2+math.Sqrt2)) > 1e-6 || math.Abs(lmax-1/(2-math.Sqrt2)) > 1e-6 {
+		t.Errorf("eigenvalues %v, %v", lmin, lmax)
+	}
+}

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/target"
@@ -53,16 +51,10 @@ var (
 // settingFor derives the step, burn-in and budgets from the Laplace
 // approximation of e at the mode reached from init.
 func settingFor(e target.Energy, N int, init []float64, sz Size) (Setting, float64, float64, error) {
-	m, _, err := mala.Laplace(e, init)
+	_, lmin, lmax, err := mala.Curvature(e, init)
 	if err != nil {
 		return Setting{}, 0, 0, err
 	}
-	var es mat.EigenSym
-	if !es.Factorize(mala.Hessian(e, m), false) {
-		return Setting{}, 0, 0, fmt.Errorf("eigenvalues of the Hessian did not converge")
-	}
-	ev := es.Values(nil)
-	lmin, lmax := ev[0], ev[len(ev)-1]
 	eta := StepFactor / lmax
 	ncold := (N + 9) / 10
 	burnSteps := max(1000, int(math.Ceil(5/(eta*lmin))))
