@@ -46,11 +46,11 @@ func TestLogisticEndToEnd(t *testing.T) {
 				}
 			}
 			var sum struct {
-				Samples     int       `json:"samples"`
-				Names       []string  `json:"coefficients"`
-				Mean        []float64 `json:"posterior_mean"`
-				SD          []float64 `json:"posterior_sd"`
-				FeatureMean []float64 `json:"feature_means"`
+				Samples     int                                `json:"samples"`
+				Names       []string                           `json:"coefficients"`
+				Mean        []float64                          `json:"posterior_mean"`
+				SD          []float64                          `json:"posterior_sd"`
+				FeatureMean []float64                          `json:"feature_means"`
 				Evals       struct{ Cold, Hot, Total float64 } `json:"per_example_evaluations"`
 				Settings    struct {
 					Seed uint64  `json:"seed"`
