@@ -38,7 +38,8 @@ func (m MethodSummary) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		plain
 		Mean, SE [][]num
-		Reach    []num
-		SwapRate num
-	}{plain(m), nums2(m.Mean), nums2(m.SE), nums(m.Reach), num(m.SwapRate)})
+		Reach       []num
+		ReachReSGLD []num
+		SwapRate    num
+	}{plain(m), nums2(m.Mean), nums2(m.SE), nums(m.Reach), nums(m.ReachReSGLD), num(m.SwapRate)})
 }

@@ -54,26 +54,51 @@ func (s Summary) Markdown(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "| method |")
-	for k, name := range s.Metrics {
-		fmt.Fprintf(w, " evaluations to %s ≤ %g | vs reSGLD |", name, s.Targets[k])
-	}
-	fmt.Fprintf(w, " hot share of cost | swap acceptance | clamped steps cold / hot | hot n final (range) | steps |\n|---|%s---|---|---|---|---|\n", strings.Repeat("---|---|", len(s.Metrics)))
 	var re *MethodSummary
 	for i := range s.Methods {
 		if s.Methods[i].Method == "resgld" {
 			re = &s.Methods[i]
 		}
 	}
+	vs := func(m MethodSummary, r []float64, k int) string {
+		if re == nil || math.IsNaN(r[k]) {
+			return "—"
+		}
+		var rr float64
+		if &r[0] == &m.Reach[0] {
+			rr = re.Reach[k]
+		} else {
+			rr = re.ReachReSGLD[k]
+		}
+		if math.IsNaN(rr) {
+			return "—"
+		}
+		return fmt.Sprintf("%.2f×", r[k]/rr)
+	}
+	fmt.Fprintf(w, "Cost to reach a fixed accuracy (first budget at which the mean over seeds falls to it, interpolated log-linearly; \"vs reSGLD\" is the ratio to reSGLD's cost):\n\n| method |")
+	for k, name := range s.Metrics {
+		fmt.Fprintf(w, " to %s ≤ %g | vs reSGLD |", name, s.Targets[k])
+		if re != nil {
+			fmt.Fprintf(w, " to %s ≤ %.3f (reSGLD's final) | vs reSGLD |", name, re.Mean[len(re.Mean)-1][k])
+		}
+	}
+	cols := 2
+	if re != nil {
+		cols = 4
+	}
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", cols*len(s.Metrics)))
 	for _, m := range s.Methods {
 		fmt.Fprintf(w, "| %s |", m.Method)
 		for k := range s.Metrics {
-			ratio := "—"
-			if re != nil && !math.IsNaN(m.Reach[k]) && !math.IsNaN(re.Reach[k]) {
-				ratio = fmt.Sprintf("%.2f×", m.Reach[k]/re.Reach[k])
+			fmt.Fprintf(w, " %s | %s |", budget(m.Reach[k]), vs(m, m.Reach, k))
+			if re != nil {
+				fmt.Fprintf(w, " %s | %s |", budget(m.ReachReSGLD[k]), vs(m, m.ReachReSGLD, k))
 			}
-			fmt.Fprintf(w, " %s | %s |", budget(m.Reach[k]), ratio)
 		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintf(w, "\nWhere the cost goes (means over seeds; clamped steps per step):\n\n| method | hot share of cost | swap acceptance | clamped steps cold / hot | hot n final (range) | steps |\n|---|---|---|---|---|---|\n")
+	for _, m := range s.Methods {
 		hotn := "—"
 		if m.HotNHi > 0 {
 			hotn = fmt.Sprintf("%.1f (%d–%d)", m.HotN, m.HotNLo, m.HotNHi)
@@ -82,7 +107,7 @@ func (s Summary) Markdown(w io.Writer) {
 		if m.Method != "sgld" {
 			swap = fmt.Sprintf("%.4f", m.SwapRate)
 		}
-		fmt.Fprintf(w, " %.3f | %s | %.3f / %.3f | %s | %.0f |\n", m.HotShare, swap, m.ClampCold, m.ClampHot, hotn, m.Steps)
+		fmt.Fprintf(w, "| %s | %.3f | %s | %.3f / %.3f | %s | %.0f |\n", m.Method, m.HotShare, swap, m.ClampCold, m.ClampHot, hotn, m.Steps)
 	}
 	fmt.Fprintln(w)
 }

@@ -18,6 +18,10 @@ type MethodSummary struct {
 	// the problem's target, interpolated log-linearly between budgets; NaN
 	// if it never does within the budgets.
 	Reach []float64
+	// ReachReSGLD[k] is the budget at which the mean of metric k first
+	// falls to reSGLD's mean at the largest budget: the cost of reSGLD's
+	// final accuracy.
+	ReachReSGLD []float64
 	// Mean over seeds of: the hot level's share of the cost, the swap
 	// acceptance rate (accepts per attempt), steps taken, clamped steps per
 	// step (cold, hot), and the hot chain's final minibatch size.
@@ -86,6 +90,18 @@ func Study(pr Problem, methods []exchange.Method, seeds, workers int, progress f
 	sum := Summary{Problem: pr.Name, Setting: pr.Setting, Metrics: pr.Metrics, Targets: pr.Targets, Seeds: seeds}
 	for m, runs := range results {
 		sum.Methods = append(sum.Methods, summarize(pr, string(methods[m]), runs))
+	}
+	for _, re := range sum.Methods {
+		if re.Method != string(exchange.ReSGLDMethod) {
+			continue
+		}
+		final := re.Mean[len(re.Mean)-1]
+		for i := range sum.Methods {
+			m := &sum.Methods[i]
+			for k := range pr.Metrics {
+				m.ReachReSGLD = append(m.ReachReSGLD, reach(pr.Setting.Budgets, m.Mean, k, final[k]))
+			}
+		}
 	}
 	return sum, nil
 }
