@@ -37,7 +37,7 @@ func (m MethodSummary) MarshalJSON() ([]byte, error) {
 	type plain MethodSummary // without this method
 	return json.Marshal(struct {
 		plain
-		Mean, SE [][]num
+		Mean, SE    [][]num
 		Reach       []num
 		ReachReSGLD []num
 		SwapRate    num
