@@ -121,7 +121,7 @@ func (s Summary) Plot(k int, base string) error {
 	p.X.Label.Text = "per-example evaluations"
 	p.Y.Label.Text = s.Metrics[k]
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
-	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
+	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, ticks125{}
 	p.Legend.Top = true
 	for i, m := range s.Methods {
 		var pts plotter.XYs
@@ -167,4 +167,21 @@ func (s Summary) Plot(k int, base string) error {
 	p.Add(tl)
 	p.Legend.Add("target", tl)
 	return figure.Save(p, 16*vg.Centimeter, 11*vg.Centimeter, base)
+}
+
+// ticks125 marks 1, 2 and 5 times the powers of ten on a log axis, so that a
+// range of less than a decade still gets labels.
+type ticks125 struct{}
+
+func (ticks125) Ticks(lo, hi float64) []plot.Tick {
+	var ts []plot.Tick
+	for e := math.Floor(math.Log10(lo)); e <= math.Ceil(math.Log10(hi)); e++ {
+		for _, m := range []float64{1, 2, 5} {
+			v := m * math.Pow(10, e)
+			if v >= lo && v <= hi {
+				ts = append(ts, plot.Tick{Value: v, Label: fmt.Sprintf("%g", v)})
+			}
+		}
+	}
+	return ts
 }
