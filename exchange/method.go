@@ -47,7 +47,7 @@ type Setup struct {
 	// 2), spaced geometrically from Tau1 to Tau2; every level above the
 	// coldest is a hot level.
 	Levels int
-	Eta        langevin.Schedule
+	Eta    langevin.Schedule
 	// Cold is the accurate estimator, Hot the cheap one. reSGLD uses Cold
 	// on both levels; m-reSGLD and f-reSGLD use Hot on the hot level.
 	Cold, Hot target.Estimator

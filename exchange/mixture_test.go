@@ -69,7 +69,7 @@ func exactLadder(t *testing.T, K, keep int) {
 			t.Fatal(err)
 		}
 		if i >= 10_000 && i%10 == 0 {
-			cold, hot = append(cold, smp.State(0)[0]), append(hot, smp.State(K-1)[0])
+			cold, hot = append(cold, smp.State(0)[0]), append(hot, smp.State(K - 1)[0])
 		}
 	}
 	u := func(x float64) float64 { return mix.U([]float64{x}) }
