@@ -164,6 +164,7 @@ func runGMM(f *gmmFlags) error {
 		sum.Metrics = map[string]any{
 			"tv": exact.TV(xs, gmmBins), "tv_bins": gmmBins, "w1": exact.W1(xs),
 			"right_mode_weight": fractionAbove(xs, 0), "right_mode_weight_exact": 1 - exact.CDF(0),
+			"ess": diag.ESS(xs),
 		}
 		errs = append(errs, writeSamples(filepath.Join(f.Out, "samples.csv"), tr, coordNames(1)),
 			densityFigure(filepath.Join(f.Out, "density"), exact, xs, f.Method))
@@ -171,8 +172,8 @@ func runGMM(f *gmmFlags) error {
 	errs = append(errs, writeSwaps(filepath.Join(f.Out, "swaps.csv"), sum.Stats), writeJSON(filepath.Join(f.Out, "summary.json"), sum))
 	sum.Stats.Levels = nil // printed below in short
 	if tr.Len() > 0 {
-		fmt.Printf("%s: %d samples in %v; TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f); swap acceptance %v\n",
-			f.Method, tr.Len(), wall.Round(time.Millisecond), sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"], rates(sum.SwapRate))
+		fmt.Printf("%s: %d samples (effective size %.0f) in %v; TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f); swap acceptance %v\n",
+			f.Method, tr.Len(), sum.Metrics["ess"], wall.Round(time.Millisecond), sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"], rates(sum.SwapRate))
 		fmt.Printf("wrote %s/{samples.csv,swaps.csv,summary.json,density.png,density.svg}\n", f.Out)
 	}
 	if runErr != nil {
