@@ -168,3 +168,16 @@ func SyntheticLogistic(N, p int, sigma0 float64, seed uint64) (*Logistic, []floa
 	l, err := NewLogistic(x, y, p, sigma0)
 	return l, truth, err
 }
+
+// Touch reads the first and last feature of each listed example, so that the
+// minibatch's rows start arriving from memory together (see target.Toucher);
+// the hardware prefetcher streams the rest of long rows.
+func (l *Logistic) Touch(idx []int32) float64 {
+	var s float64
+	p := l.P
+	for _, i := range idx {
+		k := int(i) * p
+		s += l.X[k] + l.X[k+p-1]
+	}
+	return s
+}

@@ -30,9 +30,11 @@ import (
 //
 // A Minibatch is not safe for concurrent use: give each chain its own.
 type Minibatch struct {
-	t    Terms
-	n    int
-	perm []int32
+	t     Terms
+	touch Toucher // nil if t is not one
+	sink  float64 // keeps Touch's loads alive
+	n     int
+	perm  []int32
 
 	g, shift, sum, sq []float64 // per-example gradient and shifted moments
 
@@ -68,6 +70,7 @@ func NewMinibatch(t Terms, n int) (*Minibatch, error) {
 	for i := range m.perm {
 		m.perm[i] = int32(i)
 	}
+	m.touch, _ = t.(Toucher)
 	if err := m.SetSize(n); err != nil {
 		return nil, err
 	}
@@ -113,6 +116,9 @@ func (m *Minibatch) draw(rng *rand.Rand) []int32 {
 	for k := 0; k < n; k++ {
 		j := k + rng.IntN(N-k)
 		m.perm[k], m.perm[j] = m.perm[j], m.perm[k]
+	}
+	if m.touch != nil {
+		m.sink += m.touch.Touch(m.perm[:n])
 	}
 	return m.perm[:n]
 }
@@ -203,4 +209,14 @@ func (m *Minibatch) ResetSpread() {
 		m.spread[j] = 0
 	}
 	m.draws = 0
+}
+
+// Toucher is implemented by Terms whose per-example data a minibatch reads
+// at random from memory too large for the caches. Touch loads the data of the
+// given examples (its return value only keeps the loads from being
+// optimised away): its loads are independent of one another, so the
+// processor overlaps their cache misses, instead of waiting for each one
+// inside the dependent arithmetic of Term.
+type Toucher interface {
+	Touch(idx []int32) float64
 }

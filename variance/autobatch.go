@@ -44,6 +44,8 @@ type AutoBatch struct {
 	opt AutoOptions
 
 	spread, grad, gv []float64
+	smooth           []float64 // S̄_j² of the last check's window
+	smoothed         bool      // smooth averages a full window, not the pilot
 	stats            AutoStats
 }
 
@@ -51,8 +53,19 @@ type AutoBatch struct {
 type AutoOptions struct {
 	Share float64 // target share of the noise budget, in (0, 1]; default 0.9
 	Every int     // steps between checks; default 100
-	// Min and Max bound n; defaults 2 and N.
+	// Min and Max bound n; defaults 2 and N. Min = Max fixes n, for a
+	// chain that wants only the smoothed variance below.
 	Min, Max int
+	// Smooth makes GradVar report N(N − n)/n · S̄_j², the per-example spread
+	// averaged over the window that ended at the last check, instead of the
+	// draw's own estimate N(N − n)/n · s_j². The own estimate is unbiased,
+	// but the corrected step injects max(0, 2τη − η²ŝ_j²): on draws whose
+	// spread happens to be large it cannot inject less than nothing, so at
+	// small n, where s_j² scatters widely, the chain runs hotter than τ.
+	// The smoothed value does not scatter; it lags a spread that changes
+	// with θ by up to one window. Until the first full window (while only
+	// the pilot draw has been seen) GradVar reports the draw's own estimate.
+	Smooth bool
 }
 
 // AutoStats is what an AutoBatch did.
@@ -105,7 +118,7 @@ func NewAutoBatch(mb *target.Minibatch, tau float64, eta langevin.Schedule, opt 
 	p := mb.Dim()
 	return &AutoBatch{
 		mb: mb, tau: tau, eta: eta, opt: opt,
-		spread: make([]float64, p), grad: make([]float64, p), gv: make([]float64, p),
+		spread: make([]float64, p), grad: make([]float64, p), gv: make([]float64, p), smooth: make([]float64, p),
 		stats: AutoStats{N: mb.Size()},
 	}, nil
 }
@@ -147,10 +160,13 @@ func (a *AutoBatch) Observe(k int, theta []float64, est target.Estimator, rng *r
 	if a.stats.Checks == 0 && a.mb.Spread(a.spread) == 0 {
 		est.Grad(a.grad, a.gv, theta, rng) // the pilot
 	}
-	if a.mb.Spread(a.spread) == 0 {
+	draws := a.mb.Spread(a.spread)
+	if draws == 0 {
 		return nil // n = N = 1: nothing to learn
 	}
 	a.mb.ResetSpread()
+	copy(a.smooth, a.spread)
+	a.smoothed = draws >= a.opt.Every
 	s2 := 0.0
 	for j, v := range a.spread {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -184,7 +200,16 @@ func (a *AutoBatch) Observe(k int, theta []float64, est target.Estimator, rng *r
 	return nil
 }
 
-func (*AutoBatch) GradVar(dst, _, reported []float64) { copy(dst, reported) }
+func (a *AutoBatch) GradVar(dst, _, reported []float64) {
+	if !a.opt.Smooth || !a.smoothed {
+		copy(dst, reported)
+		return
+	}
+	f := target.FPC(a.mb.Len(), a.mb.Size())
+	for j, v := range a.smooth {
+		dst[j] = f * v
+	}
+}
 
 func (*AutoBatch) EnergyVar(_ []float64, reported float64, _ bool) float64 { return reported }
 

@@ -256,3 +256,92 @@ func TestAutoBatchErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoBatchTemperature runs one corrected chain at τ on a size-5
+// minibatch of a 1-D location model, whose posterior at τ is N(x̄, τ/N), with
+// the gradient noise at 90% of the budget. The chain is the AR(1) process
+// θ' − x̄ = (1 − ηN)(θ − x̄) + noise, with one-step noise variance q =
+// η²V + E[ĉ²], V the exact gradient variance and ĉ² = max(0, 2τη − η²ŝ²) the
+// injected variance; so its stationary variance is q / (ηN(2 − ηN)).
+//
+// With Smooth, ŝ² is the window's smoothed value and never exceeds 2τ/η here,
+// so q = 2τη and the variance is τ/(N(1 − ηN/2)), the exact discretised
+// posterior. With the draw's own ŝ², the clipping adds η²E[(ŝ² − 2τ/η)+],
+// which the test estimates by Monte Carlo over minibatches and checks the
+// chain agrees: the chain really runs hotter than τ.
+//
+// The chain's variance is the mean of (θ − x̄)² over batches of 5000 steps
+// (about 45 autocorrelation times 1/(ηN)); its standard error is the batch
+// means' sd/√batches; the tolerance is 4.5 standard errors of the difference.
+func TestAutoBatchTemperature(t *testing.T) {
+	const N, n, tau, steps, burn, batch = 1000, 5, 1.0, 200_000, 5000, 5000
+	terms := newLocTerms(N, []float64{1}, 8)
+	S2, xbar := terms.s2(0), terms.mean[0]
+	V := target.FPC(N, n) * S2
+	eta := 0.9 * 2 * tau / V // η·V/(2τ) = 0.9
+	B := 2 * tau / eta       // the budget in units of ŝ²
+
+	// E[(ŝ² − B)+] over minibatches, with its standard error.
+	mb, _ := target.NewMinibatch(terms, n)
+	rng := rand.New(rand.NewPCG(4, 4))
+	g, gv, th := make([]float64, 1), make([]float64, 1), []float64{0}
+	excess := make([]float64, 200_000)
+	for k := range excess {
+		mb.Grad(g, gv, th, rng)
+		excess[k] = max(0, gv[0]-B)
+	}
+	ex, exSE := meanSE(excess)
+
+	run := func(smooth bool) (float64, float64) {
+		mb, _ := target.NewMinibatch(terms, n)
+		sched := langevin.Constant{Step: eta}
+		auto, err := variance.NewAutoBatch(mb, tau, sched, variance.AutoOptions{Min: n, Max: n, Every: 1000, Smooth: smooth})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := exchange.New(exchange.Config{
+			Levels: []exchange.Level{{Tau: tau, Est: mb, Eta: sched, Noise: langevin.Corrected, Var: auto}},
+			Seed:   21,
+		}, [][]float64{{xbar}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var means []float64
+		var acc float64
+		var clamped int64
+		for k := 0; k < steps; k++ {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if k < burn {
+				clamped = s.Stats().Levels[0].Clamped
+				continue
+			}
+			d := s.State(0)[0] - xbar
+			acc += d * d
+			if (k-burn+1)%batch == 0 {
+				means = append(means, acc/batch)
+				acc = 0
+			}
+		}
+		// After the first window the smoothed variance is the mean of 1000
+		// draws' s², 2% relative sd, and stays below the budget's 1/0.9.
+		if c := s.Stats().Levels[0].Clamped - clamped; smooth && c != 0 {
+			t.Errorf("smoothed variance: %d clamped steps after burn-in, want none", c)
+		}
+		return meanSE(means)
+	}
+	a := eta * N
+	for _, smooth := range []bool{true, false} {
+		q, qSE := 2*tau*eta, 0.0
+		if !smooth {
+			q, qSE = q+eta*eta*ex, eta*eta*exSE
+		}
+		want, wantSE := q/(a*(2-a)), qSE/(a*(2-a))
+		got, se := run(smooth)
+		t.Logf("smooth %v: chain variance %.4g ± %.2g, predicted %.4g ± %.2g, exact posterior τ/N = %.4g", smooth, got, se, want, wantSE, tau/N)
+		if d := math.Abs(got - want); d > 4.5*math.Hypot(se, wantSE) {
+			t.Errorf("smooth %v: chain variance %v ± %v, want %v ± %v", smooth, got, se, want, wantSE)
+		}
+	}
+}
