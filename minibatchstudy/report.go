@@ -104,7 +104,7 @@ func (s Summary) Markdown(w io.Writer) {
 			hotn = fmt.Sprintf("%.1f (%d–%d)", m.HotN, m.HotNLo, m.HotNHi)
 		}
 		swap := "—"
-		if m.Method != "sgld" {
+		if m.Method != "sgld" && m.Method != string(CorrectedSGLD) {
 			swap = fmt.Sprintf("%.4f", m.SwapRate)
 		}
 		fmt.Fprintf(w, "| %s | %.3f | %s | %.3f / %.3f | %s | %.0f |\n", m.Method, m.HotShare, swap, m.ClampCold, m.ClampHot, hotn, m.Steps)

@@ -92,6 +92,16 @@ func (m meter) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 	return u, v
 }
 
+// CorrectedSGLD names the control the study adds to the paper's four
+// methods: one chain at τ1 on the cold estimator with f-reSGLD's noise
+// correction (injected noise 2τη − η²ŝ², clamped at 0) and no hot chain. It
+// separates what f-reSGLD gains from correcting its cold chain from what it
+// gains from exchange.
+const CorrectedSGLD exchange.Method = "corrected-sgld"
+
+// Methods are the methods the study compares, in the order it reports them.
+var Methods = append(append([]exchange.Method(nil), exchange.Methods...), CorrectedSGLD)
+
 // Run runs method m on problem pr with seed until the last budget.
 func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 	st := pr.Setting
@@ -117,8 +127,10 @@ func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 		},
 		A: st.SwapA, A1: st.A1, Seed: seed,
 	}
-	cfg, err := m.Config(setup)
-	if err != nil {
+	var cfg exchange.Config
+	if m == CorrectedSGLD {
+		cfg = exchange.Config{Levels: []exchange.Level{{Tau: st.Tau1, Est: setup.Cold, Eta: eta, Noise: langevin.Corrected}}, Seed: seed}
+	} else if cfg, err = m.Config(setup); err != nil {
 		return res, err
 	}
 	if autoErr != nil { // NewAutoBatch runs inside Config, for the cheap-hot methods

@@ -52,7 +52,7 @@ func TestRunCost(t *testing.T) {
 	g := w.Posterior(1, 28, 36)
 	pr := Problem{Name: "wt", Terms: w, Setting: st, Metrics: []string{"TV"}, Targets: []float64{0.1},
 		NewAcc: func() Accumulator { return &grid2D{g: g, bx: 14, by: 18} }}
-	for _, m := range exchange.Methods {
+	for _, m := range Methods {
 		r, err := Run(pr, m, 1)
 		if err != nil {
 			t.Fatal(err)
@@ -61,9 +61,9 @@ func TestRunCost(t *testing.T) {
 			t.Errorf("%s: cost %v, scores %v", m, r.Cost, r.Score)
 		}
 		switch m {
-		case exchange.SGLDMethod:
+		case exchange.SGLDMethod, CorrectedSGLD:
 			if r.Cost != float64(10*r.Steps) || r.HotCost != 0 {
-				t.Errorf("sgld: cost %v for %d steps", r.Cost, r.Steps)
+				t.Errorf("%s: cost %v for %d steps", m, r.Cost, r.Steps)
 			}
 		case exchange.ReSGLDMethod:
 			if r.HotCost < float64(10*r.Steps) || r.Cost < float64(20*r.Steps) {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/minibatchstudy"
 )
 
@@ -37,7 +36,8 @@ func init() {
 		Use:   "minibatch",
 		Short: "Cost against accuracy of SGLD, reSGLD, m-reSGLD and f-reSGLD on minibatch posteriors",
 		Long: `minibatch runs SGLD, reSGLD, m-reSGLD and f-reSGLD (hot chain on the automatic
-small minibatch) on two posteriors backed by data:
+small minibatch), and as a control corrected-sgld (one chain with f-reSGLD's
+noise correction, no hot chain), on two posteriors backed by data:
 
   welling-teh    the bimodal mixture posterior of Welling & Teh (2011, §5.1),
                  scored by total variation against its exact 2-D posterior;
@@ -110,11 +110,11 @@ func runMinibatch(f *minibatchFlags) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		start := time.Now()
-		sum, err := minibatchstudy.Study(pr, exchange.Methods, f.Seeds, f.Workers, newProgress(pr.Name, f.Seeds*len(exchange.Methods)).update)
+		sum, err := minibatchstudy.Study(pr, minibatchstudy.Methods, f.Seeds, f.Workers, newProgress(pr.Name, f.Seeds*len(minibatchstudy.Methods)).update)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		fmt.Fprintf(os.Stderr, "%s: %d runs in %.1fs\n", pr.Name, f.Seeds*len(exchange.Methods), time.Since(start).Seconds())
+		fmt.Fprintf(os.Stderr, "%s: %d runs in %.1fs\n", pr.Name, f.Seeds*len(minibatchstudy.Methods), time.Since(start).Seconds())
 		var b strings.Builder
 		sum.Markdown(&b)
 		fmt.Print(b.String())

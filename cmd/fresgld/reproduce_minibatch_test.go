@@ -42,7 +42,7 @@ func TestReproduceMinibatchSmoke(t *testing.T) {
 		t.Fatalf("%d problems in the summary, want 2", len(sums))
 	}
 	for _, s := range sums {
-		if len(s.Methods) != 4 {
+		if len(s.Methods) != 5 {
 			t.Errorf("%s: %d methods", s.Problem, len(s.Methods))
 		}
 		for _, m := range s.Methods {
@@ -53,7 +53,7 @@ func TestReproduceMinibatchSmoke(t *testing.T) {
 				}
 			}
 			// SGLD has no hot chain; the others spend part of the cost there.
-			if (m.Method == "sgld") != (m.HotShare == 0) {
+			if (m.Method == "sgld" || m.Method == "corrected-sgld") != (m.HotShare == 0) {
 				t.Errorf("%s, %s: hot share %v", s.Problem, m.Method, m.HotShare)
 			}
 		}
