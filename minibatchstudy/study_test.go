@@ -76,3 +76,27 @@ func TestRunCost(t *testing.T) {
 		}
 	}
 }
+
+// TestCachedReference checks the committed MALA reference: it matches the
+// breast-cancer problem's dimension, says how to regenerate it, and its own
+// Monte Carlo error is far below the errors the study measures (≥ 0.019).
+// The sds must lie below the prior's: the logistic likelihood is log-concave,
+// so ∇²U ⪰ I/σ₀² and, by the Brascamp–Lieb inequality, Cov ⪯ σ₀² I.
+func TestCachedReference(t *testing.T) {
+	l, _, err := BreastCancer()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := LoadReference("../docs/results/minibatch/breast-cancer-reference.json", l.Dim())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ref.Command == "" || ref.MaxMeanSEOverSD > 0.005 || ref.MaxSDSEOverSD > 0.005 || ref.Accept < 0.3 {
+		t.Errorf("reference: command %q, se/sd %v and %v, acceptance %v", ref.Command, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD, ref.Accept)
+	}
+	for j, s := range ref.SD {
+		if !(s > 0) || !(s < PriorSD) {
+			t.Errorf("coordinate %d: posterior sd %v not in (0, prior sd %v)", j, s, PriorSD)
+		}
+	}
+}
