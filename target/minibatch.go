@@ -38,6 +38,10 @@ type Minibatch struct {
 
 	g, shift, sum, sq []float64 // per-example gradient and shifted moments
 
+	keep bool      // keep the per-example gradients of each draw in rows
+	rows []float64 // n×p, row-major, when keep
+	rowN int       // the n of the draw in rows
+
 	// spread accumulates the per-example sample variances s_j² of the
 	// gradient draws, for the automatic size rule.
 	spread []float64
@@ -84,7 +88,30 @@ func (m *Minibatch) SetSize(n int) error {
 		return fmt.Errorf("minibatch size n = %d: must lie in [2, N = %d] (or equal N)", n, N)
 	}
 	m.n = n
+	if m.keep && len(m.rows) < n*len(m.g) {
+		m.rows = make([]float64, n*len(m.g))
+	}
 	return nil
+}
+
+// KeepRows makes every later gradient draw keep its n per-example gradients
+// for Rows, at the memory cost of an n×p matrix (reallocated only when n
+// grows beyond every size so far).
+func (m *Minibatch) KeepRows() {
+	m.keep = true
+	if len(m.rows) < m.n*len(m.g) {
+		m.rows = make([]float64, m.n*len(m.g))
+	}
+}
+
+// Rows returns the per-example gradients ∇U_i of the last gradient draw as
+// an n×p row-major matrix (the estimator's own storage, valid until the next
+// draw) and n. It returns nil unless KeepRows was called before that draw.
+func (m *Minibatch) Rows() ([]float64, int) {
+	if !m.keep {
+		return nil, 0
+	}
+	return m.rows[:m.rowN*len(m.g)], m.rowN
 }
 
 // Size is the minibatch size n.
@@ -132,16 +159,24 @@ func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	// Moments about the first example's gradient: cheap and free of the
 	// cancellation that raw sums of squares suffer far from the mode.
 	m.t.Term(shift, theta, int(idx[0]))
+	p := len(shift)
+	if m.keep {
+		copy(m.rows, shift)
+		m.rowN = n
+	}
 	sq, g := m.sq, m.g
 	for j := range sum {
 		sum[j], sq[j] = 0, 0
 	}
-	for _, i := range idx[1:] {
+	for k, i := range idx[1:] {
 		m.t.Term(g, theta, int(i))
 		for j, x := range g {
 			d := x - shift[j]
 			sum[j] += d
 			sq[j] += d * d
+		}
+		if m.keep {
+			copy(m.rows[(k+1)*p:(k+2)*p], g)
 		}
 	}
 	if n > 1 {

@@ -303,3 +303,39 @@ func TestMinibatchNoAlloc(t *testing.T) {
 		t.Errorf("%v allocations per draw", a)
 	}
 }
+
+// TestMinibatchRows checks the kept per-example gradients are those of the
+// drawn examples, and that the estimate is their scaled sum plus the prior's.
+func TestMinibatchRows(t *testing.T) {
+	const N, p, n = 30, 3, 7
+	ts := newShiftTerms(N, p, 6)
+	mb, _ := NewMinibatch(ts, n)
+	if r, _ := mb.Rows(); r != nil {
+		t.Fatal("Rows without KeepRows")
+	}
+	mb.KeepRows()
+	rng := rand.New(rand.NewPCG(2, 2))
+	theta := []float64{0.5, -0.5, 1}
+	grad, g := make([]float64, p), make([]float64, p)
+	mb.Grad(grad, nil, theta, rng)
+	rows, m := mb.Rows()
+	if m != n || len(rows) != n*p {
+		t.Fatalf("Rows: %d rows, %d values; want %d, %d", m, len(rows), n, n*p)
+	}
+	want := make([]float64, p)
+	ts.Prior(want, theta)
+	for k, i := range mb.perm[:n] {
+		ts.Term(g, theta, int(i))
+		for j := range g {
+			if rows[k*p+j] != g[j] {
+				t.Fatalf("row %d (example %d), coordinate %d: %v, want %v", k, i, j, rows[k*p+j], g[j])
+			}
+			want[j] += float64(N) / n * g[j]
+		}
+	}
+	for j := range want {
+		if math.Abs(grad[j]-want[j]) > 1e-12*(1+math.Abs(want[j])) {
+			t.Errorf("coordinate %d: ∇Û = %v, from the rows %v", j, grad[j], want[j])
+		}
+	}
+}
