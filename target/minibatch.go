@@ -24,9 +24,10 @@ import (
 // n. The prior term is not counted: it is one O(p) evaluation per draw that
 // does not grow with the data, like the Langevin update itself.
 //
-// A draw is a partial Fisher–Yates shuffle of a persistent permutation of the
-// N indices: O(n) index work, no allocation, never O(N). Each draw is a
-// uniformly random n-subset whatever the permutation's current order.
+// A draw takes O(n) expected work and no allocation, never O(N): rejection
+// through a small hash set for n ≤ N/4, a partial Fisher–Yates shuffle
+// above (see sampler). Changing n allocates only when n grows past every
+// size so far.
 //
 // A Minibatch is not safe for concurrent use: give each chain its own.
 type Minibatch struct {
@@ -34,7 +35,7 @@ type Minibatch struct {
 	touch Toucher // nil if t is not one
 	sink  float64 // keeps Touch's loads alive
 	n     int
-	perm  []int32
+	s     sampler
 
 	g, shift, sum, sq []float64 // per-example gradient and shifted moments
 
@@ -67,12 +68,9 @@ func NewMinibatch(t Terms, n int) (*Minibatch, error) {
 		return nil, fmt.Errorf("minibatch: dimension %d", p)
 	}
 	m := &Minibatch{
-		t: t, perm: make([]int32, N),
+		t: t, s: sampler{N: N},
 		g: make([]float64, p), shift: make([]float64, p), sum: make([]float64, p), sq: make([]float64, p),
 		spread: make([]float64, p),
-	}
-	for i := range m.perm {
-		m.perm[i] = int32(i)
 	}
 	m.touch, _ = t.(Toucher)
 	if err := m.SetSize(n); err != nil {
@@ -83,11 +81,12 @@ func NewMinibatch(t Terms, n int) (*Minibatch, error) {
 
 // SetSize changes the minibatch size n for later draws.
 func (m *Minibatch) SetSize(n int) error {
-	N := len(m.perm)
+	N := m.s.N
 	if n < 1 || n > N || (n == 1 && N > 1) {
 		return fmt.Errorf("minibatch size n = %d: must lie in [2, N = %d] (or equal N)", n, N)
 	}
 	m.n = n
+	m.s.size(n)
 	if m.keep && len(m.rows) < n*len(m.g) {
 		m.rows = make([]float64, n*len(m.g))
 	}
@@ -118,7 +117,7 @@ func (m *Minibatch) Rows() ([]float64, int) {
 func (m *Minibatch) Size() int { return m.n }
 
 // Len is the number of examples N.
-func (m *Minibatch) Len() int { return len(m.perm) }
+func (m *Minibatch) Len() int { return m.s.N }
 
 func (m *Minibatch) Dim() int { return len(m.g) }
 
@@ -134,20 +133,13 @@ func (m *Minibatch) EnergyCost() float64 { return float64(m.n) }
 // into the variance of a size-n minibatch estimate.
 func FPC(N, n int) float64 { return float64(N) * float64(N-n) / float64(n) }
 
-// draw moves a fresh uniformly random n-subset to perm[:n].
+// draw returns a fresh uniformly random sample of n distinct examples.
 func (m *Minibatch) draw(rng *rand.Rand) []int32 {
-	N, n := len(m.perm), m.n
-	if n == N {
-		return m.perm
-	}
-	for k := 0; k < n; k++ {
-		j := k + rng.IntN(N-k)
-		m.perm[k], m.perm[j] = m.perm[j], m.perm[k]
-	}
+	idx := m.s.draw(rng)
 	if m.touch != nil {
-		m.sink += m.touch.Touch(m.perm[:n])
+		m.sink += m.touch.Touch(idx)
 	}
-	return m.perm[:n]
+	return idx
 }
 
 // Grad draws ∇Û(θ); with gradVar non-nil it also writes the variance
@@ -180,7 +172,7 @@ func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 		}
 	}
 	if n > 1 {
-		f := FPC(len(m.perm), n)
+		f := FPC(m.s.N, n)
 		inv, df := 1/float64(n), 1/float64(n-1)
 		for j, s := range sum {
 			s2 := math.Max(0, (sq[j]-s*s*inv)*df)
@@ -196,7 +188,7 @@ func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 		}
 	}
 	m.t.Prior(grad, theta)
-	scale := float64(len(m.perm)) / float64(n)
+	scale := float64(m.s.N) / float64(n)
 	fn := float64(n)
 	for j, s := range sum {
 		grad[j] += scale * (s + fn*shift[j])
@@ -214,12 +206,12 @@ func (m *Minibatch) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 		sum += d
 		sq += d * d
 	}
-	u := m.t.Prior(nil, theta) + float64(len(m.perm))/float64(n)*(sum+float64(n)*c)
+	u := m.t.Prior(nil, theta) + float64(m.s.N)/float64(n)*(sum+float64(n)*c)
 	if n == 1 {
 		return u, 0
 	}
 	s2 := math.Max(0, (sq-sum*sum/float64(n))/float64(n-1))
-	return u, FPC(len(m.perm), n) * s2
+	return u, FPC(m.s.N, n) * s2
 }
 
 // Spread writes into dst the average, over the gradient draws of at least

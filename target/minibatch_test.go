@@ -1,6 +1,7 @@
 package target
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -196,41 +197,62 @@ func TestMinibatchUnbiased(t *testing.T) {
 	}
 }
 
-// TestMinibatchInclusion checks the draws sample without replacement, each
-// example with probability n/N, and that the permutation stays one. Counts
-// are Binomial(M, n/N); 5 standard deviations each.
+// TestMinibatchInclusion checks, on both sampling paths (rejection for
+// n ≤ N/4, Fisher–Yates above), that the draws have no repeats and include
+// each example with probability n/N, and each pair with probability
+// n(n − 1)/(N(N − 1)) (which the variance formula rests on). Counts are
+// binomial; 5 standard deviations each. The Fisher–Yates state must stay a
+// permutation.
 func TestMinibatchInclusion(t *testing.T) {
-	const N, n, M = 23, 6, 20000
-	mb, err := NewMinibatch(newShiftTerms(N, 1, 2), n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(5, 5))
-	count := make([]int, N)
-	for k := 0; k < M; k++ {
-		seen := make(map[int32]bool)
-		for _, i := range mb.draw(rng) {
-			if seen[i] {
-				t.Fatalf("draw %d repeats example %d", k, i)
+	for _, c := range []struct{ N, n, M int }{{23, 6, 20000}, {23, 5, 20000}, {200, 3, 200000}, {12, 12, 10}} {
+		mb, err := NewMinibatch(newShiftTerms(c.N, 1, 2), c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, uint64(c.n)))
+		count := make([]int, c.N)
+		pair := make([]int, c.N*c.N)
+		for k := 0; k < c.M; k++ {
+			seen := make(map[int32]bool)
+			idx := mb.draw(rng)
+			if len(idx) != c.n {
+				t.Fatalf("N = %d, n = %d: draw of %d", c.N, c.n, len(idx))
 			}
-			seen[i] = true
-			count[i]++
+			for _, i := range idx {
+				if seen[i] || i < 0 || int(i) >= c.N {
+					t.Fatalf("N = %d, n = %d: draw %d repeats or strays: %v", c.N, c.n, k, idx)
+				}
+				seen[i] = true
+				count[i]++
+				for _, j := range idx {
+					if j != i {
+						pair[int(i)*c.N+int(j)]++
+					}
+				}
+			}
 		}
-	}
-	pi := float64(n) / N
-	sd := math.Sqrt(M * pi * (1 - pi))
-	for i, c := range count {
-		if math.Abs(float64(c)-M*pi) > 5*sd {
-			t.Errorf("example %d drawn %d times in %d draws, want %v ± %v", i, c, M, M*pi, sd)
+		check := func(what string, got int, pi float64) {
+			mean, sd := float64(c.M)*pi, math.Sqrt(float64(c.M)*pi*(1-pi))
+			if math.Abs(float64(got)-mean) > 5*sd+1e-9 {
+				t.Errorf("N = %d, n = %d: %s drawn %d times in %d, want %v ± %v", c.N, c.n, what, got, c.M, mean, sd)
+			}
 		}
-	}
-	seen := make([]bool, N)
-	for _, i := range mb.perm {
-		seen[i] = true
-	}
-	for i, s := range seen {
-		if !s {
-			t.Fatalf("index %d lost from the permutation", i)
+		for i := 0; i < c.N; i++ {
+			check(fmt.Sprintf("example %d", i), count[i], float64(c.n)/float64(c.N))
+			for j := i + 1; j < c.N && c.N <= 23; j++ {
+				check(fmt.Sprintf("pair (%d, %d)", i, j), pair[i*c.N+j], float64(c.n*(c.n-1))/float64(c.N*(c.N-1)))
+			}
+		}
+		if mb.s.perm != nil {
+			seen := make([]bool, c.N)
+			for _, i := range mb.s.perm {
+				seen[i] = true
+			}
+			for i, s := range seen {
+				if !s {
+					t.Fatalf("N = %d, n = %d: index %d lost from the permutation", c.N, c.n, i)
+				}
+			}
 		}
 	}
 }
@@ -324,7 +346,7 @@ func TestMinibatchRows(t *testing.T) {
 	}
 	want := make([]float64, p)
 	ts.Prior(want, theta)
-	for k, i := range mb.perm[:n] {
+	for k, i := range mb.s.cur {
 		ts.Term(g, theta, int(i))
 		for j := range g {
 			if rows[k*p+j] != g[j] {
