@@ -29,7 +29,9 @@ import (
 // above (see sampler). Changing n allocates only when n grows past every
 // size so far.
 //
-// A Minibatch is not safe for concurrent use: give each chain its own.
+// A Minibatch is not safe for concurrent use: give each chain its own. (The
+// reSGLD preset of exchange puts its Cold estimator on both levels; with a
+// Minibatch there, do not step the levels concurrently.)
 type Minibatch struct {
 	t     Terms
 	touch Toucher // nil if t is not one
