@@ -30,11 +30,13 @@ func synthetic(b *testing.B, N, p int) *models.Logistic {
 }
 
 // sizes is the grid of the per-step benchmarks: N varies at fixed n·p, n at
-// fixed N and p, p at fixed N and n.
+// fixed N and p, p at fixed N and n; the last two match the low-rank
+// correction's benchmark in package langevin.
 var sizes = []struct{ N, n, p int }{
 	{10_000, 100, 10}, {100_000, 100, 10}, {1_000_000, 100, 10},
 	{100_000, 10, 10}, {100_000, 1000, 10},
 	{10_000, 100, 100}, {10_000, 100, 1000},
+	{10_000, 10, 100}, {10_000, 10, 1000},
 }
 
 // BenchmarkFReSGLDStep times one step of a two-chain f-reSGLD ladder on
