@@ -18,6 +18,7 @@ func BenchmarkLowRank(b *testing.B) {
 			}
 			var lr LowRank
 			dst := make([]float64, sz.p)
+			lr.Noise(dst, rows, sz.n, 10, 0.01, 1, rng) // sizes the workspace
 			b.ReportAllocs()
 			for b.Loop() {
 				lr.Noise(dst, rows, sz.n, 10, 0.01, 1, rng)

@@ -59,18 +59,24 @@ func (s *sampler) size(n int) {
 	}
 }
 
+// shuffle draws by a partial Fisher–Yates shuffle of perm.
+func (s *sampler) shuffle(rng *rand.Rand) []int32 {
+	n := len(s.idx)
+	if n < s.N {
+		for k := 0; k < n; k++ {
+			j := k + rng.IntN(s.N-k)
+			s.perm[k], s.perm[j] = s.perm[j], s.perm[k]
+		}
+	}
+	s.cur = s.perm[:n]
+	return s.cur
+}
+
 // draw returns a fresh uniformly random ordered sample of n distinct indices.
 func (s *sampler) draw(rng *rand.Rand) []int32 {
 	n := len(s.idx)
 	if 4*n > s.N {
-		if n < s.N {
-			for k := 0; k < n; k++ {
-				j := k + rng.IntN(s.N-k)
-				s.perm[k], s.perm[j] = s.perm[j], s.perm[k]
-			}
-		}
-		s.cur = s.perm[:n]
-		return s.cur
+		return s.shuffle(rng)
 	}
 	s.gen++
 	if s.gen == 0 { // wrapped: old stamps could collide
