@@ -55,6 +55,8 @@ type Setup struct {
 	PerStep bool
 	A1      float64
 	Seed    uint64
+	// Domain, if set, is a box the states are reflected into.
+	Domain *target.Box
 	// Concurrent steps the two chains on separate goroutines.
 	Concurrent bool
 }
@@ -82,7 +84,7 @@ func (m Method) Config(s Setup) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("unknown method %q", m)
 	}
-	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Concurrent: s.Concurrent}, nil
+	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent}, nil
 }
 
 func call(f func() variance.Model) variance.Model {

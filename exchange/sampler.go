@@ -32,6 +32,9 @@ type Config struct {
 	// Seed fixes every random stream: replica r draws from PCG(Seed, r),
 	// swap decisions from PCG(Seed, K).
 	Seed uint64
+	// Domain, if set, is a box every state is reflected into after each
+	// Langevin step.
+	Domain *target.Box
 	// Concurrent steps the levels on separate goroutines. The output is
 	// bit-identical to sequential stepping. Call Close when done.
 	Concurrent bool
@@ -39,18 +42,19 @@ type Config struct {
 
 // LevelStats is what one level did.
 type LevelStats struct {
-	Cost Cost
+	Cost Cost `json:"cost"`
 	// Clamped counts coordinate-steps where the gradient noise alone
 	// exceeded the noise budget (η²ŝ_j² > 2τη), so no noise was injected;
 	// ClampedSteps counts steps with at least one such coordinate.
-	Clamped, ClampedSteps int64
+	Clamped      int64 `json:"clamped"`
+	ClampedSteps int64 `json:"clamped_steps"`
 }
 
 // Stats is what the whole ladder did.
 type Stats struct {
-	Steps  int
-	Levels []LevelStats
-	Pairs  []PairStats // Pairs[l] is between levels l and l+1
+	Steps  int          `json:"steps"`
+	Levels []LevelStats `json:"levels"`
+	Pairs  []PairStats  `json:"pairs"` // Pairs[l] is between levels l and l+1
 }
 
 type replica struct {
@@ -79,6 +83,7 @@ type Sampler struct {
 	k     int
 	err   error // sticky: once a step fails, the sampler stays failed
 	pool  *pool
+	box   *target.Box
 }
 
 // New validates cfg and starts a ladder from the given initial states, one
@@ -94,7 +99,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateSwap(cfg.Swap, K); err != nil {
 		return nil, err
 	}
-	s := &Sampler{swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
+	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
 	p := 0
 	for l, L := range cfg.Levels {
 		if L.Est == nil {
@@ -123,6 +128,16 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		lv.s2 = make([]float64, p)
 		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l)))}
 		s.at[l] = l
+	}
+	if s.box != nil {
+		if err := s.box.Validate(p); err != nil {
+			return nil, err
+		}
+		for l, x := range init {
+			if !s.box.Contains(x) {
+				return nil, fmt.Errorf("level %d: initial state %v lies outside the domain", l, x)
+			}
+		}
 	}
 	if !cfg.Swap.PerStep {
 		for l := 0; l+1 < K; l++ {
@@ -274,6 +289,9 @@ func (s *Sampler) stepLevel(l, k int) {
 		lv.Var.GradVar(lv.s2, r.theta, rep)
 	}
 	c, finite := langevin.Step(r.theta, lv.grad, lv.s2, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
+	if s.box != nil {
+		s.box.Reflect(r.theta)
+	}
 	if c > 0 {
 		lv.stats.Clamped += int64(c)
 		lv.stats.ClampedSteps++
