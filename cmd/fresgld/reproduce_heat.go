@@ -126,7 +126,7 @@ type heatRun struct {
 	xs, ys        []float64
 	stats         exchange.Stats
 	fine, coarse  int64 // solves made
-	wall          time.Duration
+	wall, cpu     time.Duration
 	early, full   heat.Metrics
 	swaps, clamps int
 }
@@ -230,9 +230,9 @@ func runHeatMethod(p heat.Problem, f *heatFlags, m heatMethod, fineF, coarseF he
 	defer smp.Close()
 	plan := exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: 1}
 	plan.Progress = newProgress(fmt.Sprintf("%s seed %d", m.Name, seed), plan.Steps()).callback()
-	start := time.Now()
+	start, cpu0 := time.Now(), cpuTime()
 	tr, err := exchange.Collect(smp, plan)
-	r := heatRun{wall: time.Since(start), stats: smp.Stats(), fine: fine.Solves, coarse: coarse.Solves}
+	r := heatRun{wall: time.Since(start), cpu: cpuTime() - cpu0, stats: smp.Stats(), fine: fine.Solves, coarse: coarse.Solves}
 	if err != nil {
 		return r, err
 	}
@@ -281,12 +281,12 @@ func heatTable(f *heatFlags, sc heat.Scorer, runs [][]heatRun, ref [2][]heat.Met
 	fmt.Fprintf(&b, "Cold-chain samples against the exact posterior at τ1 = %g, mean ± standard error over %d seeds.\n", f.Tau1, f.Seeds)
 	fmt.Fprintf(&b, "Coverage: fraction of %d equal angular sectors around the sensor holding a sample within %.4f (three ring widths) of the circle; TV on %d×%d bins of [0,1]²; near: fraction of samples within that band (exact posterior: %.4f).\n\n",
 		sc.Sectors, sc.Band, sc.Bins, sc.Bins, sc.ExactNear())
-	b.WriteString("| method | samples | coverage | TV | near circle | swaps | fine solves | coarse solves | wall s |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("| method | samples | coverage | TV | near circle | swaps | fine solves | coarse solves | CPU s | wall s |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|\n")
 	for mi, m := range heatMethods {
 		for k, n := range []int{f.Early, f.Keep} {
 			var ms []heat.Metrics
-			var sw, fs, cs, wall []float64
+			var sw, fs, cs, cpu, wall []float64
 			for _, r := range runs[mi] {
 				if k == 0 {
 					ms = append(ms, r.early)
@@ -294,18 +294,19 @@ func heatTable(f *heatFlags, sc heat.Scorer, runs [][]heatRun, ref [2][]heat.Met
 					ms = append(ms, r.full)
 				}
 				sw, fs, cs, wall = append(sw, float64(r.swaps)), append(fs, float64(r.fine)), append(cs, float64(r.coarse)), append(wall, r.wall.Seconds())
+				cpu = append(cpu, r.cpu.Seconds())
 			}
 			c := metricCols(ms)
 			if k == 0 {
-				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | | | | |\n", m.Name, n, c[0], c[1], c[2])
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | | | | | |\n", m.Name, n, c[0], c[1], c[2])
 			} else {
-				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s |\n", m.Name, n, c[0], c[1], c[2], pm(sw, 0), pm(fs, 0), pm(cs, 0), pm(wall, 1))
+				fmt.Fprintf(&b, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |\n", m.Name, n, c[0], c[1], c[2], pm(sw, 0), pm(fs, 0), pm(cs, 0), pm(cpu, 1), pm(wall, 1))
 			}
 		}
 	}
 	for k, n := range []int{f.Early, f.Keep} {
 		c := metricCols(ref[k])
-		fmt.Fprintf(&b, "| exact (independent draws) | %d | %s | %s | %s | | | | |\n", n, c[0], c[1], c[2])
+		fmt.Fprintf(&b, "| exact (independent draws) | %d | %s | %s | %s | | | | | |\n", n, c[0], c[1], c[2])
 	}
 	var clamps int
 	for _, rs := range runs {
@@ -319,7 +320,7 @@ func heatTable(f *heatFlags, sc heat.Scorer, runs [][]heatRun, ref [2][]heat.Met
 
 func writeHeatRuns(path string, runs [][]heatRun) error {
 	var b strings.Builder
-	b.WriteString("method,seed,samples,coverage,tv,near,swaps,fine_solves,coarse_solves,wall_seconds\n")
+	b.WriteString("method,seed,samples,coverage,tv,near,swaps,fine_solves,coarse_solves,cpu_seconds,wall_seconds\n")
 	for mi, rs := range runs {
 		for s, r := range rs {
 			for _, x := range []struct {
@@ -330,7 +331,7 @@ func writeHeatRuns(path string, runs [][]heatRun) error {
 				if x.n == 1 {
 					label = "all"
 				}
-				fmt.Fprintf(&b, "%s,%d,%s,%.4f,%.4f,%.4f,%d,%d,%d,%.2f\n", heatMethods[mi].Name, s+1, label, x.m.Coverage, x.m.TV, x.m.Near, r.swaps, r.fine, r.coarse, r.wall.Seconds())
+				fmt.Fprintf(&b, "%s,%d,%s,%.4f,%.4f,%.4f,%d,%d,%d,%.2f,%.2f\n", heatMethods[mi].Name, s+1, label, x.m.Coverage, x.m.TV, x.m.Near, r.swaps, r.fine, r.coarse, r.cpu.Seconds(), r.wall.Seconds())
 			}
 		}
 	}

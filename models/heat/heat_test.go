@@ -209,3 +209,14 @@ func TestScorerOnExactSamples(t *testing.T) {
 		t.Errorf("coverage %v of the upper half circle, want 0.5", c)
 	}
 }
+
+// A sampler calls the energy every step: it must not allocate.
+func TestEnergyAllocatesNothing(t *testing.T) {
+	p := Paper()
+	s, _ := NewSolved(p, 9, 2)
+	e := &Energy{P: p, F: s}
+	x, g := []float64{0.3, 0.6}, make([]float64, 2)
+	if a := testing.AllocsPerRun(50, func() { x[0] += 1e-3; e.Grad(g, x); e.U(x) }); a != 0 {
+		t.Errorf("%v allocations per energy and gradient", a)
+	}
+}
