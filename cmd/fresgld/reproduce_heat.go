@@ -263,8 +263,12 @@ func exactReference(sc heat.Scorer, f *heatFlags) [2][]heat.Metrics {
 	return ref
 }
 
+// pm formats the mean ± standard error of xs; one value has no error.
 func pm(xs []float64, prec int) string {
 	m, se := diag.MeanSE(xs)
+	if len(xs) < 2 {
+		return fmt.Sprintf("%.*f", prec, m)
+	}
 	return fmt.Sprintf("%.*f ± %.*f", prec, m, prec, se)
 }
 

@@ -38,6 +38,20 @@ func TestReproduceHeatSmoke(t *testing.T) {
 	}
 }
 
+// f-reSGLD also runs with the running-average variance estimate.
+func TestReproduceHeatRunningVariance(t *testing.T) {
+	dir := t.TempDir()
+	err := run(t, "reproduce", "heat", "--seeds", "1", "--keep", "300", "--early", "300", "--burn", "0",
+		"--grid", "50", "--error-grid", "2", "--variance", "running", "--figures", dir, "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, _ := os.ReadFile(filepath.Join(dir, "heat-table.md"))
+	if !strings.Contains(string(table), "| f-reSGLD | 300 |") || strings.Contains(string(table), "NaN") {
+		t.Errorf("table:\n%s", table)
+	}
+}
+
 func TestReproduceHeatBadSettings(t *testing.T) {
 	for _, c := range []struct {
 		args []string
