@@ -33,8 +33,8 @@ type memo struct {
 	grad [2]float64
 }
 
-// NewSolved builds the solver for the problem at grid cfg (its T, Sensor
-// and Bump are taken from p).
+// NewSolved builds the forward map of a solver with n interior nodes per
+// side and steps time steps for the problem p (its T, sensor and bump).
 func NewSolved(p Problem, n, steps int) (*Solved, error) {
 	s, err := pde.New(pde.Config{N: n, Steps: steps, T: p.T, Sensor: p.Sensor, Bump: p.Bump})
 	if err != nil {
