@@ -39,6 +39,8 @@ type Minibatch struct {
 	n     int
 	s     sampler
 
+	gradN, energyN int // the n of the last Grad and Energy draws
+
 	g, shift, sum, sq []float64 // per-example gradient and shifted moments
 
 	keep bool      // keep the per-example gradients of each draw in rows
@@ -125,11 +127,11 @@ func (m *Minibatch) Dim() int { return len(m.g) }
 
 func (*Minibatch) KnowsVariance() bool { return true }
 
-// GradCost is n, the per-example gradients of a draw.
-func (m *Minibatch) GradCost() float64 { return float64(m.n) }
+// GradCost is the n of the last Grad draw: its per-example gradients.
+func (m *Minibatch) GradCost() float64 { return float64(m.gradN) }
 
-// EnergyCost is n, the per-example energies of a draw.
-func (m *Minibatch) EnergyCost() float64 { return float64(m.n) }
+// EnergyCost is the n of the last Energy draw: its per-example energies.
+func (m *Minibatch) EnergyCost() float64 { return float64(m.energyN) }
 
 // FPC is the factor N(N − n)/n that turns the per-example sample variance s²
 // into the variance of a size-n minibatch estimate.
@@ -149,6 +151,7 @@ func (m *Minibatch) draw(rng *rand.Rand) []int32 {
 func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	idx := m.draw(rng)
 	n := len(idx)
+	m.gradN = n
 	sum, shift := m.sum, m.shift
 	// Moments about the first example's gradient: cheap and free of the
 	// cancellation that raw sums of squares suffer far from the mode.
@@ -201,6 +204,7 @@ func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 func (m *Minibatch) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 	idx := m.draw(rng)
 	n := len(idx)
+	m.energyN = n
 	c := m.t.Term(nil, theta, int(idx[0]))
 	var sum, sq float64
 	for _, i := range idx[1:] {

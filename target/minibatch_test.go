@@ -268,8 +268,14 @@ func TestMinibatchSizeErrors(t *testing.T) {
 		t.Errorf("n = N = 1: %v", err)
 	}
 	mb, _ := NewMinibatch(ts, 4)
-	if mb.GradCost() != 4 || mb.EnergyCost() != 4 {
-		t.Errorf("costs %v, %v; want 4, 4", mb.GradCost(), mb.EnergyCost())
+	rng := rand.New(rand.NewPCG(1, 1))
+	theta, g := make([]float64, 2), make([]float64, 2)
+	mb.Grad(g, nil, theta, rng)
+	mb.SetSize(6)
+	mb.Energy(theta, rng)
+	mb.SetSize(4)
+	if mb.GradCost() != 4 || mb.EnergyCost() != 6 {
+		t.Errorf("costs of draws of 4 and 6: %v, %v", mb.GradCost(), mb.EnergyCost())
 	}
 	if err := mb.SetSize(12); err == nil || mb.Size() != 4 {
 		t.Errorf("SetSize(12) of N = 10: err %v, size %d", err, mb.Size())
