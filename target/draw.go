@@ -29,12 +29,18 @@ type sampler struct {
 	shift uint // 32 − log2(len(keys))
 }
 
-// size prepares for draws of n (allocating only when n grows).
+// size prepares for draws of up to n (allocating only when n grows) and
+// makes n the size of draw.
 func (s *sampler) size(n int) {
-	if cap(s.idx) < n {
-		s.idx = make([]int32, n)
-	}
+	s.reserve(n)
 	s.idx = s.idx[:n]
+}
+
+// reserve prepares for draws of n without changing the size of draw.
+func (s *sampler) reserve(n int) {
+	if cap(s.idx) < n {
+		s.idx = make([]int32, n, n)[:len(s.idx)]
+	}
 	if 4*n > s.N {
 		if s.perm == nil {
 			s.perm = make([]int32, s.N)
@@ -60,8 +66,9 @@ func (s *sampler) size(n int) {
 }
 
 // shuffle draws by a partial Fisher–Yates shuffle of perm.
-func (s *sampler) shuffle(rng *rand.Rand) []int32 {
-	n := len(s.idx)
+func (s *sampler) shuffle(rng *rand.Rand) []int32 { return s.shuffleN(rng, len(s.idx)) }
+
+func (s *sampler) shuffleN(rng *rand.Rand, n int) []int32 {
 	if n < s.N {
 		for k := 0; k < n; k++ {
 			j := k + rng.IntN(s.N-k)
@@ -72,11 +79,14 @@ func (s *sampler) shuffle(rng *rand.Rand) []int32 {
 	return s.cur
 }
 
-// draw returns a fresh uniformly random ordered sample of n distinct indices.
-func (s *sampler) draw(rng *rand.Rand) []int32 {
-	n := len(s.idx)
+// draw returns a fresh uniformly random ordered sample of distinct indices,
+// as many as the last size.
+func (s *sampler) draw(rng *rand.Rand) []int32 { return s.drawN(rng, len(s.idx)) }
+
+// drawN draws n indices; n must have been reserved.
+func (s *sampler) drawN(rng *rand.Rand, n int) []int32 {
 	if 4*n > s.N {
-		return s.shuffle(rng)
+		return s.shuffleN(rng, n)
 	}
 	s.gen++
 	if s.gen == 0 { // wrapped: old stamps could collide
@@ -84,6 +94,7 @@ func (s *sampler) draw(rng *rand.Rand) []int32 {
 		s.gen = 1
 	}
 	mask := uint32(len(s.keys) - 1) // the hash is already below len(keys)
+	idx := s.idx[:n]
 	for k := 0; k < n; {
 		i := int32(rng.IntN(s.N))
 		h := (uint32(i) * 0x9E3779B1) >> s.shift & mask
@@ -94,9 +105,9 @@ func (s *sampler) draw(rng *rand.Rand) []int32 {
 			continue // already taken
 		}
 		s.stamp[h], s.keys[h] = s.gen, i
-		s.idx[k] = i
+		idx[k] = i
 		k++
 	}
-	s.cur = s.idx
+	s.cur = idx
 	return s.cur
 }

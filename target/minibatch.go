@@ -37,6 +37,7 @@ type Minibatch struct {
 	touch Toucher // nil if t is not one
 	sink  float64 // keeps Touch's loads alive
 	n     int
+	ne    int // energy draws' size; 0: n
 	s     sampler
 
 	gradN, energyN int // the n of the last Grad and Energy draws
@@ -85,9 +86,8 @@ func NewMinibatch(t Terms, n int) (*Minibatch, error) {
 
 // SetSize changes the minibatch size n for later draws.
 func (m *Minibatch) SetSize(n int) error {
-	N := m.s.N
-	if n < 1 || n > N || (n == 1 && N > 1) {
-		return fmt.Errorf("minibatch size n = %d: must lie in [2, N = %d] (or equal N)", n, N)
+	if err := m.checkSize("minibatch size", n); err != nil {
+		return err
 	}
 	m.n = n
 	m.s.size(n)
@@ -95,6 +95,39 @@ func (m *Minibatch) SetSize(n int) error {
 		m.rows = make([]float64, n*len(m.g))
 	}
 	return nil
+}
+
+func (m *Minibatch) checkSize(what string, n int) error {
+	N := m.s.N
+	if n < 1 || n > N || (n == 1 && N > 1) {
+		return fmt.Errorf("%s n = %d: must lie in [2, N = %d] (or equal N)", what, n, N)
+	}
+	return nil
+}
+
+// SetEnergySize gives energy draws their own size, independent of later
+// SetSize calls; 0 makes them follow n again. Swap ratios pay for energy
+// noise with the factor exp(−τδ²σ²/2), and σ² = N(N − n)/n·S² grows as N²/n:
+// a minibatch small enough for a cheap gradient gives energies too noisy to
+// swap on at any useful temperature gap, and n = N gives exact energies at a
+// cost of N per swap attempt, which a swap intensity a·η ≪ 1 makes rare.
+func (m *Minibatch) SetEnergySize(n int) error {
+	if n != 0 {
+		if err := m.checkSize("energy minibatch size", n); err != nil {
+			return err
+		}
+		m.s.reserve(n)
+	}
+	m.ne = n
+	return nil
+}
+
+// EnergySize is the size of energy draws.
+func (m *Minibatch) EnergySize() int {
+	if m.ne == 0 {
+		return m.n
+	}
+	return m.ne
 }
 
 // KeepRows makes every later gradient draw keep its n per-example gradients
@@ -202,7 +235,10 @@ func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 
 // Energy draws Û(θ) and its variance estimate N(N − n)/n · s².
 func (m *Minibatch) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
-	idx := m.draw(rng)
+	idx := m.s.drawN(rng, m.EnergySize())
+	if m.touch != nil {
+		m.sink += m.touch.Touch(idx)
+	}
 	n := len(idx)
 	m.energyN = n
 	c := m.t.Term(nil, theta, int(idx[0]))

@@ -330,6 +330,15 @@ func TestMinibatchNoAlloc(t *testing.T) {
 	}); a != 0 {
 		t.Errorf("%v allocations per draw", a)
 	}
+	for _, ne := range []int{50, 400, N} { // rejection, shuffle, all
+		mb.SetEnergySize(ne)
+		if a := testing.AllocsPerRun(20, func() {
+			mb.Grad(grad, gv, theta, rng)
+			mb.Energy(theta, rng)
+		}); a != 0 {
+			t.Errorf("energy size %d: %v allocations per draw", ne, a)
+		}
+	}
 }
 
 // TestMinibatchRows checks the kept per-example gradients are those of the
@@ -365,5 +374,56 @@ func TestMinibatchRows(t *testing.T) {
 		if math.Abs(grad[j]-want[j]) > 1e-12*(1+math.Abs(want[j])) {
 			t.Errorf("coordinate %d: ∇Û = %v, from the rows %v", j, grad[j], want[j])
 		}
+	}
+}
+
+// TestMinibatchEnergySize checks energy draws of their own size: exact at
+// N, unbiased with unbiased variance reports at other sizes (4.5 Monte Carlo
+// standard errors, as in TestMinibatchUnbiased), costed at their own size,
+// and unaffected by later SetSize calls.
+func TestMinibatchEnergySize(t *testing.T) {
+	const N, p, M = 40, 2, 40000
+	ts := newShiftTerms(N, p, 3)
+	theta := []float64{0.4, -0.3}
+	mb, _ := NewMinibatch(ts, 3)
+	if err := mb.SetEnergySize(41); err == nil {
+		t.Error("energy size 41 of N = 40: no error")
+	}
+	if err := mb.SetEnergySize(N); err != nil {
+		t.Fatal(err)
+	}
+	mb.SetSize(5)
+	rng := rand.New(rand.NewPCG(8, 8))
+	u, _, _, _ := exact(ts, theta, N)
+	uh, v := mb.Energy(theta, rng)
+	if math.Abs(uh-u) > 1e-12*(1+math.Abs(u))*N || v != 0 || mb.EnergyCost() != N || mb.EnergySize() != N {
+		t.Errorf("energy size N: Û = %v (U = %v), variance %v, cost %v", uh, u, v, mb.EnergyCost())
+	}
+	grad := make([]float64, p)
+	mb.Grad(grad, nil, theta, rng)
+	if mb.GradCost() != 5 {
+		t.Errorf("gradient cost %v, want 5", mb.GradCost())
+	}
+	for _, ne := range []int{9, 31} {
+		mb.SetEnergySize(ne)
+		_, _, uVar, _ := exact(ts, theta, ne)
+		est, rep := make([]float64, M), make([]float64, M)
+		for k := range est {
+			uh, v := mb.Energy(theta, rng)
+			est[k], rep[k] = (uh-u)*(uh-u), v
+		}
+		for _, c := range []struct {
+			what string
+			x    []float64
+		}{{"squared error", est}, {"reported variance", rep}} {
+			m, se := meanSE(c.x)
+			if math.Abs(m-uVar) > 4.5*se {
+				t.Errorf("energy size %d: mean %s %v ± %v, want Var(Û) = %v", ne, c.what, m, se, uVar)
+			}
+		}
+	}
+	mb.SetEnergySize(0)
+	if mb.EnergySize() != 5 {
+		t.Errorf("energy size after reset %d, want n = 5", mb.EnergySize())
 	}
 }
