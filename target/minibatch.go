@@ -29,9 +29,8 @@ import (
 // above (see sampler). Changing n allocates only when n grows past every
 // size so far.
 //
-// A Minibatch is not safe for concurrent use: give each chain its own. (The
-// reSGLD preset of exchange puts its Cold estimator on both levels; with a
-// Minibatch there, do not step the levels concurrently.)
+// A Minibatch is not safe for concurrent use: give each chain its own
+// (Clone; exchange's presets clone an estimator they put on a second level).
 type Minibatch struct {
 	t     Terms
 	touch Toucher // nil if t is not one
@@ -83,6 +82,19 @@ func NewMinibatch(t Terms, n int) (*Minibatch, error) {
 	}
 	return m, nil
 }
+
+// Clone returns a Minibatch on the same data with the same sizes and
+// buffers of its own, for another chain.
+func (m *Minibatch) Clone() Estimator {
+	c, _ := NewMinibatch(m.t, m.n) // m's settings are already valid
+	c.ne = m.ne
+	if m.keep {
+		c.KeepRows()
+	}
+	return c
+}
+
+var _ Cloner = (*Minibatch)(nil)
 
 // SetSize changes the minibatch size n for later draws.
 func (m *Minibatch) SetSize(n int) error {

@@ -37,9 +37,9 @@ import (
 //
 // An AutoBatch serves one level: it resizes the estimator it was given,
 // which must be that level's alone. exchange.Setup's HotVar serves a
-// two-level ladder; with more levels the presets share Hot between the
-// levels above the coldest, so build those levels by hand, one Minibatch and
-// one AutoBatch each.
+// two-level ladder; with more levels the presets give the levels above the
+// first hot one clones of Hot, which an AutoBatch bound to Hot never sees,
+// so build such ladders by hand, one Minibatch and one AutoBatch a level.
 type AutoBatch struct {
 	mb  *target.Minibatch
 	tau float64
