@@ -45,7 +45,9 @@ type Setup struct {
 	Tau1, Tau2 float64
 	// Levels is the number of temperature levels K (0 means the paper's
 	// 2), spaced geometrically from Tau1 to Tau2; every level above the
-	// coldest is a hot level.
+	// coldest is a hot level. An estimator that serves more than one level
+	// is cloned (target.Cloner) for every level after its first, so a
+	// variance model bound to Hot (variance.AutoBatch) serves level 1 only.
 	Levels int
 	Eta    langevin.Schedule
 	// Cold is the accurate estimator, Hot the cheap one. reSGLD uses Cold
@@ -95,9 +97,23 @@ func (m Method) Config(s Setup) (Config, error) {
 		if l == K-1 {
 			tau = s.Tau2 // exactly, whatever the rounding of Pow
 		}
-		levels = append(levels, Level{Tau: tau, Est: hotEst, Eta: s.Eta, Noise: noise, Var: call(hotVar)})
+		est := hotEst
+		if m == ReSGLDMethod || l > 1 {
+			// The estimator already serves another level: a stateful one
+			// (a minibatch) gets a copy of its own, so that levels can
+			// step concurrently and keep their own sizes.
+			est = clone(est)
+		}
+		levels = append(levels, Level{Tau: tau, Est: est, Eta: s.Eta, Noise: noise, Var: call(hotVar)})
 	}
 	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent}, nil
+}
+
+func clone(e target.Estimator) target.Estimator {
+	if c, ok := e.(target.Cloner); ok {
+		return c.Clone()
+	}
+	return e
 }
 
 func call(f func() variance.Model) variance.Model {

@@ -36,7 +36,9 @@ type Config struct {
 	// Langevin step.
 	Domain *target.Box
 	// Concurrent steps the levels on separate goroutines. The output is
-	// bit-identical to sequential stepping. Call Close when done.
+	// bit-identical to sequential stepping. An estimator or variance model
+	// that serves two levels must then be safe for concurrent use (the
+	// presets clone stateful estimators; see Setup). Call Close when done.
 	Concurrent bool
 }
 

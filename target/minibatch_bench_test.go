@@ -6,25 +6,31 @@ import (
 	"testing"
 )
 
-// BenchmarkDraw times the index draw alone: a partial Fisher–Yates shuffle of
-// n positions, whose work does not depend on N (its memory traffic does).
+// BenchmarkDraw times the index draw alone: by rejection (what a Minibatch
+// does for n ≤ N/4), whose work and memory do not depend on N, and by a
+// partial Fisher–Yates shuffle of a permutation of all N indices, whose work
+// does not either but which reads one random entry of a 4N-byte array per
+// index.
 func BenchmarkDraw(b *testing.B) {
 	for _, N := range []int{10_000, 100_000, 1_000_000} {
-		b.Run(fmt.Sprintf("N=%d/n=100", N), func(b *testing.B) {
-			m, err := NewMinibatch(newShiftTerms(2, 1, 1), 2)
-			if err != nil {
-				b.Fatal(err)
-			}
-			m.perm = make([]int32, N)
-			for i := range m.perm {
-				m.perm[i] = int32(i)
-			}
-			m.n = 100
-			rng := rand.New(rand.NewPCG(1, 2))
-			b.ReportAllocs()
-			for b.Loop() {
-				m.draw(rng)
-			}
-		})
+		for _, method := range []string{"reject", "shuffle"} {
+			b.Run(fmt.Sprintf("N=%d/n=100/method=%s", N, method), func(b *testing.B) {
+				s := &sampler{N: N}
+				s.size(100)
+				draw := s.draw
+				if method == "shuffle" {
+					s.perm = make([]int32, N)
+					for i := range s.perm {
+						s.perm[i] = int32(i)
+					}
+					draw = s.shuffle
+				}
+				rng := rand.New(rand.NewPCG(1, 2))
+				b.ReportAllocs()
+				for b.Loop() {
+					draw(rng)
+				}
+			})
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package target
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -196,41 +197,62 @@ func TestMinibatchUnbiased(t *testing.T) {
 	}
 }
 
-// TestMinibatchInclusion checks the draws sample without replacement, each
-// example with probability n/N, and that the permutation stays one. Counts
-// are Binomial(M, n/N); 5 standard deviations each.
+// TestMinibatchInclusion checks, on both sampling paths (rejection for
+// n ≤ N/4, Fisher–Yates above), that the draws have no repeats and include
+// each example with probability n/N, and each pair with probability
+// n(n − 1)/(N(N − 1)) (which the variance formula rests on). Counts are
+// binomial; 5 standard deviations each. The Fisher–Yates state must stay a
+// permutation.
 func TestMinibatchInclusion(t *testing.T) {
-	const N, n, M = 23, 6, 20000
-	mb, err := NewMinibatch(newShiftTerms(N, 1, 2), n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rng := rand.New(rand.NewPCG(5, 5))
-	count := make([]int, N)
-	for k := 0; k < M; k++ {
-		seen := make(map[int32]bool)
-		for _, i := range mb.draw(rng) {
-			if seen[i] {
-				t.Fatalf("draw %d repeats example %d", k, i)
+	for _, c := range []struct{ N, n, M int }{{23, 6, 20000}, {23, 5, 20000}, {200, 3, 200000}, {12, 12, 10}} {
+		mb, err := NewMinibatch(newShiftTerms(c.N, 1, 2), c.n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rng := rand.New(rand.NewPCG(5, uint64(c.n)))
+		count := make([]int, c.N)
+		pair := make([]int, c.N*c.N)
+		for k := 0; k < c.M; k++ {
+			seen := make(map[int32]bool)
+			idx := mb.draw(rng)
+			if len(idx) != c.n {
+				t.Fatalf("N = %d, n = %d: draw of %d", c.N, c.n, len(idx))
 			}
-			seen[i] = true
-			count[i]++
+			for _, i := range idx {
+				if seen[i] || i < 0 || int(i) >= c.N {
+					t.Fatalf("N = %d, n = %d: draw %d repeats or strays: %v", c.N, c.n, k, idx)
+				}
+				seen[i] = true
+				count[i]++
+				for _, j := range idx {
+					if j != i {
+						pair[int(i)*c.N+int(j)]++
+					}
+				}
+			}
 		}
-	}
-	pi := float64(n) / N
-	sd := math.Sqrt(M * pi * (1 - pi))
-	for i, c := range count {
-		if math.Abs(float64(c)-M*pi) > 5*sd {
-			t.Errorf("example %d drawn %d times in %d draws, want %v ± %v", i, c, M, M*pi, sd)
+		check := func(what string, got int, pi float64) {
+			mean, sd := float64(c.M)*pi, math.Sqrt(float64(c.M)*pi*(1-pi))
+			if math.Abs(float64(got)-mean) > 5*sd+1e-9 {
+				t.Errorf("N = %d, n = %d: %s drawn %d times in %d, want %v ± %v", c.N, c.n, what, got, c.M, mean, sd)
+			}
 		}
-	}
-	seen := make([]bool, N)
-	for _, i := range mb.perm {
-		seen[i] = true
-	}
-	for i, s := range seen {
-		if !s {
-			t.Fatalf("index %d lost from the permutation", i)
+		for i := 0; i < c.N; i++ {
+			check(fmt.Sprintf("example %d", i), count[i], float64(c.n)/float64(c.N))
+			for j := i + 1; j < c.N && c.N <= 23; j++ {
+				check(fmt.Sprintf("pair (%d, %d)", i, j), pair[i*c.N+j], float64(c.n*(c.n-1))/float64(c.N*(c.N-1)))
+			}
+		}
+		if mb.s.perm != nil {
+			seen := make([]bool, c.N)
+			for _, i := range mb.s.perm {
+				seen[i] = true
+			}
+			for i, s := range seen {
+				if !s {
+					t.Fatalf("N = %d, n = %d: index %d lost from the permutation", c.N, c.n, i)
+				}
+			}
 		}
 	}
 }
@@ -246,8 +268,14 @@ func TestMinibatchSizeErrors(t *testing.T) {
 		t.Errorf("n = N = 1: %v", err)
 	}
 	mb, _ := NewMinibatch(ts, 4)
-	if mb.GradCost() != 4 || mb.EnergyCost() != 4 {
-		t.Errorf("costs %v, %v; want 4, 4", mb.GradCost(), mb.EnergyCost())
+	rng := rand.New(rand.NewPCG(1, 1))
+	theta, g := make([]float64, 2), make([]float64, 2)
+	mb.Grad(g, nil, theta, rng)
+	mb.SetSize(6)
+	mb.Energy(theta, rng)
+	mb.SetSize(4)
+	if mb.GradCost() != 4 || mb.EnergyCost() != 6 {
+		t.Errorf("costs of draws of 4 and 6: %v, %v", mb.GradCost(), mb.EnergyCost())
 	}
 	if err := mb.SetSize(12); err == nil || mb.Size() != 4 {
 		t.Errorf("SetSize(12) of N = 10: err %v, size %d", err, mb.Size())
@@ -301,5 +329,101 @@ func TestMinibatchNoAlloc(t *testing.T) {
 		mb.Energy(theta, rng)
 	}); a != 0 {
 		t.Errorf("%v allocations per draw", a)
+	}
+	for _, ne := range []int{50, 400, N} { // rejection, shuffle, all
+		mb.SetEnergySize(ne)
+		if a := testing.AllocsPerRun(20, func() {
+			mb.Grad(grad, gv, theta, rng)
+			mb.Energy(theta, rng)
+		}); a != 0 {
+			t.Errorf("energy size %d: %v allocations per draw", ne, a)
+		}
+	}
+}
+
+// TestMinibatchRows checks the kept per-example gradients are those of the
+// drawn examples, and that the estimate is their scaled sum plus the prior's.
+func TestMinibatchRows(t *testing.T) {
+	const N, p, n = 30, 3, 7
+	ts := newShiftTerms(N, p, 6)
+	mb, _ := NewMinibatch(ts, n)
+	if r, _ := mb.Rows(); r != nil {
+		t.Fatal("Rows without KeepRows")
+	}
+	mb.KeepRows()
+	rng := rand.New(rand.NewPCG(2, 2))
+	theta := []float64{0.5, -0.5, 1}
+	grad, g := make([]float64, p), make([]float64, p)
+	mb.Grad(grad, nil, theta, rng)
+	rows, m := mb.Rows()
+	if m != n || len(rows) != n*p {
+		t.Fatalf("Rows: %d rows, %d values; want %d, %d", m, len(rows), n, n*p)
+	}
+	want := make([]float64, p)
+	ts.Prior(want, theta)
+	for k, i := range mb.s.cur {
+		ts.Term(g, theta, int(i))
+		for j := range g {
+			if rows[k*p+j] != g[j] {
+				t.Fatalf("row %d (example %d), coordinate %d: %v, want %v", k, i, j, rows[k*p+j], g[j])
+			}
+			want[j] += float64(N) / n * g[j]
+		}
+	}
+	for j := range want {
+		if math.Abs(grad[j]-want[j]) > 1e-12*(1+math.Abs(want[j])) {
+			t.Errorf("coordinate %d: ∇Û = %v, from the rows %v", j, grad[j], want[j])
+		}
+	}
+}
+
+// TestMinibatchEnergySize checks energy draws of their own size: exact at
+// N, unbiased with unbiased variance reports at other sizes (4.5 Monte Carlo
+// standard errors, as in TestMinibatchUnbiased), costed at their own size,
+// and unaffected by later SetSize calls.
+func TestMinibatchEnergySize(t *testing.T) {
+	const N, p, M = 40, 2, 40000
+	ts := newShiftTerms(N, p, 3)
+	theta := []float64{0.4, -0.3}
+	mb, _ := NewMinibatch(ts, 3)
+	if err := mb.SetEnergySize(41); err == nil {
+		t.Error("energy size 41 of N = 40: no error")
+	}
+	if err := mb.SetEnergySize(N); err != nil {
+		t.Fatal(err)
+	}
+	mb.SetSize(5)
+	rng := rand.New(rand.NewPCG(8, 8))
+	u, _, _, _ := exact(ts, theta, N)
+	uh, v := mb.Energy(theta, rng)
+	if math.Abs(uh-u) > 1e-12*(1+math.Abs(u))*N || v != 0 || mb.EnergyCost() != N || mb.EnergySize() != N {
+		t.Errorf("energy size N: Û = %v (U = %v), variance %v, cost %v", uh, u, v, mb.EnergyCost())
+	}
+	grad := make([]float64, p)
+	mb.Grad(grad, nil, theta, rng)
+	if mb.GradCost() != 5 {
+		t.Errorf("gradient cost %v, want 5", mb.GradCost())
+	}
+	for _, ne := range []int{9, 31} {
+		mb.SetEnergySize(ne)
+		_, _, uVar, _ := exact(ts, theta, ne)
+		est, rep := make([]float64, M), make([]float64, M)
+		for k := range est {
+			uh, v := mb.Energy(theta, rng)
+			est[k], rep[k] = (uh-u)*(uh-u), v
+		}
+		for _, c := range []struct {
+			what string
+			x    []float64
+		}{{"squared error", est}, {"reported variance", rep}} {
+			m, se := meanSE(c.x)
+			if math.Abs(m-uVar) > 4.5*se {
+				t.Errorf("energy size %d: mean %s %v ± %v, want Var(Û) = %v", ne, c.what, m, se, uVar)
+			}
+		}
+	}
+	mb.SetEnergySize(0)
+	if mb.EnergySize() != 5 {
+		t.Errorf("energy size after reset %d, want n = 5", mb.EnergySize())
 	}
 }

@@ -345,3 +345,61 @@ func TestAutoBatchTemperature(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoBatchDecreasingStep checks that each check sizes n for the step
+// size of its own step: under η_k = a(b + k)^−γ the target n shrinks as k
+// grows, and n is ⌈n*⌉ of the spread just seen and η_k.
+func TestAutoBatchDecreasingStep(t *testing.T) {
+	const N, tau, every = 5000, 2.0, 10
+	terms := newLocTerms(N, []float64{3}, 9)
+	mb, _ := target.NewMinibatch(terms, 50)
+	S2 := terms.s2(0)
+	sched := langevin.Decreasing{A: 400 * 0.9 * 2 * tau / (N * N * S2), B: 1, Gamma: 0.55}
+	a, err := variance.NewAutoBatch(mb, tau, sched, variance.AutoOptions{Every: every})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(3, 1))
+	theta, g, gv := []float64{0}, make([]float64, 1), make([]float64, 1)
+	first, last := 0, 0
+	for k := 0; k <= 2000; k++ {
+		if err := a.Observe(k, theta, mb, rng); err != nil {
+			t.Fatal(err)
+		}
+		if k%every == 0 {
+			st := a.Stats()
+			if want := int(math.Ceil(variance.SizeFor(N, st.S2, sched.Eta(k), tau, 0.9))); st.N != max(want, 2) {
+				t.Fatalf("step %d: n = %d, the rule at η_k = %v gives %d", k, st.N, sched.Eta(k), want)
+			}
+			if k == every {
+				first = st.N
+			}
+			last = st.N
+		}
+		mb.Grad(g, gv, theta, rng)
+	}
+	// η falls by (2001/11)^0.55 ≈ 17 between the two checks; n* ∝ η for n* ≪ N.
+	if !(last < first/5) {
+		t.Errorf("n went from %d to %d as η fell seventeenfold", first, last)
+	}
+}
+
+// nanTerms has per-example gradients that are NaN for θ > 1.
+type nanTerms struct{ *locTerms }
+
+func (n nanTerms) Term(grad, theta []float64, i int) float64 {
+	u := n.locTerms.Term(grad, theta, i)
+	if theta[0] > 1 && grad != nil {
+		grad[0] = math.NaN()
+	}
+	return u
+}
+
+func TestAutoBatchNaN(t *testing.T) {
+	mb, _ := target.NewMinibatch(nanTerms{newLocTerms(100, []float64{1}, 1)}, 10)
+	a, _ := variance.NewAutoBatch(mb, 1, langevin.Constant{Step: 0.01}, variance.AutoOptions{Every: 1})
+	rng := rand.New(rand.NewPCG(1, 1))
+	if err := a.Observe(0, []float64{2}, mb, rng); err == nil {
+		t.Error("NaN gradients: no error")
+	}
+}
