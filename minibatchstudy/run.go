@@ -86,6 +86,13 @@ func (m meter) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	*m.units += m.GradCost()
 }
 
+// Clone gives a level its own minibatch state but keeps counting into the
+// same total, so the budget covers every level (reSGLD clones its estimator
+// for the hot level).
+func (m meter) Clone() target.Estimator {
+	return meter{m.Minibatch.Clone().(*target.Minibatch), m.units}
+}
+
 func (m meter) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 	u, v := m.Minibatch.Energy(theta, rng)
 	*m.units += m.EnergyCost()
