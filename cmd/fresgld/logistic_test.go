@@ -76,6 +76,19 @@ func TestLogisticEndToEnd(t *testing.T) {
 	}
 }
 
+// TestLogisticRawFeatures runs on unstandardised features: no feature means
+// are reported and the automatic step still comes out.
+func TestLogisticRawFeatures(t *testing.T) {
+	out := t.TempDir()
+	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--no-standardize", "--method", "resgld", "--burn", "100", "--keep", "100", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if strings.Contains(string(b), "feature_means") || !strings.Contains(string(b), `"eta_automatic": true`) {
+		t.Errorf("summary: %s", b[:min(len(b), 400)])
+	}
+}
+
 // TestLogisticBadInput: malformed data and settings give errors naming the
 // file, line and column or the flag, never a panic.
 func TestLogisticBadInput(t *testing.T) {
