@@ -135,6 +135,7 @@ func TestWellingTehPosterior(t *testing.T) {
 			upper += g.Mass[i*ny+j]
 		}
 	}
+	t.Logf("modes of the posterior on the %d×%d grid: %v; mass with θ2 > 0: %.3f", nx, ny, modes, upper)
 	if upper < 0.2 || upper > 0.8 {
 		t.Errorf("mass with θ2 > 0 is %v: one mode dominates", upper)
 	}
