@@ -128,7 +128,11 @@ func Read(r io.Reader, file string, opt Options) (*Data, error) {
 	}
 	lab, err := labelColumn(opt.Label, names, !opt.NoHeader)
 	if err != nil {
-		return nil, bad(0, 0, "", "%v", err)
+		hl := 0 // the header's line, when the label is looked up there
+		if !opt.NoHeader {
+			hl = line
+		}
+		return nil, bad(hl, 0, "", "%v", err)
 	}
 
 	d := &Data{P: ncol - 1, Label: names[lab]}
