@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fresgld/fresgld/mala"
+	"github.com/fresgld/fresgld/minibatchstudy"
+)
+
+// minibatchSDFlags are the settings of the sd follow-up.
+type minibatchSDFlags struct {
+	Seeds, Workers int
+	Results        string
+	Reference      string
+	Smoke          bool
+}
+
+func init() {
+	f := &minibatchSDFlags{}
+	cmd := &cobra.Command{
+		Use:   "minibatch-sd",
+		Short: "Why f-reSGLD's and corrected-sgld's sd error levels off on breast cancer",
+		Long: `minibatch-sd is a follow-up to "reproduce minibatch": on the breast-cancer
+posterior, at the study's fixed setting, it reruns SGLD, corrected-sgld and
+f-reSGLD with the corrected step's variance ŝ² taken either from each
+minibatch draw (the study's) or from the per-example spread averaged over the
+last window of 100 draws (variance.AutoOptions.Smooth; for the cold chain an
+AutoBatch with its n fixed), and reports the mean and sd errors against the
+cached MALA reference, the signed sd bias, and the chains' clamp counts. Beside
+them it prints the linear prediction of the sd bias at the posterior mode from
+the exact minibatch noise covariance (minibatchstudy.LinearSD), and compares
+it per coordinate with the measured sds. It writes the tables to
+<results>/breast-cancer-sd.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMinibatchSD(f) },
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.Seeds, "seeds", 10, "seeds per variant")
+	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
+	fl.StringVar(&f.Results, "results", "docs/results/minibatch", "directory of the table")
+	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/breast-cancer-reference.json", "cached MALA reference of the breast-cancer posterior (see reproduce minibatch)")
+	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
+	reproduceCmd.AddCommand(cmd)
+}
+
+func runMinibatchSD(f *minibatchSDFlags) error {
+	if f.Seeds < 2 {
+		return fmt.Errorf("--seeds = %d: need at least 2 for a standard error", f.Seeds)
+	}
+	l, _, err := minibatchstudy.BreastCancer()
+	if err != nil {
+		return err
+	}
+	ref, err := minibatchstudy.LoadReference(f.Reference, l.Dim())
+	if err != nil {
+		return fmt.Errorf("--reference: %w (compute it with %s)", err, refCommand)
+	}
+	sz := minibatchstudy.Full
+	if f.Smoke {
+		sz = minibatchstudy.Smoke
+	}
+	pr, err := minibatchstudy.BreastCancerProblem(ref, sz)
+	if err != nil {
+		return err
+	}
+	st := pr.Setting
+	mode, _, err := mala.Laplace(l, st.Init)
+	if err != nil {
+		return err
+	}
+	lin, err := minibatchstudy.LinearSD(l, mode, st.Eta, st.Tau1, st.NCold)
+	if err != nil {
+		return err
+	}
+	// The hot chain's automatic n ends near 10 on average and reaches 2.
+	hotSizes := []int{10, 5}
+	hotLin := map[int][]minibatchstudy.LinearPrediction{}
+	for _, n := range hotSizes {
+		if hotLin[n], err = minibatchstudy.LinearSD(l, mode, st.Eta, st.Tau2, n); err != nil {
+			return err
+		}
+	}
+	start := time.Now()
+	total := f.Seeds * len(minibatchstudy.SDVariants)
+	sums, err := minibatchstudy.SDStudy(pr, ref, minibatchstudy.SDVariants, f.Seeds, f.Workers, newProgress(pr.Name+" sd", total).update)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "%s sd follow-up: %d runs in %.1fs\n", pr.Name, total, time.Since(start).Seconds())
+	var b strings.Builder
+	minibatchstudy.SDMarkdown(&b, pr, f.Seeds, lin, hotLin, hotSizes, sums)
+	fmt.Print(b.String())
+	if err := os.MkdirAll(f.Results, 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(f.Results, pr.Name+"-sd.md"), []byte(b.String()), 0o644)
+}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReproduceMinibatchSDSmoke runs the sd follow-up end to end at a tiny
+// size against the committed MALA reference.
+func TestReproduceMinibatchSDSmoke(t *testing.T) {
+	dir := t.TempDir()
+	if err := run(t, "reproduce", "minibatch-sd", "--smoke", "--seeds", "2", "--results", dir, "--reference", "../../docs/results/minibatch/breast-cancer-reference.json"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "breast-cancer-sd.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Linear prediction", "corrected-sgld, smoothed full Ĉ (own loop)", "Per coordinate"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("table lacks %q", want)
+		}
+	}
+	if err := run(t, "reproduce", "minibatch-sd", "--seeds", "1"); err == nil || !strings.Contains(err.Error(), "--seeds") {
+		t.Errorf("--seeds 1: error %v, want one naming --seeds", err)
+	}
+	if err := run(t, "reproduce", "minibatch-sd", "--smoke", "--reference", filepath.Join(dir, "none.json")); err == nil || !strings.Contains(err.Error(), "--reference") {
+		t.Errorf("missing reference: error %v, want one naming --reference", err)
+	}
+}
