@@ -10,7 +10,10 @@ import (
 // bias for the cold chain (n = NCold, τ1) and for hot chains (τ2) at the
 // sizes given, the measured scores at the last budget and at budget mid,
 // and the per-coordinate comparison of measured and predicted sd ratios.
-func SDMarkdown(w io.Writer, pr Problem, seeds int, lin []LinearPrediction, hotLin map[int][]LinearPrediction, hotSizes []int, sums []SDSummary) {
+//
+// If main is the main study's breast-cancer summary (nil if not at hand),
+// it also gives each variant's cost to reach reSGLD's final sd error there.
+func SDMarkdown(w io.Writer, pr Problem, seeds int, lin []LinearPrediction, hotLin map[int][]LinearPrediction, hotSizes []int, sums []SDSummary, main *Summary) {
 	st := pr.Setting
 	fmt.Fprintf(w, "Problem %s at the study's setting: τ1 = %g, τ2 = %g, η = %.4g, cold n = %d, hot n automatic, %d seeds.\n\n",
 		pr.Name, st.Tau1, st.Tau2, st.Eta, st.NCold, seeds)
@@ -37,6 +40,34 @@ func SDMarkdown(w io.Writer, pr Problem, seeds int, lin []LinearPrediction, hotL
 			m, e := s.Mean[b], s.SE[b]
 			fmt.Fprintf(w, "| %s | %.4f ± %.4f | %.4f ± %.4f | %+.4f ± %.4f | %.4f / %.4f | %.5f / %.5f |\n",
 				s.Variant, m[0], e[0], m[1], e[1], m[2], e[2], s.ClampStepsCold, s.ClampStepsHot, s.ClampCoordCold, s.ClampCoordHot)
+		}
+	}
+	fmt.Fprintf(w, "\nsd error (mean ± se over seeds) against per-example evaluations:\n\n| evaluations |")
+	for _, s := range sums {
+		fmt.Fprintf(w, " %s |", s.Variant)
+	}
+	fmt.Fprintf(w, "\n|---|")
+	for range sums {
+		fmt.Fprintf(w, "---|")
+	}
+	fmt.Fprintln(w)
+	for b, x := range st.Budgets {
+		fmt.Fprintf(w, "| %.3g |", x)
+		for _, s := range sums {
+			fmt.Fprintf(w, " %.4f ± %.4f |", s.Mean[b][1], s.SE[b][1])
+		}
+		fmt.Fprintln(w)
+	}
+	if re := resgldOf(main); re != nil && len(re.Mean) == len(st.Budgets) {
+		final, cost := re.Mean[len(re.Mean)-1][1], st.Budgets[len(st.Budgets)-1]
+		fmt.Fprintf(w, "\nCost to reach reSGLD's final sd error in the main study (%.4f at %.3g evaluations, %d seeds; interpolated log-linearly as there):\n\n| variant | to sd error ≤ %.4f | vs reSGLD |\n|---|---|---|\n", final, cost, main.Seeds, final)
+		for _, s := range sums {
+			r := reach(st.Budgets, s.Mean, 1, final)
+			if math.IsNaN(r) {
+				fmt.Fprintf(w, "| %s | not reached | — |\n", s.Variant)
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %.3g | %.2f× |\n", s.Variant, r, r/cost)
 		}
 	}
 	// Per coordinate: does the linear prediction of what the diagonal
@@ -99,4 +130,17 @@ func corrSlope(x, y []float64) (r, b float64) {
 		sxx0 += x[i] * x[i]
 	}
 	return sxy / math.Sqrt(sxx*syy), sxy0 / sxx0
+}
+
+// resgldOf is reSGLD's summary in the main study's sum, or nil.
+func resgldOf(sum *Summary) *MethodSummary {
+	if sum == nil {
+		return nil
+	}
+	for i := range sum.Methods {
+		if sum.Methods[i].Method == "resgld" {
+			return &sum.Methods[i]
+		}
+	}
+	return nil
 }

@@ -2,6 +2,7 @@ package minibatchstudy
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -105,5 +106,39 @@ func TestSDVariantsSmoke(t *testing.T) {
 	bad := SDVariant{Name: "bad", Method: CorrectedSGLD, Cov: "full"}
 	if _, err := RunSD(pr, ref, bad, 1); err == nil {
 		t.Error("a full-covariance variant without a smoothed cold chain was accepted")
+	}
+}
+
+// TestSDMarkdownReach checks the cost column against the main study's
+// reSGLD: a variant whose sd error goes 0.2 → 0.05 → 0.0125 over budgets
+// 1, 10, 100 reaches reSGLD's final 0.025 two thirds of the way from 0.05
+// to 0.0125, interpolated linearly in the error and in the log of the budget
+// (as the main study does): at 10^(5/3) ≈ 46.4, 0.46× reSGLD's cost 100;
+// one that stays at 0.2 never does.
+func TestSDMarkdownReach(t *testing.T) {
+	budgets := []float64{1, 10, 100}
+	pr := Problem{Name: "bc", Setting: Setting{Budgets: budgets}}
+	series := func(sd ...float64) (m, se [][]float64) {
+		for _, v := range sd {
+			m, se = append(m, []float64{0, v, 0}), append(se, []float64{0, 0, 0})
+		}
+		return
+	}
+	var sums []SDSummary
+	for _, v := range []struct {
+		name string
+		sd   []float64
+	}{{"fast", []float64{0.2, 0.05, 0.0125}}, {"flat", []float64{0.2, 0.2, 0.2}}} {
+		m, se := series(v.sd...)
+		sums = append(sums, SDSummary{Variant: v.name, Mean: m, SE: se})
+	}
+	rm, _ := series(0.3, 0.1, 0.025)
+	main := &Summary{Seeds: 20, Methods: []MethodSummary{{Method: "resgld", Mean: rm}}}
+	var b strings.Builder
+	SDMarkdown(&b, pr, 2, nil, nil, nil, sums, main)
+	for _, want := range []string{"| fast | 46.4 | 0.46× |", "| flat | not reached | — |"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, b.String())
+		}
 	}
 }

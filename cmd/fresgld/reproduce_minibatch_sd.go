@@ -1,7 +1,10 @@
 package main
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +21,7 @@ type minibatchSDFlags struct {
 	Seeds, Workers int
 	Results        string
 	Reference      string
+	Summary        string
 	Smoke          bool
 }
 
@@ -45,6 +49,7 @@ it per coordinate with the measured sds. It writes the tables to
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
 	fl.StringVar(&f.Results, "results", "docs/results/minibatch", "directory of the table")
 	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/breast-cancer-reference.json", "cached MALA reference of the breast-cancer posterior (see reproduce minibatch)")
+	fl.StringVar(&f.Summary, "summary", "docs/results/minibatch/summary.json", "the main study's summary, for reSGLD's final sd error (skipped if missing)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
 	reproduceCmd.AddCommand(cmd)
 }
@@ -86,6 +91,10 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 			return err
 		}
 	}
+	main, err := mainSummary(f.Summary, len(st.Budgets))
+	if err != nil {
+		return err
+	}
 	start := time.Now()
 	total := f.Seeds * len(minibatchstudy.SDVariants)
 	sums, err := minibatchstudy.SDStudy(pr, ref, minibatchstudy.SDVariants, f.Seeds, f.Workers, newProgress(pr.Name+" sd", total).update)
@@ -94,10 +103,33 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 	}
 	fmt.Fprintf(os.Stderr, "%s sd follow-up: %d runs in %.1fs\n", pr.Name, total, time.Since(start).Seconds())
 	var b strings.Builder
-	minibatchstudy.SDMarkdown(&b, pr, f.Seeds, lin, hotLin, hotSizes, sums)
+	minibatchstudy.SDMarkdown(&b, pr, f.Seeds, lin, hotLin, hotSizes, sums, main)
 	fmt.Print(b.String())
 	if err := os.MkdirAll(f.Results, 0o755); err != nil {
 		return err
 	}
 	return os.WriteFile(filepath.Join(f.Results, pr.Name+"-sd.md"), []byte(b.String()), 0o644)
+}
+
+// mainSummary reads the main study's breast-cancer summary from path; it
+// returns nil when the file is missing or was written at another size (a
+// smoke run), since its budgets would not be this run's.
+func mainSummary(path string, budgets int) (*minibatchstudy.Summary, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("--summary: %w", err)
+	}
+	var sums []minibatchstudy.Summary
+	if err := json.Unmarshal(b, &sums); err != nil {
+		return nil, fmt.Errorf("--summary %s: %w", path, err)
+	}
+	for i := range sums {
+		if sums[i].Problem == "breast-cancer" && len(sums[i].Setting.Budgets) == budgets {
+			return &sums[i], nil
+		}
+	}
+	return nil, nil
 }
