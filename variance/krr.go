@@ -1,0 +1,433 @@
+package variance
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/fresgld/fresgld/target"
+)
+
+// KRR is the paper's non-parametric variance model (f-reSGLD_nonp, §5.1):
+// it records the first Points states its level visits (one every Period
+// steps), draws Repeats gradient and energy estimates at each, and fits a
+// kernel ridge regression of the sample variances ŝ_j²(θ) and σ̂²(θ) on the
+// state θ ∈ R^p. Later steps evaluate the fit, clipped at zero, and make no
+// more draws. Until the fit exists it answers with the running average of
+// the variances it has seen, as Running does.
+//
+// The regression is chosen by the data alone, by leave-one-out
+// cross-validation on the recorded points, which is closed-form for a
+// linear smoother (see fit). Nothing about the sampler's accuracy enters.
+//
+// A model made by Follower uses its leader's fit once it exists: the paper
+// fits on the hot chain and applies the fit to every state, which is right
+// when both levels draw from the same estimator.
+type KRR struct {
+	Points  int // states to fit on, ≥ 1 (the paper uses 100)
+	Repeats int // draws per state, ≥ 2
+	Period  int // steps between recorded states, ≥ 1
+
+	leader *KRR
+	fitted atomic.Pointer[krrFit]
+
+	n            int       // states recorded
+	xs, ys       []float64 // Points×p states; Points×(p+1) variances (ŝ_1²…ŝ_p², σ̂²)
+	gvar         []float64 // running average of ŝ², per coordinate
+	evar         float64   // running average of σ̂²
+	mean, m2, dr []float64 // Welford accumulators and one draw
+}
+
+var _ Model = (*KRR)(nil)
+
+// NewKRR returns a kernel-ridge model; it checks its settings.
+func NewKRR(points, repeats, period int) (*KRR, error) {
+	switch {
+	case points < 1:
+		return nil, fmt.Errorf("kernel ridge variance: points = %d, need at least 1", points)
+	case repeats < 2:
+		return nil, fmt.Errorf("kernel ridge variance: repeats = %d, need at least 2 for a sample variance", repeats)
+	case period < 1:
+		return nil, fmt.Errorf("kernel ridge variance: period = %d, need at least 1", period)
+	}
+	return &KRR{Points: points, Repeats: repeats, Period: period}, nil
+}
+
+// Follower returns a model for another level that draws from the same
+// estimator: it keeps its own running average until k's fit exists and then
+// evaluates k's fit, making no more draws. Leader and followers may step on
+// different goroutines.
+func (k *KRR) Follower() *KRR {
+	return &KRR{Points: k.Points, Repeats: k.Repeats, Period: k.Period, leader: k}
+}
+
+// Fitted reports whether the regression is in use (the leader's, for a
+// follower).
+func (k *KRR) Fitted() bool { return k.current() != nil }
+
+// Recorded is the number of states recorded so far.
+func (k *KRR) Recorded() int { return k.n }
+
+// Choice describes the fitted regression for output o (o < p: ŝ_o²; o = p:
+// σ²): the bandwidth on standardised coordinates and the ridge parameter
+// (+Inf when cross-validation preferred the constant). ok is false before
+// the fit.
+func (k *KRR) Choice(o int) (bandwidth, lambda float64, ok bool) {
+	f := k.current()
+	if f == nil || o < 0 || o >= len(f.lambda) {
+		return 0, 0, false
+	}
+	return f.h, f.lambda[o], true
+}
+
+func (k *KRR) current() *krrFit {
+	if k.leader != nil {
+		return k.leader.fitted.Load()
+	}
+	return k.fitted.Load()
+}
+
+func (k *KRR) Observe(step int, theta []float64, est target.Estimator, rng *rand.Rand) error {
+	if k.current() != nil || step%k.Period != 0 || k.n >= k.Points {
+		return nil
+	}
+	p := len(theta)
+	if k.gvar == nil {
+		k.gvar = make([]float64, p)
+		k.mean = make([]float64, p)
+		k.m2 = make([]float64, p)
+		k.dr = make([]float64, p)
+		if k.leader == nil {
+			k.xs = make([]float64, 0, k.Points*p)
+			k.ys = make([]float64, 0, k.Points*(p+1))
+		}
+	}
+	for j := range k.mean {
+		k.mean[j], k.m2[j] = 0, 0
+	}
+	var emean, em2 float64
+	for i := 1; i <= k.Repeats; i++ {
+		est.Grad(k.dr, nil, theta, rng)
+		u, _ := est.Energy(theta, rng)
+		for j, g := range k.dr {
+			d := g - k.mean[j]
+			k.mean[j] += d / float64(i)
+			k.m2[j] += d * (g - k.mean[j])
+		}
+		d := u - emean
+		emean += d / float64(i)
+		em2 += d * (u - emean)
+	}
+	df := float64(k.Repeats - 1)
+	ev := em2 / df
+	if math.IsNaN(ev) || math.IsInf(ev, 0) {
+		return fmt.Errorf("kernel ridge variance at step %d: energy estimates are not finite (σ̂² = %v)", step, ev)
+	}
+	k.n++
+	w := 1 / float64(k.n)
+	for j := range k.gvar {
+		v := k.m2[j] / df
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("kernel ridge variance at step %d: gradient coordinate %d estimates are not finite (ŝ² = %v)", step, j, v)
+		}
+		k.gvar[j] += w * (v - k.gvar[j])
+		if k.leader == nil {
+			k.ys = append(k.ys, v)
+		}
+	}
+	k.evar += w * (ev - k.evar)
+	if k.leader != nil {
+		return nil
+	}
+	k.ys = append(k.ys, ev)
+	k.xs = append(k.xs, theta...)
+	if k.n == k.Points {
+		k.fitted.Store(fitKRR(k.xs, k.ys, p, k.n))
+	}
+	return nil
+}
+
+func (k *KRR) GradVar(dst, theta, _ []float64) {
+	f := k.current()
+	if f == nil {
+		copy(dst, k.gvar)
+		return
+	}
+	f.predictGrad(dst, theta)
+}
+
+func (k *KRR) EnergyVar(theta []float64, _ float64, _ bool) float64 {
+	f := k.current()
+	if f == nil {
+		return k.evar
+	}
+	return f.predictEnergy(theta)
+}
+
+func (*KRR) NeedsReport() bool { return false }
+
+// krrFit is an immutable fitted regression: for output o,
+// ŷ_o(θ) = mean_o + Σ_i α_{o,i} exp(−|D(θ − x_i)|²/(2h²)), D = diag(1/scale).
+type krrFit struct {
+	p, n   int
+	xs     []float64 // n×p recorded states
+	inv    []float64 // 1/scale_j
+	h2     float64   // 2h²
+	h      float64
+	means  []float64   // per output
+	alpha  [][]float64 // per output, nil for the constant
+	lambda []float64   // per output, +Inf for the constant
+}
+
+// Bandwidths are tried at these multiples of the median pairwise distance
+// of the standardised states, ridge parameters at these values (the kernel
+// has unit diagonal, so λ is on the scale of one point's own weight).
+var (
+	krrBandwidths = []float64{1.0 / 16, 1.0 / 11.3, 1.0 / 8, 1.0 / 5.66, 1.0 / 4, 1.0 / 2.83, 1.0 / 2, 1 / 1.41, 1, 1.41, 2, 2.83, 4}
+	krrRidges     = []float64{1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1, 10, 100}
+)
+
+// fitKRR fits the regression of ys (n×(p+1)) on xs (n×p).
+//
+// Selection rule. Inputs are standardised per coordinate (sd over the
+// points; 1 if it is 0). Each output o is centred at its mean ȳ_o and fitted
+// by ridge regression with a Gaussian kernel, a linear smoother
+// ŷ = S y with S = J + H(I − J), H = K(K + λI)⁻¹ = Q diag(Λ/(Λ+λ)) Qᵀ and
+// J = 11ᵀ/n. Its leave-one-out residuals are (y_i − ŷ_i)/(1 − S_ii), so
+// the LOO error of every (h, λ) costs one eigendecomposition per h. The
+// constant ȳ_o (λ = ∞, S = J) is always a candidate. For each h, every
+// output takes its best λ; h minimises the sum over outputs of their LOO
+// errors relative to the constant's, so that outputs on different scales
+// weigh alike and the kernel is evaluated once per prediction.
+func fitKRR(xs, ys []float64, p, n int) *krrFit {
+	q := p + 1
+	f := &krrFit{p: p, n: n, xs: append([]float64(nil), xs...), inv: make([]float64, p),
+		means: make([]float64, q), alpha: make([][]float64, q), lambda: make([]float64, q)}
+	for o := range q {
+		var m float64
+		for i := range n {
+			m += ys[i*q+o]
+		}
+		f.means[o] = m / float64(n)
+		f.lambda[o] = math.Inf(1)
+	}
+	for j := range p {
+		var m, ss float64
+		for i := range n {
+			m += xs[i*p+j]
+		}
+		m /= float64(n)
+		for i := range n {
+			d := xs[i*p+j] - m
+			ss += d * d
+		}
+		sd := math.Sqrt(ss / float64(n))
+		if !(sd > 0) || math.IsInf(sd, 0) {
+			sd = 1
+		}
+		f.inv[j] = 1 / sd
+	}
+	f.h, f.h2 = 1, 2
+	if n < 3 {
+		return f // too few points to cross-validate: the constant
+	}
+	// Centred outputs and the constant's LOO error per output.
+	yc := make([][]float64, q)
+	base := make([]float64, q)
+	for o := range q {
+		yc[o] = make([]float64, n)
+		for i := range n {
+			yc[o][i] = ys[i*q+o] - f.means[o]
+			r := yc[o][i] / (1 - 1/float64(n))
+			base[o] += r * r
+		}
+	}
+	d2 := make([]float64, n*n)
+	var dists []float64
+	for i := range n {
+		for l := i + 1; l < n; l++ {
+			var s float64
+			for j := range p {
+				d := (xs[i*p+j] - xs[l*p+j]) * f.inv[j]
+				s += d * d
+			}
+			d2[i*n+l], d2[l*n+i] = s, s
+			dists = append(dists, math.Sqrt(s))
+		}
+	}
+	sort.Float64s(dists)
+	med := dists[len(dists)/2]
+	if !(med > 0) {
+		med = 1
+	}
+	type best struct {
+		score  float64
+		h      float64
+		lambda []float64
+	}
+	win := best{score: math.Inf(1)}
+	K := mat.NewSymDense(n, nil)
+	var eig mat.EigenSym
+	var Q mat.Dense
+	qty := make([]float64, n) // Qᵀ y
+	q1 := make([]float64, n)  // Qᵀ 1
+	fit := make([]float64, n)
+	diag := make([]float64, n)
+	h1 := make([]float64, n)
+	for _, mult := range krrBandwidths {
+		h := mult * med
+		for i := range n {
+			for l := i; l < n; l++ {
+				K.SetSym(i, l, math.Exp(-d2[i*n+l]/(2*h*h)))
+			}
+		}
+		if !eig.Factorize(K, true) {
+			continue
+		}
+		lam := eig.Values(nil)
+		eig.VectorsTo(&Q)
+		for c := range n {
+			var s float64
+			for i := range n {
+				s += Q.At(i, c)
+			}
+			q1[c] = s
+		}
+		cand := best{h: h, lambda: make([]float64, q)}
+		for o := range q {
+			cand.lambda[o] = math.Inf(1)
+		}
+		var total float64
+		for o := range q {
+			for c := range n {
+				var s float64
+				for i := range n {
+					s += Q.At(i, c) * yc[o][i]
+				}
+				qty[c] = s
+			}
+			bestErr := base[o]
+			for _, l := range krrRidges {
+				// fit = Q D Qᵀ y; diag = diag(H); h1 = H1.
+				for i := range n {
+					var fy, dh, hone float64
+					for c := range n {
+						dc := math.Max(lam[c], 0) / (math.Max(lam[c], 0) + l)
+						qic := Q.At(i, c)
+						fy += qic * dc * qty[c]
+						dh += qic * qic * dc
+						hone += qic * dc * q1[c]
+					}
+					fit[i], diag[i], h1[i] = fy, dh, hone
+				}
+				var e float64
+				for i := range n {
+					sii := 1/float64(n) + diag[i] - h1[i]/float64(n)
+					if !(1-sii > 1e-9) {
+						e = math.Inf(1)
+						break
+					}
+					r := (yc[o][i] - fit[i]) / (1 - sii)
+					e += r * r
+				}
+				if e < bestErr {
+					bestErr, cand.lambda[o] = e, l
+				}
+			}
+			if base[o] > 0 {
+				total += bestErr / base[o]
+			} else {
+				total++ // a constant output: nothing to explain
+			}
+		}
+		if total < win.score {
+			win = best{score: total, h: h, lambda: cand.lambda}
+		}
+	}
+	if win.lambda == nil {
+		return f
+	}
+	f.h, f.h2 = win.h, 2*win.h*win.h
+	f.lambda = win.lambda
+	// α_o = (K + λ_o I)⁻¹ (y_o − ȳ_o) at the chosen bandwidth.
+	for i := range n {
+		for l := i; l < n; l++ {
+			K.SetSym(i, l, math.Exp(-d2[i*n+l]/f.h2))
+		}
+	}
+	for o := range q {
+		if math.IsInf(f.lambda[o], 1) {
+			continue
+		}
+		A := mat.NewSymDense(n, nil)
+		for i := range n {
+			for l := i; l < n; l++ {
+				v := K.At(i, l)
+				if i == l {
+					v += f.lambda[o]
+				}
+				A.SetSym(i, l, v)
+			}
+		}
+		var a mat.VecDense
+		if err := a.SolveVec(A, mat.NewVecDense(n, append([]float64(nil), yc[o]...))); err != nil {
+			f.lambda[o] = math.Inf(1) // numerically singular: keep the constant
+			continue
+		}
+		f.alpha[o] = append([]float64(nil), a.RawVector().Data...)
+		for _, v := range f.alpha[o] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				f.alpha[o], f.lambda[o] = nil, math.Inf(1)
+				break
+			}
+		}
+	}
+	return f
+}
+
+func (f *krrFit) kernel(i int, theta []float64) float64 {
+	var s float64
+	x := f.xs[i*f.p : (i+1)*f.p]
+	for j, t := range theta[:f.p] {
+		d := (t - x[j]) * f.inv[j]
+		s += d * d
+	}
+	return math.Exp(-s / f.h2)
+}
+
+// predictGrad writes the clipped predictions of ŝ_j²(θ) into dst, using
+// dst as the accumulator so that no scratch is shared between goroutines.
+func (f *krrFit) predictGrad(dst, theta []float64) {
+	dst = dst[:f.p]
+	copy(dst, f.means[:f.p])
+	for i := range f.n {
+		kv := f.kernel(i, theta)
+		for j := range dst {
+			if a := f.alpha[j]; a != nil {
+				dst[j] += kv * a[i]
+			}
+		}
+	}
+	for j, v := range dst {
+		if !(v > 0) { // negative, or NaN from a non-finite θ
+			dst[j] = 0
+		}
+	}
+}
+
+func (f *krrFit) predictEnergy(theta []float64) float64 {
+	v := f.means[f.p]
+	if a := f.alpha[f.p]; a != nil {
+		for i := range f.n {
+			v += f.kernel(i, theta) * a[i]
+		}
+	}
+	if !(v > 0) {
+		return 0
+	}
+	return v
+}
