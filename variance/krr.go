@@ -40,6 +40,12 @@ type KRR struct {
 	gvar         []float64 // running average of ŝ², per coordinate
 	evar         float64   // running average of σ̂²
 	mean, m2, dr []float64 // Welford accumulators and one draw
+
+	// The last prediction: a level asks for σ²(θ) at the swap and then for
+	// ŝ²(θ) at the same θ in its next step, so one kernel pass serves both.
+	lastFit   *krrFit
+	lastTheta []float64
+	lastOut   []float64 // ŝ_1²…ŝ_p², σ²
 }
 
 var _ Model = (*KRR)(nil)
@@ -157,7 +163,7 @@ func (k *KRR) GradVar(dst, theta, _ []float64) {
 		copy(dst, k.gvar)
 		return
 	}
-	f.predictGrad(dst, theta)
+	copy(dst, k.predict(f, theta)[:f.p])
 }
 
 func (k *KRR) EnergyVar(theta []float64, _ float64, _ bool) float64 {
@@ -165,7 +171,36 @@ func (k *KRR) EnergyVar(theta []float64, _ float64, _ bool) float64 {
 	if f == nil {
 		return k.evar
 	}
-	return f.predictEnergy(theta)
+	return k.predict(f, theta)[f.p]
+}
+
+// predict returns the p+1 predictions at theta, reusing the last ones when
+// theta has not changed. The buffers belong to this model (one level), so
+// leader and followers never share them.
+func (k *KRR) predict(f *krrFit, theta []float64) []float64 {
+	if k.lastFit == f && equal(k.lastTheta, theta) {
+		return k.lastOut
+	}
+	if len(k.lastOut) != f.p+1 {
+		k.lastOut = make([]float64, f.p+1)
+		k.lastTheta = make([]float64, f.p)
+	}
+	f.predict(k.lastOut, theta)
+	copy(k.lastTheta, theta)
+	k.lastFit = f
+	return k.lastOut
+}
+
+func equal(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func (*KRR) NeedsReport() bool { return false }
@@ -275,9 +310,8 @@ func fitKRR(xs, ys []float64, p, n int) *krrFit {
 	var Q mat.Dense
 	qty := make([]float64, n) // Qᵀ y
 	q1 := make([]float64, n)  // Qᵀ 1
-	fit := make([]float64, n)
-	diag := make([]float64, n)
-	h1 := make([]float64, n)
+	qr := make([]float64, n*n) // Q row-major
+	dc := make([]float64, n)   // Λ/(Λ+λ)
 	for _, mult := range krrBandwidths {
 		h := mult * med
 		for i := range n {
@@ -290,48 +324,53 @@ func fitKRR(xs, ys []float64, p, n int) *krrFit {
 		}
 		lam := eig.Values(nil)
 		eig.VectorsTo(&Q)
+		for i := range n {
+			for c := range n {
+				qr[i*n+c] = Q.At(i, c)
+			}
+		}
 		for c := range n {
+			lam[c] = math.Max(lam[c], 0)
 			var s float64
 			for i := range n {
-				s += Q.At(i, c)
+				s += qr[i*n+c]
 			}
 			q1[c] = s
 		}
 		cand := best{h: h, lambda: make([]float64, q)}
-		for o := range q {
-			cand.lambda[o] = math.Inf(1)
-		}
 		var total float64
 		for o := range q {
+			cand.lambda[o] = math.Inf(1)
 			for c := range n {
-				var s float64
-				for i := range n {
-					s += Q.At(i, c) * yc[o][i]
+				qty[c] = 0
+			}
+			for i := range n {
+				y := yc[o][i]
+				for c, v := range qr[i*n : (i+1)*n] {
+					qty[c] += v * y
 				}
-				qty[c] = s
 			}
 			bestErr := base[o]
 			for _, l := range krrRidges {
+				for c := range n {
+					dc[c] = lam[c] / (lam[c] + l)
+				}
 				// fit = Q D Qᵀ y; diag = diag(H); h1 = H1.
+				e := 0.0
 				for i := range n {
 					var fy, dh, hone float64
-					for c := range n {
-						dc := math.Max(lam[c], 0) / (math.Max(lam[c], 0) + l)
-						qic := Q.At(i, c)
-						fy += qic * dc * qty[c]
-						dh += qic * qic * dc
-						hone += qic * dc * q1[c]
+					for c, qic := range qr[i*n : (i+1)*n] {
+						w := qic * dc[c]
+						fy += w * qty[c]
+						dh += w * qic
+						hone += w * q1[c]
 					}
-					fit[i], diag[i], h1[i] = fy, dh, hone
-				}
-				var e float64
-				for i := range n {
-					sii := 1/float64(n) + diag[i] - h1[i]/float64(n)
+					sii := 1/float64(n) + dh - hone/float64(n)
 					if !(1-sii > 1e-9) {
 						e = math.Inf(1)
 						break
 					}
-					r := (yc[o][i] - fit[i]) / (1 - sii)
+					r := (yc[o][i] - fy) / (1 - sii)
 					e += r * r
 				}
 				if e < bestErr {
@@ -389,45 +428,29 @@ func fitKRR(xs, ys []float64, p, n int) *krrFit {
 	return f
 }
 
-func (f *krrFit) kernel(i int, theta []float64) float64 {
-	var s float64
-	x := f.xs[i*f.p : (i+1)*f.p]
-	for j, t := range theta[:f.p] {
-		d := (t - x[j]) * f.inv[j]
-		s += d * d
-	}
-	return math.Exp(-s / f.h2)
-}
-
-// predictGrad writes the clipped predictions of ŝ_j²(θ) into dst, using
-// dst as the accumulator so that no scratch is shared between goroutines.
-func (f *krrFit) predictGrad(dst, theta []float64) {
-	dst = dst[:f.p]
-	copy(dst, f.means[:f.p])
+// predict writes the clipped predictions of every output into out.
+func (f *krrFit) predict(out, theta []float64) {
+	copy(out, f.means)
 	for i := range f.n {
-		kv := f.kernel(i, theta)
-		for j := range dst {
-			if a := f.alpha[j]; a != nil {
-				dst[j] += kv * a[i]
+		var d2 float64
+		x := f.xs[i*f.p : (i+1)*f.p]
+		for j, t := range theta[:f.p] {
+			d := (t - x[j]) * f.inv[j]
+			d2 += d * d
+		}
+		if d2 > 40*f.h2 { // kernel < e⁻⁴⁰: below double precision's reach
+			continue
+		}
+		kv := math.Exp(-d2 / f.h2)
+		for o, a := range f.alpha {
+			if a != nil {
+				out[o] += kv * a[i]
 			}
 		}
 	}
-	for j, v := range dst {
+	for o, v := range out {
 		if !(v > 0) { // negative, or NaN from a non-finite θ
-			dst[j] = 0
+			out[o] = 0
 		}
 	}
-}
-
-func (f *krrFit) predictEnergy(theta []float64) float64 {
-	v := f.means[f.p]
-	if a := f.alpha[f.p]; a != nil {
-		for i := range f.n {
-			v += f.kernel(i, theta) * a[i]
-		}
-	}
-	if !(v > 0) {
-		return 0
-	}
-	return v
 }
