@@ -308,8 +308,8 @@ func fitKRR(xs, ys []float64, p, n int) *krrFit {
 	K := mat.NewSymDense(n, nil)
 	var eig mat.EigenSym
 	var Q mat.Dense
-	qty := make([]float64, n) // Qᵀ y
-	q1 := make([]float64, n)  // Qᵀ 1
+	qty := make([]float64, n)  // Qᵀ y
+	q1 := make([]float64, n)   // Qᵀ 1
 	qr := make([]float64, n*n) // Q row-major
 	dc := make([]float64, n)   // Λ/(Λ+λ)
 	for _, mult := range krrBandwidths {
