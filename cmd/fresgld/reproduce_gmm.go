@@ -63,3 +63,37 @@ func init() {
 		gmmCommand("gmm-statevar", "Gaussian mixture with state-dependent noise (paper §5.1, Figure 2), every method over many seeds", true),
 	)
 }
+
+func convexCommand() *cobra.Command {
+	var f gmmFlags
+	var time float64
+	c := &cobra.Command{
+		Use:   "convex",
+		Short: "Gaussian target with gradient noise: W2 of the cold chain's law against η (paper Theorem 4.2)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cv := study.Convex{Etas: study.DefaultEtas, Seeds: f.seeds, Time: time, Workers: f.workers, Var: study.DefaultVar}
+			if f.smoke {
+				cv.Etas, cv.Seeds, cv.Time = []float64{0.4, 0.2}, min(f.seeds, 2), 50
+			}
+			if !(cv.Time > 0) {
+				return fmt.Errorf("--time = %v: must be positive", time)
+			}
+			res, err := cv.Run(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			md, err := cv.Write(res, f.out)
+			if err != nil {
+				return err
+			}
+			fmt.Fprint(cmd.OutOrStdout(), md)
+			return nil
+		},
+	}
+	f.bind(c)
+	c.Flags().Float64Var(&time, "time", 10000, "continuous time η·steps retained per seed")
+	return c
+}
+
+func init() { reproduceCmd.AddCommand(convexCommand()) }
