@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/spf13/cobra"
 
@@ -72,12 +73,12 @@ func convexCommand() *cobra.Command {
 		Short: "Gaussian target with gradient noise: W2 of the cold chain's law against η (paper Theorem 4.2)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !(time > 0) || math.IsInf(time, 0) {
+				return fmt.Errorf("--time = %v: must be positive and finite", time)
+			}
 			cv := study.Convex{Etas: study.DefaultEtas, Seeds: f.seeds, Time: time, Workers: f.workers, Var: study.DefaultVar}
 			if f.smoke {
 				cv.Etas, cv.Seeds, cv.Time = []float64{0.4, 0.2}, min(f.seeds, 2), 50
-			}
-			if !(cv.Time > 0) {
-				return fmt.Errorf("--time = %v: must be positive", time)
 			}
 			res, err := cv.Run(cmd.ErrOrStderr())
 			if err != nil {
