@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/rand/v2"
 	"runtime"
+	"sort"
 	"sync"
 
 	"github.com/fresgld/fresgld/diag"
@@ -105,6 +107,29 @@ func MixtureExact() Exact {
 	return Exact{Grid: g, Split: sp, Right: 1 - g.CDF(sp)}
 }
 
+// IIDName labels the reference rows of independent exact draws.
+const IIDName = "iid exact draws"
+
+// Draw returns n independent draws from the exact density (inverse CDF on
+// the grid), from stream seed.
+func (e Exact) Draw(n int, seed uint64) []float64 {
+	g := e.Grid
+	h := g.H()
+	cum := make([]float64, len(g.Dens)+1)
+	for i, d := range g.Dens {
+		cum[i+1] = cum[i] + d*h
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x11d))
+	xs := make([]float64, n)
+	for k := range xs {
+		u := rng.Float64() * cum[len(cum)-1]
+		i := sort.SearchFloat64s(cum, u) - 1 // cum[i] < u ≤ cum[i+1]
+		i = max(0, min(i, len(g.Dens)-1))
+		xs[k] = g.Lo + (float64(i)+(u-cum[i])/(cum[i+1]-cum[i]))*h
+	}
+	return xs
+}
+
 // Result is a whole study.
 type Result struct {
 	Exact Exact
@@ -173,6 +198,14 @@ func (g GMM) Run(log io.Writer) (Result, error) {
 			}
 		}
 		res.Rows = append(res.Rows, rows...)
+		if z.Budget == 0 {
+			// The Monte Carlo floor: independent exact draws, as many as a
+			// sampler retains. Correlated samples cannot do better.
+			for s := 1; s <= g.Seeds; s++ {
+				xs := ex.Draw(z.Keep, uint64(s))
+				res.Rows = append(res.Rows, g.row(z, Variant{Name: IIDName}, s, Run{Samples: xs}, ex))
+			}
+		}
 		res.Figure[z.Name] = map[string][]float64{}
 		for vi, v := range Variants {
 			res.Figure[z.Name][v.Name] = first[vi]

@@ -61,9 +61,9 @@ func TestReproduceGMMSmoke(t *testing.T) {
 			exists(t, base+".png", base+".svg")
 		}
 		header, rows := readCSV(t, filepath.Join(res, name+".csv"))
-		// 6 methods × 3 sizes × 2 seeds.
-		if len(rows) != 36 {
-			t.Errorf("%s: %d CSV rows, want 36", name, len(rows))
+		// 6 methods × 3 sizes × 2 seeds, and exact draws at the two fixed sizes.
+		if len(rows) != 40 {
+			t.Errorf("%s: %d CSV rows, want 40", name, len(rows))
 		}
 		col := map[string]int{}
 		for i, h := range header {
