@@ -10,14 +10,16 @@ import (
 // units (one per call unless the estimator is a target.Coster, such as a
 // minibatch estimator counting per-example terms).
 type Count struct {
-	Calls int64
-	Units float64
+	Calls int64   `json:"calls"`
+	Units float64 `json:"units"`
 }
 
 // Cost is what one level spent.
 type Cost struct {
-	Grad, Energy       Count // draws made by the chain and by swap ratios
-	VarGrad, VarEnergy Count // draws made only to estimate variances
+	Grad      Count `json:"grad"`       // gradient draws of the chain
+	Energy    Count `json:"energy"`     // energy draws of the swap ratios
+	VarGrad   Count `json:"var_grad"`   // draws made only to estimate variances
+	VarEnergy Count `json:"var_energy"` // (likewise)
 }
 
 // TotalGrad is all gradient draws, variance estimation included.

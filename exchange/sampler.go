@@ -42,18 +42,19 @@ type Config struct {
 
 // LevelStats is what one level did.
 type LevelStats struct {
-	Cost Cost
+	Cost Cost `json:"cost"`
 	// Clamped counts coordinate-steps where the gradient noise alone
 	// exceeded the noise budget (η²ŝ_j² > 2τη), so no noise was injected;
 	// ClampedSteps counts steps with at least one such coordinate.
-	Clamped, ClampedSteps int64
+	Clamped      int64 `json:"clamped"`
+	ClampedSteps int64 `json:"clamped_steps"`
 }
 
 // Stats is what the whole ladder did.
 type Stats struct {
-	Steps  int
-	Levels []LevelStats
-	Pairs  []PairStats // Pairs[l] is between levels l and l+1
+	Steps  int          `json:"steps"`
+	Levels []LevelStats `json:"levels"`
+	Pairs  []PairStats  `json:"pairs"` // Pairs[l] is between levels l and l+1
 }
 
 type replica struct {

@@ -76,9 +76,9 @@ func logRatio(tauDelta, d, v float64) float64 { return tauDelta*d - tauDelta*tau
 
 // PairStats records the swaps between levels l and l+1.
 type PairStats struct {
-	Attempts int   // swap ratios evaluated
-	Accepts  int   // swaps made
-	Times    []int // steps at which swaps were made
+	Attempts int   `json:"attempts"` // swap ratios evaluated
+	Accepts  int   `json:"accepts"`  // swaps made
+	Times    []int `json:"-"`        // steps at which swaps were made
 }
 
 // Rate is the fraction of attempts accepted (NaN before any attempt).

@@ -51,13 +51,22 @@ func Step(theta, grad, gradVar []float64, eta, tau float64, pol Policy, rng *ran
 	}
 	gradVar = gradVar[:len(grad)]
 	eta2 := eta * eta
+	lastVar, sd, over := math.NaN(), 0.0, false
 	for j, g := range grad {
-		v := budget - eta2*gradVar[j]
 		x := theta[j] - eta*g
-		if v > 0 {
-			x += math.Sqrt(v) * rng.NormFloat64()
-		} else if !(v == 0) { // over budget, or a NaN variance: inject nothing
+		if s2 := gradVar[j]; s2 != lastVar {
+			// Variances often repeat across coordinates: reuse the root.
+			lastVar = s2
+			v := budget - eta2*s2
+			sd, over = 0, !(v >= 0) // over budget, or a NaN variance: inject nothing
+			if v > 0 {
+				sd = math.Sqrt(v)
+			}
+		}
+		if over {
 			clamped++
+		} else if sd > 0 {
+			x += sd * rng.NormFloat64()
 		}
 		theta[j] = x
 		sum += x

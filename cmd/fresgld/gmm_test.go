@@ -1,0 +1,59 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestGMMEndToEnd(t *testing.T) {
+	for _, m := range []string{"sgld", "resgld", "mresgld", "fresgld"} {
+		out := t.TempDir()
+		if err := run(t, "gmm", "--method", m, "--keep", "500", "--burn", "100", "--thin", "2", "--out", out, "--seed", "3"); err != nil {
+			t.Fatalf("%s: %v", m, err)
+		}
+		for _, f := range []string{"samples.csv", "swaps.csv", "summary.json", "density.png", "density.svg"} {
+			if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+				t.Errorf("%s: %s missing or empty", m, f)
+			}
+		}
+		var sum struct {
+			Samples int                `json:"samples"`
+			Metrics map[string]float64 `json:"metrics"`
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatalf("%s: summary: %v", m, err)
+		}
+		if sum.Samples != 500 || math.IsNaN(sum.Metrics["tv"]) || math.IsNaN(sum.Metrics["w1"]) {
+			t.Errorf("%s: summary %+v", m, sum)
+		}
+		csv, _ := os.ReadFile(filepath.Join(out, "samples.csv"))
+		if n := strings.Count(string(csv), "\n"); n != 501 {
+			t.Errorf("%s: samples.csv has %d lines, want 501", m, n)
+		}
+	}
+}
+
+func TestGMMBadSettings(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--method", "hmc"}, `unknown method "hmc"`},
+		{[]string{"--tau2", "0.5"}, "must exceed"},
+		{[]string{"--eta", "0"}, "step size η = 0"},
+		{[]string{"--swap-a", "-2"}, "swap intensity a = -2"},
+		{[]string{"--variance", "magic"}, `--variance "magic"`},
+		{[]string{"--variance", "running", "--repeats", "1"}, "repeats = 1"},
+		{[]string{"--keep", "0"}, "samples to keep = 0"},
+	} {
+		err := run(t, append([]string{"gmm", "--out", t.TempDir()}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,28 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// run executes the command line args and returns its error. Flags keep
+// their values between Execute calls, so it first resets every flag of every
+// command to its default.
+func run(t *testing.T, args ...string) error {
+	t.Helper()
+	var reset func(c *cobra.Command)
+	reset = func(c *cobra.Command) {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			f.Value.Set(f.DefValue)
+			f.Changed = false
+		})
+		for _, sub := range c.Commands() {
+			reset(sub)
+		}
+	}
+	reset(rootCmd)
+	rootCmd.SetArgs(args)
+	return rootCmd.Execute()
+}

@@ -1,0 +1,90 @@
+package exchange
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/target"
+)
+
+// effectiveSize estimates the effective sample size of the indicator x > 0
+// (which mode a sample is in, the slowest statistic of a bimodal chain) by
+// batch means over 50 batches.
+func effectiveSize(xs []float64) float64 {
+	const batches = 50
+	m := len(xs) / batches
+	var mean float64
+	bm := make([]float64, batches)
+	for b := range bm {
+		for _, x := range xs[b*m : (b+1)*m] {
+			if x > 0 {
+				bm[b]++
+			}
+		}
+		bm[b] /= float64(m)
+		mean += bm[b] / batches
+	}
+	var vb float64
+	for _, v := range bm {
+		vb += (v - mean) * (v - mean) / (batches - 1)
+	}
+	v1 := mean * (1 - mean) // variance of one indicator
+	return math.Min(float64(len(xs)), v1/vb*float64(m))
+}
+
+func TestExactTwoChainsMatchTemperedMixture(t *testing.T) {
+	mix := models.PaperMixture()
+	const tau1, tau2, eta = 1.0, 10.0, 0.002
+	est := target.Exact{E: mix}
+	cfg := Config{Levels: []Level{
+		{Tau: tau1, Est: est, Eta: langevin.Constant{Step: eta}},
+		{Tau: tau2, Est: est, Eta: langevin.Constant{Step: eta}},
+	}, Swap: Swap{Rule: Exact, PerStep: true}, Seed: 11}
+	smp, err := New(cfg, [][]float64{{0}, {0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Record both levels every 10th step.
+	const keep = 200_000
+	cold, hot := make([]float64, 0, keep), make([]float64, 0, keep)
+	for i := 0; i < 10*keep+10_000; i++ {
+		if err := smp.Step(); err != nil {
+			t.Fatal(err)
+		}
+		if i >= 10_000 && i%10 == 0 {
+			cold, hot = append(cold, smp.State(0)[0]), append(hot, smp.State(1)[0])
+		}
+	}
+	u := func(x float64) float64 { return mix.U([]float64{x}) }
+	const bins = 40
+	for _, c := range []struct {
+		name    string
+		tau     float64
+		xs      []float64
+		lo, hi  float64
+		maxCurv float64 // largest U''/τ where the density lives
+	}{
+		{"cold", tau1, cold, -8, 6, 4},
+		{"hot", tau2, hot, -40, 40, 0.4},
+	} {
+		g := diag.Tempered1D(u, c.tau, c.lo, c.hi, 8000)
+		tv := g.TV(c.xs, bins)
+		ne := effectiveSize(c.xs)
+		// Monte Carlo: E[TV] ≤ ½ Σ_b √(p_b/n) ≤ ½√(B/n) by Cauchy–Schwarz,
+		// with n the effective size (of the slowest statistic, so an
+		// underestimate for the others). Allow 3 times that, plus the
+		// discretisation bias of the Euler step, which shifts variances by
+		// a relative ηU''/2 and so TV by at most about that much.
+		tol := 3*0.5*math.Sqrt(bins/ne) + eta*c.maxCurv/2
+		if tv > tol {
+			t.Errorf("%s chain: TV to π^(1/τ) = %.4f over %d bins, tolerance %.4f (effective size %.0f)", c.name, tv, bins, tol, ne)
+		}
+		t.Logf("%s: TV %.4f, tolerance %.4f, effective size %.0f", c.name, tv, tol, ne)
+	}
+	if p := smp.Stats().Pairs[0]; p.Accepts == 0 {
+		t.Errorf("no swaps in %d attempts", p.Attempts)
+	}
+}
