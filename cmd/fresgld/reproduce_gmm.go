@@ -9,14 +9,14 @@ import (
 	"github.com/fresgld/fresgld/study"
 )
 
-// gmmFlags are the options shared by the two mixture studies.
-type gmmFlags struct {
+// studyFlags are the options shared by the reproduction studies.
+type studyFlags struct {
 	seeds, workers int
 	out            string
 	smoke          bool
 }
 
-func (f *gmmFlags) bind(c *cobra.Command) {
+func (f *studyFlags) bind(c *cobra.Command) {
 	c.Flags().IntVar(&f.seeds, "seeds", 20, "independent runs per method and size")
 	c.Flags().IntVar(&f.workers, "workers", 2, "runs in parallel (results do not depend on it)")
 	c.Flags().StringVar(&f.out, "out", ".", "directory under which docs/results and docs/figures are written")
@@ -31,7 +31,7 @@ var smokeSizes = []study.Size{
 }
 
 func gmmCommand(use, short string, stateNoise bool) *cobra.Command {
-	var f gmmFlags
+	var f studyFlags
 	c := &cobra.Command{
 		Use:   use,
 		Short: short,
@@ -66,7 +66,7 @@ func init() {
 }
 
 func convexCommand() *cobra.Command {
-	var f gmmFlags
+	var f studyFlags
 	var time float64
 	c := &cobra.Command{
 		Use:   "convex",
