@@ -29,7 +29,8 @@ type ConvexCell struct {
 	Method string
 	Eta    float64
 	// MomentW2 is |√E θ² − √(τ1/λ)|, the W2 distance for a centred
-	// Gaussian law and a lower bound for any law with mean 0.
+	// Gaussian law and a lower bound for any law (the L2 triangle
+	// inequality under any coupling).
 	MomentW2, MomentSE float64
 	// W2 is the mean per-seed W2 from quantiles (biased upward by Monte
 	// Carlo error), PooledW2 the W2 of all seeds' samples together.
@@ -165,7 +166,7 @@ func (c Convex) figure(cells []ConvexCell, ld, sg, est []float64, base string) e
 	p.Y.Label.Text = "W2"
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
-	p.Legend.Top, p.Legend.Left = true, true
+	p.Legend.Top, p.Legend.Left = false, false // bottom right: no data there
 	xy := func(ys []float64) plotter.XYs {
 		out := make(plotter.XYs, 0, len(ys))
 		for i, y := range ys {
