@@ -74,8 +74,14 @@ func (g GMM) Problem() Problem {
 	} else {
 		s.Cold, s.Hot, s.A1 = target.NewNoisy(m, 1, 2), target.NewNoisy(m, 3, 5), 0.9
 	}
-	return Problem{Setup: s, Shared: shared, Var: g.Var, Init: []float64{gmmInit}}
+	return Problem{Setup: s, Shared: shared, Var: g.Var, Init: []float64{gmmInit}, Energy: m}
 }
+
+// ReferenceLD is the noiseless reference row of the mixture tables.
+var ReferenceLD = Variant{"reLD (exact U, ∇U)", exchange.ReSGLDMethod, Noiseless}
+
+// runVariants are the compared methods and the noiseless reference.
+var runVariants = append(append([]Variant(nil), Variants...), ReferenceLD)
 
 // Row is one run's metrics.
 type Row struct {
@@ -160,8 +166,8 @@ func (g GMM) Run(log io.Writer) (Result, error) {
 			seed int
 			i    int
 		}
-		rows := make([]Row, len(Variants)*g.Seeds)
-		first := make([][]float64, len(Variants))
+		rows := make([]Row, len(runVariants)*g.Seeds)
+		first := make([][]float64, len(runVariants))
 		errs := make([]error, len(rows))
 		jobs := make(chan job)
 		var wg sync.WaitGroup
@@ -185,7 +191,7 @@ func (g GMM) Run(log io.Writer) (Result, error) {
 				}
 			}()
 		}
-		for vi, v := range Variants {
+		for vi, v := range runVariants {
 			for s := 1; s <= g.Seeds; s++ {
 				jobs <- job{v, s, vi*g.Seeds + s - 1}
 			}

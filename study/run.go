@@ -21,6 +21,10 @@ const (
 	Known    Variance = "known" // the estimator's own reports
 	Constant Variance = "cons"  // variance.Running: one constant per level
 	Kernel   Variance = "nonp"  // variance.KRR
+	// Noiseless runs the exchange on exact energies and gradients (reLD
+	// discretised at the same η, exact swap ratio): the reference that
+	// shows the bias of the step size alone.
+	Noiseless Variance = "exact"
 )
 
 // Variant is one column of a comparison: a method and, for f-reSGLD, its
@@ -59,6 +63,8 @@ type Problem struct {
 	Shared bool
 	Var    VarSettings
 	Init   []float64 // initial state of every level
+	// Energy is the exact energy, for the Noiseless reference.
+	Energy target.Energy
 }
 
 // Config builds the ladder of variant v on problem pr with seed.
@@ -77,6 +83,12 @@ func (pr Problem) Config(v Variant, seed uint64) (exchange.Config, error) {
 			return r
 		}
 		s.ColdVar, s.HotVar = mk, mk
+	case Noiseless:
+		ex := target.Exact{E: pr.Energy}
+		s.Cold, s.Hot = ex, ex
+		cfg, err := exchange.ReSGLDMethod.Config(s)
+		cfg.Swap.Rule = exchange.Exact
+		return cfg, err
 	case Kernel:
 		s.Cold, s.Hot = target.Hidden{Estimator: s.Cold}, target.Hidden{Estimator: s.Hot}
 		hot, err := variance.NewKRR(pr.Var.KRRPoints, pr.Var.Repeats, pr.Var.KRRPeriod)

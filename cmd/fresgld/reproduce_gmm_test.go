@@ -61,9 +61,10 @@ func TestReproduceGMMSmoke(t *testing.T) {
 			exists(t, base+".png", base+".svg")
 		}
 		header, rows := readCSV(t, filepath.Join(res, name+".csv"))
-		// 6 methods × 3 sizes × 2 seeds, and exact draws at the two fixed sizes.
-		if len(rows) != 40 {
-			t.Errorf("%s: %d CSV rows, want 40", name, len(rows))
+		// 6 methods and the noiseless reference × 3 sizes × 2 seeds, and
+		// exact draws at the two fixed sizes.
+		if len(rows) != 46 {
+			t.Errorf("%s: %d CSV rows, want 46", name, len(rows))
 		}
 		col := map[string]int{}
 		for i, h := range header {
@@ -80,7 +81,7 @@ func TestReproduceGMMSmoke(t *testing.T) {
 				t.Errorf("%s %s %s: only %d samples", name, r[col["size"]], r[col["method"]], n)
 			}
 		}
-		for _, m := range []string{"SGLD", "reSGLD", "m-reSGLD", "f-reSGLD", "f-reSGLD_cons", "f-reSGLD_nonp"} {
+		for _, m := range []string{"SGLD", "reSGLD", "m-reSGLD", "f-reSGLD", "f-reSGLD_cons", "f-reSGLD_nonp", "reLD (exact U, ∇U)"} {
 			if got := strings.Count(md, "| "+m+" |"); got != 3 {
 				t.Errorf("%s: method %s in %d tables, want 3", name, m, got)
 			}
