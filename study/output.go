@@ -16,7 +16,8 @@ import (
 const figLo, figHi, figBins = -8.0, 6.0, 70
 
 // Write saves the per-seed CSV, the JSON and Markdown summaries under
-// dir/docs/results and one density figure per size under dir/docs/figures,
+// dir/docs/results and one density figure per fixed size under
+// dir/docs/figures,
 // and returns the Markdown.
 func (g GMM) Write(res Result, dir string) (string, error) {
 	sum := Summarise(res.Rows, res.Exact.Right)
@@ -41,6 +42,9 @@ func (g GMM) Write(res Result, dir string) (string, error) {
 		}
 	}
 	for _, z := range g.Sizes {
+		if z.Budget > 0 {
+			continue // the equal-cost run is a table, not a picture
+		}
 		if err := g.figure(res, z.Name, filepath.Join(dir, "docs", "figures", g.Name+"-"+z.Name)); err != nil {
 			return "", err
 		}

@@ -56,7 +56,7 @@ func TestReproduceGMMSmoke(t *testing.T) {
 		md := runCLI(t, "reproduce", name, "--smoke", "--seeds", "20", "--out", dir)
 		res := filepath.Join(dir, "docs", "results")
 		exists(t, filepath.Join(res, name+".json"), filepath.Join(res, name+".md"))
-		for _, size := range []string{"paper", "long", "equal-cost"} {
+		for _, size := range []string{"paper", "long"} {
 			base := filepath.Join(dir, "docs", "figures", name+"-"+size)
 			exists(t, base+".png", base+".svg")
 		}
