@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
@@ -39,10 +40,16 @@ func ParseMethod(s string) (Method, error) {
 	return "", fmt.Errorf("unknown method %q (want sgld, resgld, mresgld or fresgld)", s)
 }
 
-// Setup is a two-temperature problem in the paper's terms.
+// Setup is a tempering problem in the paper's terms.
 type Setup struct {
 	Tau1, Tau2 float64
-	Eta        langevin.Schedule
+	// Levels is the number of temperature levels K (0 means the paper's
+	// 2), spaced geometrically from Tau1 to Tau2; every level above the
+	// coldest is a hot level. An estimator that serves more than one level
+	// is cloned (target.Cloner) for every level after its first, so a
+	// variance model bound to Hot (variance.AutoBatch) serves level 1 only.
+	Levels int
+	Eta    langevin.Schedule
 	// Cold is the accurate estimator, Hot the cheap one. reSGLD uses Cold
 	// on both levels; m-reSGLD and f-reSGLD use Hot on the hot level.
 	Cold, Hot target.Estimator
@@ -57,34 +64,56 @@ type Setup struct {
 	Seed    uint64
 	// Domain, if set, is a box the states are reflected into.
 	Domain *target.Box
-	// Concurrent steps the two chains on separate goroutines.
+	// Concurrent steps the chains on separate goroutines.
 	Concurrent bool
 }
 
 // Config turns a Setup into a ladder for method m.
 func (m Method) Config(s Setup) (Config, error) {
-	cold := Level{Tau: s.Tau1, Est: s.Cold, Eta: s.Eta, Noise: langevin.SGLD, Var: call(s.ColdVar)}
-	hot := Level{Tau: s.Tau2, Est: s.Hot, Eta: s.Eta, Noise: langevin.SGLD, Var: call(s.HotVar)}
+	K := s.Levels
+	if K == 0 {
+		K = 2
+	}
+	if K < 2 {
+		return Config{}, fmt.Errorf("levels = %d: a ladder needs at least 2 (0 means 2)", s.Levels)
+	}
 	sw := Swap{A: s.A, PerStep: s.PerStep, A1: s.A1}
-	var levels []Level
+	hotEst, hotVar, noise := s.Hot, s.HotVar, langevin.SGLD
 	switch m {
 	case SGLDMethod:
-		levels = []Level{cold}
+		K = 1
 	case ReSGLDMethod:
-		hot.Est, hot.Var = s.Cold, call(s.ColdVar)
-		sw.Rule = ReSGLD
-		levels = []Level{cold, hot}
+		hotEst, hotVar, sw.Rule = s.Cold, s.ColdVar, ReSGLD
 	case MReSGLDMethod:
 		sw.Rule = MReSGLD
-		levels = []Level{cold, hot}
 	case FReSGLDMethod:
-		cold.Noise, hot.Noise = langevin.Corrected, langevin.Corrected
-		sw.Rule = FReSGLD
-		levels = []Level{cold, hot}
+		noise, sw.Rule = langevin.Corrected, FReSGLD
 	default:
 		return Config{}, fmt.Errorf("unknown method %q", m)
 	}
+	levels := []Level{{Tau: s.Tau1, Est: s.Cold, Eta: s.Eta, Noise: noise, Var: call(s.ColdVar)}}
+	for l := 1; l < K; l++ {
+		tau := s.Tau1 * math.Pow(s.Tau2/s.Tau1, float64(l)/float64(K-1))
+		if l == K-1 {
+			tau = s.Tau2 // exactly, whatever the rounding of Pow
+		}
+		est := hotEst
+		if m == ReSGLDMethod || l > 1 {
+			// The estimator already serves another level: a stateful one
+			// (a minibatch) gets a copy of its own, so that levels can
+			// step concurrently and keep their own sizes.
+			est = clone(est)
+		}
+		levels = append(levels, Level{Tau: tau, Est: est, Eta: s.Eta, Noise: noise, Var: call(hotVar)})
+	}
 	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent}, nil
+}
+
+func clone(e target.Estimator) target.Estimator {
+	if c, ok := e.(target.Cloner); ok {
+		return c.Clone()
+	}
+	return e
 }
 
 func call(f func() variance.Model) variance.Model {

@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -35,27 +36,40 @@ func effectiveSize(xs []float64) float64 {
 	return math.Min(float64(len(xs)), v1/vb*float64(m))
 }
 
-func TestExactTwoChainsMatchTemperedMixture(t *testing.T) {
+func TestExactLaddersMatchTemperedMixture(t *testing.T) {
+	for _, c := range []struct{ levels, keep int }{{2, 200_000}, {4, 60_000}} {
+		t.Run(fmt.Sprintf("K=%d", c.levels), func(t *testing.T) { exactLadder(t, c.levels, c.keep) })
+	}
+}
+
+// exactLadder runs K levels with exact energies and the exact swap rule on
+// the paper's mixture and compares the coldest and hottest levels with
+// π^(1/τ1) and π^(1/τ2).
+func exactLadder(t *testing.T, K, keep int) {
 	mix := models.PaperMixture()
 	const tau1, tau2, eta = 1.0, 10.0, 0.002
 	est := target.Exact{E: mix}
-	cfg := Config{Levels: []Level{
-		{Tau: tau1, Est: est, Eta: langevin.Constant{Step: eta}},
-		{Tau: tau2, Est: est, Eta: langevin.Constant{Step: eta}},
-	}, Swap: Swap{Rule: Exact, PerStep: true}, Seed: 11}
-	smp, err := New(cfg, [][]float64{{0}, {0}})
+	cfg, err := ReSGLDMethod.Config(Setup{Tau1: tau1, Tau2: tau2, Levels: K, Eta: langevin.Constant{Step: eta}, Cold: est, PerStep: true, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Record both levels every 10th step.
-	const keep = 200_000
+	cfg.Swap.Rule = Exact
+	init := make([][]float64, K)
+	for l := range init {
+		init[l] = []float64{0}
+	}
+	smp, err := New(cfg, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Record the coldest and hottest levels every 10th step.
 	cold, hot := make([]float64, 0, keep), make([]float64, 0, keep)
 	for i := 0; i < 10*keep+10_000; i++ {
 		if err := smp.Step(); err != nil {
 			t.Fatal(err)
 		}
 		if i >= 10_000 && i%10 == 0 {
-			cold, hot = append(cold, smp.State(0)[0]), append(hot, smp.State(1)[0])
+			cold, hot = append(cold, smp.State(0)[0]), append(hot, smp.State(K - 1)[0])
 		}
 	}
 	u := func(x float64) float64 { return mix.U([]float64{x}) }
@@ -84,7 +98,9 @@ func TestExactTwoChainsMatchTemperedMixture(t *testing.T) {
 		}
 		t.Logf("%s: TV %.4f, tolerance %.4f, effective size %.0f", c.name, tv, tol, ne)
 	}
-	if p := smp.Stats().Pairs[0]; p.Accepts == 0 {
-		t.Errorf("no swaps in %d attempts", p.Attempts)
+	for l, p := range smp.Stats().Pairs {
+		if p.Accepts == 0 {
+			t.Errorf("pair %d: no swaps in %d attempts", l, p.Attempts)
+		}
 	}
 }

@@ -36,11 +36,15 @@ type Config struct {
 	// Langevin step.
 	Domain *target.Box
 	// Concurrent steps the levels on separate goroutines. The output is
-	// bit-identical to sequential stepping. Call Close when done.
+	// bit-identical to sequential stepping. An estimator or variance model
+	// that serves two levels must then be safe for concurrent use (the
+	// presets clone stateful estimators; see Setup). Call Close when done.
 	Concurrent bool
 }
 
-// LevelStats is what one level did.
+// LevelStats is what one level did. It holds no clock readings: a clock read
+// costs more than a one-dimensional step on some machines (125 ns on the
+// project's test machine), so wall time is measured per run, by the caller.
 type LevelStats struct {
 	Cost Cost `json:"cost"`
 	// Clamped counts coordinate-steps where the gradient noise alone
@@ -68,6 +72,7 @@ type level struct {
 	grad        []float64 // ∇Û draw
 	rep         []float64 // the estimator's reported ŝ², nil if it reports none
 	s2          []float64 // ŝ² used by the corrected policy
+	known       bool      // Var is variance.Known: use rep as s2, no copy
 	stats       LevelStats
 	err         error
 }
@@ -119,6 +124,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		if lv.Var == nil && L.Est.KnowsVariance() {
 			lv.Var = variance.Known{}
 		}
+		_, lv.known = lv.Var.(variance.Known)
 		lv.est = newCounted(L.Est, &lv.stats.Cost.Grad, &lv.stats.Cost.Energy)
 		lv.varEst = newCounted(L.Est, &lv.stats.Cost.VarGrad, &lv.stats.Cost.VarEnergy)
 		lv.grad = make([]float64, p)
@@ -285,10 +291,13 @@ func (s *Sampler) stepLevel(l, k int) {
 		rep = nil
 	}
 	lv.est.Grad(lv.grad, rep, r.theta, r.rng)
-	if lv.Noise == langevin.Corrected {
-		lv.Var.GradVar(lv.s2, r.theta, rep)
+	s2 := lv.s2
+	if lv.known {
+		s2 = rep
+	} else if lv.Noise == langevin.Corrected {
+		lv.Var.GradVar(s2, r.theta, rep)
 	}
-	c, finite := langevin.Step(r.theta, lv.grad, lv.s2, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
+	c, finite := langevin.Step(r.theta, lv.grad, s2, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
 	if s.box != nil {
 		s.box.Reflect(r.theta)
 	}

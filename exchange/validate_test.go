@@ -224,3 +224,42 @@ func TestRunningVarianceConverges(t *testing.T) {
 		t.Error("repeats = 1 accepted")
 	}
 }
+
+// statefulEst counts its own draws: a stand-in for an estimator with per-draw
+// state, which must not be shared between levels.
+type statefulEst struct {
+	target.Estimator
+	draws *int
+}
+
+func (s statefulEst) Clone() target.Estimator {
+	return statefulEst{Estimator: s.Estimator, draws: new(int)}
+}
+
+func TestPresetsCloneSharedEstimators(t *testing.T) {
+	base := target.NewNoisy(target.NewIsoQuadratic(1, 1), 1, 1)
+	cold, hot := statefulEst{base, new(int)}, statefulEst{base, new(int)}
+	for _, c := range []struct {
+		m    Method
+		want []target.Estimator // which estimators must be the caller's own
+	}{
+		{ReSGLDMethod, []target.Estimator{cold, nil, nil}},
+		{FReSGLDMethod, []target.Estimator{cold, hot, nil}},
+	} {
+		cfg, err := c.m.Config(Setup{Tau1: 1, Tau2: 9, Levels: 3, Eta: langevin.Constant{Step: 0.1}, Cold: cold, Hot: hot})
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[*int]bool{}
+		for l, L := range cfg.Levels {
+			e := L.Est.(statefulEst)
+			if seen[e.draws] {
+				t.Errorf("%s: level %d shares an estimator with a lower level", c.m, l)
+			}
+			seen[e.draws] = true
+			if w := c.want[l]; w != nil && e.draws != w.(statefulEst).draws {
+				t.Errorf("%s: level %d does not use the caller's estimator", c.m, l)
+			}
+		}
+	}
+}

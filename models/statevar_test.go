@@ -6,12 +6,12 @@ import (
 	"testing"
 )
 
-func TestLogisticStable(t *testing.T) {
+func TestExpitStable(t *testing.T) {
 	for _, c := range []struct{ x, want float64 }{
 		{0, 0.5}, {800, 1}, {-800, 0}, {math.Log(3), 0.75}, {-math.Log(3), 0.25},
 	} {
-		if got := Logistic(c.x); math.Abs(got-c.want) > 1e-15 || math.IsNaN(got) {
-			t.Errorf("Logistic(%v) = %v, want %v", c.x, got, c.want)
+		if got := Expit(c.x); math.Abs(got-c.want) > 1e-15 || math.IsNaN(got) {
+			t.Errorf("Expit(%v) = %v, want %v", c.x, got, c.want)
 		}
 	}
 }

@@ -44,3 +44,10 @@ type Coster interface {
 	// EnergyCost is the cost of the most recent Energy call.
 	EnergyCost() float64
 }
+
+// Cloner is implemented by estimators that keep per-draw state (buffers, a
+// minibatch size), so that a ladder can give each level a copy of its own.
+// The copy shares the data and settings, not the state.
+type Cloner interface {
+	Clone() Estimator
+}

@@ -26,7 +26,10 @@ type gmmFlags struct {
 	Seed       uint64  `json:"seed"`
 	Tau1       float64 `json:"tau1"`
 	Tau2       float64 `json:"tau2"`
+	Levels     int     `json:"levels"`
 	Eta        float64 `json:"eta"`
+	DecayB     float64 `json:"decay_b,omitempty"`
+	DecayGamma float64 `json:"decay_gamma,omitempty"`
 	SwapA      float64 `json:"swap_a"`   // 0: per-step convention
 	PerStep    bool    `json:"per_step"` // derived from SwapA
 	A1         float64 `json:"a1"`
@@ -72,7 +75,10 @@ density.svg) into --out.`,
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau1, "tau1", 1, "cold temperature τ1")
 	fl.Float64Var(&f.Tau2, "tau2", 10, "hot temperature τ2")
-	fl.Float64Var(&f.Eta, "eta", 0.03, "step size η")
+	fl.IntVar(&f.Levels, "levels", 2, "temperature levels K, spaced geometrically from τ1 to τ2; every level above the coldest uses the hot estimator")
+	fl.Float64Var(&f.Eta, "eta", 0.03, "step size η (with --decay-gamma > 0: η_k = eta·(b/(b + k))^γ)")
+	fl.Float64Var(&f.DecayB, "decay-b", 1000, "decreasing step size: b")
+	fl.Float64Var(&f.DecayGamma, "decay-gamma", 0, "decreasing step size: γ in [0, 1] (0: constant η)")
 	fl.Float64Var(&f.SwapA, "swap-a", 0, "swap intensity a (swap with probability a·η·min(1, S)); 0 attempts a swap every step with probability min(1, S)")
 	fl.Float64Var(&f.A1, "a1", 0.5, "m-reSGLD weight a1 on the cold estimator")
 	fl.StringVar(&f.Variance, "variance", "known", "variance estimate for f-reSGLD and the swap ratios: known or running")
@@ -93,8 +99,18 @@ func runGMM(f *gmmFlags) error {
 	}
 	mix := models.PaperMixture()
 	cold, hot := models.PaperFixedNoise(mix)
+	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
+	if f.DecayGamma != 0 {
+		if !(f.DecayB > 0) {
+			return fmt.Errorf("--decay-b = %v: must be positive", f.DecayB)
+		}
+		// Written so that η_0 = eta: a = eta·b^γ.
+		eta = langevin.Decreasing{A: f.Eta * math.Pow(f.DecayB, f.DecayGamma), B: f.DecayB, Gamma: f.DecayGamma}
+	} else {
+		f.DecayB = 0
+	}
 	setup := exchange.Setup{
-		Tau1: f.Tau1, Tau2: f.Tau2, Eta: langevin.Constant{Step: f.Eta},
+		Tau1: f.Tau1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta,
 		Cold: cold, Hot: hot, A: f.SwapA, PerStep: f.SwapA == 0, A1: f.A1,
 		Seed: f.Seed, Concurrent: f.Concurrent,
 	}
@@ -148,6 +164,7 @@ func runGMM(f *gmmFlags) error {
 		sum.Metrics = map[string]any{
 			"tv": exact.TV(xs, gmmBins), "tv_bins": gmmBins, "w1": exact.W1(xs),
 			"right_mode_weight": fractionAbove(xs, 0), "right_mode_weight_exact": 1 - exact.CDF(0),
+			"ess": diag.ESS(xs),
 		}
 		errs = append(errs, writeSamples(filepath.Join(f.Out, "samples.csv"), tr, coordNames(1)),
 			densityFigure(filepath.Join(f.Out, "density"), exact, xs, f.Method))
@@ -155,8 +172,8 @@ func runGMM(f *gmmFlags) error {
 	errs = append(errs, writeSwaps(filepath.Join(f.Out, "swaps.csv"), sum.Stats), writeJSON(filepath.Join(f.Out, "summary.json"), sum))
 	sum.Stats.Levels = nil // printed below in short
 	if tr.Len() > 0 {
-		fmt.Printf("%s: %d samples in %v; TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f); swap acceptance %v\n",
-			f.Method, tr.Len(), wall.Round(time.Millisecond), sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"], rates(sum.SwapRate))
+		fmt.Printf("%s: %d samples (effective size %.0f) in %v; TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f); swap acceptance %v\n",
+			f.Method, tr.Len(), sum.Metrics["ess"], wall.Round(time.Millisecond), sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"], rates(sum.SwapRate))
 		fmt.Printf("wrote %s/{samples.csv,swaps.csv,summary.json,density.png,density.svg}\n", f.Out)
 	}
 	if runErr != nil {

@@ -50,6 +50,9 @@ func TestGMMBadSettings(t *testing.T) {
 		{[]string{"--variance", "magic"}, `--variance "magic"`},
 		{[]string{"--variance", "running", "--repeats", "1"}, "repeats = 1"},
 		{[]string{"--keep", "0"}, "samples to keep = 0"},
+		{[]string{"--levels", "1"}, "levels = 1"},
+		{[]string{"--decay-gamma", "1.5"}, "γ = 1.5"},
+		{[]string{"--decay-gamma", "0.5", "--decay-b", "0"}, "--decay-b = 0"},
 	} {
 		err := run(t, append([]string{"gmm", "--out", t.TempDir()}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -29,8 +29,20 @@ var reproduceCmd = &cobra.Command{
 func init() { rootCmd.AddCommand(reproduceCmd) }
 
 func main() {
-	if err := rootCmd.Execute(); err != nil {
+	if err := execute(); err != nil {
 		fmt.Fprintln(os.Stderr, "fresgld:", err)
 		os.Exit(1)
 	}
+}
+
+// execute runs the command line. A panic is a bug of ours, not the user's:
+// it is reported as an internal error with a request to file it, not as a
+// stack dump.
+func execute() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error (please report it with the command line that caused it): %v", r)
+		}
+	}()
+	return rootCmd.Execute()
 }

@@ -1,0 +1,75 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The study runs end to end at a smoke size: every method, the tables and
+// both figures.
+func TestReproduceHeatSmoke(t *testing.T) {
+	dir := t.TempDir()
+	figs, res := filepath.Join(dir, "fig"), filepath.Join(dir, "res")
+	err := run(t, "reproduce", "heat", "--seeds", "2", "--keep", "200", "--early", "100", "--burn", "10",
+		"--grid", "100", "--error-grid", "8", "--figures", figs, "--results", res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"fig/heat-100.png", "fig/heat-100.svg", "fig/heat-200.png", "fig/heat-200.svg",
+		"res/heat-fidelity.md", "res/heat-table.md", "res/heat-runs.csv"} {
+		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty", f)
+		}
+	}
+	table, _ := os.ReadFile(filepath.Join(res, "heat-table.md"))
+	for _, want := range []string{"| s-reSGLD | 200 |", "| f-reSGLD | 100 |", "| l-reSGLD | 200 |", "| exact (independent draws) | 200 |"} {
+		if !strings.Contains(string(table), want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	if strings.Contains(string(table), "NaN") {
+		t.Errorf("table has NaN:\n%s", table)
+	}
+	runs, _ := os.ReadFile(filepath.Join(res, "heat-runs.csv"))
+	if n := strings.Count(string(runs), "\n"); n != 1+3*2*2 {
+		t.Errorf("heat-runs.csv has %d lines, want %d", n, 1+3*2*2)
+	}
+}
+
+// f-reSGLD also runs with the running-average variance estimate.
+func TestReproduceHeatRunningVariance(t *testing.T) {
+	dir := t.TempDir()
+	err := run(t, "reproduce", "heat", "--seeds", "1", "--keep", "300", "--early", "300", "--burn", "0",
+		"--grid", "50", "--error-grid", "2", "--variance", "running", "--figures", dir, "--results", dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table, _ := os.ReadFile(filepath.Join(dir, "heat-table.md"))
+	if !strings.Contains(string(table), "| f-reSGLD | 300 |") || strings.Contains(string(table), "NaN") {
+		t.Errorf("table:\n%s", table)
+	}
+}
+
+func TestReproduceHeatBadSettings(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--seeds", "0"}, "--seeds = 0"},
+		{[]string{"--keep", "100", "--early", "200"}, "--early = 200"},
+		{[]string{"--grid", "75"}, "--grid = 75"},
+		{[]string{"--fine-n", "2"}, "grid too small: N = 2"},
+		{[]string{"--coarse-steps", "0"}, "time steps = 0"},
+		{[]string{"--variance", "magic"}, `--variance "magic"`},
+		{[]string{"--eta", "-1", "--keep", "10", "--early", "5", "--error-grid", "2", "--grid", "50"}, "step size η = -1"},
+		{[]string{"--tau2", "0.01", "--keep", "10", "--early", "5", "--error-grid", "2", "--grid", "50"}, "must exceed"},
+	} {
+		dir := t.TempDir()
+		err := run(t, append([]string{"reproduce", "heat", "--figures", dir, "--results", dir}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.want)
+		}
+	}
+}

@@ -1,0 +1,193 @@
+package models
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/fresgld/fresgld/target"
+)
+
+// Logistic is Bayesian logistic regression with a Gaussian prior
+// θ ~ N(0, σ₀² I): per example i with features x_i and label y_i ∈ {0, 1},
+//
+//	U_i(θ) = log(1 + e^{z_i}) − y_i z_i,  z_i = x_i·θ,   ∇U_i = (σ(z_i) − y_i) x_i,
+//
+// the negative log-likelihood, and U_0(θ) = |θ|²/(2σ₀²) (constants dropped).
+// There is no separate intercept: add a column of ones to the features.
+type Logistic struct {
+	X      []float64 // N×p features, row-major: x_i = X[i*P : (i+1)*P]
+	Y      []float64 // N labels, each 0 or 1
+	P      int
+	Sigma0 float64 // prior standard deviation σ₀
+}
+
+var (
+	_ target.Terms  = (*Logistic)(nil)
+	_ target.Energy = (*Logistic)(nil)
+)
+
+// NewLogistic checks and wraps the data (not copied).
+func NewLogistic(x, y []float64, p int, sigma0 float64) (*Logistic, error) {
+	if p < 1 {
+		return nil, fmt.Errorf("logistic regression: %d features", p)
+	}
+	if len(y) == 0 {
+		return nil, fmt.Errorf("logistic regression: no examples")
+	}
+	if len(x) != len(y)*p {
+		return nil, fmt.Errorf("logistic regression: %d feature values for %d examples of %d features", len(x), len(y), p)
+	}
+	if !(sigma0 > 0) || math.IsInf(sigma0, 0) {
+		return nil, fmt.Errorf("logistic regression: prior sd σ₀ = %v must be positive and finite", sigma0)
+	}
+	for i, v := range y {
+		if v != 0 && v != 1 {
+			return nil, fmt.Errorf("logistic regression: label of example %d is %v, not 0 or 1", i, v)
+		}
+	}
+	for k, v := range x {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, fmt.Errorf("logistic regression: feature %d of example %d is %v", k%p, k/p, v)
+		}
+	}
+	return &Logistic{X: x, Y: y, P: p, Sigma0: sigma0}, nil
+}
+
+func (l *Logistic) Dim() int { return l.P }
+
+func (l *Logistic) Len() int { return len(l.Y) }
+
+// logit returns r = log(1 + e^{−|z|}) and σ(z) = 1/(1 + e^{−z}), which share
+// one exponential. Then log(1 + e^z) = max(z, 0) + r without overflow, and
+// log(1 + e^{−z}) = max(−z, 0) + r without cancellation.
+func logit(z float64) (r, sig float64) {
+	e := math.Exp(-math.Abs(z)) // in (0, 1]
+	r = math.Log1p(e)
+	if z >= 0 {
+		sig = 1 / (1 + e)
+	} else {
+		sig = e / (1 + e)
+	}
+	return r, sig
+}
+
+func dot(x, y []float64) float64 {
+	var s float64
+	for j, v := range x {
+		s += v * y[j]
+	}
+	return s
+}
+
+func (l *Logistic) Term(grad, theta []float64, i int) float64 {
+	x := l.X[i*l.P : (i+1)*l.P]
+	z := dot(x, theta)
+	y := l.Y[i]
+	r, sig := logit(z)
+	if grad != nil {
+		d := sig - y
+		grad = grad[:len(x)]
+		for j, v := range x {
+			grad[j] = d * v
+		}
+	}
+	if y == 1 {
+		return math.Max(-z, 0) + r // log(1 + e^z) − z = log(1 + e^{−z})
+	}
+	return math.Max(z, 0) + r
+}
+
+func (l *Logistic) Prior(grad, theta []float64) float64 {
+	w := 1 / (l.Sigma0 * l.Sigma0)
+	if grad != nil {
+		for j, t := range theta {
+			grad[j] = w * t
+		}
+	}
+	return 0.5 * w * dot(theta, theta)
+}
+
+// U is the full energy U_0 + Σ_i U_i: O(Np).
+func (l *Logistic) U(theta []float64) float64 {
+	u := l.Prior(nil, theta)
+	for i := range l.Y {
+		u += l.Term(nil, theta, i)
+	}
+	return u
+}
+
+// Grad writes the full gradient: O(Np), no allocation.
+func (l *Logistic) Grad(grad, theta []float64) {
+	l.Prior(grad, theta)
+	for i, y := range l.Y {
+		x := l.X[i*l.P : (i+1)*l.P]
+		_, sig := logit(dot(x, theta))
+		r := sig - y
+		for j, v := range x {
+			grad[j] += r * v
+		}
+	}
+}
+
+// NewFeatures allocates a zeroed feature matrix of n values for a Logistic,
+// backed by transparent huge pages where the system allows: minibatches read
+// rows at random over the whole matrix, and huge pages spare most of the TLB
+// misses that costs. Fill it before use.
+func NewFeatures(n int) []float64 {
+	x := make([]float64, n)
+	adviseHuge(x)
+	return x
+}
+
+// MaxSyntheticValues bounds N·p for SyntheticLogistic (800 MB of features).
+const MaxSyntheticValues = 100_000_000
+
+// SyntheticLogistic draws a data set of N examples with p standard normal
+// features from a logistic model with a known parameter, and returns the
+// model (prior sd sigma0) and that true parameter θ*.
+//
+// Everything comes from one PCG(seed, 0) stream, in this order: θ*_j ~
+// N(0, 4/p) for j < p, so that the true logit x·θ* has standard deviation
+// about 2 (informative features, yet classes that overlap); then for each
+// example its p features x_ij ~ N(0, 1) and its label y_i ~ Bernoulli(σ(x_i·θ*)).
+func SyntheticLogistic(N, p int, sigma0 float64, seed uint64) (*Logistic, []float64, error) {
+	if N < 1 || p < 1 {
+		return nil, nil, fmt.Errorf("synthetic logistic regression: N = %d examples and p = %d features must both be positive", N, p)
+	}
+	if N > MaxSyntheticValues/p {
+		return nil, nil, fmt.Errorf("synthetic logistic regression: N·p = %d·%d exceeds %d feature values", N, p, MaxSyntheticValues)
+	}
+	rng := rand.New(rand.NewPCG(seed, 0))
+	truth := make([]float64, p)
+	sd := 2 / math.Sqrt(float64(p))
+	for j := range truth {
+		truth[j] = sd * rng.NormFloat64()
+	}
+	x := NewFeatures(N * p)
+	y := make([]float64, N)
+	for i := range y {
+		row := x[i*p : (i+1)*p]
+		for j := range row {
+			row[j] = rng.NormFloat64()
+		}
+		if _, sig := logit(dot(row, truth)); rng.Float64() < sig {
+			y[i] = 1
+		}
+	}
+	l, err := NewLogistic(x, y, p, sigma0)
+	return l, truth, err
+}
+
+// Touch reads the label and the first and last feature of each listed
+// example, so that the minibatch's data start arriving from memory together
+// (see target.Toucher); the hardware prefetcher streams the rest of long rows.
+func (l *Logistic) Touch(idx []int32) float64 {
+	var s float64
+	p := l.P
+	for _, i := range idx {
+		k := int(i) * p
+		s += l.X[k] + l.X[k+p-1] + l.Y[i]
+	}
+	return s
+}
