@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
 )
@@ -38,21 +39,31 @@ func BenchmarkStep(b *testing.B) {
 				for range 100 { // past first-step setup
 					s.Step()
 				}
+				defer cputime.Lock()()
 				b.ReportAllocs()
 				b.ResetTimer()
-				start := time.Now()
+				start, cpu0 := time.Now(), cputime.Thread()
 				for range b.N {
 					if err := s.Step(); err != nil {
 						b.Fatal(err)
 					}
 				}
-				step := time.Since(start)
+				step, stepCPU := time.Since(start), cputime.Thread()-cpu0
 				b.StopTimer()
 				// The floor, timed in the same run so that the ratio is
 				// immune to the machine's load drifting between runs.
+				cpu0 = cputime.Thread()
 				floor := drawNormals(b.N, 4*p+2)
+				floorCPU := cputime.Thread() - cpu0
 				b.ReportMetric(float64(floor.Nanoseconds())/float64(b.N), "floor-ns/op")
 				b.ReportMetric(float64(step)/float64(floor), "x-floor")
+				if !conc && floorCPU > 0 {
+					// CPU time of this thread: immune to time spent
+					// descheduled on a shared machine. (Concurrent runs
+					// spend CPU on other threads too, so only wall time.)
+					b.ReportMetric(float64(stepCPU.Nanoseconds())/float64(b.N), "cpu-ns/op")
+					b.ReportMetric(float64(stepCPU)/float64(floorCPU), "cpu-x-floor")
+				}
 			})
 		}
 	}

@@ -39,15 +39,19 @@ func (p Policy) String() string {
 // whether the new state is finite.
 func Step(theta, grad, gradVar []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int, finite bool) {
 	budget := 2 * tau * eta
-	var sum float64 // NaN or ±Inf anywhere in θ makes the sum non-finite.
+	// x − x is NaN exactly when x is NaN or ±Inf; unlike a running sum,
+	// the test carries no dependency from one coordinate to the next.
+	finite = true
 	if pol == SGLD {
 		sd := math.Sqrt(budget)
 		for j, g := range grad {
 			x := theta[j] - eta*g + sd*rng.NormFloat64()
 			theta[j] = x
-			sum += x
+			if x-x != 0 {
+				finite = false
+			}
 		}
-		return 0, !math.IsNaN(sum) && !math.IsInf(sum, 0)
+		return 0, finite
 	}
 	gradVar = gradVar[:len(grad)]
 	eta2 := eta * eta
@@ -69,7 +73,9 @@ func Step(theta, grad, gradVar []float64, eta, tau float64, pol Policy, rng *ran
 			x += sd * rng.NormFloat64()
 		}
 		theta[j] = x
-		sum += x
+		if x-x != 0 {
+			finite = false
+		}
 	}
-	return clamped, !math.IsNaN(sum) && !math.IsInf(sum, 0)
+	return clamped, finite
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/target"
@@ -68,8 +69,8 @@ func BenchmarkFReSGLDStep(b *testing.B) {
 			}
 			defer s.Close()
 			b.ReportAllocs()
-			defer lockThread()()
-			c0 := threadCPU()
+			defer cputime.Lock()()
+			c0 := cputime.Thread()
 			for b.Loop() {
 				if err := s.Step(); err != nil {
 					b.Fatal(err)
@@ -92,8 +93,8 @@ func BenchmarkMinibatchGrad(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 2))
 			theta, grad, gv := make([]float64, sz.p), make([]float64, sz.p), make([]float64, sz.p)
 			b.ReportAllocs()
-			defer lockThread()()
-			c0 := threadCPU()
+			defer cputime.Lock()()
+			c0 := cputime.Thread()
 			for b.Loop() {
 				mb.Grad(grad, gv, theta, rng)
 			}
@@ -108,7 +109,7 @@ func reportCPU(b *testing.B, c0 time.Duration, work int) {
 	if c0 == 0 {
 		return
 	}
-	cpu := float64((threadCPU() - c0).Nanoseconds()) / float64(b.N)
+	cpu := float64((cputime.Thread() - c0).Nanoseconds()) / float64(b.N)
 	b.ReportMetric(cpu, "cpu-ns/op")
 	b.ReportMetric(cpu/float64(work), "cpu-ns/term-coord")
 }
@@ -138,8 +139,8 @@ func BenchmarkTouch(b *testing.B) {
 				}
 				rng := rand.New(rand.NewPCG(1, 2))
 				theta, grad, gv := make([]float64, 10), make([]float64, 10), make([]float64, 10)
-				defer lockThread()()
-				c0 := threadCPU()
+				defer cputime.Lock()()
+				c0 := cputime.Thread()
 				for b.Loop() {
 					mb.Grad(grad, gv, theta, rng)
 				}

@@ -48,7 +48,7 @@ type runSummary struct {
 	Experiment  string         `json:"experiment"`
 	Settings    any            `json:"settings"`
 	Stats       exchange.Stats `json:"stats"`
-	SwapRate    []float64      `json:"swap_acceptance_rate"`
+	SwapRate    []*float64     `json:"swap_acceptance_rate"` // null for a pair never attempted
 	WallSeconds float64        `json:"wall_seconds"`
 	Samples     int            `json:"samples"`
 	Metrics     map[string]any `json:"metrics,omitempty"`
@@ -151,7 +151,12 @@ func runGMM(f *gmmFlags) error {
 
 	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, Stats: smp.Stats(), WallSeconds: wall.Seconds(), Samples: tr.Len()}
 	for _, p := range sum.Stats.Pairs {
-		sum.SwapRate = append(sum.SwapRate, p.Rate())
+		var r *float64
+		if p.Attempts > 0 {
+			r = new(float64)
+			*r = p.Rate()
+		}
+		sum.SwapRate = append(sum.SwapRate, r)
 	}
 	if runErr != nil {
 		sum.Error = runErr.Error()
@@ -196,16 +201,16 @@ func fractionAbove(xs []float64, c float64) float64 {
 	return float64(n) / float64(len(xs))
 }
 
-func rates(r []float64) string {
+func rates(r []*float64) string {
 	s := ""
 	for i, x := range r {
 		if i > 0 {
 			s += ", "
 		}
-		if math.IsNaN(x) {
+		if x == nil {
 			s += "no attempts"
 		} else {
-			s += fmt.Sprintf("%.3f", x)
+			s += fmt.Sprintf("%.3f", *x)
 		}
 	}
 	if s == "" {

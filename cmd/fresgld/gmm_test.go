@@ -38,6 +38,22 @@ func TestGMMEndToEnd(t *testing.T) {
 	}
 }
 
+func TestGMMNoSwapAttempts(t *testing.T) {
+	// a·η so small that no swap is attempted: the summary must still be
+	// valid JSON (no NaN rate).
+	out := t.TempDir()
+	if err := run(t, "gmm", "--swap-a", "1e-9", "--keep", "100", "--burn", "0", "--thin", "1", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Rate []*float64 `json:"swap_acceptance_rate"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Rate) != 1 || sum.Rate[0] != nil {
+		t.Errorf("summary rate %v, error %v; want [null]", sum.Rate, err)
+	}
+}
+
 func TestGMMBadSettings(t *testing.T) {
 	for _, c := range []struct {
 		args []string

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fresgld/fresgld/minibatchstudy"
+)
+
+// minibatchFlags are the settings of the minibatch study.
+type minibatchFlags struct {
+	Seeds, Workers     int
+	Results, Figures   string
+	Reference          string
+	ReferenceSteps     int
+	RecomputeReference bool
+	ReferenceOnly      bool
+	Smoke              bool
+	Problems           string
+}
+
+// refCommand is the command that regenerates the cached reference.
+const refCommand = "fresgld reproduce minibatch --reference-only --recompute-reference"
+
+func init() {
+	f := &minibatchFlags{}
+	cmd := &cobra.Command{
+		Use:   "minibatch",
+		Short: "Cost against accuracy of SGLD, reSGLD, m-reSGLD and f-reSGLD on minibatch posteriors",
+		Long: `minibatch runs SGLD, reSGLD, m-reSGLD and f-reSGLD (hot chain on the automatic
+small minibatch), and as a control corrected-sgld (one chain with f-reSGLD's
+noise correction, no hot chain), on two posteriors backed by data:
+
+  welling-teh    the bimodal mixture posterior of Welling & Teh (2011, §5.1),
+                 scored by total variation against its exact 2-D posterior;
+  breast-cancer  Bayesian logistic regression on the Wisconsin diagnostic
+                 breast-cancer data, scored by the error of the posterior mean
+                 and of the per-coordinate standard deviations against a long
+                 full-gradient MALA reference run.
+
+It measures accuracy against per-example evaluations over --seeds seeds, the
+budget at which each method reaches a fixed accuracy, and the hot chain's
+share of the cost. It writes a table per problem (<problem>.md) and summary.json
+under --results, and accuracy-against-cost plots (PNG and SVG) under --figures.
+
+The MALA reference is cached in --reference; it is computed (and written there)
+when the file is missing or with --recompute-reference.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runMinibatch(f) },
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.Seeds, "seeds", 10, "seeds per method")
+	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
+	fl.StringVar(&f.Results, "results", "docs/results/minibatch", "directory of the tables and summary")
+	fl.StringVar(&f.Figures, "figures", "docs/figures", "directory of the figures")
+	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/breast-cancer-reference.json", "cached MALA reference of the breast-cancer posterior")
+	fl.IntVar(&f.ReferenceSteps, "reference-steps", 1000000, "MALA steps after burn-in for the reference")
+	fl.BoolVar(&f.RecomputeReference, "recompute-reference", false, "recompute the MALA reference even if cached")
+	fl.BoolVar(&f.ReferenceOnly, "reference-only", false, "compute or load the MALA reference, print its summary and stop")
+	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
+	fl.StringVar(&f.Problems, "problems", "welling-teh,breast-cancer", "comma-separated problems to run")
+	reproduceCmd.AddCommand(cmd)
+}
+
+func runMinibatch(f *minibatchFlags) error {
+	if f.Seeds < 2 {
+		return fmt.Errorf("--seeds = %d: need at least 2 for a standard error", f.Seeds)
+	}
+	if f.ReferenceOnly {
+		ref, err := breastCancerReference(f)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("MALA reference of the breast-cancer posterior (%s):\n%d burn-in steps (step adapted), then %d steps at h = %.4g (preconditioned), every %d-th kept; acceptance %.3f; %d full-data evaluations of U and ∇U; %.0f s.\nMonte Carlo error (batch means, %d batches): min ESS over coordinates %.0f; max se/sd of the means %.4f; max se/sd of the sds %.4f.\n",
+			f.Reference, ref.Burn, ref.Steps, ref.Step, ref.Thin, ref.Accept, ref.FullEvals, ref.Wall, ref.Batches, ref.MinESS, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD)
+		return nil
+	}
+	sz := minibatchstudy.Full
+	if f.Smoke {
+		sz = minibatchstudy.Smoke
+	}
+	if err := os.MkdirAll(f.Results, 0o755); err != nil {
+		return err
+	}
+	var sums []minibatchstudy.Summary
+	for _, name := range strings.Split(f.Problems, ",") {
+		var pr minibatchstudy.Problem
+		var err error
+		switch strings.TrimSpace(name) {
+		case "welling-teh":
+			pr, err = minibatchstudy.WellingTehProblem(sz)
+		case "breast-cancer":
+			var ref minibatchstudy.Reference
+			ref, err = breastCancerReference(f)
+			if err == nil {
+				pr, err = minibatchstudy.BreastCancerProblem(ref, sz)
+			}
+		default:
+			return fmt.Errorf("--problems: unknown problem %q (want welling-teh or breast-cancer)", name)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		start := time.Now()
+		sum, err := minibatchstudy.Study(pr, minibatchstudy.Methods, f.Seeds, f.Workers, newProgress(pr.Name, f.Seeds*len(minibatchstudy.Methods)).update)
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		fmt.Fprintf(os.Stderr, "%s: %d runs in %.1fs\n", pr.Name, f.Seeds*len(minibatchstudy.Methods), time.Since(start).Seconds())
+		var b strings.Builder
+		sum.Markdown(&b)
+		fmt.Print(b.String())
+		if err := os.WriteFile(filepath.Join(f.Results, pr.Name+".md"), []byte(b.String()), 0o644); err != nil {
+			return err
+		}
+		for k, m := range pr.Metrics {
+			base := filepath.Join(f.Figures, "minibatch-"+pr.Name+"-"+strings.ReplaceAll(m, " ", "-"))
+			if err := sum.Plot(k, base); err != nil {
+				return err
+			}
+		}
+		sums = append(sums, sum)
+	}
+	js, err := json.MarshalIndent(sums, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(f.Results, "summary.json"), append(js, '\n'), 0o644)
+}
+
+// breastCancerReference loads the cached MALA reference or computes it.
+func breastCancerReference(f *minibatchFlags) (minibatchstudy.Reference, error) {
+	l, _, err := minibatchstudy.BreastCancer()
+	if err != nil {
+		return minibatchstudy.Reference{}, err
+	}
+	if !f.RecomputeReference {
+		ref, err := minibatchstudy.LoadReference(f.Reference, l.Dim())
+		if err == nil {
+			return ref, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return ref, err
+		}
+		fmt.Fprintf(os.Stderr, "no cached reference at %s: computing it\n", f.Reference)
+	}
+	if f.ReferenceSteps < 1000 {
+		return minibatchstudy.Reference{}, fmt.Errorf("--reference-steps = %d: need at least 1000", f.ReferenceSteps)
+	}
+	ref, err := minibatchstudy.ComputeReference("breast-cancer", l, 5000, f.ReferenceSteps, 10, 1)
+	if err != nil {
+		return ref, err
+	}
+	ref.Command = fmt.Sprintf("%s --reference-steps %d", refCommand, f.ReferenceSteps)
+	fmt.Fprintf(os.Stderr, "MALA reference: %d steps, acceptance %.3f, min ESS %.0f, max se/sd of the means %.4f and of the sds %.4f, %.0fs\n",
+		ref.Steps, ref.Accept, ref.MinESS, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD, ref.Wall)
+	if err := os.MkdirAll(filepath.Dir(f.Reference), 0o755); err != nil {
+		return ref, err
+	}
+	return ref, ref.Save(f.Reference)
+}

@@ -1,0 +1,129 @@
+package dataset
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestReadStandardizes(t *testing.T) {
+	in := "a,y,b\n1,0,10\n2,1,20\n3,1,60\n"
+	d, err := Read(strings.NewReader(in), "t.csv", Options{Label: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.N != 3 || d.P != 2 || d.Label != "y" || d.Names[0] != "a" || d.Names[1] != "b" {
+		t.Fatalf("shape or names wrong: %+v", d)
+	}
+	if d.Y[0] != 0 || d.Y[1] != 1 || d.Y[2] != 1 {
+		t.Errorf("labels %v", d.Y)
+	}
+	// Column a = (1,2,3): mean 2, population sd √(2/3).
+	if d.Means[0] != 2 || math.Abs(d.SDs[0]-math.Sqrt(2.0/3)) > 1e-15 {
+		t.Errorf("mean/sd of a = %v, %v", d.Means[0], d.SDs[0])
+	}
+	// Column b = (10,20,60): mean 30, population sd √(1400/3).
+	if d.Means[1] != 30 || math.Abs(d.SDs[1]-math.Sqrt(1400.0/3)) > 1e-12 {
+		t.Errorf("mean/sd of b = %v, %v", d.Means[1], d.SDs[1])
+	}
+	for j := 0; j < d.P; j++ {
+		var m, v float64
+		for i := 0; i < d.N; i++ {
+			m += d.X[i*d.P+j] / 3
+		}
+		for i := 0; i < d.N; i++ {
+			r := d.X[i*d.P+j] - m
+			v += r * r / 3
+		}
+		if math.Abs(m) > 1e-15 || math.Abs(v-1) > 1e-14 {
+			t.Errorf("feature %d after standardisation: mean %v, variance %v", j, m, v)
+		}
+	}
+}
+
+func TestReadNoHeaderByIndex(t *testing.T) {
+	in := "1.5,7,1\n-2,8,0\n"
+	d, err := Read(strings.NewReader(in), "t.csv", Options{Label: "3", NoHeader: true, NoStandardize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []float64{1.5, 7, -2, 8}
+	for i, w := range want {
+		if d.X[i] != w {
+			t.Fatalf("X = %v, want %v", d.X, want)
+		}
+	}
+	if d.Y[0] != 1 || d.Y[1] != 0 || d.Means != nil || d.Names[1] != "col2" || d.Label != "col3" {
+		t.Errorf("unexpected %+v", d)
+	}
+}
+
+// TestReadErrors checks that each kind of malformed input is reported with
+// the file, the line and the column where it can be located.
+func TestReadErrors(t *testing.T) {
+	cases := []struct {
+		name, in string
+		opt      Options
+		line     int
+		col      int
+		msg      string
+	}{
+		{"empty", "", Options{Label: "y"}, 0, 0, "empty"},
+		{"header only", "a,y\n", Options{Label: "y"}, 0, 0, "no data rows"},
+		{"missing", "a,y\n1,0\n,1\n", Options{Label: "y"}, 3, 1, "missing value"},
+		{"non-numeric", "a,b,y\n1,2,0\n3,x7,1\n", Options{Label: "y"}, 3, 2, `"x7" is not a finite number`},
+		{"nan", "a,y\n1,0\nNaN,1\n", Options{Label: "y"}, 3, 1, "not a finite number"},
+		{"label not 0/1", "a,y\n1,0\n2,2\n", Options{Label: "y"}, 3, 2, `label "2" is not 0 or 1`},
+		{"unknown column name", "a,y\n1,0\n", Options{Label: "z"}, 1, 0, `label column "z": no column has that name`},
+		{"column number out of range", "a,y\n1,0\n", Options{Label: "3"}, 1, 0, "columns 1..2"},
+		{"name without header", "1,0\n", Options{Label: "y", NoHeader: true}, 0, 0, "column number"},
+		{"ragged", "a,b,y\n1,2,0\n3,1\n", Options{Label: "y"}, 3, 0, "2 fields, but the first line has 3"},
+		{"constant feature", "a,b,y\n1,5,0\n2,5,1\n", Options{Label: "y"}, 0, 0, `feature "b" is constant`},
+		{"bad quote", "a,y\n\"1,0\n", Options{Label: "y"}, 2, 0, "quote"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Read(strings.NewReader(c.in), "data.csv", c.opt)
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v is not a *dataset.Error", err)
+			}
+			if e.File != "data.csv" || e.Line != c.line || (c.col > 0 && e.Column != c.col) || !strings.Contains(e.Error(), c.msg) {
+				t.Errorf("got %q (line %d, column %d); want line %d, column %d, containing %q", err, e.Line, e.Column, c.line, c.col, c.msg)
+			}
+			if !strings.HasPrefix(err.Error(), "data.csv") {
+				t.Errorf("%q does not start with the file name", err)
+			}
+		})
+	}
+}
+
+func TestReadBreastCancer(t *testing.T) {
+	d, err := ReadFile("../data/wdbc.csv", Options{Label: "benign"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ones float64
+	for _, y := range d.Y {
+		ones += y
+	}
+	// The data's documented shape and class counts (212 malignant, 357 benign).
+	if d.N != 569 || d.P != 30 || ones != 357 {
+		t.Errorf("N = %d, P = %d, benign = %v; want 569, 30, 357", d.N, d.P, ones)
+	}
+}
+
+func TestWithIntercept(t *testing.T) {
+	d := &Data{N: 2, P: 2, X: []float64{1, 2, 3, 4}}
+	x, p := d.WithIntercept()
+	want := []float64{1, 1, 2, 1, 3, 4}
+	if p != 3 || len(x) != len(want) {
+		t.Fatalf("p = %d, x = %v", p, x)
+	}
+	for i := range want {
+		if x[i] != want[i] {
+			t.Fatalf("x = %v, want %v", x, want)
+		}
+	}
+}
