@@ -32,8 +32,9 @@ type KRR struct {
 	Repeats int // draws per state, ≥ 2
 	Period  int // steps between recorded states, ≥ 1
 
-	leader *KRR
-	fitted atomic.Pointer[krrFit]
+	leader  *KRR
+	fitted  atomic.Pointer[krrFit]
+	adopted *krrFit // a follower's copy of the leader's fit, taken at a step boundary
 
 	n            int       // states recorded
 	xs, ys       []float64 // Points×p states; Points×(p+1) variances (ŝ_1²…ŝ_p², σ̂²)
@@ -92,12 +93,20 @@ func (k *KRR) Choice(o int) (bandwidth, lambda float64, ok bool) {
 
 func (k *KRR) current() *krrFit {
 	if k.leader != nil {
-		return k.leader.fitted.Load()
+		return k.adopted
 	}
 	return k.fitted.Load()
 }
 
 func (k *KRR) Observe(step int, theta []float64, est target.Estimator, rng *rand.Rand) error {
+	if k.leader != nil && k.adopted == nil {
+		// Adopt the leader's fit only from the step after it was made:
+		// levels stepping concurrently may or may not see it during that
+		// step, and the output must not depend on which.
+		if f := k.leader.fitted.Load(); f != nil && f.step < step {
+			k.adopted = f
+		}
+	}
 	if k.current() != nil || step%k.Period != 0 || k.n >= k.Points {
 		return nil
 	}
@@ -152,7 +161,9 @@ func (k *KRR) Observe(step int, theta []float64, est target.Estimator, rng *rand
 	k.ys = append(k.ys, ev)
 	k.xs = append(k.xs, theta...)
 	if k.n == k.Points {
-		k.fitted.Store(fitKRR(k.xs, k.ys, p, k.n))
+		f := fitKRR(k.xs, k.ys, p, k.n)
+		f.step = step
+		k.fitted.Store(f)
 	}
 	return nil
 }
@@ -209,6 +220,7 @@ func (*KRR) NeedsReport() bool { return false }
 // ŷ_o(θ) = mean_o + Σ_i α_{o,i} exp(−|D(θ − x_i)|²/(2h²)), D = diag(1/scale).
 type krrFit struct {
 	p, n   int
+	step   int       // the step at which it was fitted
 	xs     []float64 // n×p recorded states
 	inv    []float64 // 1/scale_j
 	h2     float64   // 2h²

@@ -182,11 +182,12 @@ func TestKRRBeforeFitAndFollower(t *testing.T) {
 	if !fol.Fitted() || !lead.Fitted() {
 		t.Fatal("fit not shared")
 	}
-	// 50 states by the leader; the follower observes after it in each
-	// step, so at the leader's 50th state it finds the fit and records only
-	// 49; then nothing: 99 states × 10 draws.
-	if est.grads != 990 || est.energies != 990 {
-		t.Errorf("draws: %d gradients, %d energies; want 990 each", est.grads, est.energies)
+	// 50 states by the leader; the follower adopts the fit only from the
+	// step after it was made (so that concurrent stepping cannot change
+	// the output), so it records 50 too; then nothing: 100 states × 10
+	// draws.
+	if est.grads != 1000 || est.energies != 1000 {
+		t.Errorf("draws: %d gradients, %d energies; want 1000 each", est.grads, est.energies)
 	}
 	// 50 states × 9 degrees of freedom: relative sd √(2/450) = 0.067.
 	lead.GradVar(dst, []float64{-1}, nil)
