@@ -72,6 +72,7 @@ type level struct {
 	grad        []float64 // ∇Û draw
 	rep         []float64 // the estimator's reported ŝ², nil if it reports none
 	s2          []float64 // ŝ² used by the corrected policy
+	scratch     []float64 // the Langevin step's normals
 	known       bool      // Var is variance.Known: use rep as s2, no copy
 	stats       LevelStats
 	err         error
@@ -132,6 +133,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 			lv.rep = make([]float64, p)
 		}
 		lv.s2 = make([]float64, p)
+		lv.scratch = make([]float64, p)
 		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l)))}
 		s.at[l] = l
 	}
@@ -297,7 +299,7 @@ func (s *Sampler) stepLevel(l, k int) {
 	} else if lv.Noise == langevin.Corrected {
 		lv.Var.GradVar(s2, r.theta, rep)
 	}
-	c, finite := langevin.Step(r.theta, lv.grad, s2, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
+	c, finite := langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
 	if s.box != nil {
 		s.box.Reflect(r.theta)
 	}

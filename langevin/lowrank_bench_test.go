@@ -32,10 +32,10 @@ func BenchmarkDiagNoise(b *testing.B) {
 	for _, p := range []int{100, 1000} {
 		b.Run(fmt.Sprintf("p=%d", p), func(b *testing.B) {
 			rng := rand.New(rand.NewPCG(1, 1))
-			theta, grad, gv := make([]float64, p), make([]float64, p), make([]float64, p)
+			theta, grad, gv, xi := make([]float64, p), make([]float64, p), make([]float64, p), make([]float64, p)
 			b.ReportAllocs()
 			for b.Loop() {
-				Step(theta, grad, gv, 0.01, 1, Corrected, rng)
+				Step(theta, grad, gv, xi, 0.01, 1, Corrected, rng)
 			}
 		})
 	}

@@ -85,7 +85,7 @@ func TestLowRankChain(t *testing.T) {
 				for j := range theta {
 					theta[j] += -eta*grad[j] + noise[j]
 				}
-			} else if c, _ := langevin.Step(theta, grad, gv, eta, tau, langevin.Corrected, srng); c != 0 {
+			} else if c, _ := langevin.Step(theta, grad, gv, noise, eta, tau, langevin.Corrected, srng); c != 0 {
 				t.Fatalf("step %d: %d clamped coordinates", k, c)
 			}
 			if k < burn {

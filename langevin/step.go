@@ -33,45 +33,54 @@ func (p Policy) String() string {
 // Step moves theta in place by one Langevin step at temperature tau with step
 // size eta: θ_j ← θ_j − η g_j + √(v_j) ξ_j, where v_j = 2τη under SGLD and
 // v_j = max(0, 2τη − η²ŝ_j²) under Corrected. grad holds the gradient draw
-// and gradVar its per-coordinate variance ŝ² (ignored under SGLD).
+// and gradVar its per-coordinate variance ŝ² (ignored under SGLD). scratch
+// is work space of len(theta); its contents are overwritten.
 //
 // It returns the number of clamped coordinates (where η²ŝ_j² > 2τη) and
 // whether the new state is finite.
-func Step(theta, grad, gradVar []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int, finite bool) {
+func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int, finite bool) {
+	// The normals are drawn in a loop of their own: a call inside the
+	// update loop would spill its many live values around every call,
+	// which costs about half as much again as the draws themselves.
+	theta, xi := theta[:len(grad)], scratch[:len(grad)]
 	budget := 2 * tau * eta
+	if pol == SGLD {
+		sd := math.Sqrt(budget)
+		for j := range xi {
+			xi[j] = sd * rng.NormFloat64()
+		}
+	} else {
+		// First each coordinate's injected sd, then a normal for each
+		// positive one, so that clamped coordinates draw nothing.
+		gradVar = gradVar[:len(grad)]
+		eta2 := eta * eta
+		lastVar, sd, over := math.NaN(), 0.0, false
+		for j, s2 := range gradVar {
+			if s2 != lastVar {
+				// Variances often repeat across coordinates: reuse the root.
+				lastVar = s2
+				v := budget - eta2*s2
+				sd, over = 0, !(v >= 0) // over budget, or a NaN variance: inject nothing
+				if v > 0 {
+					sd = math.Sqrt(v)
+				}
+			}
+			if over {
+				clamped++
+			}
+			xi[j] = sd
+		}
+		for j, sd := range xi {
+			if sd > 0 {
+				xi[j] = sd * rng.NormFloat64()
+			}
+		}
+	}
 	// x − x is NaN exactly when x is NaN or ±Inf; unlike a running sum,
 	// the test carries no dependency from one coordinate to the next.
 	finite = true
-	if pol == SGLD {
-		sd := math.Sqrt(budget)
-		for j, g := range grad {
-			x := theta[j] - eta*g + sd*rng.NormFloat64()
-			theta[j] = x
-			if x-x != 0 {
-				finite = false
-			}
-		}
-		return 0, finite
-	}
-	gradVar = gradVar[:len(grad)]
-	eta2 := eta * eta
-	lastVar, sd, over := math.NaN(), 0.0, false
 	for j, g := range grad {
-		x := theta[j] - eta*g
-		if s2 := gradVar[j]; s2 != lastVar {
-			// Variances often repeat across coordinates: reuse the root.
-			lastVar = s2
-			v := budget - eta2*s2
-			sd, over = 0, !(v >= 0) // over budget, or a NaN variance: inject nothing
-			if v > 0 {
-				sd = math.Sqrt(v)
-			}
-		}
-		if over {
-			clamped++
-		} else if sd > 0 {
-			x += sd * rng.NormFloat64()
-		}
+		x := theta[j] - eta*g + xi[j]
 		theta[j] = x
 		if x-x != 0 {
 			finite = false

@@ -16,13 +16,13 @@ func TestCorrectedNoiseFillsBudget(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := make([]float64, 4)
 	grad := []float64{1, 2, 3, 4}
-	sum := make([]float64, 4)
+	sum, scratch := make([]float64, 4), make([]float64, 4)
 	var clamped int
 	for range n {
 		for j := range theta {
 			theta[j] = 0
 		}
-		c, ok := Step(theta, grad, vars, eta, tau, Corrected, rng)
+		c, ok := Step(theta, grad, vars, scratch, eta, tau, Corrected, rng)
 		if !ok {
 			t.Fatal("not finite")
 		}
@@ -42,7 +42,7 @@ func TestCorrectedNoiseFillsBudget(t *testing.T) {
 	if clamped != n {
 		t.Errorf("clamped %d coordinate-steps, want %d (one coordinate over budget)", clamped, n)
 	}
-	if c, _ := Step(theta, grad, []float64{math.NaN(), 0, 0, 0}, eta, tau, Corrected, rng); c != 1 {
+	if c, _ := Step(theta, grad, []float64{math.NaN(), 0, 0, 0}, scratch, eta, tau, Corrected, rng); c != 1 {
 		t.Errorf("a NaN variance clamped %d coordinates, want 1", c)
 	}
 }
@@ -50,7 +50,7 @@ func TestCorrectedNoiseFillsBudget(t *testing.T) {
 func TestStepReportsNonFinite(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	theta := []float64{0, 0}
-	if _, ok := Step(theta, []float64{math.Inf(1), 0}, nil, 0.1, 1, SGLD, rng); ok {
+	if _, ok := Step(theta, []float64{math.Inf(1), 0}, nil, make([]float64, 2), 0.1, 1, SGLD, rng); ok {
 		t.Error("an infinite gradient gave a finite state")
 	}
 }

@@ -39,6 +39,7 @@ type logisticFlags struct {
 	HotBatch      int     `json:"hot_batch"` // 0: automatic
 	Share         float64 `json:"hot_share"`
 	SwapPerStep   float64 `json:"swap_probability_per_step"`
+	SwapBatch     int     `json:"swap_batch"` // 0: the chain's own n
 	Burn          int     `json:"burn"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
@@ -112,6 +113,7 @@ first eight coefficients). Samples gathered before an error are still written.`,
 	fl.IntVar(&f.HotBatch, "hot-batch", 0, "hot minibatch size (0: automatic)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
+	fl.IntVar(&f.SwapBatch, "swap-batch", 0, "examples per swap-ratio energy (0: each chain's own minibatch size; the data size: exact energies)")
 	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
@@ -139,8 +141,8 @@ func runLogistic(f *logisticFlags) error {
 		return fmt.Errorf("--eta = %v: must be positive (or 0 for automatic)", f.Eta)
 	case !(f.SwapPerStep >= 0 && f.SwapPerStep <= 1):
 		return fmt.Errorf("--swap-rate = %v: must lie in [0, 1]", f.SwapPerStep)
-	case f.Batch < 0 || f.HotBatch < 0:
-		return fmt.Errorf("--batch = %d, --hot-batch = %d: must be ≥ 0", f.Batch, f.HotBatch)
+	case f.Batch < 0 || f.HotBatch < 0 || f.SwapBatch < 0:
+		return fmt.Errorf("--batch = %d, --hot-batch = %d, --swap-batch = %d: must be ≥ 0", f.Batch, f.HotBatch, f.SwapBatch)
 	}
 	d, err := dataset.ReadFile(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
@@ -181,6 +183,13 @@ func runLogistic(f *logisticFlags) error {
 	hot, err := target.NewMinibatch(lr, hotStart)
 	if err != nil {
 		return fmt.Errorf("--hot-batch: %w", err)
+	}
+	if f.SwapBatch != 0 {
+		for _, mb := range []*target.Minibatch{cold, hot} {
+			if err := mb.SetEnergySize(f.SwapBatch); err != nil {
+				return fmt.Errorf("--swap-batch: %w", err)
+			}
+		}
 	}
 	eta := langevin.Constant{Step: f.Eta}
 	var auto *variance.AutoBatch
@@ -259,6 +268,13 @@ func runLogistic(f *logisticFlags) error {
 		sum.SwapAccepts, sum.SwapAttempts, sum.ClampedCold, sum.ClampedHot)
 	if sum.HotWarning != "" {
 		fmt.Println("warning:", sum.HotWarning)
+	}
+	if sum.SwapAttempts >= 100 && sum.SwapAccepts == 0 {
+		fmt.Printf("warning: no swap accepted in %d attempts: the levels' energies do not overlap (in p = %d dimensions their means differ by about (τ2 − 1)·p/2 = %.0f; lower --tau2)", sum.SwapAttempts, p, (f.Tau2-1)*float64(p)/2)
+		if f.SwapBatch < d.N {
+			fmt.Printf(", or the minibatch energies are too noisy to swap on (--swap-batch %d gives exact ones)", d.N)
+		}
+		fmt.Println()
 	}
 	fmt.Printf("wrote %s/{samples.csv,summary.json,trace.png,trace.svg,marginals.png,marginals.svg}\n", f.Out)
 	if runErr != nil {

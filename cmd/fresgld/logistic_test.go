@@ -116,6 +116,8 @@ func TestLogisticBadInput(t *testing.T) {
 		{[]string{"--data", good, "--label", "y", "--tau2", "0.5"}, "--tau2"},
 		{[]string{"--data", good, "--label", "y", "--batch", "1000"}, "200 examples"},
 		{[]string{"--data", good, "--label", "y", "--prior-sd", "-1"}, "--prior-sd"},
+		{[]string{"--data", good, "--label", "y", "--swap-batch", "1000"}, "--swap-batch"},
+		{[]string{"--data", good, "--label", "y", "--swap-batch", "-3"}, "--swap-batch = -3"},
 	} {
 		args := append([]string{"logistic", "--out", filepath.Join(dir, "out")}, c.args...)
 		err := run(t, args...)
