@@ -36,11 +36,12 @@ type KRR struct {
 	fitted  atomic.Pointer[krrFit]
 	adopted *krrFit // a follower's copy of the leader's fit, taken at a step boundary
 
-	n            int       // states recorded
-	xs, ys       []float64 // Points×p states; Points×(p+1) variances (ŝ_1²…ŝ_p², σ̂²)
-	gvar         []float64 // running average of ŝ², per coordinate
-	evar         float64   // running average of σ̂²
-	mean, m2, dr []float64 // Welford accumulators and one draw
+	n      int       // states recorded
+	xs, ys []float64 // Points×p states; Points×(p+1) variances (ŝ_1²…ŝ_p², σ̂²)
+	gvar   []float64 // running average of ŝ², per coordinate
+	evar   float64   // running average of σ̂²
+	gv     []float64 // one state's sample variances
+	rep    repeats
 
 	// The last prediction: a level asks for σ²(θ) at the swap and then for
 	// ŝ²(θ) at the same θ in its next step, so one kernel pass serves both.
@@ -112,40 +113,19 @@ func (k *KRR) Observe(step int, theta []float64, est target.Estimator, rng *rand
 	}
 	p := len(theta)
 	if k.gvar == nil {
-		k.gvar = make([]float64, p)
-		k.mean = make([]float64, p)
-		k.m2 = make([]float64, p)
-		k.dr = make([]float64, p)
+		k.gvar, k.gv = make([]float64, p), make([]float64, p)
 		if k.leader == nil {
 			k.xs = make([]float64, 0, k.Points*p)
 			k.ys = make([]float64, 0, k.Points*(p+1))
 		}
 	}
-	for j := range k.mean {
-		k.mean[j], k.m2[j] = 0, 0
-	}
-	var emean, em2 float64
-	for i := 1; i <= k.Repeats; i++ {
-		est.Grad(k.dr, nil, theta, rng)
-		u, _ := est.Energy(theta, rng)
-		for j, g := range k.dr {
-			d := g - k.mean[j]
-			k.mean[j] += d / float64(i)
-			k.m2[j] += d * (g - k.mean[j])
-		}
-		d := u - emean
-		emean += d / float64(i)
-		em2 += d * (u - emean)
-	}
-	df := float64(k.Repeats - 1)
-	ev := em2 / df
+	ev := k.rep.sample(k.gv, theta, est, rng, k.Repeats)
 	if math.IsNaN(ev) || math.IsInf(ev, 0) {
 		return fmt.Errorf("kernel ridge variance at step %d: energy estimates are not finite (σ̂² = %v)", step, ev)
 	}
 	k.n++
 	w := 1 / float64(k.n)
-	for j := range k.gvar {
-		v := k.m2[j] / df
+	for j, v := range k.gv {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return fmt.Errorf("kernel ridge variance at step %d: gradient coordinate %d estimates are not finite (ŝ² = %v)", step, j, v)
 		}

@@ -17,11 +17,11 @@ type Running struct {
 	Repeats int // draws per update, ≥ 2
 	Period  int // steps between updates, ≥ 1
 
-	m        int
-	gvar     []float64 // running average of ŝ², per coordinate
-	evar     float64   // running average of σ̂²
-	mean, m2 []float64 // Welford accumulators for one update
-	draw     []float64
+	m    int
+	gvar []float64 // running average of ŝ², per coordinate
+	evar float64   // running average of σ̂²
+	gv   []float64 // one update's sample variances
+	rep  repeats
 }
 
 var _ Model = (*Running)(nil)
@@ -44,36 +44,16 @@ func (r *Running) Observe(k int, theta []float64, est target.Estimator, rng *ran
 	if k%r.Period != 0 {
 		return nil
 	}
-	p := len(theta)
 	if r.gvar == nil {
-		r.gvar = make([]float64, p)
-		r.mean = make([]float64, p)
-		r.m2 = make([]float64, p)
-		r.draw = make([]float64, p)
+		r.gvar, r.gv = make([]float64, len(theta)), make([]float64, len(theta))
 	}
-	for j := range r.mean {
-		r.mean[j], r.m2[j] = 0, 0
-	}
-	var emean, em2 float64
-	for i := 1; i <= r.Repeats; i++ {
-		est.Grad(r.draw, nil, theta, rng)
-		u, _ := est.Energy(theta, rng)
-		for j, g := range r.draw {
-			d := g - r.mean[j]
-			r.mean[j] += d / float64(i)
-			r.m2[j] += d * (g - r.mean[j])
-		}
-		d := u - emean
-		emean += d / float64(i)
-		em2 += d * (u - emean)
-	}
+	ev := r.rep.sample(r.gv, theta, est, rng, r.Repeats)
 	r.m++
 	w := 1 / float64(r.m)
-	df := float64(r.Repeats - 1)
-	for j := range r.gvar {
-		r.gvar[j] += w * (r.m2[j]/df - r.gvar[j])
+	for j, v := range r.gv {
+		r.gvar[j] += w * (v - r.gvar[j])
 	}
-	r.evar += w * (em2/df - r.evar)
+	r.evar += w * (ev - r.evar)
 	if math.IsNaN(r.evar) || math.IsInf(r.evar, 0) {
 		return fmt.Errorf("running variance at step %d: energy estimates are not finite (σ̂² = %v)", k, r.evar)
 	}
