@@ -3,7 +3,6 @@ package minibatchstudy
 import (
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/exchange"
@@ -193,46 +192,16 @@ type SDSummary struct {
 
 // SDStudy runs every variant for seeds 1..seeds on workers goroutines.
 func SDStudy(pr Problem, ref Reference, variants []SDVariant, seeds, workers int, progress func(done, total int)) ([]SDSummary, error) {
-	type job struct{ v, s int }
 	runs := make([][]SDRun, len(variants))
 	for i := range runs {
 		runs[i] = make([]SDRun, seeds)
 	}
-	jobs := make(chan job)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
-	)
-	for w := 0; w < max(1, workers); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				r, err := RunSD(pr, ref, variants[j.v], uint64(j.s+1))
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				runs[j.v][j.s] = r
-				done++
-				if progress != nil {
-					progress(done, len(variants)*seeds)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for v := range variants {
-		for s := 0; s < seeds; s++ {
-			jobs <- job{v, s}
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	err := runAll(len(variants), seeds, workers, progress, func(v, s int) (err error) {
+		runs[v][s], err = RunSD(pr, ref, variants[v], uint64(s+1))
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
 	var out []SDSummary
 	xs := make([]float64, seeds)

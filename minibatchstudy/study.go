@@ -2,7 +2,6 @@ package minibatchstudy
 
 import (
 	"math"
-	"sync"
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/exchange"
@@ -46,46 +45,16 @@ type Summary struct {
 // Study runs every method on pr for seeds 1..seeds on workers goroutines
 // (each run is sequential and seeded, so results do not depend on workers).
 func Study(pr Problem, methods []exchange.Method, seeds, workers int, progress func(done, total int)) (Summary, error) {
-	type job struct{ m, s int }
 	results := make([][]RunResult, len(methods))
 	for i := range results {
 		results[i] = make([]RunResult, seeds)
 	}
-	jobs := make(chan job)
-	var (
-		mu       sync.Mutex
-		firstErr error
-		done     int
-		wg       sync.WaitGroup
-	)
-	for w := 0; w < max(1, workers); w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range jobs {
-				r, err := Run(pr, methods[j.m], uint64(j.s+1))
-				mu.Lock()
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
-				results[j.m][j.s] = r
-				done++
-				if progress != nil {
-					progress(done, len(methods)*seeds)
-				}
-				mu.Unlock()
-			}
-		}()
-	}
-	for m := range methods {
-		for s := 0; s < seeds; s++ {
-			jobs <- job{m, s}
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if firstErr != nil {
-		return Summary{}, firstErr
+	err := runAll(len(methods), seeds, workers, progress, func(m, s int) (err error) {
+		results[m][s], err = Run(pr, methods[m], uint64(s+1))
+		return err
+	})
+	if err != nil {
+		return Summary{}, err
 	}
 	sum := Summary{Problem: pr.Name, Setting: pr.Setting, Metrics: pr.Metrics, Targets: pr.Targets, Seeds: seeds}
 	for m, runs := range results {
