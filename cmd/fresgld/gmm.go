@@ -133,23 +133,12 @@ func runGMM(f *gmmFlags) error {
 	if err != nil {
 		return err
 	}
-	init := make([][]float64, len(cfg.Levels))
-	for l := range init {
-		init[l] = []float64{0}
-	}
-	smp, err := exchange.New(cfg, init)
+	run, err := sampleLadder(cfg, []float64{0}, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "gmm "+f.Method)
 	if err != nil {
 		return err
 	}
-	defer smp.Close()
-	plan := exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}
-	bar := newProgress("gmm "+f.Method, plan.Steps())
-	plan.Progress = bar.callback()
-	start := time.Now()
-	tr, runErr := exchange.Collect(smp, plan)
-	wall := time.Since(start)
-
-	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, Stats: smp.Stats(), WallSeconds: wall.Seconds(), Samples: tr.Len()}
+	tr, runErr, wall := run.Trace, run.Err, run.Wall
+	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, Stats: run.Stats, WallSeconds: wall.Seconds(), Samples: tr.Len()}
 	for _, p := range sum.Stats.Pairs {
 		var r *float64
 		if p.Attempts > 0 {

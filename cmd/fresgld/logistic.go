@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot"
@@ -211,23 +210,12 @@ func runLogistic(f *logisticFlags) error {
 	if autoErr != nil {
 		return fmt.Errorf("--hot-share: %w", autoErr)
 	}
-	init := make([][]float64, len(cfg.Levels))
-	for l := range init {
-		init[l] = make([]float64, p)
-	}
-	smp, err := exchange.New(cfg, init)
+	run, err := sampleLadder(cfg, make([]float64, p), exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "logistic "+f.Method)
 	if err != nil {
 		return err
 	}
-	defer smp.Close()
-	plan := exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}
-	bar := newProgress("logistic "+f.Method, plan.Steps())
-	plan.Progress = bar.callback()
-	start := time.Now()
-	tr, runErr := exchange.Collect(smp, plan)
-	sum.WallSeconds = time.Since(start).Seconds()
-
-	st := smp.Stats()
+	st, tr, runErr := run.Stats, run.Trace, run.Err
+	sum.WallSeconds = run.Wall.Seconds()
 	sum.Stats, sum.Samples = st, tr.Len()
 	sum.Evaluations.Cold = st.Levels[0].Cost.TotalGrad().Units + st.Levels[0].Cost.TotalEnergy().Units
 	sum.ClampedCold = st.Levels[0].ClampedSteps
