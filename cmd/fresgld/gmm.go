@@ -41,6 +41,8 @@ type gmmFlags struct {
 	Thin       int     `json:"thin"`
 	Concurrent bool    `json:"concurrent"`
 	Out        string  `json:"-"`
+
+	Ladder ladderFlags `json:"ladder"`
 }
 
 // runSummary is the JSON summary of a sampling run.
@@ -53,6 +55,8 @@ type runSummary struct {
 	Samples     int            `json:"samples"`
 	Metrics     map[string]any `json:"metrics,omitempty"`
 	Error       string         `json:"error,omitempty"`
+	// Ladder is the ladder's rejection, barrier and round trips (K ≥ 2).
+	Ladder *ladderSummary `json:"ladder,omitempty"`
 }
 
 func init() {
@@ -75,7 +79,7 @@ density.svg) into --out.`,
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau1, "tau1", 1, "cold temperature τ1")
 	fl.Float64Var(&f.Tau2, "tau2", 10, "hot temperature τ2")
-	fl.IntVar(&f.Levels, "levels", 2, "temperature levels K, spaced geometrically from τ1 to τ2; every level above the coldest uses the hot estimator")
+	addLadderFlags(fl, &f.Ladder)
 	fl.Float64Var(&f.Eta, "eta", 0.03, "step size η (with --decay-gamma > 0: η_k = eta·(b/(b + k))^γ)")
 	fl.Float64Var(&f.DecayB, "decay-b", 1000, "decreasing step size: b")
 	fl.Float64Var(&f.DecayGamma, "decay-gamma", 0, "decreasing step size: γ in [0, 1] (0: constant η)")
@@ -97,6 +101,10 @@ func runGMM(f *gmmFlags) error {
 	if err != nil {
 		return err
 	}
+	if err := f.Ladder.parse(m, f.SwapA); err != nil {
+		return err
+	}
+	f.Levels = f.Ladder.k
 	mix := models.PaperMixture()
 	cold, hot := models.PaperFixedNoise(mix)
 	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
@@ -129,11 +137,26 @@ func runGMM(f *gmmFlags) error {
 	default:
 		return fmt.Errorf("--variance %q: want known or running", f.Variance)
 	}
+	if _, err := m.Config(setup); err != nil { // every setting checked before tuning
+		return err
+	}
+	inits, tuning, err := f.Ladder.ladder(m, &setup, []float64{0})
+	if err != nil {
+		return err
+	}
 	cfg, err := m.Config(setup)
 	if err != nil {
 		return err
 	}
-	run, err := sampleLadder(cfg, []float64{0}, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "gmm "+f.Method)
+	f.Levels = len(cfg.Levels)
+	if inits == nil {
+		inits = make([][]float64, len(cfg.Levels))
+		for l := range inits {
+			inits[l] = []float64{0}
+		}
+	}
+	rec := &replicaRecorder{every: f.Thin}
+	run, err := sampleLadderFrom(cfg, inits, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Observe: rec.observe}, "gmm "+f.Method)
 	if err != nil {
 		return err
 	}
@@ -150,7 +173,12 @@ func runGMM(f *gmmFlags) error {
 	if runErr != nil {
 		sum.Error = runErr.Error()
 	}
+	sum.Ladder = summariseLadder(cfg, run.Stats, tuning)
 	var errs []error
+	if sum.Ladder != nil {
+		errs = append(errs, writeRounds(filepath.Join(f.Out, "rounds.csv"), sum.Ladder, run.Stats),
+			rec.figure(filepath.Join(f.Out, "replicas"), "Replica-index trace: "+f.Method+", "+sum.Ladder.Scheme+" swaps"))
+	}
 	if tr.Len() > 0 {
 		u := func(x float64) float64 { return mix.U([]float64{x}) }
 		exact := diag.Tempered1D(u, f.Tau1, -10, 10, 20000)
@@ -168,7 +196,10 @@ func runGMM(f *gmmFlags) error {
 	if tr.Len() > 0 {
 		fmt.Printf("%s: %d samples (effective size %.0f) in %v; TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f); swap acceptance %v\n",
 			f.Method, tr.Len(), sum.Metrics["ess"], wall.Round(time.Millisecond), sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"], rates(sum.SwapRate))
-		fmt.Printf("wrote %s/{samples.csv,swaps.csv,summary.json,density.png,density.svg}\n", f.Out)
+		if sum.Ladder != nil {
+			sum.Ladder.print()
+		}
+		fmt.Printf("wrote %s/{samples.csv,swaps.csv,summary.json,density.png,density.svg,rounds.csv,replicas.png,replicas.svg}\n", f.Out)
 	}
 	if runErr != nil {
 		return fmt.Errorf("sampling stopped after %d samples (kept in %s): %w", tr.Len(), f.Out, runErr)

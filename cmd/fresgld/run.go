@@ -23,6 +23,11 @@ func sampleLadder(cfg exchange.Config, init []float64, plan exchange.Plan, label
 	for l := range inits {
 		inits[l] = init
 	}
+	return sampleLadderFrom(cfg, inits, plan, label)
+}
+
+// sampleLadderFrom is sampleLadder with an initial state per level.
+func sampleLadderFrom(cfg exchange.Config, inits [][]float64, plan exchange.Plan, label string) (ladderRun, error) {
 	smp, err := exchange.New(cfg, inits)
 	if err != nil {
 		return ladderRun{}, err
