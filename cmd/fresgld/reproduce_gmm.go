@@ -6,7 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fresgld/fresgld/study"
+	"github.com/fresgld/fresgld/experiments/convex"
+	"github.com/fresgld/fresgld/experiments/gmm"
+	"github.com/fresgld/fresgld/experiments/study"
 )
 
 // studyFlags are the options shared by the reproduction studies.
@@ -37,8 +39,8 @@ func gmmCommand(use, short string, stateNoise bool) *cobra.Command {
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			g := study.GMM{Name: use, StateNoise: stateNoise, Seeds: f.seeds, Workers: f.workers, Var: study.DefaultVar, Bins: 48,
-				Sizes: []study.Size{study.PaperSize, study.LongSize, study.EqualSize}}
+			g := gmm.GMM{Name: use, StateNoise: stateNoise, Seeds: f.seeds, Workers: f.workers, Var: study.DefaultVar, Bins: 48,
+				Sizes: []study.Size{gmm.PaperSize, gmm.LongSize, gmm.EqualSize}}
 			if f.smoke {
 				g.Seeds, g.Sizes = min(f.seeds, 2), smokeSizes
 			}
@@ -76,7 +78,7 @@ func convexCommand() *cobra.Command {
 			if !(time > 0) || math.IsInf(time, 0) {
 				return fmt.Errorf("--time = %v: must be positive and finite", time)
 			}
-			cv := study.Convex{Etas: study.DefaultEtas, Seeds: f.seeds, Time: time, Workers: f.workers, Var: study.DefaultVar}
+			cv := convex.Convex{Etas: convex.DefaultEtas, Seeds: f.seeds, Time: time, Workers: f.workers, Var: study.DefaultVar}
 			if f.smoke {
 				cv.Etas, cv.Seeds, cv.Time = []float64{0.4, 0.2}, min(f.seeds, 2), 50
 			}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fresgld/fresgld/minibatchstudy"
+	"github.com/fresgld/fresgld/experiments/minibatch"
 )
 
 // minibatchFlags are the settings of the minibatch study.
@@ -83,25 +83,25 @@ func runMinibatch(f *minibatchFlags) error {
 			f.Reference, ref.Burn, ref.Steps, ref.Step, ref.Thin, ref.Accept, ref.FullEvals, ref.Wall, ref.Batches, ref.MinESS, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD)
 		return nil
 	}
-	sz := minibatchstudy.Full
+	sz := minibatch.Full
 	if f.Smoke {
-		sz = minibatchstudy.Smoke
+		sz = minibatch.Smoke
 	}
 	if err := os.MkdirAll(f.Results, 0o755); err != nil {
 		return err
 	}
-	var sums []minibatchstudy.Summary
+	var sums []minibatch.Summary
 	for _, name := range strings.Split(f.Problems, ",") {
-		var pr minibatchstudy.Problem
+		var pr minibatch.Problem
 		var err error
 		switch strings.TrimSpace(name) {
 		case "welling-teh":
-			pr, err = minibatchstudy.WellingTehProblem(sz)
+			pr, err = minibatch.WellingTehProblem(sz)
 		case "breast-cancer":
-			var ref minibatchstudy.Reference
+			var ref minibatch.Reference
 			ref, err = breastCancerReference(f)
 			if err == nil {
-				pr, err = minibatchstudy.BreastCancerProblem(ref, sz)
+				pr, err = minibatch.BreastCancerProblem(ref, sz)
 			}
 		default:
 			return fmt.Errorf("--problems: unknown problem %q (want welling-teh or breast-cancer)", name)
@@ -110,11 +110,11 @@ func runMinibatch(f *minibatchFlags) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		start := time.Now()
-		sum, err := minibatchstudy.Study(pr, minibatchstudy.Methods, f.Seeds, f.Workers, newProgress(pr.Name, f.Seeds*len(minibatchstudy.Methods)).update)
+		sum, err := minibatch.Study(pr, minibatch.Methods, f.Seeds, f.Workers, newProgress(pr.Name, f.Seeds*len(minibatch.Methods)).update)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		fmt.Fprintf(os.Stderr, "%s: %d runs in %.1fs\n", pr.Name, f.Seeds*len(minibatchstudy.Methods), time.Since(start).Seconds())
+		fmt.Fprintf(os.Stderr, "%s: %d runs in %.1fs\n", pr.Name, f.Seeds*len(minibatch.Methods), time.Since(start).Seconds())
 		var b strings.Builder
 		sum.Markdown(&b)
 		fmt.Print(b.String())
@@ -137,13 +137,13 @@ func runMinibatch(f *minibatchFlags) error {
 }
 
 // breastCancerReference loads the cached MALA reference or computes it.
-func breastCancerReference(f *minibatchFlags) (minibatchstudy.Reference, error) {
-	l, _, err := minibatchstudy.BreastCancer()
+func breastCancerReference(f *minibatchFlags) (minibatch.Reference, error) {
+	l, _, err := minibatch.BreastCancer()
 	if err != nil {
-		return minibatchstudy.Reference{}, err
+		return minibatch.Reference{}, err
 	}
 	if !f.RecomputeReference {
-		ref, err := minibatchstudy.LoadReference(f.Reference, l.Dim())
+		ref, err := minibatch.LoadReference(f.Reference, l.Dim())
 		if err == nil {
 			return ref, nil
 		}
@@ -153,9 +153,9 @@ func breastCancerReference(f *minibatchFlags) (minibatchstudy.Reference, error) 
 		fmt.Fprintf(os.Stderr, "no cached reference at %s: computing it\n", f.Reference)
 	}
 	if f.ReferenceSteps < 1000 {
-		return minibatchstudy.Reference{}, fmt.Errorf("--reference-steps = %d: need at least 1000", f.ReferenceSteps)
+		return minibatch.Reference{}, fmt.Errorf("--reference-steps = %d: need at least 1000", f.ReferenceSteps)
 	}
-	ref, err := minibatchstudy.ComputeReference("breast-cancer", l, 5000, f.ReferenceSteps, 10, 1)
+	ref, err := minibatch.ComputeReference("breast-cancer", l, 5000, f.ReferenceSteps, 10, 1)
 	if err != nil {
 		return ref, err
 	}

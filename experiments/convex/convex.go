@@ -1,4 +1,4 @@
-package study
+package convex
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
 )
@@ -29,7 +30,7 @@ type Convex struct {
 	Seeds   int
 	Time    float64 // continuous time η·steps retained per seed
 	Workers int
-	Var     VarSettings
+	Var     study.VarSettings
 }
 
 // Settings of the convex study, fixed for every method and step size.
@@ -47,12 +48,12 @@ const (
 var DefaultEtas = []float64{0.4, 0.2, 0.1, 0.05, 0.025, 0.0125}
 
 // ConvexVariants are the samplers the convex study compares.
-var ConvexVariants = []Variant{
-	{"SGLD", exchange.SGLDMethod, Known},
-	{"reSGLD", exchange.ReSGLDMethod, Known},
-	{"f-reSGLD", exchange.FReSGLDMethod, Known},
-	{"f-reSGLD_cons", exchange.FReSGLDMethod, Constant},
-	{"f-reSGLD_nonp", exchange.FReSGLDMethod, Kernel},
+var ConvexVariants = []study.Variant{
+	{Name: "SGLD", Method: exchange.SGLDMethod, Var: study.Known},
+	{Name: "reSGLD", Method: exchange.ReSGLDMethod, Var: study.Known},
+	{Name: "f-reSGLD", Method: exchange.FReSGLDMethod, Var: study.Known},
+	{Name: "f-reSGLD_cons", Method: exchange.FReSGLDMethod, Var: study.Constant},
+	{Name: "f-reSGLD_nonp", Method: exchange.FReSGLDMethod, Var: study.Kernel},
 }
 
 // StationaryVar is the stationary variance of θ' = θ − η(λθ + noise) +
@@ -118,11 +119,11 @@ type ConvexResult struct {
 }
 
 // Problem is the two-temperature Gaussian problem at step eta.
-func (c Convex) Problem(eta float64) Problem {
+func (c Convex) Problem(eta float64) study.Problem {
 	q := target.NewIsoQuadratic(1, cvLambda)
 	s := exchange.Setup{Tau1: cvTau1, Tau2: cvTau2, Eta: langevin.Constant{Step: eta},
 		Cold: target.NewNoisy(q, cvSig1, cvS1), Hot: target.NewNoisy(q, cvSig2, cvS2), A: cvA, A1: 0.9}
-	return Problem{Setup: s, Var: c.Var, Init: []float64{0}}
+	return study.Problem{Setup: s, Var: c.Var, Init: []float64{0}}
 }
 
 // Run simulates every variant at every η over the seeds.
@@ -140,7 +141,7 @@ func (c Convex) Run(log io.Writer) (ConvexResult, error) {
 	}
 	exact := diag.Tempered1D(func(x float64) float64 { return cvLambda * x * x / 2 }, cvTau1, -12, 12, 240000)
 	type job struct {
-		v    Variant
+		v    study.Variant
 		eta  float64
 		seed int
 		i    int
@@ -167,11 +168,11 @@ func (c Convex) Run(log io.Writer) (ConvexResult, error) {
 		go func() {
 			defer wg.Done()
 			for j := range ch {
-				z := Size{Name: "convex", Burn: int(math.Ceil(cvBurnTime / j.eta)), Thin: max(1, int(math.Round(cvThinTime/j.eta))),
+				z := study.Size{Name: "convex", Burn: int(math.Ceil(cvBurnTime / j.eta)), Thin: max(1, int(math.Round(cvThinTime/j.eta))),
 					Keep: int(math.Ceil(c.Time / cvThinTime))}
 				r, err := c.Problem(j.eta).Execute(j.v, uint64(j.seed), z)
 				if err == nil {
-					err = finite(r.Samples)
+					err = study.Finite(r.Samples)
 				}
 				if err != nil {
 					errs[j.i] = fmt.Errorf("convex η = %v: %w", j.eta, err)
@@ -182,7 +183,7 @@ func (c Convex) Run(log io.Writer) (ConvexResult, error) {
 					m2 += x * x
 				}
 				row := ConvexRow{Method: j.v.Name, Eta: j.eta, Seed: j.seed, Samples: len(r.Samples),
-					M2: m2 / float64(len(r.Samples)), W2: exact.W2(r.Samples), SwapRate: math.NaN(), Grad: gradUnits(r.Stats)}
+					M2: m2 / float64(len(r.Samples)), W2: exact.W2(r.Samples), SwapRate: math.NaN(), Grad: study.GradUnits(r.Stats)}
 				if len(r.Stats.Pairs) > 0 {
 					row.SwapRate = r.Stats.Pairs[0].Rate()
 				}

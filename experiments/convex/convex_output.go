@@ -1,4 +1,4 @@
-package study
+package convex
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/experiments/report"
 	"github.com/fresgld/fresgld/figure"
 )
 
@@ -34,10 +35,10 @@ type ConvexCell struct {
 	MomentW2, MomentSE float64
 	// W2 is the mean per-seed W2 from quantiles (biased upward by Monte
 	// Carlo error), PooledW2 the W2 of all seeds' samples together.
-	W2       Stat
+	W2       report.Stat
 	PooledW2 float64
-	SwapRate Stat
-	Grad     Stat
+	SwapRate report.Stat
+	Grad     report.Stat
 }
 
 // Cells reduces the rows.
@@ -69,12 +70,12 @@ func (r ConvexResult) Cells(etas []float64) []ConvexCell {
 	return out
 }
 
-func stat(xs []float64) Stat {
+func stat(xs []float64) report.Stat {
 	if len(xs) == 0 {
-		return Stat{math.NaN(), math.NaN()}
+		return report.Stat{Mean: math.NaN(), SE: math.NaN()}
 	}
 	m, se := diag.MeanSE(xs)
-	return Stat{m, se}
+	return report.Stat{Mean: m, SE: se}
 }
 
 // Write saves docs/results/convex.{csv,json,md} and the figure
@@ -93,7 +94,7 @@ func (c Convex) Write(res ConvexResult, dir string) (string, error) {
 		sld := diag.GaussianW2(0, coldVar(eta, false, 1), 0, coldVar(eta, true, 1))
 		ld, sg, est = append(ld, a), append(sg, b), append(est, e)
 		gn, ge = append(gn, sld), append(ge, eld)
-		fmt.Fprintf(&md, "| %g | %s | %s | %s | %s | %s |\n", eta, fmtG(a), fmtG(b), fmtG(e), fmtG(sld), fmtG(eld))
+		fmt.Fprintf(&md, "| %g | %s | %s | %s | %s | %s |\n", eta, report.G(a), report.G(b), report.G(e), report.G(sld), report.G(eld))
 	}
 	fmt.Fprintf(&md, "| fitted slope of log W2 on log η | %.3f | %.3f | %.3f | %.3f | %.3f |\n",
 		SlopeLogLog(c.Etas, ld), SlopeLogLog(c.Etas, sg), SlopeLogLog(c.Etas, est), SlopeLogLog(c.Etas, gn), SlopeLogLog(c.Etas, ge))
@@ -102,7 +103,7 @@ func (c Convex) Write(res ConvexResult, dir string) (string, error) {
 		cvA, c.Seeds, c.Time, cvBurnTime, cvThinTime, cvTau2, cvS2, cvSig1, cvSig2)
 	md.WriteString("| method | η | \\|√E θ² − √(τ1/λ)\\| ± SE | W2 per seed (quantiles) | W2 pooled | swap rate | gradient evals per seed |\n|---|---|---|---|---|---|---|\n")
 	for _, cl := range cells {
-		fmt.Fprintf(&md, "| %s | %g | %s ± %s | %s | %s | %s | %s |\n", cl.Method, cl.Eta, fmtG(cl.MomentW2), fmtG(cl.MomentSE), cl.W2, fmtG(cl.PooledW2), cl.SwapRate, fmtG(cl.Grad.Mean))
+		fmt.Fprintf(&md, "| %s | %g | %s ± %s | %s | %s | %s | %s |\n", cl.Method, cl.Eta, report.G(cl.MomentW2), report.G(cl.MomentSE), cl.W2, report.G(cl.PooledW2), cl.SwapRate, report.G(cl.Grad.Mean))
 	}
 	md.WriteString("\nFitted slope of log(moment W2) on log η, over the η where it exceeds 3 SE:\n\n| method | slope | η used |\n|---|---|---|\n")
 	for _, v := range ConvexVariants {
@@ -135,7 +136,7 @@ func (c Convex) Write(res ConvexResult, dir string) (string, error) {
 	type jcell struct {
 		Method                       string
 		Eta, MomentW2, MomentSE, W2P float64
-		W2, SwapRate                 Stat
+		W2, SwapRate                 report.Stat
 	}
 	var jc []jcell
 	for _, cl := range cells {

@@ -1,4 +1,4 @@
-package study
+package gmm
 
 import (
 	"fmt"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/target"
@@ -21,9 +22,9 @@ type GMM struct {
 	Name       string // "gmm" or "gmm-statevar", the prefix of every output
 	StateNoise bool   // the paper's state-dependent noise instead of fixed noise
 	Seeds      int
-	Sizes      []Size
+	Sizes      []study.Size
 	Workers    int
-	Var        VarSettings
+	Var        study.VarSettings
 	// Bins is the number of equal bins of the TV distance on [Lo, Hi].
 	Bins int
 }
@@ -38,21 +39,14 @@ const (
 	gmmInit          = 0.0   // every chain starts at θ = 0, between the modes
 )
 
-// DefaultVar is the variance-estimation recipe of every study: sample
-// variances of 10 draws; the running average updated every 100 steps
-// (about 0.1 extra gradient and energy draws per step and level); the
-// kernel-ridge fit on the first 100 states, one every 10 steps (1000 extra
-// draws of each kind, spent during burn-in).
-var DefaultVar = VarSettings{Repeats: 10, RunPeriod: 100, KRRPoints: 100, KRRPeriod: 10}
-
 // Sizes of the mixture studies: the paper's 1000 retained samples, a long
 // run of 10⁵ (thinned by 10) that leaves bias once Monte Carlo error is
 // small, and an equal-cost run in which every method spends the same total
 // gradient budget (2·10⁵ evaluations, variance draws included).
 var (
-	PaperSize = Size{Name: "paper", Burn: 1000, Thin: 1, Keep: 1000}
-	LongSize  = Size{Name: "long", Burn: 1000, Thin: 10, Keep: 100000}
-	EqualSize = Size{Name: "equal-cost", Burn: 1000, Thin: 1, Budget: 2e5}
+	PaperSize = study.Size{Name: "paper", Burn: 1000, Thin: 1, Keep: 1000}
+	LongSize  = study.Size{Name: "long", Burn: 1000, Thin: 10, Keep: 100000}
+	EqualSize = study.Size{Name: "equal-cost", Burn: 1000, Thin: 1, Budget: 2e5}
 )
 
 // Problem returns the study's estimators and ladder.
@@ -64,7 +58,7 @@ var (
 // the paper; a1 = ½ (equal variances).
 // Swaps are attempted every step (the reSGLD reference codes' convention,
 // a = 1/η), accepted with probability min(1, Ŝ).
-func (g GMM) Problem() Problem {
+func (g GMM) Problem() study.Problem {
 	m := models.PaperMixture()
 	s := exchange.Setup{Tau1: gmmTau1, Tau2: gmmTau2, Eta: langevin.Constant{Step: gmmEta}, PerStep: true}
 	var shared bool
@@ -74,14 +68,14 @@ func (g GMM) Problem() Problem {
 	} else {
 		s.Cold, s.Hot, s.A1 = target.NewNoisy(m, 1, 2), target.NewNoisy(m, 3, 5), 0.9
 	}
-	return Problem{Setup: s, Shared: shared, Var: g.Var, Init: []float64{gmmInit}, Energy: m}
+	return study.Problem{Setup: s, Shared: shared, Var: g.Var, Init: []float64{gmmInit}, Energy: m}
 }
 
 // ReferenceLD is the noiseless reference row of the mixture tables.
-var ReferenceLD = Variant{"reLD (exact U, ∇U)", exchange.ReSGLDMethod, Noiseless}
+var ReferenceLD = study.Variant{Name: "reLD (exact U, ∇U)", Method: exchange.ReSGLDMethod, Var: study.Noiseless}
 
 // runVariants are the compared methods and the noiseless reference.
-var runVariants = append(append([]Variant(nil), Variants...), ReferenceLD)
+var runVariants = append(append([]study.Variant(nil), study.Variants...), ReferenceLD)
 
 // Row is one run's metrics.
 type Row struct {
@@ -162,7 +156,7 @@ func (g GMM) Run(log io.Writer) (Result, error) {
 	}
 	for _, z := range g.Sizes {
 		type job struct {
-			v    Variant
+			v    study.Variant
 			seed int
 			i    int
 		}
@@ -178,7 +172,7 @@ func (g GMM) Run(log io.Writer) (Result, error) {
 				for j := range jobs {
 					r, err := pr.Execute(j.v, uint64(j.seed), z)
 					if err == nil {
-						err = finite(r.Samples)
+						err = study.Finite(r.Samples)
 					}
 					if err != nil {
 						errs[j.i] = fmt.Errorf("%s %s seed %d: %w", g.Name, z.Name, j.seed, err)
@@ -209,11 +203,11 @@ func (g GMM) Run(log io.Writer) (Result, error) {
 			// sampler retains. Correlated samples cannot do better.
 			for s := 1; s <= g.Seeds; s++ {
 				xs := ex.Draw(z.Keep, uint64(s))
-				res.Rows = append(res.Rows, g.row(z, Variant{Name: IIDName}, s, Run{Samples: xs}, ex))
+				res.Rows = append(res.Rows, g.row(z, study.Variant{Name: IIDName}, s, study.Run{Samples: xs}, ex))
 			}
 		}
 		res.Figure[z.Name] = map[string][]float64{}
-		for vi, v := range Variants {
+		for vi, v := range study.Variants {
 			res.Figure[z.Name][v.Name] = first[vi]
 		}
 		if log != nil {
@@ -223,7 +217,7 @@ func (g GMM) Run(log io.Writer) (Result, error) {
 	return res, nil
 }
 
-func (g GMM) row(z Size, v Variant, seed int, r Run, ex Exact) Row {
+func (g GMM) row(z study.Size, v study.Variant, seed int, r study.Run, ex Exact) Row {
 	row := Row{Study: g.Name, Size: z.Name, Method: v.Name, Seed: seed, Samples: len(r.Samples),
 		TV: ex.Grid.TV(r.Samples, g.Bins), W1: ex.Grid.W1(r.Samples), W2: ex.Grid.W2(r.Samples),
 		Right: diag.RightWeight(r.Samples, ex.Split), SwapRate: math.NaN(), Seconds: r.Seconds}

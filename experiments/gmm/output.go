@@ -1,4 +1,4 @@
-package study
+package gmm
 
 import (
 	"bytes"
@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/figure"
 )
 
@@ -61,7 +62,7 @@ func (g GMM) figure(res Result, size, base string) error {
 	}
 	var curves []figure.Curve
 	n := 0
-	for _, v := range Variants {
+	for _, v := range study.Variants {
 		s := res.Figure[size][v.Name]
 		n = len(s)
 		curves = append(curves, figure.Curve{Name: v.Name, XY: figure.Histogram(s, figLo, figHi, figBins)})

@@ -1,7 +1,7 @@
-// Package study runs the reproduction studies of the paper's Gaussian
-// mixture experiments and of its convex-case theory: every method over many
-// seeds, measured against exact densities, with per-seed rows, summary
-// tables and figures.
+// Package study holds what the two-temperature reproduction studies (the
+// paper's Gaussian mixtures and its convex-case theory) share: the sampler
+// variants they compare, their variance settings, and one run of a variant
+// on a problem for a given size.
 package study
 
 import (
@@ -54,6 +54,13 @@ type VarSettings struct {
 	// KRRPoints states, one every KRRPeriod steps, are fitted.
 	KRRPoints, KRRPeriod int
 }
+
+// DefaultVar is the variance-estimation recipe of every study: sample
+// variances of 10 draws; the running average updated every 100 steps
+// (about 0.1 extra gradient and energy draws per step and level); the
+// kernel-ridge fit on the first 100 states, one every 10 steps (1000 extra
+// draws of each kind, spent during burn-in).
+var DefaultVar = VarSettings{Repeats: 10, RunPeriod: 100, KRRPoints: 100, KRRPeriod: 10}
 
 // Problem is a two-temperature problem with its estimators.
 type Problem struct {
@@ -162,7 +169,7 @@ func (pr Problem) Execute(v Variant, seed uint64, z Size) (Run, error) {
 			out.Samples = append(out.Samples, s.State(0)[0])
 		}
 		if z.Budget > 0 {
-			if step%64 == 0 && gradUnits(s.Stats()) >= z.Budget {
+			if step%64 == 0 && GradUnits(s.Stats()) >= z.Budget {
 				break
 			}
 		} else if len(out.Samples) >= z.Keep {
@@ -174,7 +181,7 @@ func (pr Problem) Execute(v Variant, seed uint64, z Size) (Run, error) {
 	return out, nil
 }
 
-func gradUnits(st exchange.Stats) float64 {
+func GradUnits(st exchange.Stats) float64 {
 	var g float64
 	for _, l := range st.Levels {
 		g += l.Cost.TotalGrad().Units
@@ -182,7 +189,7 @@ func gradUnits(st exchange.Stats) float64 {
 	return g
 }
 
-func finite(xs []float64) error {
+func Finite(xs []float64) error {
 	for i, x := range xs {
 		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return fmt.Errorf("sample %d is %v", i, x)

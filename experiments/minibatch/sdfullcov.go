@@ -1,4 +1,4 @@
-package minibatchstudy
+package minibatch
 
 import (
 	"fmt"

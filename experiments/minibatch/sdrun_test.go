@@ -1,4 +1,4 @@
-package minibatchstudy
+package minibatch
 
 import (
 	"math"
@@ -65,7 +65,7 @@ func TestSDVariantsSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := LoadReference("../docs/results/minibatch/breast-cancer-reference.json", l.Dim())
+	ref, err := LoadReference("../../docs/results/minibatch/breast-cancer-reference.json", l.Dim())
 	if err != nil {
 		t.Fatal(err)
 	}

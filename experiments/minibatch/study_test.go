@@ -1,4 +1,4 @@
-package minibatchstudy
+package minibatch
 
 import (
 	"math"
@@ -87,7 +87,7 @@ func TestCachedReference(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := LoadReference("../docs/results/minibatch/breast-cancer-reference.json", l.Dim())
+	ref, err := LoadReference("../../docs/results/minibatch/breast-cancer-reference.json", l.Dim())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,8 @@
-// Package minibatchstudy measures what a cheap hot chain buys on posteriors
+// Package minibatch measures what a cheap hot chain buys on posteriors
 // backed by data: SGLD, reSGLD, m-reSGLD and f-reSGLD on minibatch
 // gradients, their accuracy against exact answers as a function of the
 // per-example evaluations they spend.
-package minibatchstudy
+package minibatch
 
 import (
 	"bytes"

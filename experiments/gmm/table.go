@@ -1,4 +1,4 @@
-package study
+package gmm
 
 import (
 	"encoding/csv"
@@ -10,60 +10,22 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/experiments/report"
 )
-
-// Stat is a mean over seeds and its standard error.
-type Stat struct{ Mean, SE float64 }
-
-// MarshalJSON writes null for a NaN, which JSON cannot hold.
-func (s Stat) MarshalJSON() ([]byte, error) {
-	f := func(x float64) string {
-		if math.IsNaN(x) || math.IsInf(x, 0) {
-			return "null"
-		}
-		return strconv.FormatFloat(x, 'g', 6, 64)
-	}
-	return []byte(`{"mean":` + f(s.Mean) + `,"se":` + f(s.SE) + `}`), nil
-}
-
-func (s Stat) String() string {
-	if math.IsNaN(s.Mean) {
-		return "—"
-	}
-	if math.IsNaN(s.SE) {
-		return fmtG(s.Mean)
-	}
-	return fmtG(s.Mean) + " ± " + fmtG(s.SE)
-}
-
-func fmtG(x float64) string {
-	a := math.Abs(x)
-	switch {
-	case a == 0:
-		return "0"
-	case a >= 1e4:
-		return strconv.FormatFloat(x, 'g', 4, 64)
-	case a >= 100:
-		return strconv.FormatFloat(x, 'f', 0, 64)
-	case a >= 0.01:
-		return strconv.FormatFloat(x, 'f', 4, 64)
-	}
-	return strconv.FormatFloat(x, 'e', 2, 64)
-}
 
 // Summary is one method at one size, over the seeds.
 type Summary struct {
 	Study, Size, Method string
 	Seeds               int
-	Samples             Stat
-	TV, W1, W2          Stat
-	Right               Stat // fraction on the right mode (exact: ExactRight)
-	RightErr            Stat // |Right − ExactRight|
+	Samples             report.Stat
+	TV, W1, W2          report.Stat
+	Right               report.Stat // fraction on the right mode (exact: ExactRight)
+	RightErr            report.Stat // |Right − ExactRight|
 	ExactRight          float64
-	SwapRate            Stat
-	Grad, Energy        Stat
-	VarGrad             Stat
-	Seconds             Stat
+	SwapRate            report.Stat
+	Grad, Energy        report.Stat
+	VarGrad             report.Stat
+	Seconds             report.Stat
 }
 
 // Summarise reduces rows to one Summary per (size, method), in row order.
@@ -81,7 +43,7 @@ func Summarise(rows []Row, exactRight float64) []Summary {
 	var out []Summary
 	for _, k := range order {
 		g := groups[k]
-		st := func(f func(Row) float64) Stat {
+		st := func(f func(Row) float64) report.Stat {
 			xs := make([]float64, 0, len(g))
 			for _, r := range g {
 				if x := f(r); !math.IsNaN(x) {
@@ -89,10 +51,10 @@ func Summarise(rows []Row, exactRight float64) []Summary {
 				}
 			}
 			if len(xs) == 0 {
-				return Stat{math.NaN(), math.NaN()}
+				return report.Stat{Mean: math.NaN(), SE: math.NaN()}
 			}
 			m, se := diag.MeanSE(xs)
-			return Stat{m, se}
+			return report.Stat{Mean: m, SE: se}
 		}
 		out = append(out, Summary{
 			Study: g[0].Study, Size: k.size, Method: k.method, Seeds: len(g),
@@ -146,8 +108,8 @@ func WriteMarkdown(w io.Writer, s []Summary, bins int) error {
 			b.WriteString("| method | samples | TV | W1 | W2 | right weight | \\|right − exact\\| | swap rate | gradient evals | energy evals | of which variance grads | seconds |\n")
 			b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Method, fmtG(r.Samples.Mean), r.TV, r.W1, r.W2,
-			r.Right, r.RightErr, r.SwapRate, fmtG(r.Grad.Mean), fmtG(r.Energy.Mean), fmtG(r.VarGrad.Mean), r.Seconds)
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Method, report.G(r.Samples.Mean), r.TV, r.W1, r.W2,
+			r.Right, r.RightErr, r.SwapRate, report.G(r.Grad.Mean), report.G(r.Energy.Mean), report.G(r.VarGrad.Mean), r.Seconds)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
