@@ -1,14 +1,18 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/spf13/cobra"
 
 	heatstudy "github.com/fresgld/fresgld/experiments/heat"
 	"github.com/fresgld/fresgld/models/heat"
+	"github.com/fresgld/fresgld/output"
 )
 
 func init() {
 	f := &heatstudy.Settings{}
+	var o outFlags
 	cmd := &cobra.Command{
 		Use:   "heat",
 		Short: "Inverse heat equation (§5.2): s-, f- and l-reSGLD against the exact posterior",
@@ -22,11 +26,28 @@ seeds, and measures the cold chain's samples against the exact tempered
 posterior (closed-form forward map on a --grid² grid): angular coverage of the
 circle (36 sectors of 10°), TV on 50×50 bins, the fraction within three ring
 widths of the circle, and the cost. It prints the fidelity table and the
-results table (markdown), writes them to --results (heat-fidelity.md,
-heat-table.md, heat-runs.csv), and writes the scatter plots of the first
---early and --keep samples of the first seed to --figures (heat-<n>.png/.svg).`,
+results table (markdown), writes them to --out (heat-fidelity.md,
+heat-table.md, heat-runs.csv) with the scatter plots of the first --early and
+--keep samples of the first seed (heat-<n>.png/.svg); --docs writes them into
+docs/results and docs/figures instead.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return heatstudy.Run(f, progressFunc) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := f.Validate(); err != nil {
+				return err
+			}
+			var err error
+			if f.Results, f.Figures, err = o.dirs(cmd, ""); err != nil {
+				return err
+			}
+			early, keep := fmt.Sprintf("heat-%d", f.Early), fmt.Sprintf("heat-%d", f.Keep)
+			if _, err := output.Prepare(f.Results, "heat-fidelity.md", "heat-table.md", "heat-runs.csv"); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			if _, err := output.Prepare(f.Figures, early+".png", early+".svg", keep+".png", keep+".svg"); err != nil {
+				return fmt.Errorf("--out: %w", err)
+			}
+			return heatstudy.Run(f, progressFunc)
+		},
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", 10, "number of seeds (1, 2, ...) per method")
@@ -42,10 +63,9 @@ heat-table.md, heat-runs.csv), and writes the scatter plots of the first
 	fl.IntVar(&f.CoarseSteps, "coarse-steps", heat.Coarse.Steps, "coarse solver: time steps")
 	fl.StringVar(&f.Variance, "variance", "known", "f-reSGLD's variance estimate: known (the injected noise) or running (§5.1 running average, 10 draws every 100 steps)")
 	fl.IntVar(&f.Grid, "grid", 2400, "exact posterior: cells per side (a multiple of 50)")
-	fl.StringVar(&f.Figures, "figures", "docs/figures", "directory for the figures")
-	fl.StringVar(&f.Results, "results", "docs/results", "directory for the tables")
 	fl.IntVar(&f.MaxPoints, "max-points", 3000, "at most this many samples drawn per panel (evenly thinned), to keep the SVG small")
 	fl.IntVar(&f.ErrorGrid, "error-grid", 100, "fidelity table: the largest error over [0,1]² is taken over the centres of this many cells per side")
+	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
 

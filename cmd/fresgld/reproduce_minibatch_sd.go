@@ -14,12 +14,13 @@ import (
 
 	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/mala"
+	"github.com/fresgld/fresgld/output"
 )
 
 // minibatchSDFlags are the settings of the sd follow-up.
 type minibatchSDFlags struct {
 	Seeds, Workers int
-	Results        string
+	Results        string // set from the output flags
 	Reference      string
 	Summary        string
 	Smoke          bool
@@ -27,6 +28,7 @@ type minibatchSDFlags struct {
 
 func init() {
 	f := &minibatchSDFlags{}
+	var o outFlags
 	cmd := &cobra.Command{
 		Use:   "minibatch-sd",
 		Short: "Why f-reSGLD's and corrected-sgld's sd error levels off on breast cancer",
@@ -40,23 +42,35 @@ cached MALA reference, the signed sd bias, and the chains' clamp counts. Beside
 them it prints the linear prediction of the sd bias at the posterior mode from
 the exact minibatch noise covariance (minibatch.LinearSD), and compares
 it per coordinate with the measured sds. It writes the tables to
-<results>/breast-cancer-sd.md.`,
+breast-cancer-sd.md under --out (--docs: docs/results/minibatch).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMinibatchSD(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if f.Results, _, err = o.dirs(cmd, "minibatch"); err != nil {
+				return err
+			}
+			return runMinibatchSD(f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", 10, "seeds per variant")
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
-	fl.StringVar(&f.Results, "results", "docs/results/minibatch", "directory of the table")
-	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/breast-cancer-reference.json", "cached MALA reference of the breast-cancer posterior (see reproduce minibatch)")
+	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference of the breast-cancer posterior (see reproduce minibatch)")
 	fl.StringVar(&f.Summary, "summary", "docs/results/minibatch/summary.json", "the main study's summary, for reSGLD's final sd error (skipped if missing)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
+	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
 
 func runMinibatchSD(f *minibatchSDFlags) error {
 	if f.Seeds < 2 {
 		return fmt.Errorf("--seeds = %d: need at least 2 for a standard error", f.Seeds)
+	}
+	if f.Workers < 1 {
+		return fmt.Errorf("--workers = %d: need at least 1", f.Workers)
+	}
+	if _, err := output.Prepare(f.Results, "breast-cancer-sd.md"); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
 	l, _, err := minibatch.BreastCancer()
 	if err != nil {
@@ -105,10 +119,7 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 	var b strings.Builder
 	minibatch.SDMarkdown(&b, pr, f.Seeds, lin, hotLin, hotSizes, sums, main)
 	fmt.Print(b.String())
-	if err := os.MkdirAll(f.Results, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(f.Results, pr.Name+"-sd.md"), []byte(b.String()), 0o644)
+	return output.WriteBytes(filepath.Join(f.Results, pr.Name+"-sd.md"), []byte(b.String()))
 }
 
 // mainSummary reads the main study's breast-cancer summary from path; it

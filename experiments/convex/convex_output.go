@@ -19,6 +19,7 @@ import (
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/experiments/report"
 	"github.com/fresgld/fresgld/figure"
+	"github.com/fresgld/fresgld/output"
 )
 
 // KRRDoF is the degrees of freedom of a kernel-ridge fit that reduces to
@@ -78,9 +79,9 @@ func stat(xs []float64) report.Stat {
 	return report.Stat{Mean: m, SE: se}
 }
 
-// Write saves docs/results/convex.{csv,json,md} and the figure
-// docs/figures/convex-w2, and returns the Markdown.
-func (c Convex) Write(res ConvexResult, dir string) (string, error) {
+// Write saves convex.{csv,json,md} under results and the figure convex-w2
+// under figures, and returns the Markdown.
+func (c Convex) Write(res ConvexResult, results, figures string) (string, error) {
 	cells := res.Cells(c.Etas)
 	var md bytes.Buffer
 	nu := c.KRRDoF()
@@ -116,7 +117,6 @@ func (c Convex) Write(res ConvexResult, dir string) (string, error) {
 		fmt.Fprintf(&md, "| %s | %.3f | %v |\n", v.Name, SlopeLogLog(xs, ys), xs)
 	}
 
-	results := filepath.Join(dir, "docs", "results")
 	if err := os.MkdirAll(results, 0o755); err != nil {
 		return "", err
 	}
@@ -150,11 +150,11 @@ func (c Convex) Write(res ConvexResult, dir string) (string, error) {
 		return "", err
 	}
 	for name, b := range map[string][]byte{"convex.csv": cb.Bytes(), "convex.json": js, "convex.md": md.Bytes()} {
-		if err := os.WriteFile(filepath.Join(results, name), b, 0o644); err != nil {
+		if err := output.WriteBytes(filepath.Join(results, name), b); err != nil {
 			return "", err
 		}
 	}
-	if err := c.figure(cells, ld, sg, est, filepath.Join(dir, "docs", "figures", "convex-w2")); err != nil {
+	if err := c.figure(cells, ld, sg, est, filepath.Join(figures, "convex-w2")); err != nil {
 		return "", err
 	}
 	return md.String(), nil

@@ -11,22 +11,21 @@ import (
 
 	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/figure"
+	"github.com/fresgld/fresgld/output"
 )
 
 // Range and bins of the density figures.
 const figLo, figHi, figBins = -8.0, 6.0, 70
 
 // Write saves the per-seed CSV, the JSON and Markdown summaries under
-// dir/docs/results and one density figure per fixed size under
-// dir/docs/figures,
-// and returns the Markdown.
-func (g GMM) Write(res Result, dir string) (string, error) {
+// results and one density figure per fixed size under figures, and returns
+// the Markdown.
+func (g GMM) Write(res Result, results, figures string) (string, error) {
 	sum := Summarise(res.Rows, res.Exact.Right)
 	var md bytes.Buffer
 	if err := WriteMarkdown(&md, sum, g.Bins); err != nil {
 		return "", err
 	}
-	results := filepath.Join(dir, "docs", "results")
 	if err := os.MkdirAll(results, 0o755); err != nil {
 		return "", err
 	}
@@ -38,7 +37,7 @@ func (g GMM) Write(res Result, dir string) (string, error) {
 		return "", err
 	}
 	for name, b := range map[string][]byte{g.Name + ".csv": csvb.Bytes(), g.Name + ".json": js.Bytes(), g.Name + ".md": md.Bytes()} {
-		if err := os.WriteFile(filepath.Join(results, name), b, 0o644); err != nil {
+		if err := output.WriteBytes(filepath.Join(results, name), b); err != nil {
 			return "", fmt.Errorf("writing %s: %w", name, err)
 		}
 	}
@@ -46,7 +45,7 @@ func (g GMM) Write(res Result, dir string) (string, error) {
 		if z.Budget > 0 {
 			continue // the equal-cost run is a table, not a picture
 		}
-		if err := g.figure(res, z.Name, filepath.Join(dir, "docs", "figures", g.Name+"-"+z.Name)); err != nil {
+		if err := g.figure(res, z.Name, filepath.Join(figures, g.Name+"-"+z.Name)); err != nil {
 			return "", err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models/heat"
+	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -141,8 +142,8 @@ func Run(f *Settings, progress Progress) error {
 
 	errs := []error{
 		os.MkdirAll(f.Results, 0o755),
-		os.WriteFile(filepath.Join(f.Results, "heat-fidelity.md"), []byte(fid), 0o644),
-		os.WriteFile(filepath.Join(f.Results, "heat-table.md"), []byte(table), 0o644),
+		output.WriteBytes(filepath.Join(f.Results, "heat-fidelity.md"), []byte(fid)),
+		output.WriteBytes(filepath.Join(f.Results, "heat-table.md"), []byte(table)),
 		writeHeatRuns(filepath.Join(f.Results, "heat-runs.csv"), runs),
 	}
 	for _, n := range []int{f.Early, f.Keep} {
@@ -303,5 +304,5 @@ func writeHeatRuns(path string, runs [][]heatRun) error {
 			}
 		}
 	}
-	return os.WriteFile(path, []byte(b.String()), 0o644)
+	return output.WriteBytes(path, []byte(b.String()))
 }

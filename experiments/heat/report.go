@@ -3,6 +3,7 @@ package heat
 import (
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -17,6 +18,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/fresgld/fresgld/models/heat"
+	"github.com/fresgld/fresgld/output"
 )
 
 // fidelityTable times each fidelity's solve and measures its error against
@@ -126,15 +128,7 @@ func saveRow(plots []*plot.Plot, w, h vg.Length, base string) error {
 		for i, pl := range plots {
 			pl.Draw(cs[0][i])
 		}
-		f, err := os.Create(base + "." + ext)
-		if err != nil {
-			return err
-		}
-		if _, err := c.WriteTo(f); err != nil {
-			f.Close()
-			return fmt.Errorf("%s.%s: %w", base, ext, err)
-		}
-		if err := f.Close(); err != nil {
+		if err := output.WriteFile(base+"."+ext, func(w io.Writer) error { _, err := c.WriteTo(w); return err }); err != nil {
 			return err
 		}
 	}

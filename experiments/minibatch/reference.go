@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/mala"
+	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/target"
 )
 
@@ -99,7 +100,7 @@ func (r Reference) Save(path string) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(path, append(b, '\n'), 0o644)
+	return output.WriteBytes(path, append(b, '\n'))
 }
 
 // LoadReference reads a reference written by Save and checks it is for a
