@@ -105,6 +105,9 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateSwap(cfg.Swap, K); err != nil {
 		return nil, err
 	}
+	if err := checkModels(cfg.Levels); err != nil {
+		return nil, err
+	}
 	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
 	p := 0
 	for l, L := range cfg.Levels {
