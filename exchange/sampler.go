@@ -105,6 +105,9 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateSwap(cfg.Swap, K); err != nil {
 		return nil, err
 	}
+	if err := checkModels(cfg.Levels); err != nil {
+		return nil, err
+	}
 	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
 	p := 0
 	for l, L := range cfg.Levels {
@@ -309,6 +312,9 @@ func (s *Sampler) stepLevel(l, k int) {
 	}
 	if !finite {
 		lv.err = fmt.Errorf("level %d diverged at step %d: the state is no longer finite (check η = %v against the gradient's scale)", l, k, lv.Eta.Eta(k))
+		if j := langevin.BadVariance(s2); lv.Noise == langevin.Corrected && j >= 0 {
+			lv.err = badVariance(l, k, "gradient coordinate "+fmt.Sprint(j), s2[j], lv)
+		}
 	}
 }
 
@@ -321,6 +327,9 @@ func (s *Sampler) energy(l int, theta []float64) (u, v float64, err error) {
 	}
 	if lv.Var != nil {
 		v = lv.Var.EnergyVar(theta, rep, lv.Est.KnowsVariance())
+		if !(v >= 0 && v <= math.MaxFloat64) {
+			return 0, 0, badVariance(l, s.k, "energy", v, lv)
+		}
 	}
 	return u, v, nil
 }
@@ -391,4 +400,10 @@ func (s *Sampler) trySwap(l int) error {
 		p.Times = append(p.Times, s.k)
 	}
 	return nil
+}
+
+// badVariance is the error for a NaN, infinite or negative variance: used,
+// it would inject a made-up amount of noise or bias the swap ratio.
+func badVariance(l, k int, what string, v float64, lv *level) error {
+	return fmt.Errorf("level %d at step %d: the %s variance is %v (estimator %T, variance model %T); a variance must be finite and ≥ 0", l, k, what, v, lv.Est, lv.Var)
 }
