@@ -47,9 +47,12 @@ type Config struct {
 // project's test machine), so wall time is measured per run, by the caller.
 type LevelStats struct {
 	Cost Cost `json:"cost"`
-	// Clamped counts coordinate-steps where the gradient noise alone
-	// exceeded the noise budget (η²ŝ_j² > 2τη), so no noise was injected;
-	// ClampedSteps counts steps with at least one such coordinate.
+	// Clamped counts, under the diagonal correction (langevin.Corrected),
+	// coordinate-steps where the gradient noise alone exceeded the noise
+	// budget (η²ŝ_j² > 2τη), so no noise was injected; under the full one
+	// (langevin.CorrectedFull), eigen-direction-steps of the injected
+	// covariance 2τη·I − η²Σ̂ where it did, so those directions got none.
+	// ClampedSteps counts steps with at least one.
 	Clamped      int64 `json:"clamped"`
 	ClampedSteps int64 `json:"clamped_steps"`
 }
@@ -76,6 +79,9 @@ type level struct {
 	known       bool      // Var is variance.Known: use rep as s2, no copy
 	stats       LevelStats
 	err         error
+
+	// full takes the CorrectedFull steps; nil under other policies.
+	full *fullNoise
 }
 
 // Sampler runs a replica-exchange ladder. It is not safe for concurrent use.
@@ -137,6 +143,9 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		}
 		lv.s2 = make([]float64, p)
 		lv.scratch = make([]float64, p)
+		if L.Noise == langevin.CorrectedFull {
+			lv.full = newFullNoise(L.Est)
+		}
 		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l)))}
 		s.at[l] = l
 	}
@@ -199,8 +208,11 @@ func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) erro
 	if err := L.Eta.Validate(); err != nil {
 		return fmt.Errorf("level %d: %w", l, err)
 	}
-	if L.Noise != langevin.SGLD && L.Noise != langevin.Corrected {
+	if L.Noise != langevin.SGLD && L.Noise != langevin.Corrected && L.Noise != langevin.CorrectedFull {
 		return fmt.Errorf("level %d: unknown noise policy %v", l, L.Noise)
+	}
+	if _, ok := L.Est.(target.GradRows); L.Noise == langevin.CorrectedFull && !ok {
+		return fmt.Errorf("level %d: the full correction needs an estimator that exposes its per-example gradients (target.GradRows, such as a target.Minibatch); %T does not", l, L.Est)
 	}
 	needsVar := L.Noise == langevin.Corrected || (K > 1 && rule != Exact)
 	if L.Var == nil && needsVar && !L.Est.KnowsVariance() {
@@ -292,8 +304,8 @@ func (s *Sampler) stepLevel(l, k int) {
 		}
 	}
 	rep := lv.rep
-	if lv.Noise == langevin.SGLD {
-		rep = nil
+	if lv.Noise != langevin.Corrected {
+		rep = nil // only the diagonal correction uses ŝ²
 	}
 	lv.est.Grad(lv.grad, rep, r.theta, r.rng)
 	s2 := lv.s2
@@ -302,7 +314,13 @@ func (s *Sampler) stepLevel(l, k int) {
 	} else if lv.Noise == langevin.Corrected {
 		lv.Var.GradVar(s2, r.theta, rep)
 	}
-	c, finite := langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
+	var c int
+	var finite bool
+	if lv.full != nil {
+		c, finite = lv.full.step(r.theta, lv.grad, lv.Eta.Eta(k), lv.Tau, r.rng)
+	} else {
+		c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
+	}
 	if s.box != nil {
 		s.box.Reflect(r.theta)
 	}
