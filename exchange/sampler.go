@@ -62,6 +62,8 @@ type Stats struct {
 	Steps  int          `json:"steps"`
 	Levels []LevelStats `json:"levels"`
 	Pairs  []PairStats  `json:"pairs"` // Pairs[l] is between levels l and l+1
+	// Replicas[r] counts replica r's round trips and tempered restarts.
+	Replicas []ReplicaStats `json:"replicas"`
 }
 
 type replica struct {
@@ -96,6 +98,7 @@ type Sampler struct {
 	err   error // sticky: once a step fails, the sampler stays failed
 	pool  *pool
 	box   *target.Box
+	trips trips
 }
 
 // New validates cfg and starts a ladder from the given initial states, one
@@ -112,6 +115,9 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		return nil, err
 	}
 	if err := checkModels(cfg.Levels); err != nil {
+		return nil, err
+	}
+	if err := validateScheme(cfg.Swap); err != nil {
 		return nil, err
 	}
 	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
@@ -168,6 +174,8 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		}
 	}
 	s.srng = rand.New(rand.NewPCG(cfg.Seed, uint64(K)))
+	s.trips = newTrips(K)
+	s.trips.observe(s.at)
 	if cfg.Concurrent && K > 1 {
 		s.pool = newPool(s)
 	}
@@ -250,6 +258,7 @@ func (s *Sampler) Stats() Stats {
 		p.Times = append([]int(nil), p.Times...)
 		st.Pairs[i] = p
 	}
+	st.Replicas = append([]ReplicaStats(nil), s.trips.reps...)
 	return st
 }
 
@@ -263,8 +272,9 @@ func (s *Sampler) Close() {
 }
 
 // Step advances every level by one Langevin step, then attempts swaps
-// between adjacent levels, colder pair first. After an error the sampler
-// keeps failing with the same error; its states are not valid samples.
+// between the adjacent levels its scheme offers (Sweep: all), colder pair
+// first. After an error the sampler keeps failing with the same error; its
+// states are not valid samples.
 func (s *Sampler) Step() error {
 	if s.err != nil {
 		return s.err
@@ -283,11 +293,15 @@ func (s *Sampler) Step() error {
 		}
 	}
 	for l := range s.pairs {
+		if !s.swap.Offered(l, s.k) {
+			continue
+		}
 		if err := s.trySwap(l); err != nil {
 			s.err = err
 			return err
 		}
 	}
+	s.trips.observe(s.at)
 	s.k++
 	return nil
 }
@@ -411,6 +425,7 @@ func (s *Sampler) trySwap(l int) error {
 	if err != nil {
 		return err
 	}
+	p.ProbSum += math.Exp(min(lr, 0))
 	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
 	if lr >= 0 || -s.srng.ExpFloat64() < lr {
 		s.at[l], s.at[l+1] = s.at[l+1], s.at[l]
