@@ -66,6 +66,9 @@ type Setup struct {
 	Domain *target.Box
 	// Concurrent steps the chains on separate goroutines.
 	Concurrent bool
+	// Energies and OnSwap are passed to the Config (see there).
+	Energies Energies
+	OnSwap   func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 }
 
 // Config turns a Setup into a ladder for method m.
@@ -106,7 +109,7 @@ func (m Method) Config(s Setup) (Config, error) {
 		}
 		levels = append(levels, Level{Tau: tau, Est: est, Eta: s.Eta, Noise: noise, Var: call(hotVar)})
 	}
-	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent}, nil
+	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent, Energies: s.Energies, OnSwap: s.OnSwap}, nil
 }
 
 func clone(e target.Estimator) target.Estimator {
