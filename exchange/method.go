@@ -78,6 +78,9 @@ type Setup struct {
 	// correct (f-reSGLD): Diagonal (the zero value) or Full, which needs
 	// estimators that expose their per-example gradients.
 	Correction Correction
+	// Energies and OnSwap are passed to the Config (see there).
+	Energies Energies
+	OnSwap   func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 }
 
 // Config turns a Setup into a ladder for method m.
@@ -126,7 +129,7 @@ func (m Method) Config(s Setup) (Config, error) {
 		}
 		levels = append(levels, Level{Tau: tau, Est: est, Eta: s.Eta, Noise: noise, Var: v})
 	}
-	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent}, nil
+	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent, Energies: s.Energies, OnSwap: s.OnSwap}, nil
 }
 
 // model makes level l's variance model: at(est, tau) when set, else f().
