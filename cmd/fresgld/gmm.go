@@ -156,7 +156,7 @@ func runGMM(f *gmmFlags) error {
 		}
 	}
 	rec := &replicaRecorder{every: f.Thin}
-	run, err := sampleLadderFrom(cfg, inits, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Observe: rec.observe}, "gmm "+f.Method)
+	run, err := sampleLadderFrom(cfg, inits, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "gmm "+f.Method, rec)
 	if err != nil {
 		return err
 	}

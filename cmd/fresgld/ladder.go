@@ -237,14 +237,16 @@ type replicaRecorder struct {
 
 const traceRecords = 400
 
-func (r *replicaRecorder) observe(s *exchange.Sampler) {
-	if k := s.Steps(); k%r.every == 0 && len(r.at) < traceRecords {
+// Observe records the ladder after step when step is a multiple of every.
+func (r *replicaRecorder) Observe(step int, s *exchange.Sampler) error {
+	if k := step; k%r.every == 0 && len(r.at) < traceRecords {
 		row := make([]int, s.Levels())
 		for l := range row {
 			row[l] = s.Replica(l)
 		}
 		r.steps, r.at = append(r.steps, k), append(r.at, row)
 	}
+	return nil
 }
 
 // figure saves the replica-index trace as base.png and base.svg.

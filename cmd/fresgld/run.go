@@ -23,11 +23,12 @@ func sampleLadder(cfg exchange.Config, init []float64, plan exchange.Plan, label
 	for l := range inits {
 		inits[l] = init
 	}
-	return sampleLadderFrom(cfg, inits, plan, label)
+	return sampleLadderFrom(cfg, inits, plan, label, nil)
 }
 
-// sampleLadderFrom is sampleLadder with an initial state per level.
-func sampleLadderFrom(cfg exchange.Config, inits [][]float64, plan exchange.Plan, label string) (ladderRun, error) {
+// sampleLadderFrom is sampleLadder with an initial state per level and a
+// sink (nil: none) that sees the ladder after every step as well.
+func sampleLadderFrom(cfg exchange.Config, inits [][]float64, plan exchange.Plan, label string, sink exchange.Sink) (ladderRun, error) {
 	smp, err := exchange.New(cfg, inits)
 	if err != nil {
 		return ladderRun{}, err
@@ -35,6 +36,14 @@ func sampleLadderFrom(cfg exchange.Config, inits [][]float64, plan exchange.Plan
 	defer smp.Close()
 	plan.Progress = newProgress(label, plan.Steps()).callback()
 	start := time.Now()
-	tr, runErr := exchange.Collect(smp, plan)
-	return ladderRun{Stats: smp.Stats(), Trace: tr, Wall: time.Since(start), Err: runErr}, nil
+	if sink == nil {
+		tr, runErr := exchange.Collect(smp, plan)
+		return ladderRun{Stats: smp.Stats(), Trace: tr, Wall: time.Since(start), Err: runErr}, nil
+	}
+	c := &exchange.Collector{Plan: plan, Trace: exchange.Trace{P: smp.Dim()}}
+	runErr := exchange.Run(smp, plan, exchange.SinkFunc(func(step int, s *exchange.Sampler) error {
+		c.Observe(step, s)
+		return sink.Observe(step, s)
+	}))
+	return ladderRun{Stats: smp.Stats(), Trace: c.Trace, Wall: time.Since(start), Err: runErr}, nil
 }
