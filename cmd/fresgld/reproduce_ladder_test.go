@@ -48,3 +48,20 @@ func TestReproduceLadderBadFlags(t *testing.T) {
 		}
 	}
 }
+
+func TestReproduceLadderHeatSmoke(t *testing.T) {
+	out := t.TempDir()
+	md := runCLI(t, "reproduce", "ladder-heat", "--seeds", "1", "--keep", "200", "--burn", "10", "--rounds", "2", "--first", "20", "--grid", "100", "--out", out)
+	for _, want := range []string{"s-reSGLD (sd 0.1), 2 levels", "adaptive DEO ladder", "(sd 0.8 on U/τ), 2 levels", "seed 1: τ = 0.08"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+	b, err := os.ReadFile(filepath.Join(out, "ladder-heat.csv"))
+	if err != nil || strings.Count(string(b), "\n") != 4 {
+		t.Errorf("ladder-heat.csv: %v\n%s", err, b)
+	}
+	if err := run(t, "reproduce", "ladder-heat", "--grid", "120", "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), "--grid = 120") {
+		t.Errorf("--grid 120: error %v", err)
+	}
+}
