@@ -22,7 +22,7 @@ func TestReproduceLadderSmoke(t *testing.T) {
 		RoundTrips int     `json:"round_trips"`
 	}
 	b, err := os.ReadFile(filepath.Join(out, "ladder.json"))
-	if err != nil || json.Unmarshal(b, &rows) != nil || len(rows) != 6 {
+	if err != nil || json.Unmarshal(b, &rows) != nil || len(rows) != 12 {
 		t.Fatalf("ladder.json: %v, %d rows", err, len(rows))
 	}
 	// Equal cost: every run stops at the first step reaching the budget,

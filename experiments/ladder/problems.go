@@ -125,9 +125,15 @@ func DeepModes() Problem {
 // (the paper's two plus two) with the sweep of every pair every step, the
 // same ladder with DEO swaps, and DEO on a ladder tuned from that start in
 // five rounds of doubling length (500 steps first) and grown to ⌈2Λ̂⌉
-// levels, at most 16.
+// levels, at most 16. Three more isolate why: the tuned ladder with DEO
+// rounds of W = 5 steps (energies closer to fresh at each attempt, a fifth
+// of the swap cost), and eight geometric levels with either scheme (where a
+// reversible walk's O(K²) round trip should start to cost).
 var Ladders = []Ladder{
 	{Name: "geometric K=4, sweep", Scheme: exchange.Sweep, Levels: 4},
 	{Name: "geometric K=4, DEO", Scheme: exchange.DEO, Levels: 4},
 	{Name: "adaptive, DEO", Scheme: exchange.DEO, Levels: 4, Adapt: true, Rounds: 5, First: 500, MaxLevels: 16},
+	{Name: "adaptive, DEO W=5", Scheme: exchange.DEO, Window: 5, Levels: 4, Adapt: true, Rounds: 5, First: 500, MaxLevels: 16},
+	{Name: "geometric K=8, sweep", Scheme: exchange.Sweep, Levels: 8},
+	{Name: "geometric K=8, DEO", Scheme: exchange.DEO, Levels: 8},
 }

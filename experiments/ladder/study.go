@@ -179,7 +179,7 @@ func (s Study) Markdown(sums []Summary) string {
 			b.WriteString("\n|---|---|---|---|---|---|---|---|---|---|")
 			b.WriteString(strings.Repeat("---|", len(p.Metrics)) + "\n")
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %s | %s | %s | %s | %s |", sm.Ladder, sm.Levels, sm.Lambda, sm.RoundTrips, sm.VsSweep, sm.TripRate, sm.Bound, sm.OfBound, sm.ELE, sm.TuneShare)
+		fmt.Fprintf(&b, "| %s | %.2f | %s | %s | %.2f | %s | %s | %s | %s | %s |", sm.Ladder, sm.Levels.Mean, sm.Lambda, sm.RoundTrips, sm.VsSweep, sm.TripRate, sm.Bound, sm.OfBound, sm.ELE, sm.TuneShare)
 		for _, q := range s.Problems {
 			if q.Name == sm.Problem {
 				for _, m := range q.Metrics {
