@@ -155,7 +155,7 @@ func runGMM(f *gmmFlags) error {
 			inits[l] = []float64{0}
 		}
 	}
-	rec := &replicaRecorder{every: f.Thin}
+	rec := &replicaRecorder{every: f.Ladder.Window} // one record a round
 	run, err := sampleLadderFrom(cfg, inits, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "gmm "+f.Method, rec)
 	if err != nil {
 		return err

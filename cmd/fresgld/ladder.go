@@ -235,7 +235,7 @@ type replicaRecorder struct {
 	at    [][]int
 }
 
-const traceRecords = 400
+const traceRecords = 200
 
 // Observe records the ladder after step when step is a multiple of every.
 func (r *replicaRecorder) Observe(step int, s *exchange.Sampler) error {
