@@ -206,6 +206,11 @@ func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) erro
 	if L.Var == nil && needsVar && !L.Est.KnowsVariance() {
 		return fmt.Errorf("level %d: the estimator does not report its variance and no variance model is set (use variance.NewRunning)", l)
 	}
+	if rule == Exact && K > 1 {
+		if x, ok := L.Est.(target.ExactEnergy); !ok || !x.ExactEnergy() {
+			return fmt.Errorf("level %d: the exact swap rule needs noise-free energies, and estimator %T does not declare its energies exact (target.ExactEnergy); use a noisy swap rule", l, L.Est)
+		}
+	}
 	if L.Var != nil && L.Var.NeedsReport() && !L.Est.KnowsVariance() {
 		return fmt.Errorf("level %d: variance model %T needs an estimator that reports its variance", l, L.Var)
 	}
@@ -340,7 +345,9 @@ func (s *Sampler) LogRatio(l int, x, y []float64) (float64, error) {
 	td := 1/s.lv[l].Tau - 1/s.lv[l+1].Tau
 	var d, v float64
 	switch s.swap.Rule {
-	case Exact, FReSGLD:
+	case Exact:
+		return s.exactLogRatio(l, x, y)
+	case FReSGLD:
 		ux, vx, err := s.energy(l, x)
 		if err != nil {
 			return 0, err
@@ -350,9 +357,6 @@ func (s *Sampler) LogRatio(l int, x, y []float64) (float64, error) {
 			return 0, err
 		}
 		d, v = ux-uy, vx+vy
-		if s.swap.Rule == Exact && v > 0 {
-			return 0, fmt.Errorf("levels %d and %d: the exact swap rule needs noise-free energies, but their variance is %v", l, l+1, v)
-		}
 	case ReSGLD:
 		ux, vx, err := s.energy(l, x)
 		if err != nil {
