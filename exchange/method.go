@@ -74,6 +74,10 @@ type Setup struct {
 	Domain *target.Box
 	// Concurrent steps the chains on separate goroutines.
 	Concurrent bool
+	// Correction is the form of the noise correction of the methods that
+	// correct (f-reSGLD): Diagonal (the zero value) or Full, which needs
+	// estimators that expose their per-example gradients.
+	Correction Correction
 }
 
 // Config turns a Setup into a ladder for method m.
@@ -95,7 +99,7 @@ func (m Method) Config(s Setup) (Config, error) {
 	case MReSGLDMethod:
 		sw.Rule = MReSGLD
 	case FReSGLDMethod:
-		noise, sw.Rule = langevin.Corrected, FReSGLD
+		noise, sw.Rule = s.Correction.Policy(), FReSGLD
 	default:
 		return Config{}, fmt.Errorf("unknown method %q", m)
 	}

@@ -18,6 +18,15 @@ const (
 	// Where the gradient noise alone exceeds the budget, ĉ_j = 0 and the
 	// coordinate is counted as clamped.
 	Corrected
+	// CorrectedFull injects noise of covariance (2τη·I − η²Σ̂)⁺, Σ̂ the full
+	// covariance of a minibatch gradient estimated from its per-example
+	// gradients, so that the total noise is 2τη·I in every direction, not
+	// only on the diagonal (see LowRank). Where the gradient noise alone
+	// exceeds the budget along an eigen-direction of Σ̂, that direction gets
+	// no noise and is counted as clamped. Its steps are taken by
+	// (*LowRank).Step, not by Step, which needs only per-coordinate
+	// variances.
+	CorrectedFull
 )
 
 func (p Policy) String() string {
@@ -26,6 +35,8 @@ func (p Policy) String() string {
 		return "sgld"
 	case Corrected:
 		return "corrected"
+	case CorrectedFull:
+		return "corrected-full"
 	}
 	return fmt.Sprintf("Policy(%d)", int(p))
 }
@@ -44,6 +55,9 @@ func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy,
 	// The normals are drawn in a loop of their own: a call inside the
 	// update loop would spill its many live values around every call,
 	// which costs about half as much again as the draws themselves.
+	if pol == CorrectedFull {
+		panic("langevin: Step cannot take a CorrectedFull step: use (*LowRank).Step with the minibatch's rows")
+	}
 	theta, xi := theta[:len(grad)], scratch[:len(grad)]
 	budget := 2 * tau * eta
 	if pol == SGLD {
