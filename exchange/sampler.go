@@ -40,6 +40,9 @@ type Config struct {
 	// that serves two levels must then be safe for concurrent use (the
 	// presets clone stateful estimators; see Setup). Call Close when done.
 	Concurrent bool
+	// RecordSwaps keeps the step of every swap in PairStats.Times. Off, a
+	// step allocates nothing; on, the record grows by one int per swap.
+	RecordSwaps bool
 }
 
 // LevelStats is what one level did. It holds no clock readings: a clock read
@@ -99,6 +102,7 @@ type Sampler struct {
 	pool  *pool
 	box   *target.Box
 	trips trips
+	times bool // record swap times
 }
 
 // New validates cfg and starts a ladder from the given initial states, one
@@ -120,7 +124,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateScheme(cfg.Swap); err != nil {
 		return nil, err
 	}
-	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
+	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
 	p := 0
 	for l, L := range cfg.Levels {
 		if L.Est == nil {
@@ -434,7 +438,9 @@ func (s *Sampler) trySwap(l int) error {
 	if lr >= 0 || -s.srng.ExpFloat64() < lr {
 		s.at[l], s.at[l+1] = s.at[l+1], s.at[l]
 		p.Accepts++
-		p.Times = append(p.Times, s.k)
+		if s.times {
+			p.Times = append(p.Times, s.k)
+		}
 	}
 	return nil
 }

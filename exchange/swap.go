@@ -88,7 +88,7 @@ func logRatio(tauDelta, d, v float64) float64 { return tauDelta*d - tauDelta*tau
 type PairStats struct {
 	Attempts int   `json:"attempts"` // swap ratios evaluated
 	Accepts  int   `json:"accepts"`  // swaps made
-	Times    []int `json:"-"`        // steps at which swaps were made
+	Times    []int `json:"-"`        // steps at which swaps were made, if Config.RecordSwaps
 
 	// ProbSum is Σ min(1, Ŝ) over the attempts: the acceptance
 	// probabilities under the noisy rule, noise included. Their mean

@@ -133,6 +133,7 @@ func runGMM(f *gmmFlags) error {
 	if err != nil {
 		return err
 	}
+	cfg.RecordSwaps = true // for swaps.csv
 	run, err := sampleLadder(cfg, []float64{0}, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "gmm "+f.Method)
 	if err != nil {
 		return err
