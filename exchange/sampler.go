@@ -131,7 +131,9 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 			return nil, fmt.Errorf("level %d: no estimator", l)
 		}
 		if l == 0 {
-			p = L.Est.Dim()
+			if p = L.Est.Dim(); p < 1 {
+				return nil, fmt.Errorf("level 0: estimator dimension %d: the state needs at least one coordinate", p)
+			}
 		}
 		if err := validateLevel(l, L, p, cfg.Swap.Rule, K, init[l]); err != nil {
 			return nil, err
