@@ -72,6 +72,7 @@ type Stats struct {
 type replica struct {
 	theta []float64
 	rng   *rand.Rand
+	watch watch
 }
 
 type level struct {
@@ -158,7 +159,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		if L.Noise == langevin.CorrectedFull {
 			lv.full = newFullNoise(L.Est)
 		}
-		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l)))}
+		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l))), watch: newWatch(init[l])}
 		s.at[l] = l
 	}
 	if s.box != nil {
@@ -352,6 +353,9 @@ func (s *Sampler) stepLevel(l, k int) {
 	if c > 0 {
 		lv.stats.Clamped += int64(c)
 		lv.stats.ClampedSteps++
+	}
+	if finite && r.watch.observe(r.theta) {
+		lv.err = fmt.Errorf("level %d diverged at step %d: %d moves in a row each reversed the last and grew, by %.3g in all; the Langevin step is unstable (lower η = %v)", l, k, r.watch.run, r.watch.growth(), lv.Eta.Eta(k))
 	}
 	if !finite {
 		lv.err = fmt.Errorf("level %d diverged at step %d: the state is no longer finite (check η = %v against the gradient's scale)", l, k, lv.Eta.Eta(k))
