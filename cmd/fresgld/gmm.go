@@ -78,7 +78,7 @@ density.svg) into --out.`,
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels K, spaced geometrically from τ1 to τ2; every level above the coldest uses the hot estimator")
 	fl.Float64Var(&f.Eta, "eta", 0.03, "step size η (with --decay-gamma > 0: η_k = eta·(b/(b + k))^γ)")
 	fl.Float64Var(&f.DecayB, "decay-b", 1000, "decreasing step size: b")
-	fl.Float64Var(&f.DecayGamma, "decay-gamma", 0, "decreasing step size: γ in [0, 1] (0: constant η)")
+	fl.Float64Var(&f.DecayGamma, "decay-gamma", 0, "decreasing step size: γ in (0.5, 1] (0: constant η)")
 	fl.Float64Var(&f.SwapA, "swap-a", 0, "swap intensity a (swap with probability a·η·min(1, S)); 0 attempts a swap every step with probability min(1, S)")
 	fl.Float64Var(&f.A1, "a1", 0.5, "m-reSGLD weight a1 on the cold estimator")
 	fl.StringVar(&f.Variance, "variance", "known", "variance estimate for f-reSGLD and the swap ratios: known or running")
@@ -106,6 +106,9 @@ func runGMM(f *gmmFlags) error {
 		}
 		// Written so that η_0 = eta: a = eta·b^γ.
 		eta = langevin.Decreasing{A: f.Eta * math.Pow(f.DecayB, f.DecayGamma), B: f.DecayB, Gamma: f.DecayGamma}
+		if err := eta.Validate(); err != nil {
+			return fmt.Errorf("--decay-gamma = %v: %w", f.DecayGamma, err)
+		}
 	} else {
 		f.DecayB = 0
 	}
@@ -133,6 +136,7 @@ func runGMM(f *gmmFlags) error {
 	if err != nil {
 		return err
 	}
+	cfg.RecordSwaps = true // for swaps.csv
 	run, err := sampleLadder(cfg, []float64{0}, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "gmm "+f.Method)
 	if err != nil {
 		return err

@@ -23,6 +23,11 @@ func TestGMMEndToEnd(t *testing.T) {
 		var sum struct {
 			Samples int                `json:"samples"`
 			Metrics map[string]float64 `json:"metrics"`
+			Stats   struct {
+				Pairs []struct {
+					Accepts int `json:"accepts"`
+				} `json:"pairs"`
+			} `json:"stats"`
 		}
 		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 		if err := json.Unmarshal(b, &sum); err != nil {
@@ -30,6 +35,14 @@ func TestGMMEndToEnd(t *testing.T) {
 		}
 		if sum.Samples != 500 || math.IsNaN(sum.Metrics["tv"]) || math.IsNaN(sum.Metrics["w1"]) {
 			t.Errorf("%s: summary %+v", m, sum)
+		}
+		swaps, _ := os.ReadFile(filepath.Join(out, "swaps.csv"))
+		accepts := 0
+		for _, p := range sum.Stats.Pairs {
+			accepts += p.Accepts
+		}
+		if n := strings.Count(string(swaps), "\n") - 1; n != accepts || (m != "sgld" && n == 0) {
+			t.Errorf("%s: swaps.csv has %d rows for %d swaps", m, n, accepts)
 		}
 		csv, _ := os.ReadFile(filepath.Join(out, "samples.csv"))
 		if n := strings.Count(string(csv), "\n"); n != 501 {
