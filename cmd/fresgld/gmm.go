@@ -40,19 +40,17 @@ type gmmFlags struct {
 	Keep       int     `json:"keep"`
 	Thin       int     `json:"thin"`
 	Concurrent bool    `json:"concurrent"`
-	Out        string  `json:"-"`
+	chainFlags
+	Out string `json:"-"`
 }
 
 // runSummary is the JSON summary of a sampling run.
 type runSummary struct {
 	Experiment  string         `json:"experiment"`
 	Settings    any            `json:"settings"`
-	Stats       exchange.Stats `json:"stats"`
-	SwapRate    []*float64     `json:"swap_acceptance_rate"` // null for a pair never attempted
 	WallSeconds float64        `json:"wall_seconds"`
-	Samples     int            `json:"samples"`
-	Metrics     map[string]any `json:"metrics,omitempty"`
-	Error       string         `json:"error,omitempty"`
+	Metrics     map[string]any `json:"metrics,omitempty"` // of the pooled draws
+	chainsSummary
 }
 
 func init() {
@@ -62,11 +60,15 @@ func init() {
 		Short: "Sample the paper's fixed-noise Gaussian mixture and compare with the exact density",
 		Long: `gmm samples exp(−U) = 0.4 N(−4, 0.7²) + 0.6 N(3, 0.5²) at τ1 = 1 with noisy
 energies and gradients (cold chain: Û ~ N(U, 1²), ∇Û ~ N(∇U, 2²); hot chain:
-Û ~ N(U, 3²), ∇Û ~ N(∇U, 5²)), as in §5.1 of the paper. It writes the retained
-cold-chain samples (samples.csv), the swap times (swaps.csv), a summary with
-evaluation counts and the TV and W1 distances to the exact density
-(summary.json), and a density plot against the exact density (density.png,
-density.svg) into --out.`,
+Û ~ N(U, 3²), ∇Û ~ N(∇U, 5²)), as in §5.1 of the paper. --chains independent
+chains (default 4) run in parallel, each on random streams of its own (chain c
+alone: --chain c). It prints the per-variable table (mean, MCSE, sd,
+quantiles, bulk and tail ESS, R̂), swap acceptance, clamped steps and cost,
+with warnings on stderr, and writes into --out: chain-<c>.csv per chain in
+CmdStan's CSV layout, summary.txt (the table), summary.json (the table, and
+the TV and W1 distances of the pooled draws to the exact density), the chain
+figures (trace, ranks, marginals, replicas) and a density plot against the
+exact density (density.png, density.svg).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runGMM(f) },
 	}
@@ -88,6 +90,7 @@ density.svg) into --out.`,
 	fl.IntVar(&f.Keep, "keep", 20000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 5, "steps between retained samples")
 	fl.BoolVar(&f.Concurrent, "concurrent", false, "step the chains on separate goroutines (same output)")
+	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/gmm", "output directory")
 	rootCmd.AddCommand(cmd)
 }
@@ -97,8 +100,11 @@ func runGMM(f *gmmFlags) error {
 	if err != nil {
 		return err
 	}
+	ids, err := f.chainFlags.ids()
+	if err != nil {
+		return err
+	}
 	mix := models.PaperMixture()
-	cold, hot := models.PaperFixedNoise(mix)
 	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
 	if f.DecayGamma != 0 {
 		if !(f.DecayB > 0) {
@@ -109,12 +115,7 @@ func runGMM(f *gmmFlags) error {
 	} else {
 		f.DecayB = 0
 	}
-	setup := exchange.Setup{
-		Tau1: f.Tau1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta,
-		Cold: cold, Hot: hot, A: f.SwapA, PerStep: f.SwapA == 0, A1: f.A1,
-		Seed: f.Seed, Concurrent: f.Concurrent,
-	}
-	f.PerStep = setup.PerStep
+	f.PerStep = f.SwapA == 0
 	switch f.Variance {
 	case "known":
 		f.Repeats, f.Period = 0, 0
@@ -122,57 +123,71 @@ func runGMM(f *gmmFlags) error {
 		if _, err := variance.NewRunning(f.Repeats, f.Period); err != nil {
 			return fmt.Errorf("--repeats/--period: %w", err)
 		}
-		// The estimators hide their noise so that the sampler must estimate it.
-		setup.Cold, setup.Hot = target.Hidden{Estimator: cold}, target.Hidden{Estimator: hot}
-		mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
-		setup.ColdVar, setup.HotVar = mk, mk
 	default:
 		return fmt.Errorf("--variance %q: want known or running", f.Variance)
 	}
-	cfg, err := m.Config(setup)
-	if err != nil {
-		return err
-	}
-	run, err := sampleLadder(cfg, []float64{0}, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "gmm "+f.Method)
-	if err != nil {
-		return err
-	}
-	tr, runErr, wall := run.Trace, run.Err, run.Wall
-	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, Stats: run.Stats, WallSeconds: wall.Seconds(), Samples: tr.Len()}
-	for _, p := range sum.Stats.Pairs {
-		var r *float64
-		if p.Attempts > 0 {
-			r = new(float64)
-			*r = p.Rate()
+	build := func(id int) (*exchange.Sampler, error) {
+		cold, hot := models.PaperFixedNoise(mix)
+		setup := exchange.Setup{
+			Tau1: f.Tau1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta,
+			Cold: cold, Hot: hot, A: f.SwapA, PerStep: f.PerStep, A1: f.A1,
+			Seed: exchange.ChainSeed(f.Seed, id), Concurrent: f.Concurrent,
 		}
-		sum.SwapRate = append(sum.SwapRate, r)
+		if f.Variance == "running" {
+			// The estimators hide their noise so that the sampler must estimate it.
+			setup.Cold, setup.Hot = target.Hidden{Estimator: cold}, target.Hidden{Estimator: hot}
+			mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
+			setup.ColdVar, setup.HotVar = mk, mk
+		}
+		cfg, err := m.Config(setup)
+		if err != nil {
+			return nil, err
+		}
+		inits := make([][]float64, len(cfg.Levels))
+		for l := range inits {
+			inits[l] = []float64{0}
+		}
+		return exchange.New(cfg, inits)
 	}
-	if runErr != nil {
-		sum.Error = runErr.Error()
+	settings, err := settingsOf(f)
+	if err != nil {
+		return err
+	}
+	run := chainRun{
+		Header:     chainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
+		Names:      coordNames(1),
+		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
+		New:        build,
+		LogDensity: func(theta []float64) float64 { return -mix.U(theta) / f.Tau1 },
+		Out:        f.Out,
+		Label:      "gmm " + f.Method,
+	}
+	chains, wall, writeErr := run.run(ids)
+	if chains == nil {
+		return writeErr
+	}
+	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, WallSeconds: wall.Seconds()}
+	// The distances to the exact density are of the chains that finished.
+	var xs []float64
+	for _, c := range chains {
+		if c.Stats.Stopped == "" {
+			xs = append(xs, c.Cols[len(c.Columns)-1]...)
+		}
 	}
 	var errs []error
-	if tr.Len() > 0 {
+	fmt.Printf("%s: %d chain(s) in %v\n", f.Method, len(ids), wall.Round(time.Millisecond))
+	if len(xs) > 0 {
 		u := func(x float64) float64 { return mix.U([]float64{x}) }
 		exact := diag.Tempered1D(u, f.Tau1, -10, 10, 20000)
-		xs := tr.Coord(0)
 		sum.Metrics = map[string]any{
 			"tv": exact.TV(xs, gmmBins), "tv_bins": gmmBins, "w1": exact.W1(xs),
 			"right_mode_weight": fractionAbove(xs, 0), "right_mode_weight_exact": 1 - exact.CDF(0),
-			"ess": diag.ESS(xs),
 		}
-		errs = append(errs, writeSamples(filepath.Join(f.Out, "samples.csv"), tr, coordNames(1)),
-			densityFigure(filepath.Join(f.Out, "density"), exact, xs, f.Method))
+		fmt.Printf("pooled draws against the exact density: TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f)\n",
+			sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"])
+		errs = append(errs, densityFigure(filepath.Join(f.Out, "density"), exact, xs, f.Method))
 	}
-	errs = append(errs, writeSwaps(filepath.Join(f.Out, "swaps.csv"), sum.Stats), writeJSON(filepath.Join(f.Out, "summary.json"), sum))
-	sum.Stats.Levels = nil // printed below in short
-	if tr.Len() > 0 {
-		fmt.Printf("%s: %d samples (effective size %.0f) in %v; TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f); swap acceptance %v\n",
-			f.Method, tr.Len(), sum.Metrics["ess"], wall.Round(time.Millisecond), sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"], rates(sum.SwapRate))
-		fmt.Printf("wrote %s/{samples.csv,swaps.csv,summary.json,density.png,density.svg}\n", f.Out)
-	}
-	if runErr != nil {
-		return fmt.Errorf("sampling stopped after %d samples (kept in %s): %w", tr.Len(), f.Out, runErr)
-	}
+	errs = append(errs, finishChains(f.Out, chains, &sum.chainsSummary, &sum, writeErr, nil, chainOutputs+", density.{png,svg}"))
 	return errors.Join(errs...)
 }
 

@@ -4,16 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
@@ -42,33 +37,23 @@ type logisticFlags struct {
 	Burn          int     `json:"burn"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
-	Out           string  `json:"-"`
+	chainFlags
+	Out string `json:"-"`
 }
 
 // logisticSummary is summary.json of a logistic-regression run.
 type logisticSummary struct {
-	Settings    *logisticFlags `json:"settings"`
-	N           int            `json:"examples"`
-	Names       []string       `json:"coefficients"`
-	Label       string         `json:"label"`
-	FeatureMean []float64      `json:"feature_means,omitempty"`
-	FeatureSD   []float64      `json:"feature_sds,omitempty"`
-	Samples     int            `json:"samples"`
-	Mean        []float64      `json:"posterior_mean"`
-	SD          []float64      `json:"posterior_sd"`
-	Evaluations struct {
-		Cold, Hot, Total float64
-	} `json:"per_example_evaluations"`
-	SwapAttempts  int                 `json:"swap_attempts"`
-	SwapAccepts   int                 `json:"swap_accepts"`
-	ClampedCold   int64               `json:"clamped_steps_cold"`
-	ClampedHot    int64               `json:"clamped_steps_hot"`
-	HotBatch      *variance.AutoStats `json:"hot_batch_automatic,omitempty"`
-	HotWarning    string              `json:"hot_batch_warning,omitempty"`
-	Stats         exchange.Stats      `json:"stats"`
-	WallSeconds   float64             `json:"wall_seconds"`
-	Error         string              `json:"error,omitempty"`
-	StepRuleNotes string              `json:"step_rule,omitempty"`
+	Settings      *logisticFlags        `json:"settings"`
+	N             int                   `json:"examples"`
+	Names         []string              `json:"coefficients"`
+	Label         string                `json:"label"`
+	FeatureMean   []float64             `json:"feature_means,omitempty"`
+	FeatureSD     []float64             `json:"feature_sds,omitempty"`
+	HotBatch      []*variance.AutoStats `json:"hot_batch_automatic,omitempty"` // per chain
+	HotWarnings   []string              `json:"hot_batch_warnings,omitempty"`
+	WallSeconds   float64               `json:"wall_seconds"`
+	StepRuleNotes string                `json:"step_rule,omitempty"`
+	chainsSummary
 }
 
 func init() {
@@ -89,11 +74,23 @@ supplies --hot-share of its noise budget. With --eta 0 (the default) the step
 size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the negative
 log posterior at its mode.
 
-It writes into --out: samples.csv (the cold chain's retained samples, one
-column per coefficient), summary.json (settings, seed, swap and clamp counts,
-per-example evaluations, wall time, posterior means and sds, the
-standardisation's means and sds), trace.png/svg and marginals.png/svg (the
-first eight coefficients). Samples gathered before an error are still written.`,
+--chains independent chains (default 4) run in parallel, each on random
+streams of its own: chain c's draws are the same whether it runs alone
+(--chain c, e.g. one task of a cluster array job) or beside the others.
+The command prints, per coefficient and for lp__ (the log posterior up to a
+constant), the posterior mean, its Monte Carlo standard error, the sd, the
+5/50/95% quantiles, bulk and tail effective sample sizes and R̂ (as R's
+posterior package computes them), then the swap acceptance per pair of levels,
+the share of clamped steps per level and the total cost; warnings with
+remedies go to stderr.
+
+It writes into --out: chain-<c>.csv per chain in CmdStan's CSV layout (read
+them with rstan::read_stan_csv, cmdstanr or ArviZ; pool the outputs of
+separate runs with fresgld merge), summary.txt (the table), summary.json
+(settings, the table, swap and clamp counts, cost, wall time, the
+standardisation's means and sds) and figures: trace, ranks (rank histograms),
+marginals and replicas (which replica sits at each level), as PNG and SVG.
+Draws gathered before an error are still written.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(f) },
 	}
@@ -116,6 +113,7 @@ first eight coefficients). Samples gathered before an error are still written.`,
 	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
+	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/logistic", "output directory")
 	rootCmd.AddCommand(cmd)
 }
@@ -171,164 +169,85 @@ func runLogistic(f *logisticFlags) error {
 	if f.Batch > d.N || f.HotBatch > d.N {
 		return fmt.Errorf("--batch = %d, --hot-batch = %d: the data have %d examples", f.Batch, f.HotBatch, d.N)
 	}
-	cold, err := target.NewMinibatch(lr, f.Batch)
+	ids, err := f.chainFlags.ids()
 	if err != nil {
-		return fmt.Errorf("--batch: %w", err)
+		return err
 	}
 	hotStart := f.HotBatch
 	if hotStart == 0 {
 		hotStart = f.Batch // the automatic rule's pilot draw
 	}
-	hot, err := target.NewMinibatch(lr, hotStart)
-	if err != nil {
-		return fmt.Errorf("--hot-batch: %w", err)
-	}
-	if f.SwapBatch != 0 {
-		for _, mb := range []*target.Minibatch{cold, hot} {
-			if err := mb.SetEnergySize(f.SwapBatch); err != nil {
-				return fmt.Errorf("--swap-batch: %w", err)
-			}
-		}
-	}
 	eta := langevin.Constant{Step: f.Eta}
-	var auto *variance.AutoBatch
-	var autoErr error
-	setup := exchange.Setup{
-		Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
-		A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: f.Seed,
-	}
-	if f.HotBatch == 0 {
-		setup.HotVar = func() variance.Model {
-			auto, autoErr = variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
-			return auto
+	autos := map[int]*variance.AutoBatch{}
+	// build makes chain id's ladder on estimators of its own.
+	build := func(id int) (*exchange.Sampler, error) {
+		cold, err := target.NewMinibatch(lr, f.Batch)
+		if err != nil {
+			return nil, fmt.Errorf("--batch: %w", err)
 		}
+		hot, err := target.NewMinibatch(lr, hotStart)
+		if err != nil {
+			return nil, fmt.Errorf("--hot-batch: %w", err)
+		}
+		if f.SwapBatch != 0 {
+			for _, mb := range []*target.Minibatch{cold, hot} {
+				if err := mb.SetEnergySize(f.SwapBatch); err != nil {
+					return nil, fmt.Errorf("--swap-batch: %w", err)
+				}
+			}
+		}
+		var autoErr error
+		setup := exchange.Setup{
+			Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
+			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id),
+		}
+		if f.HotBatch == 0 {
+			setup.HotVar = func() variance.Model {
+				a, err := variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
+				autos[id], autoErr = a, err
+				return a
+			}
+		}
+		cfg, err := m.Config(setup)
+		if err != nil {
+			return nil, err
+		}
+		if autoErr != nil {
+			return nil, fmt.Errorf("--hot-share: %w", autoErr)
+		}
+		inits := make([][]float64, len(cfg.Levels))
+		for l := range inits {
+			inits[l] = make([]float64, p)
+		}
+		return exchange.New(cfg, inits)
 	}
-	cfg, err := m.Config(setup)
+	settings, err := settingsOf(f)
 	if err != nil {
 		return err
 	}
-	if autoErr != nil {
-		return fmt.Errorf("--hot-share: %w", autoErr)
+	run := chainRun{
+		Header:     chainHeader{Command: "logistic", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
+		Names:      names,
+		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
+		New:        build,
+		LogDensity: func(theta []float64) float64 { return -lr.U(theta) },
+		Out:        f.Out,
+		Label:      "logistic " + f.Method,
 	}
-	run, err := sampleLadder(cfg, make([]float64, p), exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "logistic "+f.Method)
-	if err != nil {
-		return err
+	chains, wall, writeErr := run.run(ids)
+	if chains == nil {
+		return writeErr
 	}
-	st, tr, runErr := run.Stats, run.Trace, run.Err
-	sum.WallSeconds = run.Wall.Seconds()
-	sum.Stats, sum.Samples = st, tr.Len()
-	sum.Evaluations.Cold = st.Levels[0].Cost.TotalGrad().Units + st.Levels[0].Cost.TotalEnergy().Units
-	sum.ClampedCold = st.Levels[0].ClampedSteps
-	if len(st.Levels) > 1 {
-		sum.Evaluations.Hot = st.Levels[1].Cost.TotalGrad().Units + st.Levels[1].Cost.TotalEnergy().Units
-		sum.ClampedHot = st.Levels[1].ClampedSteps
-		sum.SwapAttempts, sum.SwapAccepts = st.Pairs[0].Attempts, st.Pairs[0].Accepts
-	}
-	sum.Evaluations.Total = sum.Evaluations.Cold + sum.Evaluations.Hot
-	if auto != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
-		a := auto.Stats()
-		sum.HotBatch, sum.HotWarning = &a, auto.Warning()
-	}
-	if runErr != nil {
-		sum.Error = runErr.Error()
-	}
-	var errs []error
-	if tr.Len() > 0 {
-		sum.Mean, sum.SD = make([]float64, p), make([]float64, p)
-		for j := 0; j < p; j++ {
-			xs := tr.Coord(j)
-			var mu, v float64
-			for _, x := range xs {
-				mu += x / float64(len(xs))
+	sum.WallSeconds = wall.Seconds()
+	for _, id := range ids {
+		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
+			st := a.Stats()
+			sum.HotBatch = append(sum.HotBatch, &st)
+			if w := a.Warning(); w != "" {
+				sum.HotWarnings = append(sum.HotWarnings, fmt.Sprintf("chain %d: %s", id, w))
 			}
-			for _, x := range xs {
-				v += (x - mu) * (x - mu) / float64(len(xs))
-			}
-			sum.Mean[j], sum.SD[j] = mu, math.Sqrt(v)
-		}
-		errs = append(errs, writeSamples(filepath.Join(f.Out, "samples.csv"), tr, names),
-			traceFigure(filepath.Join(f.Out, "trace"), tr, names, f.Thin),
-			marginalFigure(filepath.Join(f.Out, "marginals"), tr, names))
-	}
-	errs = append(errs, writeJSON(filepath.Join(f.Out, "summary.json"), sum))
-	fmt.Printf("%s on %s (%d examples, %d coefficients): %d samples in %.1fs, %.3g per-example evaluations (hot chain %.1f%%), swaps %d/%d, clamped steps %d/%d\n",
-		f.Method, f.Data, d.N, p, tr.Len(), sum.WallSeconds, sum.Evaluations.Total, 100*sum.Evaluations.Hot/sum.Evaluations.Total,
-		sum.SwapAccepts, sum.SwapAttempts, sum.ClampedCold, sum.ClampedHot)
-	if sum.HotWarning != "" {
-		fmt.Println("warning:", sum.HotWarning)
-	}
-	if sum.SwapAttempts >= 100 && sum.SwapAccepts == 0 {
-		fmt.Printf("warning: no swap accepted in %d attempts: the levels' energies do not overlap (in p = %d dimensions their means differ by about (τ2 − 1)·p/2 = %.0f; lower --tau2)", sum.SwapAttempts, p, (f.Tau2-1)*float64(p)/2)
-		if f.SwapBatch < d.N {
-			fmt.Printf(", or the minibatch energies are too noisy to swap on (--swap-batch %d gives exact ones)", d.N)
-		}
-		fmt.Println()
-	}
-	fmt.Printf("wrote %s/{samples.csv,summary.json,trace.png,trace.svg,marginals.png,marginals.svg}\n", f.Out)
-	if runErr != nil {
-		return fmt.Errorf("sampling stopped after %d samples (kept in %s): %w", tr.Len(), f.Out, runErr)
-	}
-	return errors.Join(errs...)
-}
-
-// plotted is the number of coefficients the figures show.
-const plotted = 8
-
-func traceFigure(base string, tr exchange.Trace, names []string, thin int) error {
-	p := plot.New()
-	p.Title.Text = "trace of the cold chain"
-	p.X.Label.Text = "step after burn-in"
-	p.Y.Label.Text = "coefficient"
-	for j := 0; j < min(plotted, tr.P); j++ {
-		xy := make(plotter.XYs, tr.Len())
-		for i := range xy {
-			xy[i] = plotter.XY{X: float64((i + 1) * thin), Y: tr.At(i)[j]}
-		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return err
-		}
-		l.Color = figure.Palette[j%len(figure.Palette)]
-		if j >= len(figure.Palette) {
-			l.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
-		}
-		p.Add(l)
-		p.Legend.Add(names[j], l)
-	}
-	p.Legend.Top = true
-	return figure.Save(p, 18*vg.Centimeter, 10*vg.Centimeter, base)
-}
-
-func marginalFigure(base string, tr exchange.Trace, names []string) error {
-	var curves []figure.Curve
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for j := 0; j < min(plotted, tr.P); j++ {
-		for _, x := range tr.Coord(j) {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
 		}
 	}
-	if !(hi > lo) {
-		hi = lo + 1
-	}
-	for j := 0; j < min(plotted, tr.P); j++ {
-		curves = append(curves, figure.Curve{Name: names[j], XY: figure.Histogram(tr.Coord(j), lo, hi, 60)})
-	}
-	p := plot.New()
-	p.Title.Text = "posterior marginals (histograms of the cold chain)"
-	p.X.Label.Text = "coefficient"
-	p.Y.Label.Text = "density"
-	for i, c := range curves {
-		l, err := plotter.NewLine(c.XY)
-		if err != nil {
-			return err
-		}
-		l.Color = figure.Palette[i%len(figure.Palette)]
-		if i >= len(figure.Palette) {
-			l.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
-		}
-		p.Add(l)
-		p.Legend.Add(c.Name, l)
-	}
-	p.Legend.Top = true
-	return figure.Save(p, 18*vg.Centimeter, 10*vg.Centimeter, base)
+	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
+	return finishChains(f.Out, chains, &sum.chainsSummary, &sum, writeErr, sum.HotWarnings, chainOutputs)
 }
