@@ -3,6 +3,9 @@ package diag
 import (
 	"encoding/json"
 	"math"
+	"runtime"
+	"sync"
+	"sync/atomic"
 )
 
 // Summary is what posterior::summarise_draws reports for one parameter, with
@@ -25,26 +28,32 @@ type Summary struct {
 	Rhat     float64 `json:"rhat"`
 }
 
-// Summarize computes every field of Summary for one parameter's chains.
+// Summarize computes every field of Summary for one parameter's chains,
+// sharing the sort and the effective sample sizes between them.
 func Summarize(chains [][]float64) Summary {
-	all := pool(chains)
-	mean, v := meanVar(all)
-	if len(all) == 0 {
-		mean = math.NaN()
+	d := drawsPool.Get().(*draws)
+	defer drawsPool.Put(d)
+	if !d.load(chains) {
+		nan := math.NaN()
+		return Summary{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
 	}
+	mean, v := meanVar(d.all)
+	sd := math.Sqrt(v)
+	essMean := d.essMean()
+	ess5, ess95 := d.essQuantile(0.05), d.essQuantile(0.95)
 	return Summary{
 		Mean:     mean,
-		SD:       math.Sqrt(v),
-		MCSEMean: MCSEMean(chains),
-		MCSESd:   MCSESd(chains),
-		Q5:       Quantile(chains, 0.05),
-		Q50:      Quantile(chains, 0.5),
-		Q95:      Quantile(chains, 0.95),
-		MCSEQ5:   MCSEQuantile(chains, 0.05),
-		MCSEQ95:  MCSEQuantile(chains, 0.95),
-		ESSBulk:  ESSBulk(chains),
-		ESSTail:  ESSTail(chains),
-		Rhat:     Rhat(chains),
+		SD:       sd,
+		MCSEMean: mcseMean(sd, essMean),
+		MCSESd:   mcseSd(sd, d.essSd(essMean)),
+		Q5:       d.quantile(0.05),
+		Q50:      d.quantile(0.5),
+		Q95:      d.quantile(0.95),
+		MCSEQ5:   d.mcseQuantile(0.05, ess5),
+		MCSEQ95:  d.mcseQuantile(0.95, ess95),
+		ESSBulk:  d.essBulk(),
+		ESSTail:  nanMin(ess5, ess95),
+		Rhat:     d.rhat(),
 	}
 }
 
@@ -102,4 +111,25 @@ func (s *Summary) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// SummarizeAll summarises every parameter, params[p] being parameter p's
+// chains, on runtime.GOMAXPROCS(0) goroutines.
+func SummarizeAll(params [][][]float64) []Summary {
+	out := make([]Summary, len(params))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(params)) {
+		wg.Go(func() {
+			for {
+				p := int(next.Add(1)) - 1
+				if p >= len(params) {
+					return
+				}
+				out[p] = Summarize(params[p])
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
