@@ -139,6 +139,8 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 	if n == 0 {
 		return s, nil
 	}
+	var names []string
+	var params [][][]float64
 	for j, name := range c0.Columns {
 		if j > 0 && strings.HasSuffix(name, "__") {
 			continue // sampler columns other than lp__
@@ -147,7 +149,10 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 		for i, c := range used {
 			xs[i] = c.Cols[j][:n]
 		}
-		s.Parameters = append(s.Parameters, paramRow{Name: name, Summary: diag.Summarize(xs)})
+		names, params = append(names, name), append(params, xs)
+	}
+	for i, d := range diag.SummarizeAll(params) {
+		s.Parameters = append(s.Parameters, paramRow{Name: names[i], Summary: d})
 	}
 	s.Warnings = chainWarnings(s, remediesFor(s.Command))
 	return s, nil
