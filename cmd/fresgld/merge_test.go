@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -186,5 +187,23 @@ func TestWarnings(t *testing.T) {
 	s, _ = summarizeChains(cs)
 	if !has(s.Warnings, "chain 4 stopped after 1000 steps: level 1 diverged") || len(s.Chains) != 3 || s.Draws != 1000 || has(s.Warnings, "R̂") {
 		t.Errorf("a diverged chain: pooled %v × %d, warnings %q", s.Chains, s.Draws, s.Warnings)
+	}
+}
+
+func TestParamRowJSONRoundTrip(t *testing.T) {
+	s, err := summarizeChains([]*stanChain{fakeChain(1, 50, 0, chainStats{Clamped: []int64{0}}), fakeChain(2, 50, 0, chainStats{Clamped: []int64{0}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back chainsSummary
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Parameters) != 2 || back.Parameters[1].Name != "x" || back.Parameters[1].Mean != s.Parameters[1].Mean {
+		t.Errorf("round trip of %s gave %+v", b, back.Parameters)
 	}
 }

@@ -44,6 +44,18 @@ func (p paramRow) MarshalJSON() ([]byte, error) {
 	return append(append(append([]byte(`{"variable":`), n...), ','), b[1:]...), nil
 }
 
+// UnmarshalJSON reads what MarshalJSON writes.
+func (p *paramRow) UnmarshalJSON(b []byte) error {
+	var v struct {
+		Variable string `json:"variable"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	p.Name = v.Variable
+	return json.Unmarshal(b, &p.Summary)
+}
+
 type pairRow struct {
 	Levels   [2]int   `json:"levels"` // numbered from 1, the coldest
 	Attempts int      `json:"attempts"`
