@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +16,7 @@ import (
 	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -52,6 +53,7 @@ type runSummary struct {
 	WallSeconds float64        `json:"wall_seconds"`
 	Samples     int            `json:"samples"`
 	Metrics     map[string]any `json:"metrics,omitempty"`
+	Interrupted bool           `json:"interrupted"` // stopped by SIGINT or SIGTERM: the samples so far
 	Error       string         `json:"error,omitempty"`
 }
 
@@ -68,7 +70,7 @@ evaluation counts and the TV and W1 distances to the exact density
 (summary.json), and a density plot against the exact density (density.png,
 density.svg) into --out.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runGMM(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runGMM(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
@@ -92,18 +94,55 @@ density.svg) into --out.`,
 	rootCmd.AddCommand(cmd)
 }
 
-func runGMM(f *gmmFlags) error {
-	m, err := exchange.ParseMethod(f.Method)
-	if err != nil {
+// gmmOutputs are the files gmm writes into --out; an earlier run's are
+// removed before sampling.
+var gmmOutputs = []string{"samples.csv", "swaps.csv", "summary.json", "density.png", "density.svg"}
+
+// validate checks every flag before any work.
+func (f *gmmFlags) validate() error {
+	if _, err := exchange.ParseMethod(f.Method); err != nil {
+		return fmt.Errorf("--method: %w", err)
+	}
+	if err := firstError(positive("--tau1", f.Tau1), positive("--tau2", f.Tau2), positive("--eta", f.Eta),
+		nonNegative("--swap-a", f.SwapA), within("--a1", f.A1, 0, 1), within("--decay-gamma", f.DecayGamma, 0, 1),
+		atLeast("--levels", f.Levels, 1), runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
 		return err
 	}
+	if f.Method != "sgld" && !(f.Tau2 > f.Tau1) {
+		return fmt.Errorf("--tau2 = %v: must exceed --tau1 = %v", f.Tau2, f.Tau1)
+	}
+	if f.Method != "sgld" && f.Levels < 2 {
+		return fmt.Errorf("--levels = %d: %s needs at least 2", f.Levels, f.Method)
+	}
+	if f.SwapA*f.Eta > 1 {
+		return fmt.Errorf("--swap-a = %v: a·η = %v exceeds 1 (lower --swap-a, or 0 for a swap attempt every step)", f.SwapA, f.SwapA*f.Eta)
+	}
+	if f.DecayGamma != 0 {
+		if err := positive("--decay-b", f.DecayB); err != nil {
+			return err
+		}
+	}
+	switch f.Variance {
+	case "known":
+	case "running":
+		if _, err := variance.NewRunning(f.Repeats, f.Period); err != nil {
+			return fmt.Errorf("--repeats = %d, --period = %d: %w", f.Repeats, f.Period, err)
+		}
+	default:
+		return fmt.Errorf("--variance %q: want known or running", f.Variance)
+	}
+	return nil
+}
+
+func runGMM(cmd *cobra.Command, f *gmmFlags) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	m, _ := exchange.ParseMethod(f.Method)
 	mix := models.PaperMixture()
 	cold, hot := models.PaperFixedNoise(mix)
 	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
 	if f.DecayGamma != 0 {
-		if !(f.DecayB > 0) {
-			return fmt.Errorf("--decay-b = %v: must be positive", f.DecayB)
-		}
 		// Written so that η_0 = eta: a = eta·b^γ.
 		eta = langevin.Decreasing{A: f.Eta * math.Pow(f.DecayB, f.DecayGamma), B: f.DecayB, Gamma: f.DecayGamma}
 	} else {
@@ -115,30 +154,38 @@ func runGMM(f *gmmFlags) error {
 		Seed: f.Seed, Concurrent: f.Concurrent,
 	}
 	f.PerStep = setup.PerStep
-	switch f.Variance {
-	case "known":
+	if f.Variance == "known" {
 		f.Repeats, f.Period = 0, 0
-	case "running":
-		if _, err := variance.NewRunning(f.Repeats, f.Period); err != nil {
-			return fmt.Errorf("--repeats/--period: %w", err)
-		}
+	} else {
 		// The estimators hide their noise so that the sampler must estimate it.
 		setup.Cold, setup.Hot = target.Hidden{Estimator: cold}, target.Hidden{Estimator: hot}
 		mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
 		setup.ColdVar, setup.HotVar = mk, mk
-	default:
-		return fmt.Errorf("--variance %q: want known or running", f.Variance)
 	}
 	cfg, err := m.Config(setup)
 	if err != nil {
 		return err
 	}
-	run, err := sampleLadder(cfg, []float64{0}, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "gmm "+f.Method)
+	out, err := output.Prepare(f.Out, gmmOutputs...)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	samples, err := out.CreateStream("samples.csv", coordNames(1))
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	run, err := sampleLadder(ctx, cfg, []float64{0}, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "gmm "+f.Method, samples.WriteFloats)
+	if cerr := samples.Close(); err == nil && run.Err == nil && cerr != nil {
+		run.Err = fmt.Errorf("samples.csv: %w", cerr)
+	}
 	if err != nil {
 		return err
 	}
 	tr, runErr, wall := run.Trace, run.Err, run.Wall
-	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, Stats: run.Stats, WallSeconds: wall.Seconds(), Samples: tr.Len()}
+	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, Stats: run.Stats, WallSeconds: wall.Seconds(), Samples: tr.Len(),
+		Interrupted: errors.Is(runErr, errInterrupted)}
 	for _, p := range sum.Stats.Pairs {
 		var r *float64
 		if p.Attempts > 0 {
@@ -151,24 +198,34 @@ func runGMM(f *gmmFlags) error {
 		sum.Error = runErr.Error()
 	}
 	var errs []error
+	var exact diag.Grid1D
 	if tr.Len() > 0 {
 		u := func(x float64) float64 { return mix.U([]float64{x}) }
-		exact := diag.Tempered1D(u, f.Tau1, -10, 10, 20000)
+		exact = diag.Tempered1D(u, f.Tau1, -10, 10, 20000)
 		xs := tr.Coord(0)
 		sum.Metrics = map[string]any{
 			"tv": exact.TV(xs, gmmBins), "tv_bins": gmmBins, "w1": exact.W1(xs),
 			"right_mode_weight": fractionAbove(xs, 0), "right_mode_weight_exact": 1 - exact.CDF(0),
 			"ess": diag.ESS(xs),
 		}
-		errs = append(errs, writeSamples(filepath.Join(f.Out, "samples.csv"), tr, coordNames(1)),
-			densityFigure(filepath.Join(f.Out, "density"), exact, xs, f.Method))
 	}
-	errs = append(errs, writeSwaps(filepath.Join(f.Out, "swaps.csv"), sum.Stats), writeJSON(filepath.Join(f.Out, "summary.json"), sum))
+	errs = append(errs, out.WriteFile("swaps.csv", func(w io.Writer) error { return encodeSwaps(w, sum.Stats) }),
+		out.WriteFile("summary.json", func(w io.Writer) error { return encodeJSON(w, sum) }))
+	if tr.Len() > 0 {
+		if err := densityFigure(out.File("density"), exact, tr.Coord(0), f.Method); err != nil {
+			errs = append(errs, err)
+		} else {
+			out.Record("density.png", "density.svg")
+		}
+	}
 	sum.Stats.Levels = nil // printed below in short
 	if tr.Len() > 0 {
 		fmt.Printf("%s: %d samples (effective size %.0f) in %v; TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f); swap acceptance %v\n",
 			f.Method, tr.Len(), sum.Metrics["ess"], wall.Round(time.Millisecond), sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"], rates(sum.SwapRate))
-		fmt.Printf("wrote %s/{samples.csv,swaps.csv,summary.json,density.png,density.svg}\n", f.Out)
+	}
+	fmt.Println(out.Wrote())
+	if sum.Interrupted {
+		return fmt.Errorf("interrupted after %d samples: %s holds them and a summary marked interrupted", tr.Len(), f.Out)
 	}
 	if runErr != nil {
 		return fmt.Errorf("sampling stopped after %d samples (kept in %s): %w", tr.Len(), f.Out, runErr)
