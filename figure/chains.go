@@ -4,17 +4,12 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
-	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // Variable is one variable's draws, chain by chain: Chains[c][i] is draw i
@@ -29,61 +24,14 @@ type Variable struct {
 // draws), which keeps the SVGs small.
 const MaxDrawn = 250
 
-// SaveGrid lays the panels out in rows of cols, panelW × panelH each, and
-// writes base.png and base.svg.
-func SaveGrid(panels []*plot.Plot, cols int, panelW, panelH vg.Length, base string) error {
-	if len(panels) == 0 {
-		return fmt.Errorf("figure %s: no panels", base)
+// Grid lays panels out in rows of cols, for SaveGrid, and returns the
+// figure's size for panels of panelW × panelH.
+func Grid(panels []*plot.Plot, cols int, panelW, panelH vg.Length) (rows [][]*plot.Plot, w, h vg.Length) {
+	cols = max(1, min(cols, len(panels)))
+	for i := 0; i < len(panels); i += cols {
+		rows = append(rows, panels[i:min(i+cols, len(panels))])
 	}
-	cols = min(cols, len(panels))
-	rows := (len(panels) + cols - 1) / cols
-	grid := make([][]*plot.Plot, rows)
-	for r := range grid {
-		grid[r] = make([]*plot.Plot, cols)
-		for c := range grid[r] {
-			if i := r*cols + c; i < len(panels) {
-				grid[r][c] = panels[i]
-			}
-		}
-	}
-	w, h := panelW*vg.Length(cols), panelH*vg.Length(rows)
-	tiles := draw.Tiles{Rows: rows, Cols: cols, PadX: vg.Millimeter, PadY: vg.Millimeter,
-		PadTop: vg.Points(2), PadBottom: vg.Points(2), PadLeft: vg.Points(2), PadRight: vg.Points(2)}
-	if err := os.MkdirAll(filepath.Dir(base), 0o755); err != nil {
-		return fmt.Errorf("figure %s: %w", base, err)
-	}
-	for _, ext := range []string{".png", ".svg"} {
-		var c vg.CanvasSizer
-		var write func(*os.File) error
-		if ext == ".svg" {
-			s := vgsvg.New(w, h)
-			c, write = s, func(f *os.File) error { _, err := s.WriteTo(f); return err }
-		} else {
-			img := vgimg.New(w, h)
-			c, write = img, func(f *os.File) error { _, err := vgimg.PngCanvas{Canvas: img}.WriteTo(f); return err }
-		}
-		dc := draw.New(c)
-		cv := plot.Align(grid, tiles, dc)
-		for r := range grid {
-			for k := range grid[r] {
-				if grid[r][k] != nil {
-					grid[r][k].Draw(cv[r][k])
-				}
-			}
-		}
-		f, err := os.Create(base + ext)
-		if err != nil {
-			return fmt.Errorf("figure %s%s: %w", base, ext, err)
-		}
-		if err := write(f); err != nil {
-			f.Close()
-			return fmt.Errorf("figure %s%s: %w", base, ext, err)
-		}
-		if err := f.Close(); err != nil {
-			return fmt.Errorf("figure %s%s: %w", base, ext, err)
-		}
-	}
-	return nil
+	return rows, panelW * vg.Length(cols), panelH * vg.Length(len(rows))
 }
 
 func chainLine(xy plotter.XYs, c int) (*plotter.Line, error) {

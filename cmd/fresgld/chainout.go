@@ -4,44 +4,44 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"slices"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
 
 	"github.com/fresgld/fresgld/figure"
+	"github.com/fresgld/fresgld/output"
 )
 
 // finishChains summarises the chains into *sum, prints the table on stdout
 // and the warnings (extra ones first) on stderr, and writes summary.txt
 // (the table), summary.json (full, which holds *sum) and the chain figures
-// into out, and says it wrote those and the files in wrote. It returns an error when a chain stopped early or a file could
+// into dir. It returns an error when a chain stopped early or a file could
 // not be written; everything that could be written is.
-func finishChains(out string, chains []*stanChain, sum *chainsSummary, full any, writeErr error, extra []string, wrote string) error {
+func finishChains(dir *output.Dir, chains []*stanChain, sum *chainsSummary, full any, writeErr error, extra []string) error {
 	s, err := summarizeChains(chains)
 	if err != nil {
 		return errors.Join(writeErr, err)
 	}
+	s.Warnings = append(extra, s.Warnings...)
 	*sum = s
 	var tbl bytes.Buffer
 	writeTable(&tbl, s)
 	os.Stdout.Write(tbl.Bytes())
-	for _, w := range extra {
-		fmt.Fprintln(os.Stderr, "warning:", w)
-	}
 	writeWarnings(os.Stderr, s)
-	errs := []error{writeErr, os.WriteFile(filepath.Join(out, "summary.txt"), tbl.Bytes(), 0o644)}
+	errs := []error{writeErr, dir.WriteFile("summary.txt", func(w io.Writer) error { _, err := w.Write(tbl.Bytes()); return err })}
 	if s.Draws > 0 {
-		note, err := chainFigures(out, chains, s)
+		note, err := chainFigures(dir, chains, s)
 		if note != "" {
 			fmt.Println("figures:", note)
 		}
 		errs = append(errs, err)
 	}
-	errs = append(errs, writeJSON(filepath.Join(out, "summary.json"), full))
-	fmt.Printf("wrote %s: %s\n", out, wrote)
+	errs = append(errs, dir.WriteFile("summary.json", func(w io.Writer) error { return encodeJSON(w, full) }))
+	fmt.Println(dir.Wrote())
 	return errors.Join(append(errs, stoppedError(s, len(chains)))...)
 }
 
@@ -51,7 +51,7 @@ const figurePanels = 12
 // chainFigures draws trace, rank, marginal and replica figures of the
 // chains the summary pools. With more than figurePanels variables it shows
 // those with the largest R̂ and says so in the returned note.
-func chainFigures(out string, chains []*stanChain, s chainsSummary) (note string, err error) {
+func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note string, err error) {
 	var used []*stanChain
 	for _, c := range chains {
 		if slices.Contains(s.Chains, c.Header.ID) {
@@ -92,24 +92,24 @@ func chainFigures(out string, chains []*stanChain, s chainsSummary) (note string
 	}
 	h := c0.Header
 	first := h.Burn + h.Thin
-	const cols = 3
-	pw, ph := 6*vg.Centimeter, 4.5*vg.Centimeter
-	var errs []error
-	if ps, err := figure.Traces(vars, first, h.Thin); err == nil {
-		errs = append(errs, figure.SaveGrid(ps, cols, pw, ph, filepath.Join(out, "trace")))
-	} else {
-		errs = append(errs, err)
+	save := func(name string, ps []*plot.Plot, err error, cols int, pw vg.Length) error {
+		if err != nil {
+			return err
+		}
+		rows, w, h := figure.Grid(ps, cols, pw, 4.5*vg.Centimeter)
+		if err := figure.SaveGrid(rows, w, h, dir.File(name)); err != nil {
+			return err
+		}
+		dir.Record(name+".png", name+".svg")
+		return nil
 	}
-	if ps, err := figure.Ranks(vars); err == nil {
-		errs = append(errs, figure.SaveGrid(ps, cols, pw, ph, filepath.Join(out, "ranks")))
-	} else {
-		errs = append(errs, err)
-	}
-	if ps, err := figure.Marginals(vars); err == nil {
-		errs = append(errs, figure.SaveGrid(ps, cols, pw, ph, filepath.Join(out, "marginals")))
-	} else {
-		errs = append(errs, err)
-	}
+	const cols, pw = 3, 6 * vg.Centimeter
+	ps, err := figure.Traces(vars, first, h.Thin)
+	errs := []error{save("trace", ps, err, cols, pw)}
+	ps, err = figure.Ranks(vars)
+	errs = append(errs, save("ranks", ps, err, cols, pw))
+	ps, err = figure.Marginals(vars)
+	errs = append(errs, save("marginals", ps, err, cols, pw))
 	K := len(s.Clamped)
 	var ids []int
 	var levels [][][]float64
@@ -120,11 +120,8 @@ func chainFigures(out string, chains []*stanChain, s chainsSummary) (note string
 		}
 		ids, levels = append(ids, c.Header.ID), append(levels, lv)
 	}
-	if ps, err := figure.Replicas(ids, levels, first, h.Thin); err == nil {
-		errs = append(errs, figure.SaveGrid(ps, 2, 9*vg.Centimeter, ph, filepath.Join(out, "replicas")))
-	} else {
-		errs = append(errs, err)
-	}
+	ps, err = figure.Replicas(ids, levels, first, h.Thin)
+	errs = append(errs, save("replicas", ps, err, 2, 9*vg.Centimeter))
 	return note, errors.Join(errs...)
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/output"
 )
 
 // chainFlags are the multi-chain settings of a sampling command.
@@ -43,9 +45,34 @@ func (c chainFlags) ids() ([]int, error) {
 // chainOutputs lists the files a sampling command writes.
 const chainOutputs = "chain-<c>.csv (CmdStan layout), summary.txt, summary.json, {trace,ranks,marginals,replicas}.{png,svg}"
 
+// chainName is the CSV of chain id.
+func chainName(id int) string { return "chain-" + strconv.Itoa(id) + ".csv" }
+
 // chainFile is the CSV of chain id in dir.
-func chainFile(dir string, id int) string {
-	return filepath.Join(dir, "chain-"+strconv.Itoa(id)+".csv")
+func chainFile(dir string, id int) string { return filepath.Join(dir, chainName(id)) }
+
+// summaryOutputs are the files finishChains writes.
+func summaryOutputs() []string {
+	out := []string{"summary.txt", "summary.json"}
+	for _, f := range []string{"trace", "ranks", "marginals", "replicas"} {
+		out = append(out, f+".png", f+".svg")
+	}
+	return out
+}
+
+// chainStale lists the files of an earlier run in dir that a run of the
+// chains ids replaces: every chain CSV when it runs them all, only its own
+// when it runs one (--chain), so that array tasks may share a directory.
+func chainStale(dir string, ids []int, single bool, others ...string) []string {
+	stale := append(summaryOutputs(), others...)
+	if single {
+		return append(stale, chainName(ids[0]))
+	}
+	m, _ := filepath.Glob(filepath.Join(dir, "chain-*.csv"))
+	for _, f := range m {
+		stale = append(stale, filepath.Base(f))
+	}
+	return stale
 }
 
 // chainRun is a multi-chain run of a command.
@@ -61,8 +88,9 @@ type chainRun struct {
 	// constant, evaluated exactly on every retained draw (not a sampler
 	// cost: it is output).
 	LogDensity func(theta []float64) float64
-	Out        string
-	Label      string // for the progress bar
+	Dir        *output.Dir
+	Ctx        context.Context // cancelled: every chain stops with errInterrupted
+	Label      string          // for the progress bar
 }
 
 // run builds every chain's sampler first, so that a setup error comes
@@ -102,7 +130,7 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 	for i, id := range ids {
 		h := r.Header
 		h.ID = id
-		w, err := createStanCSV(chainFile(r.Out, id), h, columns)
+		w, err := createStanCSV(r.Dir, chainName(id), h, columns)
 		if err != nil {
 			for _, w := range ws[:i] {
 				w.close(chainStats{})
@@ -110,11 +138,11 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 			return nil, 0, err
 		}
 		ws[i] = w
-		chains[i] = &stanChain{Path: w.path, Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
+		chains[i] = &stanChain{Path: r.Dir.File(chainName(id)), Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
 		for j := range chains[i].Cols {
 			chains[i].Cols[j] = make([]float64, 0, r.Plan.Keep)
 		}
-		sinks[i] = &chainSink{plan: r.Plan, w: w, c: chains[i], lp: r.LogDensity, row: make([]float64, len(columns)), levels: K}
+		sinks[i] = &chainSink{plan: r.Plan, w: w, c: chains[i], lp: r.LogDensity, row: make([]float64, len(columns)), levels: K, done: r.Ctx.Done()}
 	}
 	plan := r.Plan
 	plan.Progress = newProgress(r.Label, plan.Steps()*len(ids)).callback()
@@ -132,7 +160,7 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 		if res[i].Err != nil {
 			st.Stopped = res[i].Err.Error()
 		}
-		chains[i].Stats = st
+		chains[i].Stats, chains[i].Ladder = st, res[i].Stats
 		errs = append(errs, ws[i].close(st))
 	}
 	return chains, wall, errors.Join(errs...)
@@ -150,9 +178,15 @@ type chainSink struct {
 	clamped int64
 	start   time.Time
 	warm    time.Duration
+	done    <-chan struct{}
 }
 
 func (k *chainSink) Observe(step int, s *exchange.Sampler) error {
+	select {
+	case <-k.done:
+		return errInterrupted
+	default:
+	}
 	// The clock is read twice a chain, at its first step and at the end
 	// of burn-in: the first step's own time is not counted as warm-up.
 	if step == 1 {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +15,7 @@ import (
 	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -68,9 +68,10 @@ with warnings on stderr, and writes into --out: chain-<c>.csv per chain in
 CmdStan's CSV layout, summary.txt (the table), summary.json (the table, and
 the TV and W1 distances of the pooled draws to the exact density), the chain
 figures (trace, ranks, marginals, replicas) and a density plot against the
-exact density (density.png, density.svg).`,
+exact density (density.png, density.svg). Draws are written as they are
+taken: after an error, Ctrl-C or SIGTERM the files hold every draw taken.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runGMM(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runGMM(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
@@ -95,37 +96,65 @@ exact density (density.png, density.svg).`,
 	rootCmd.AddCommand(cmd)
 }
 
-func runGMM(f *gmmFlags) error {
-	m, err := exchange.ParseMethod(f.Method)
-	if err != nil {
+// validate checks every flag before any work.
+func (f *gmmFlags) validate() error {
+	if _, err := exchange.ParseMethod(f.Method); err != nil {
+		return fmt.Errorf("--method: %w", err)
+	}
+	if _, err := f.chainFlags.ids(); err != nil {
 		return err
 	}
-	ids, err := f.chainFlags.ids()
-	if err != nil {
+	if err := firstError(positive("--tau1", f.Tau1), positive("--tau2", f.Tau2), positive("--eta", f.Eta),
+		nonNegative("--swap-a", f.SwapA), within("--a1", f.A1, 0, 1), within("--decay-gamma", f.DecayGamma, 0, 1),
+		atLeast("--levels", f.Levels, 1), runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
 		return err
 	}
+	if f.Method != "sgld" && !(f.Tau2 > f.Tau1) {
+		return fmt.Errorf("--tau2 = %v: must exceed --tau1 = %v", f.Tau2, f.Tau1)
+	}
+	if f.Method != "sgld" && f.Levels < 2 {
+		return fmt.Errorf("--levels = %d: %s needs at least 2", f.Levels, f.Method)
+	}
+	if f.SwapA*f.Eta > 1 {
+		return fmt.Errorf("--swap-a = %v: a·η = %v exceeds 1 (lower --swap-a, or 0 for a swap attempt every step)", f.SwapA, f.SwapA*f.Eta)
+	}
+	if f.DecayGamma != 0 {
+		if err := positive("--decay-b", f.DecayB); err != nil {
+			return err
+		}
+	}
+	switch f.Variance {
+	case "known":
+	case "running":
+		if _, err := variance.NewRunning(f.Repeats, f.Period); err != nil {
+			return fmt.Errorf("--repeats = %d, --period = %d: %w", f.Repeats, f.Period, err)
+		}
+	default:
+		return fmt.Errorf("--variance %q: want known or running", f.Variance)
+	}
+	return nil
+}
+
+func runGMM(cmd *cobra.Command, f *gmmFlags) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	m, _ := exchange.ParseMethod(f.Method)
+	ids, _ := f.chainFlags.ids()
 	mix := models.PaperMixture()
 	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
 	if f.DecayGamma != 0 {
-		if !(f.DecayB > 0) {
-			return fmt.Errorf("--decay-b = %v: must be positive", f.DecayB)
-		}
 		// Written so that η_0 = eta: a = eta·b^γ.
 		eta = langevin.Decreasing{A: f.Eta * math.Pow(f.DecayB, f.DecayGamma), B: f.DecayB, Gamma: f.DecayGamma}
 	} else {
 		f.DecayB = 0
 	}
 	f.PerStep = f.SwapA == 0
-	switch f.Variance {
-	case "known":
+	if f.Variance == "known" {
 		f.Repeats, f.Period = 0, 0
-	case "running":
-		if _, err := variance.NewRunning(f.Repeats, f.Period); err != nil {
-			return fmt.Errorf("--repeats/--period: %w", err)
-		}
-	default:
-		return fmt.Errorf("--variance %q: want known or running", f.Variance)
 	}
+	// build makes chain id's ladder: estimators, variance models and random
+	// streams of its own.
 	build := func(id int) (*exchange.Sampler, error) {
 		cold, hot := models.PaperFixedNoise(mix)
 		setup := exchange.Setup{
@@ -153,13 +182,20 @@ func runGMM(f *gmmFlags) error {
 	if err != nil {
 		return err
 	}
+	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0, "density.png", "density.svg")...)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
 	run := chainRun{
 		Header:     chainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
 		Names:      coordNames(1),
 		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
 		New:        build,
 		LogDensity: func(theta []float64) float64 { return -mix.U(theta) / f.Tau1 },
-		Out:        f.Out,
+		Dir:        out,
+		Ctx:        ctx,
 		Label:      "gmm " + f.Method,
 	}
 	chains, wall, writeErr := run.run(ids)
@@ -185,9 +221,13 @@ func runGMM(f *gmmFlags) error {
 		}
 		fmt.Printf("pooled draws against the exact density: TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f)\n",
 			sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"])
-		errs = append(errs, densityFigure(filepath.Join(f.Out, "density"), exact, xs, f.Method))
+		if err := densityFigure(out.File("density"), exact, xs, f.Method); err != nil {
+			errs = append(errs, err)
+		} else {
+			out.Record("density.png", "density.svg")
+		}
 	}
-	errs = append(errs, finishChains(f.Out, chains, &sum.chainsSummary, &sum, writeErr, nil, chainOutputs+", density.{png,svg}"))
+	errs = append(errs, finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, nil))
 	return errors.Join(errs...)
 }
 
@@ -203,24 +243,6 @@ func fractionAbove(xs []float64, c float64) float64 {
 		}
 	}
 	return float64(n) / float64(len(xs))
-}
-
-func rates(r []*float64) string {
-	s := ""
-	for i, x := range r {
-		if i > 0 {
-			s += ", "
-		}
-		if x == nil {
-			s += "no attempts"
-		} else {
-			s += fmt.Sprintf("%.3f", *x)
-		}
-	}
-	if s == "" {
-		return "none (one chain)"
-	}
-	return s
 }
 
 func densityFigure(base string, exact diag.Grid1D, xs []float64, name string) error {

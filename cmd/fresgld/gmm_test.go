@@ -64,21 +64,34 @@ func TestGMMBadSettings(t *testing.T) {
 		want string
 	}{
 		{[]string{"--method", "hmc"}, `unknown method "hmc"`},
-		{[]string{"--tau2", "0.5"}, "must exceed"},
-		{[]string{"--eta", "0"}, "step size η = 0"},
-		{[]string{"--swap-a", "-2"}, "swap intensity a = -2"},
+		{[]string{"--tau2", "0.5"}, "--tau2 = 0.5: must exceed --tau1 = 1"},
+		{[]string{"--eta", "0"}, "--eta = 0"},
+		{[]string{"--eta", "NaN"}, "--eta = NaN"},
+		{[]string{"--tau1", "Inf"}, "--tau1 = +Inf"},
+		{[]string{"--swap-a", "-2"}, "--swap-a = -2"},
+		{[]string{"--swap-a", "100"}, "--swap-a = 100: a·η = 3 exceeds 1"},
+		{[]string{"--a1", "NaN"}, "--a1 = NaN"},
+		{[]string{"--a1", "2"}, "--a1 = 2"},
 		{[]string{"--variance", "magic"}, `--variance "magic"`},
-		{[]string{"--variance", "running", "--repeats", "1"}, "repeats = 1"},
-		{[]string{"--keep", "0"}, "samples to keep = 0"},
-		{[]string{"--levels", "1"}, "levels = 1"},
-		{[]string{"--decay-gamma", "1.5"}, "γ = 1.5"},
+		{[]string{"--variance", "running", "--repeats", "1"}, "--repeats = 1"},
+		{[]string{"--keep", "0"}, "--keep = 0"},
+		{[]string{"--thin", "0"}, "--thin = 0"},
+		{[]string{"--burn", "-1"}, "--burn = -1"},
+		{[]string{"--keep", "2000000000"}, "--keep = 2000000000"},
+		{[]string{"--levels", "1"}, "--levels = 1"},
+		{[]string{"--decay-gamma", "1.5"}, "--decay-gamma = 1.5"},
 		{[]string{"--decay-gamma", "0.5", "--decay-b", "0"}, "--decay-b = 0"},
 		{[]string{"--chains", "0"}, "--chains = 0"},
 		{[]string{"--chain", "-1"}, "--chain = -1"},
 	} {
-		err := run(t, append([]string{"gmm", "--out", t.TempDir()}, c.args...)...)
+		out := filepath.Join(t.TempDir(), "out")
+		err := run(t, append([]string{"gmm", "--out", out}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.want)
+		}
+		// Checked before any work: nothing was written, not even --out.
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: --out was created before the flags were checked", c.args)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -27,13 +28,16 @@ type logisticFlags struct {
 	Method        string  `json:"method"`
 	Seed          uint64  `json:"seed"`
 	Tau2          float64 `json:"tau2"`
-	Eta           float64 `json:"eta"` // 0 on the command line: automatic
+	Eta           float64 `json:"eta"` // the step size used
 	EtaAuto       bool    `json:"eta_automatic"`
-	Batch         int     `json:"batch"`     // cold minibatch; 0: ⌈N/10⌉
-	HotBatch      int     `json:"hot_batch"` // 0: automatic
+	Batch         int     `json:"batch"` // cold minibatch
+	BatchAuto     bool    `json:"batch_automatic"`
+	HotBatch      int     `json:"hot_batch"` // 0 with HotBatchAuto: sized as the run goes
+	HotBatchAuto  bool    `json:"hot_batch_automatic"`
 	Share         float64 `json:"hot_share"`
 	SwapPerStep   float64 `json:"swap_probability_per_step"`
-	SwapBatch     int     `json:"swap_batch"` // 0: the chain's own n
+	SwapBatch     int     `json:"swap_batch"` // 0 with SwapBatchAuto: the chain's own n
+	SwapBatchAuto bool    `json:"swap_batch_automatic"`
 	Burn          int     `json:"burn"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
@@ -50,7 +54,6 @@ type logisticSummary struct {
 	FeatureMean   []float64             `json:"feature_means,omitempty"`
 	FeatureSD     []float64             `json:"feature_sds,omitempty"`
 	HotBatch      []*variance.AutoStats `json:"hot_batch_automatic,omitempty"` // per chain
-	HotWarnings   []string              `json:"hot_batch_warnings,omitempty"`
 	WallSeconds   float64               `json:"wall_seconds"`
 	StepRuleNotes string                `json:"step_rule,omitempty"`
 	chainsSummary
@@ -70,9 +73,9 @@ on every coefficient is N(0, --prior-sd²).
 The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples
 (default ⌈N/10⌉); for resgld, mresgld and fresgld a hot chain at --tau2 steps on
 --hot-batch examples, by default chosen automatically so that its gradient noise
-supplies --hot-share of its noise budget. With --eta 0 (the default) the step
-size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the negative
-log posterior at its mode.
+supplies --hot-share of its noise budget. With --eta auto (the default) the
+step size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the
+negative log posterior at its mode.
 
 --chains independent chains (default 4) run in parallel, each on random
 streams of its own: chain c's draws are the same whether it runs alone
@@ -90,9 +93,11 @@ separate runs with fresgld merge), summary.txt (the table), summary.json
 (settings, the table, swap and clamp counts, cost, wall time, the
 standardisation's means and sds) and figures: trace, ranks (rank histograms),
 marginals and replicas (which replica sits at each level), as PNG and SVG.
-Draws gathered before an error are still written.`,
+Draws are written as they are taken: after an error, Ctrl-C (SIGINT) or
+SIGTERM the files hold every draw taken; after kill -9, the chain CSVs hold
+all but the last second's.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Data, "data", "", "CSV file of features and a 0/1 label (required)")
@@ -104,12 +109,13 @@ Draws gathered before an error are still written.`,
 	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
-	fl.Float64Var(&f.Eta, "eta", 0, "step size η (0: automatic, 0.2/λ_max)")
-	fl.IntVar(&f.Batch, "batch", 0, "cold minibatch size (0: ⌈N/10⌉)")
-	fl.IntVar(&f.HotBatch, "hot-batch", 0, "hot minibatch size (0: automatic)")
+	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
+	fl.Var(autoFloat{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
+	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: ⌈N/10⌉)")
+	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
-	fl.IntVar(&f.SwapBatch, "swap-batch", 0, "examples per swap-ratio energy (0: each chain's own minibatch size; the data size: exact energies)")
+	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
 	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
@@ -118,29 +124,56 @@ Draws gathered before an error are still written.`,
 	rootCmd.AddCommand(cmd)
 }
 
-func runLogistic(f *logisticFlags) error {
+// validate checks every flag that does not need the data, before any work.
+func (f *logisticFlags) validate() error {
 	if f.Data == "" {
 		return errors.New("--data: no CSV file given")
 	}
 	if f.Label == "" {
 		return errors.New("--label: no label column given (a header name or a column number from 1)")
 	}
-	m, err := exchange.ParseMethod(f.Method)
-	if err != nil {
+	if _, err := exchange.ParseMethod(f.Method); err != nil {
 		return fmt.Errorf("--method: %w", err)
 	}
-	switch {
-	case !(f.PriorSD > 0) || math.IsInf(f.PriorSD, 0):
-		return fmt.Errorf("--prior-sd = %v: must be positive and finite", f.PriorSD)
-	case !(f.Tau2 > 1) || math.IsInf(f.Tau2, 0):
-		return fmt.Errorf("--tau2 = %v: must exceed the cold temperature 1", f.Tau2)
-	case !(f.Eta >= 0) || math.IsInf(f.Eta, 0):
-		return fmt.Errorf("--eta = %v: must be positive (or 0 for automatic)", f.Eta)
-	case !(f.SwapPerStep >= 0 && f.SwapPerStep <= 1):
-		return fmt.Errorf("--swap-rate = %v: must lie in [0, 1]", f.SwapPerStep)
-	case f.Batch < 0 || f.HotBatch < 0 || f.SwapBatch < 0:
-		return fmt.Errorf("--batch = %d, --hot-batch = %d, --swap-batch = %d: must be ≥ 0", f.Batch, f.HotBatch, f.SwapBatch)
+	if _, err := f.chainFlags.ids(); err != nil {
+		return err
 	}
+	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2),
+		within("--swap-rate", f.SwapPerStep, 0, 1), runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
+		return err
+	}
+	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
+		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, maxTau2)
+	}
+	if !(f.Share > 0 && f.Share <= 1) {
+		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
+	}
+	if !f.EtaAuto {
+		if err := positive("--eta", f.Eta); err != nil {
+			return fmt.Errorf("%w (or auto)", err)
+		}
+	}
+	for _, b := range []struct {
+		flag string
+		v    int
+		auto bool
+	}{{"--batch", f.Batch, f.BatchAuto}, {"--hot-batch", f.HotBatch, f.HotBatchAuto}, {"--swap-batch", f.SwapBatch, f.SwapBatchAuto}} {
+		if !b.auto && b.v < 1 {
+			return fmt.Errorf("%s = %d: must be ≥ 1 (or auto)", b.flag, b.v)
+		}
+	}
+	return nil
+}
+
+// maxTau2 bounds --tau2: the hot chain at τ2 = 10⁶ already explores a
+// region 1000 times the posterior's width; beyond, it only loses swaps.
+const maxTau2 = 1e6
+
+func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	m, _ := exchange.ParseMethod(f.Method)
 	d, err := dataset.ReadFile(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
 		return err
@@ -155,31 +188,45 @@ func runLogistic(f *logisticFlags) error {
 		return fmt.Errorf("%s: %w", f.Data, err)
 	}
 	sum := logisticSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs}
-	if f.Eta == 0 {
-		_, _, lmax, err := mala.Curvature(lr, make([]float64, p))
-		if err != nil {
-			return fmt.Errorf("automatic step size: %w (give --eta)", err)
+	// The curvature at the mode sets the automatic step size and the scale
+	// against which a stuck chain is recognised (lmin = 0: unknown).
+	_, lmin, lmax, curvErr := mala.Curvature(lr, make([]float64, p))
+	if curvErr != nil {
+		lmin = 0
+	}
+	if f.EtaAuto {
+		if curvErr != nil {
+			return fmt.Errorf("automatic step size: %w (give --eta)", curvErr)
 		}
-		f.Eta, f.EtaAuto = 0.2/lmax, true
+		f.Eta = 0.2 / lmax
 		sum.StepRuleNotes = fmt.Sprintf("η = 0.2/λ_max, λ_max = %.4g at the posterior mode", lmax)
 	}
-	if f.Batch == 0 {
+	if f.BatchAuto {
 		f.Batch = (d.N + 9) / 10
 	}
-	if f.Batch > d.N || f.HotBatch > d.N {
-		return fmt.Errorf("--batch = %d, --hot-batch = %d: the data have %d examples", f.Batch, f.HotBatch, d.N)
+	for _, b := range []struct {
+		flag string
+		v    int
+	}{{"--batch", f.Batch}, {"--hot-batch", f.HotBatch}, {"--swap-batch", f.SwapBatch}} {
+		if b.v > d.N {
+			return fmt.Errorf("%s = %d: the data have %d examples", b.flag, b.v, d.N)
+		}
 	}
-	ids, err := f.chainFlags.ids()
-	if err != nil {
+	if err := runSize(f.Burn, f.Keep, f.Thin, p); err != nil {
 		return err
 	}
+	if f.SwapPerStep/f.Eta > 0 && !(f.SwapPerStep/f.Eta < math.Inf(1)) {
+		return fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", f.SwapPerStep, f.Eta)
+	}
+	ids, _ := f.chainFlags.ids()
 	hotStart := f.HotBatch
 	if hotStart == 0 {
 		hotStart = f.Batch // the automatic rule's pilot draw
 	}
 	eta := langevin.Constant{Step: f.Eta}
 	autos := map[int]*variance.AutoBatch{}
-	// build makes chain id's ladder on estimators of its own.
+	// build makes chain id's ladder: minibatches, variance models and random
+	// streams of its own.
 	build := func(id int) (*exchange.Sampler, error) {
 		cold, err := target.NewMinibatch(lr, f.Batch)
 		if err != nil {
@@ -189,7 +236,7 @@ func runLogistic(f *logisticFlags) error {
 		if err != nil {
 			return nil, fmt.Errorf("--hot-batch: %w", err)
 		}
-		if f.SwapBatch != 0 {
+		if !f.SwapBatchAuto {
 			for _, mb := range []*target.Minibatch{cold, hot} {
 				if err := mb.SetEnergySize(f.SwapBatch); err != nil {
 					return nil, fmt.Errorf("--swap-batch: %w", err)
@@ -201,7 +248,7 @@ func runLogistic(f *logisticFlags) error {
 			Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
 			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id),
 		}
-		if f.HotBatch == 0 {
+		if f.HotBatchAuto {
 			setup.HotVar = func() variance.Model {
 				a, err := variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
 				autos[id], autoErr = a, err
@@ -225,13 +272,20 @@ func runLogistic(f *logisticFlags) error {
 	if err != nil {
 		return err
 	}
+	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0)...)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
 	run := chainRun{
 		Header:     chainHeader{Command: "logistic", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
 		Names:      names,
 		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
 		New:        build,
 		LogDensity: func(theta []float64) float64 { return -lr.U(theta) },
-		Out:        f.Out,
+		Dir:        out,
+		Ctx:        ctx,
 		Label:      "logistic " + f.Method,
 	}
 	chains, wall, writeErr := run.run(ids)
@@ -239,15 +293,30 @@ func runLogistic(f *logisticFlags) error {
 		return writeErr
 	}
 	sum.WallSeconds = wall.Seconds()
+	var extra []string
 	for _, id := range ids {
 		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
 			st := a.Stats()
 			sum.HotBatch = append(sum.HotBatch, &st)
 			if w := a.Warning(); w != "" {
-				sum.HotWarnings = append(sum.HotWarnings, fmt.Sprintf("chain %d: %s", id, w))
+				extra = append(extra, fmt.Sprintf("chain %d: %s", id, w))
 			}
 		}
 	}
+	// The command's own checks (a stuck or drifting chain, separable data)
+	// look at each chain on its own.
+	featureSD := sampledScales(x, d.N, p)
+	for _, c := range chains {
+		tr := c.trace(names)
+		if tr.Len() == 0 {
+			continue
+		}
+		mean, sd := traceMoments(tr)
+		w := logisticChecks{flags: f, stats: c.Ladder, trace: tr, names: names, mean: mean, sd: sd, lmin: lmin, featureSD: featureSD, n: d.N}
+		for _, msg := range w.warnings() {
+			extra = append(extra, fmt.Sprintf("chain %d: %s", c.Header.ID, msg))
+		}
+	}
 	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
-	return finishChains(f.Out, chains, &sum.chainsSummary, &sum, writeErr, sum.HotWarnings, chainOutputs)
+	return finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, extra)
 }

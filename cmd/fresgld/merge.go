@@ -7,6 +7,8 @@ import (
 	"slices"
 
 	"github.com/spf13/cobra"
+
+	"github.com/fresgld/fresgld/output"
 )
 
 // mergeSummary is summary.json of a merge.
@@ -123,6 +125,10 @@ func runMerge(args []string, out string) error {
 		writeWarnings(os.Stderr, s)
 		return stoppedError(s, len(chains))
 	}
+	dir, err := output.Prepare(out, summaryOutputs()...)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	sum := mergeSummary{Files: files, Settings: chains[0].Header.Settings}
-	return finishChains(out, chains, &sum.chainsSummary, &sum, nil, nil, "summary.txt, summary.json, {trace,ranks,marginals,replicas}.{png,svg}")
+	return finishChains(dir, chains, &sum.chainsSummary, &sum, nil, nil)
 }

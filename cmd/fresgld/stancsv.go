@@ -3,12 +3,15 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/output"
 )
 
 // A chain's draws are written in CmdStan's CSV layout, so that rstan
@@ -101,73 +104,57 @@ func (st chainStats) lines() []string {
 		"# ")
 }
 
-// stanWriter streams one chain's CSV. Errors are sticky and reported by
-// close; rows are flushed every flushEvery draws, so a crash loses little.
+// stanWriter streams one chain's CSV through an output.Stream, which hands
+// whole lines to the file at least once a second: a killed run leaves a
+// file that parses, holding all but the last second's draws (and no
+// trailing statistics, which merge reports).
 type stanWriter struct {
-	path string
-	f    *os.File
-	w    *bufio.Writer
-	b    []byte
-	rows int
+	name string
+	s    *output.Stream
 	err  error
 }
 
-const flushEvery = 100
-
-func createStanCSV(path string, h chainHeader, columns []string) (*stanWriter, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, err
-	}
-	f, err := os.Create(path)
+func createStanCSV(dir *output.Dir, name string, h chainHeader, columns []string) (*stanWriter, error) {
+	s, err := dir.CreateStream(name, nil)
 	if err != nil {
 		return nil, err
 	}
-	s := &stanWriter{path: path, f: f, w: bufio.NewWriter(f)}
+	w := &stanWriter{name: name, s: s}
 	for _, l := range h.lines() {
-		s.w.WriteString(l)
-		s.w.WriteByte('\n')
+		w.comment(l)
 	}
-	s.w.WriteString(strings.Join(columns, ","))
-	s.w.WriteByte('\n')
-	return s, nil
+	if err := s.WriteRecord(columns); err != nil && w.err == nil {
+		w.err = err
+	}
+	return w, nil
+}
+
+// comment writes a line of lines(), which start with "# ".
+func (w *stanWriter) comment(l string) {
+	if err := w.s.Comment(strings.TrimPrefix(strings.TrimPrefix(l, "#"), " ")); err != nil && w.err == nil {
+		w.err = err
+	}
 }
 
 // row writes one draw. Floats are written in the shortest form that reads
 // back to the same float64, so that merge sees exactly the run's draws.
-func (s *stanWriter) row(vals []float64) {
-	s.b = s.b[:0]
-	for j, x := range vals {
-		if j > 0 {
-			s.b = append(s.b, ',')
-		}
-		s.b = strconv.AppendFloat(s.b, x, 'g', -1, 64)
-	}
-	s.b = append(s.b, '\n')
-	if _, err := s.w.Write(s.b); err != nil && s.err == nil {
-		s.err = err
-	}
-	if s.rows++; s.rows%flushEvery == 0 {
-		if err := s.w.Flush(); err != nil && s.err == nil {
-			s.err = err
-		}
+func (w *stanWriter) row(vals []float64) {
+	if err := w.s.WriteFloats(vals); err != nil && w.err == nil {
+		w.err = err
 	}
 }
 
 // close writes the trailing statistics and closes the file.
-func (s *stanWriter) close(st chainStats) error {
+func (w *stanWriter) close(st chainStats) error {
 	for _, l := range st.lines() {
-		s.w.WriteString(l)
-		s.w.WriteByte('\n')
+		w.comment(l)
 	}
-	err := s.err
-	if e := s.w.Flush(); err == nil {
-		err = e
-	}
-	if e := s.f.Close(); err == nil {
-		err = e
+	err := w.s.Close()
+	if w.err != nil {
+		err = w.err
 	}
 	if err != nil {
-		return fmt.Errorf("%s: %w", s.path, err)
+		return fmt.Errorf("%s: %w", w.name, err)
 	}
 	return nil
 }
@@ -180,6 +167,7 @@ type stanChain struct {
 	Columns  []string
 	Cols     [][]float64 // Cols[j][i]: column j of draw i
 	Stats    chainStats
+	Ladder   exchange.Stats // the sampler's own counters; zero when read from a file
 }
 
 // readStanCSV reads a chain's CSV as written by createStanCSV. Errors name
@@ -338,4 +326,41 @@ func (h *chainHeader) parse(comments []string) error {
 	}
 	h.Keep /= h.Thin
 	return nil
+}
+
+// trace is the chain's draws of the named columns, row by row.
+func (c *stanChain) trace(names []string) exchange.Trace {
+	tr := exchange.Trace{P: len(names)}
+	var cols [][]float64
+	for _, n := range names {
+		if j := slices.Index(c.Columns, n); j >= 0 {
+			cols = append(cols, c.Cols[j])
+		}
+	}
+	if len(cols) != len(names) || len(cols) == 0 {
+		return tr
+	}
+	for i := range cols[0] {
+		for _, col := range cols {
+			tr.Data = append(tr.Data, col[i])
+		}
+	}
+	return tr
+}
+
+// traceMoments is each coordinate's mean and sd (divided by n).
+func traceMoments(tr exchange.Trace) (mean, sd []float64) {
+	mean, sd = make([]float64, tr.P), make([]float64, tr.P)
+	for j := range tr.P {
+		xs := tr.Coord(j)
+		var mu, v float64
+		for _, x := range xs {
+			mu += x / float64(len(xs))
+		}
+		for _, x := range xs {
+			v += (x - mu) * (x - mu) / float64(len(xs))
+		}
+		mean[j], sd[j] = mu, math.Sqrt(v)
+	}
+	return mean, sd
 }

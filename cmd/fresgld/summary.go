@@ -251,7 +251,11 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 		}
 	}
 	for _, c := range s.Stopped {
-		w = append(w, fmt.Sprintf("chain %d stopped after %d steps: %s: %s", c.Chain, c.Steps, c.Error, r.Stop))
+		if strings.HasSuffix(c.Error, errInterrupted.Error()) {
+			w = append(w, fmt.Sprintf("chain %d was interrupted after %d steps: the table holds only what was sampled", c.Chain, c.Steps))
+		} else {
+			w = append(w, fmt.Sprintf("chain %d stopped after %d steps: %s: %s", c.Chain, c.Steps, c.Error, r.Stop))
+		}
 	}
 	return w
 }
