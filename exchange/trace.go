@@ -36,6 +36,9 @@ type Plan struct {
 	Level int // the level recorded, 0 the coldest
 	// Progress, if set, is called after every step with steps done and total.
 	Progress func(done, total int)
+	// Observe, if set, is called after every step with the sampler, for
+	// recorders of other quantities (such as which replica is where).
+	Observe func(s *Sampler)
 }
 
 // Steps is the number of steps the plan takes.
@@ -70,6 +73,9 @@ func Collect(s *Sampler, p Plan) (Trace, error) {
 		}
 		if i > p.Burn && (i-p.Burn)%p.Thin == 0 {
 			tr.Data = append(tr.Data, s.State(p.Level)...)
+		}
+		if p.Observe != nil {
+			p.Observe(s)
 		}
 		if p.Progress != nil {
 			p.Progress(i, total)

@@ -48,7 +48,9 @@ func (p Policy) String() string {
 // is work space of len(theta); its contents are overwritten.
 //
 // It returns the number of clamped coordinates (where η²ŝ_j² > 2τη) and
-// whether the new state is finite.
+// whether the new state is finite. A NaN, infinite or negative ŝ_j² is not
+// a clamp but a broken report: it makes θ_j NaN, so the step is not finite
+// (see BadVariance for naming the culprit).
 func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int, finite bool) {
 	// The normals are drawn in a loop of their own: a call inside the
 	// update loop would spill its many live values around every call,
@@ -74,9 +76,15 @@ func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy,
 				// Variances often repeat across coordinates: reuse the root.
 				lastVar = s2
 				v := budget - eta2*s2
-				sd, over = 0, !(v >= 0) // over budget, or a NaN variance: inject nothing
+				sd, over = 0, v < 0 // over budget: inject nothing
 				if v > 0 {
 					sd = math.Sqrt(v)
+				}
+				if !(s2 >= 0 && s2 <= math.MaxFloat64) {
+					// A NaN, infinite or negative variance is a broken
+					// report, not a clamp: poison the coordinate so that
+					// the step is not finite and the caller stops.
+					sd, over = math.NaN(), false
 				}
 			}
 			if over {
@@ -88,7 +96,7 @@ func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy,
 			if sd > 0 {
 				xi[j] = sd * rng.NormFloat64()
 			}
-		}
+		} // a NaN sd stays in xi and makes its coordinate NaN
 	}
 	// x − x is NaN exactly when x is NaN or ±Inf; unlike a running sum,
 	// the test carries no dependency from one coordinate to the next.
@@ -101,4 +109,17 @@ func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy,
 		}
 	}
 	return clamped, finite
+}
+
+// BadVariance returns the first coordinate j whose gradient variance ŝ_j²
+// is NaN, infinite or negative, the reports Step refuses, or −1 if there is
+// none. A sampler calls it after a step that was not finite, to say whether
+// the variance or the state is to blame.
+func BadVariance(gradVar []float64) int {
+	for j, v := range gradVar {
+		if !(v >= 0 && v <= math.MaxFloat64) {
+			return j
+		}
+	}
+	return -1
 }
