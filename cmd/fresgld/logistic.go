@@ -30,6 +30,7 @@ type logisticFlags struct {
 	NoIntercept   bool    `json:"no_intercept"`
 	PriorSD       float64 `json:"prior_sd"`
 	Method        string  `json:"method"`
+	Correction    string  `json:"correction"`
 	Seed          uint64  `json:"seed"`
 	Tau2          float64 `json:"tau2"`
 	Eta           float64 `json:"eta"` // 0 on the command line: automatic
@@ -105,6 +106,7 @@ first eight coefficients). Samples gathered before an error are still written.`,
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")
 	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient")
 	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
+	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	fl.Float64Var(&f.Eta, "eta", 0, "step size η (0: automatic, 0.2/λ_max)")
@@ -130,6 +132,10 @@ func runLogistic(f *logisticFlags) error {
 	m, err := exchange.ParseMethod(f.Method)
 	if err != nil {
 		return fmt.Errorf("--method: %w", err)
+	}
+	corr, err := parseCorrection(f.Correction, m)
+	if err != nil {
+		return err
 	}
 	switch {
 	case !(f.PriorSD > 0) || math.IsInf(f.PriorSD, 0):
@@ -195,7 +201,7 @@ func runLogistic(f *logisticFlags) error {
 	var autoErr error
 	setup := exchange.Setup{
 		Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
-		A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: f.Seed,
+		A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: f.Seed, Correction: corr,
 	}
 	if f.HotBatch == 0 {
 		setup.HotVar = func() variance.Model {
