@@ -3,6 +3,7 @@ package exchange
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
@@ -32,12 +33,12 @@ var Methods = []Method{SGLDMethod, ReSGLDMethod, MReSGLDMethod, FReSGLDMethod}
 
 // ParseMethod reads a method by name.
 func ParseMethod(s string) (Method, error) {
-	for _, m := range Methods {
+	for _, m := range slices.Concat(Methods, Presets) {
 		if string(m) == s {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("unknown method %q (want sgld, resgld, mresgld or fresgld)", s)
+	return "", fmt.Errorf("unknown method %q (want sgld, resgld, mresgld, fresgld, corrected or reld)", s)
 }
 
 // Setup is a tempering problem in the paper's terms.
@@ -85,6 +86,9 @@ type Setup struct {
 
 // Config turns a Setup into a ladder for method m.
 func (m Method) Config(s Setup) (Config, error) {
+	if cfg, ok, err := m.preset(s); ok {
+		return cfg, err
+	}
 	K := s.Levels
 	if K == 0 {
 		K = 2
