@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bufio"
+	"errors"
 	"fmt"
+	"io"
 	"math"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -13,6 +13,7 @@ import (
 
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/figure"
+	"github.com/fresgld/fresgld/output"
 )
 
 // ladderFlags are the temperature-ladder settings shared by the commands
@@ -180,30 +181,55 @@ func (s *ladderSummary) print() {
 		len(s.Taus), joinFloats(s.Taus, "%.4g", ", "), s.Scheme, s.Window, *s.Lambda, *s.Recommended)
 }
 
-// writeRounds writes the per-round table as CSV: one row per tuning round
-// and one for the sampling run, with cost in the estimators' units.
-func writeRounds(path string, s *ladderSummary, st exchange.Stats) error {
-	return writeFile(path, func(w *bufio.Writer) error {
-		w.WriteString("round,steps,levels,lambda,round_trips,restarts,round_trip_rate,rate_bound,grad_units,energy_units,taus,rejection\n")
-		if s.Tuning != nil {
-			for _, r := range s.Tuning.Rounds {
-				fmt.Fprintf(w, "%d,%d,%d,%g,%d,%d,%g,%g,%g,%g,%s,%s\n", r.Round, r.Steps, len(r.Taus), r.Lambda, r.RoundTrips, r.Restarts, r.TripRate, r.Bound,
-					r.GradUnits, r.EnergyUnits, joinFloats(r.Taus, "%g", ";"), joinFloats(r.Rejection, "%g", ";"))
-			}
+// report summarises every chain's ladder into dst, prints the per-round
+// table of the first chain (one line for each other), and writes rounds.csv
+// (every chain's tuning rounds and sampling run, with cost) and the first
+// chain's ladder trace (ladder-trace.png/svg) into out. Nothing for K = 1.
+func (f *ladderFlags) report(out *output.Dir, chains []*stanChain, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted, dst *[]*ladderSummary, title string) error {
+	for i, c := range chains {
+		id := c.Header.ID
+		s := summariseLadder(cfgs[id], c.Ladder, tunings[id])
+		if s == nil {
+			return nil
 		}
-		var g, e float64
-		for _, lv := range st.Levels {
-			g += lv.Cost.TotalGrad().Units
-			e += lv.Cost.TotalEnergy().Units
+		*dst = append(*dst, s)
+		if i == 0 {
+			fmt.Printf("chain %d's ladder:\n", id)
+			s.print()
+		} else if s.Lambda != nil {
+			fmt.Printf("chain %d's ladder: %d levels, Λ̂ = %.3f, %d round trips (%.4f a round; 1/(2+2Λ̂) = %.4f)\n", id, len(s.Taus), *s.Lambda, s.RoundTrips, s.TripRate, *s.Bound)
 		}
-		lam, bound := "", ""
-		if s.Lambda != nil {
-			lam, bound = fmt.Sprint(*s.Lambda), fmt.Sprint(*s.Bound)
+	}
+	err := out.WriteFile("rounds.csv", func(w io.Writer) error {
+		fmt.Fprintln(w, "chain,round,steps,levels,lambda,round_trips,restarts,round_trip_rate,rate_bound,grad_units,energy_units,taus,rejection")
+		for i, c := range chains {
+			writeRounds(w, c.Header.ID, (*dst)[i], c.Ladder)
 		}
-		fmt.Fprintf(w, "sample,%d,%d,%s,%d,%d,%g,%s,%g,%g,%s,%s\n", st.Steps, len(s.Taus), lam, s.RoundTrips, s.Restarts, s.TripRate, bound,
-			g, e, joinFloats(s.Taus, "%g", ";"), joinOpt(s.Rejection, "%g", ";"))
 		return nil
 	})
+	return errors.Join(err, ladderTrace(out, chains[0], title))
+}
+
+// writeRounds writes one chain's rows of rounds.csv: its tuning rounds and
+// its sampling run.
+func writeRounds(w io.Writer, id int, s *ladderSummary, st exchange.Stats) {
+	if s.Tuning != nil {
+		for _, r := range s.Tuning.Rounds {
+			fmt.Fprintf(w, "%d,%d,%d,%d,%g,%d,%d,%g,%g,%g,%g,%s,%s\n", id, r.Round, r.Steps, len(r.Taus), r.Lambda, r.RoundTrips, r.Restarts, r.TripRate, r.Bound,
+				r.GradUnits, r.EnergyUnits, joinFloats(r.Taus, "%g", ";"), joinFloats(r.Rejection, "%g", ";"))
+		}
+	}
+	var g, e float64
+	for _, lv := range st.Levels {
+		g += lv.Cost.TotalGrad().Units
+		e += lv.Cost.TotalEnergy().Units
+	}
+	lam, bound := "", ""
+	if s.Lambda != nil {
+		lam, bound = fmt.Sprint(*s.Lambda), fmt.Sprint(*s.Bound)
+	}
+	fmt.Fprintf(w, "%d,sample,%d,%d,%s,%d,%d,%g,%s,%g,%g,%s,%s\n", id, st.Steps, len(s.Taus), lam, s.RoundTrips, s.Restarts, s.TripRate, bound,
+		g, e, joinFloats(s.Taus, "%g", ";"), joinOpt(s.Rejection, "%g", ";"))
 }
 
 func joinFloats(xs []float64, format, sep string) string {
@@ -226,37 +252,45 @@ func joinOpt(xs []*float64, format, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// replicaRecorder keeps which replica is at each level every `every` steps,
-// for the replica-index trace, up to traceRecords records: more lines than a
-// figure's width can show would hide every excursion.
-type replicaRecorder struct {
-	every int
-	steps []int
-	at    [][]int
-}
-
+// traceRecords is the most draws the ladder trace shows: more lines than a
+// figure's width can hold would hide every excursion.
 const traceRecords = 200
 
-// Observe records the ladder after step when step is a multiple of every.
-func (r *replicaRecorder) Observe(step int, s *exchange.Sampler) error {
-	if k := step; k%r.every == 0 && len(r.at) < traceRecords {
-		row := make([]int, s.Levels())
-		for l := range row {
-			row[l] = s.Replica(l)
-		}
-		r.steps, r.at = append(r.steps, k), append(r.at, row)
+// ladderTrace draws the level of each replica of chain c at its first
+// retained draws (the replica columns of its CSV) as ladder-trace.png/svg.
+func ladderTrace(out *output.Dir, c *stanChain, title string) error {
+	col := map[string]int{}
+	for j, n := range c.Columns {
+		col[n] = j
 	}
-	return nil
-}
-
-// figure saves the replica-index trace as base.png and base.svg.
-func (r *replicaRecorder) figure(base, title string) error {
-	if len(r.at) == 0 || len(r.at[0]) < 2 {
+	K := 0
+	for ; ; K++ {
+		if _, ok := col[replicaCol(K+1)]; !ok {
+			break
+		}
+	}
+	n := 0
+	if K > 0 {
+		n = min(len(c.Cols[col[replicaCol(1)]]), traceRecords)
+	}
+	if K < 2 || n == 0 {
 		return nil
 	}
-	p, err := figure.ReplicaTrace(title, r.steps, r.at)
+	steps, at := make([]int, n), make([][]int, n)
+	for i := range n {
+		steps[i] = c.Header.Burn + (i+1)*c.Header.Thin
+		at[i] = make([]int, K)
+		for l := range K {
+			at[i][l] = int(c.Cols[col[replicaCol(l+1)]][i]) - 1
+		}
+	}
+	p, err := figure.ReplicaTrace(fmt.Sprintf("%s, chain %d: level of each replica", title, c.Header.ID), steps, at)
 	if err != nil {
 		return err
 	}
-	return figure.Save(p, 8*vg.Inch, 4*vg.Inch, filepath.Clean(base))
+	if err := figure.Save(p, 8*vg.Inch, 4*vg.Inch, out.File("ladder-trace")); err != nil {
+		return err
+	}
+	out.Record("ladder-trace.png", "ladder-trace.svg")
+	return nil
 }
