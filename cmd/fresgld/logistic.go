@@ -180,6 +180,14 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range d.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+	}
+	if f.NoStandardize {
+		if err := rawScale(d); err != nil {
+			return err
+		}
+	}
 	x, p, names := d.X, d.P, d.Names
 	if !f.NoIntercept {
 		x, p = d.WithIntercept()
@@ -204,7 +212,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		sum.StepRuleNotes = fmt.Sprintf("η = 0.2/λ_max, λ_max = %.4g at the posterior mode", lmax)
 	}
 	if f.BatchAuto {
-		f.Batch = (d.N + 9) / 10
+		f.Batch = min(d.N, max(2, (d.N+9)/10)) // a minibatch needs 2 examples for its spread
 	}
 	for _, b := range []struct {
 		flag string
@@ -313,13 +321,13 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		flags: f, stats: st, trace: tr, names: names, mean: sum.Mean, sd: sum.SD, lmin: lmin,
 		featureSD: sampledScales(x, d.N, p), n: d.N, hotWarning: sum.HotWarning,
 	}
-	sum.Warnings = w.warnings()
+	sum.Warnings = append(d.Warnings, w.warnings()...)
 	var errs []error
 	errs = append(errs, out.WriteFile("summary.json", func(w io.Writer) error { return encodeJSON(w, sum) }))
 	fmt.Printf("%s on %s (%d examples, %d coefficients): %d samples in %.1fs, %.3g per-example evaluations (hot chain %.1f%%), swaps %d/%d, clamped steps %d/%d\n",
 		f.Method, f.Data, d.N, p, tr.Len(), sum.WallSeconds, sum.Evaluations.Total, 100*sum.Evaluations.Hot/sum.Evaluations.Total,
 		sum.SwapAccepts, sum.SwapAttempts, sum.ClampedCold, sum.ClampedHot)
-	for _, w := range sum.Warnings {
+	for _, w := range sum.Warnings[len(d.Warnings):] {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
 	}
 	if tr.Len() > 0 {
@@ -333,4 +341,21 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		return fmt.Errorf("sampling stopped after %d samples (kept in %s): %w", tr.Len(), f.Out, runErr)
 	}
 	return errors.Join(errs...)
+}
+
+// rawScale rejects unstandardised features so large that the likelihood's
+// curvature, a sum of N squared values, overflows: no step size or
+// posterior scale could then be computed.
+func rawScale(d *dataset.Data) error {
+	for j := range d.P {
+		var m float64
+		for i := range d.N {
+			m = math.Max(m, math.Abs(d.X[i*d.P+j]))
+		}
+		if !(m*m*float64(d.N) < math.MaxFloat64) {
+			return fmt.Errorf("--no-standardize: column %d (%q) has values up to %g, whose squares summed over %d examples overflow; standardise (drop --no-standardize) or rescale the column",
+				d.Column(j), d.Names[j], m, d.N)
+		}
+	}
+	return nil
 }
