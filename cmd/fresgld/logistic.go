@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/spf13/cobra"
@@ -27,6 +26,7 @@ type logisticFlags struct {
 	NoIntercept   bool    `json:"no_intercept"`
 	PriorSD       float64 `json:"prior_sd"`
 	Method        string  `json:"method"`
+	Correction    string  `json:"correction"`
 	Seed          uint64  `json:"seed"`
 	Tau2          float64 `json:"tau2"`
 	Eta           float64 `json:"eta"` // the step size used
@@ -42,35 +42,22 @@ type logisticFlags struct {
 	Burn          int     `json:"burn"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
-	Out           string  `json:"-"`
+	chainFlags
+	Out string `json:"-"`
 }
 
 // logisticSummary is summary.json of a logistic-regression run.
 type logisticSummary struct {
-	Settings    *logisticFlags `json:"settings"`
-	N           int            `json:"examples"`
-	Names       []string       `json:"coefficients"`
-	Label       string         `json:"label"`
-	FeatureMean []float64      `json:"feature_means,omitempty"`
-	FeatureSD   []float64      `json:"feature_sds,omitempty"`
-	Samples     int            `json:"samples"`
-	Mean        []float64      `json:"posterior_mean"`
-	SD          []float64      `json:"posterior_sd"`
-	Evaluations struct {
-		Cold, Hot, Total float64
-	} `json:"per_example_evaluations"`
-	SwapAttempts  int                 `json:"swap_attempts"`
-	SwapAccepts   int                 `json:"swap_accepts"`
-	ClampedCold   int64               `json:"clamped_steps_cold"`
-	ClampedHot    int64               `json:"clamped_steps_hot"`
-	HotBatch      *variance.AutoStats `json:"hot_batch_automatic,omitempty"`
-	HotWarning    string              `json:"hot_batch_warning,omitempty"`
-	Stats         exchange.Stats      `json:"stats"`
-	WallSeconds   float64             `json:"wall_seconds"`
-	Error         string              `json:"error,omitempty"`
-	StepRuleNotes string              `json:"step_rule,omitempty"`
-	Interrupted   bool                `json:"interrupted"` // stopped by SIGINT or SIGTERM: the samples so far
-	Warnings      []string            `json:"warnings,omitempty"`
+	Settings      *logisticFlags        `json:"settings"`
+	N             int                   `json:"examples"`
+	Names         []string              `json:"coefficients"`
+	Label         string                `json:"label"`
+	FeatureMean   []float64             `json:"feature_means,omitempty"`
+	FeatureSD     []float64             `json:"feature_sds,omitempty"`
+	HotBatch      []*variance.AutoStats `json:"hot_batch_automatic,omitempty"` // per chain
+	WallSeconds   float64               `json:"wall_seconds"`
+	StepRuleNotes string                `json:"step_rule,omitempty"`
+	chainsSummary
 }
 
 func init() {
@@ -91,13 +78,25 @@ supplies --hot-share of its noise budget. With --eta auto (the default) the
 step size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the
 negative log posterior at its mode.
 
-It writes into --out: samples.csv (the cold chain's retained samples, one
-column per coefficient), summary.json (settings, seed, swap and clamp counts,
-per-example evaluations, wall time, posterior means and sds, the
-standardisation's means and sds), trace.png/svg and marginals.png/svg.
-Samples are written as they are taken: after an error, Ctrl-C (SIGINT) or
-SIGTERM the files hold every sample taken, and the summary says the run was
-interrupted; after kill -9, samples.csv holds all but the last second's.`,
+--chains independent chains (default 4) run in parallel, each on random
+streams of its own: chain c's draws are the same whether it runs alone
+(--chain c, e.g. one task of a cluster array job) or beside the others.
+The command prints, per coefficient and for lp__ (the log posterior up to a
+constant), the posterior mean, its Monte Carlo standard error, the sd, the
+5/50/95% quantiles, bulk and tail effective sample sizes and R̂ (as R's
+posterior package computes them), then the swap acceptance per pair of levels,
+the share of clamped steps per level and the total cost; warnings with
+remedies go to stderr.
+
+It writes into --out: chain-<c>.csv per chain in CmdStan's CSV layout (read
+them with rstan::read_stan_csv, cmdstanr or ArviZ; pool the outputs of
+separate runs with fresgld merge), summary.txt (the table), summary.json
+(settings, the table, swap and clamp counts, cost, wall time, the
+standardisation's means and sds) and figures: trace, ranks (rank histograms),
+marginals and replicas (which replica sits at each level), as PNG and SVG.
+Draws are written as they are taken: after an error, Ctrl-C (SIGINT) or
+SIGTERM the files hold every draw taken; after kill -9, the chain CSVs hold
+all but the last second's.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(cmd, f) },
 	}
@@ -109,6 +108,7 @@ interrupted; after kill -9, samples.csv holds all but the last second's.`,
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")
 	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient")
 	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
+	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
@@ -121,13 +121,10 @@ interrupted; after kill -9, samples.csv holds all but the last second's.`,
 	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
+	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/logistic", "output directory")
 	rootCmd.AddCommand(cmd)
 }
-
-// logisticOutputs are the files logistic writes into --out; an earlier
-// run's are removed before sampling.
-var logisticOutputs = []string{"samples.csv", "summary.json", "trace.png", "trace.svg", "marginals.png", "marginals.svg"}
 
 // validate checks every flag that does not need the data, before any work.
 func (f *logisticFlags) validate() error {
@@ -137,8 +134,15 @@ func (f *logisticFlags) validate() error {
 	if f.Label == "" {
 		return errors.New("--label: no label column given (a header name or a column number from 1)")
 	}
-	if _, err := exchange.ParseMethod(f.Method); err != nil {
+	m, err := exchange.ParseMethod(f.Method)
+	if err != nil {
 		return fmt.Errorf("--method: %w", err)
+	}
+	if _, err := parseCorrection(f.Correction, m); err != nil {
+		return err
+	}
+	if _, err := f.chainFlags.ids(); err != nil {
+		return err
 	}
 	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2),
 		within("--swap-rate", f.SwapPerStep, 0, 1), runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
@@ -176,6 +180,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		return err
 	}
 	m, _ := exchange.ParseMethod(f.Method)
+	corr, _ := parseCorrection(f.Correction, m)
 	d, err := dataset.ReadFile(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
 		return err
@@ -228,119 +233,107 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if f.SwapPerStep/f.Eta > 0 && !(f.SwapPerStep/f.Eta < math.Inf(1)) {
 		return fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", f.SwapPerStep, f.Eta)
 	}
-	cold, err := target.NewMinibatch(lr, f.Batch)
-	if err != nil {
-		return fmt.Errorf("--batch: %w", err)
-	}
+	ids, _ := f.chainFlags.ids()
 	hotStart := f.HotBatch
 	if hotStart == 0 {
 		hotStart = f.Batch // the automatic rule's pilot draw
 	}
-	hot, err := target.NewMinibatch(lr, hotStart)
-	if err != nil {
-		return fmt.Errorf("--hot-batch: %w", err)
-	}
-	if !f.SwapBatchAuto {
-		for _, mb := range []*target.Minibatch{cold, hot} {
-			if err := mb.SetEnergySize(f.SwapBatch); err != nil {
-				return fmt.Errorf("--swap-batch: %w", err)
+	eta := langevin.Constant{Step: f.Eta}
+	autos := map[int]*variance.AutoBatch{}
+	// build makes chain id's ladder: minibatches, variance models and random
+	// streams of its own.
+	build := func(id int) (*exchange.Sampler, error) {
+		cold, err := target.NewMinibatch(lr, f.Batch)
+		if err != nil {
+			return nil, fmt.Errorf("--batch: %w", err)
+		}
+		hot, err := target.NewMinibatch(lr, hotStart)
+		if err != nil {
+			return nil, fmt.Errorf("--hot-batch: %w", err)
+		}
+		if !f.SwapBatchAuto {
+			for _, mb := range []*target.Minibatch{cold, hot} {
+				if err := mb.SetEnergySize(f.SwapBatch); err != nil {
+					return nil, fmt.Errorf("--swap-batch: %w", err)
+				}
 			}
 		}
-	}
-	eta := langevin.Constant{Step: f.Eta}
-	var auto *variance.AutoBatch
-	var autoErr error
-	setup := exchange.Setup{
-		Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
-		A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: f.Seed,
-	}
-	if f.HotBatchAuto {
-		setup.HotVar = func() variance.Model {
-			auto, autoErr = variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
-			return auto
+		var autoErr error
+		setup := exchange.Setup{
+			Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
+			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id), Correction: corr,
 		}
+		if f.HotBatchAuto {
+			setup.HotVar = func() variance.Model {
+				a, err := variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
+				autos[id], autoErr = a, err
+				return a
+			}
+		}
+		cfg, err := m.Config(setup)
+		if err != nil {
+			return nil, err
+		}
+		if autoErr != nil {
+			return nil, fmt.Errorf("--hot-share: %w", autoErr)
+		}
+		inits := make([][]float64, len(cfg.Levels))
+		for l := range inits {
+			inits[l] = make([]float64, p)
+		}
+		return exchange.New(cfg, inits)
 	}
-	cfg, err := m.Config(setup)
+	settings, err := settingsOf(f)
 	if err != nil {
 		return err
 	}
-	if autoErr != nil {
-		return fmt.Errorf("--hot-share: %w", autoErr)
-	}
-	out, err := output.Prepare(f.Out, logisticOutputs...)
-	if err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	samples, err := out.CreateStream("samples.csv", names)
+	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0)...)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	run, err := sampleLadder(ctx, cfg, make([]float64, p), exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "logistic "+f.Method, samples.WriteFloats)
-	if cerr := samples.Close(); err == nil && run.Err == nil && cerr != nil {
-		run.Err = fmt.Errorf("samples.csv: %w", cerr)
+	run := chainRun{
+		Header:     chainHeader{Command: "logistic", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
+		Names:      names,
+		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
+		New:        build,
+		LogDensity: func(theta []float64) float64 { return -lr.U(theta) },
+		Dir:        out,
+		Ctx:        ctx,
+		Label:      "logistic " + f.Method,
 	}
-	if err != nil {
-		return err
+	chains, wall, writeErr := run.run(ids)
+	if chains == nil {
+		return writeErr
 	}
-	sum.Interrupted = errors.Is(run.Err, errInterrupted)
-	st, tr, runErr := run.Stats, run.Trace, run.Err
-	sum.WallSeconds = run.Wall.Seconds()
-	sum.Stats, sum.Samples = st, tr.Len()
-	sum.Evaluations.Cold = st.Levels[0].Cost.TotalGrad().Units + st.Levels[0].Cost.TotalEnergy().Units
-	sum.ClampedCold = st.Levels[0].ClampedSteps
-	if len(st.Levels) > 1 {
-		sum.Evaluations.Hot = st.Levels[1].Cost.TotalGrad().Units + st.Levels[1].Cost.TotalEnergy().Units
-		sum.ClampedHot = st.Levels[1].ClampedSteps
-		sum.SwapAttempts, sum.SwapAccepts = st.Pairs[0].Attempts, st.Pairs[0].Accepts
-	}
-	sum.Evaluations.Total = sum.Evaluations.Cold + sum.Evaluations.Hot
-	if auto != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
-		a := auto.Stats()
-		sum.HotBatch, sum.HotWarning = &a, auto.Warning()
-	}
-	if runErr != nil {
-		sum.Error = runErr.Error()
-	}
-	if tr.Len() > 0 {
-		sum.Mean, sum.SD = make([]float64, p), make([]float64, p)
-		for j := 0; j < p; j++ {
-			xs := tr.Coord(j)
-			var mu, v float64
-			for _, x := range xs {
-				mu += x / float64(len(xs))
+	sum.WallSeconds = wall.Seconds()
+	var extra []string
+	for _, id := range ids {
+		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
+			st := a.Stats()
+			sum.HotBatch = append(sum.HotBatch, &st)
+			if w := a.Warning(); w != "" {
+				extra = append(extra, fmt.Sprintf("chain %d: %s", id, w))
 			}
-			for _, x := range xs {
-				v += (x - mu) * (x - mu) / float64(len(xs))
-			}
-			sum.Mean[j], sum.SD[j] = mu, math.Sqrt(v)
 		}
 	}
-	w := logisticChecks{
-		flags: f, stats: st, trace: tr, names: names, mean: sum.Mean, sd: sum.SD, lmin: lmin,
-		featureSD: sampledScales(x, d.N, p), n: d.N, hotWarning: sum.HotWarning,
+	// The command's own checks (a stuck or drifting chain, separable data)
+	// look at each chain on its own.
+	featureSD := sampledScales(x, d.N, p)
+	for _, c := range chains {
+		tr := c.trace(names)
+		if tr.Len() == 0 {
+			continue
+		}
+		mean, sd := traceMoments(tr)
+		w := logisticChecks{flags: f, stats: c.Ladder, trace: tr, names: names, mean: mean, sd: sd, lmin: lmin, featureSD: featureSD, n: d.N}
+		for _, msg := range w.warnings() {
+			extra = append(extra, fmt.Sprintf("chain %d: %s", c.Header.ID, msg))
+		}
 	}
-	sum.Warnings = append(d.Warnings, w.warnings()...)
-	var errs []error
-	errs = append(errs, out.WriteFile("summary.json", func(w io.Writer) error { return encodeJSON(w, sum) }))
-	fmt.Printf("%s on %s (%d examples, %d coefficients): %d samples in %.1fs, %.3g per-example evaluations (hot chain %.1f%%), swaps %d/%d, clamped steps %d/%d\n",
-		f.Method, f.Data, d.N, p, tr.Len(), sum.WallSeconds, sum.Evaluations.Total, 100*sum.Evaluations.Hot/sum.Evaluations.Total,
-		sum.SwapAccepts, sum.SwapAttempts, sum.ClampedCold, sum.ClampedHot)
-	for _, w := range sum.Warnings[len(d.Warnings):] {
-		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
-	}
-	if tr.Len() > 0 {
-		errs = append(errs, writeFigures(out, tr, names, f.Thin, sum.Mean, sum.SD))
-	}
-	fmt.Println(out.Wrote())
-	if sum.Interrupted {
-		return fmt.Errorf("interrupted after %d samples: %s holds them and a summary marked interrupted", tr.Len(), f.Out)
-	}
-	if runErr != nil {
-		return fmt.Errorf("sampling stopped after %d samples (kept in %s): %w", tr.Len(), f.Out, runErr)
-	}
-	return errors.Join(errs...)
+	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
+	return finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, extra)
 }
 
 // rawScale rejects unstandardised features so large that the likelihood's

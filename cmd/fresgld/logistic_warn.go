@@ -24,10 +24,6 @@ type logisticChecks struct {
 
 // Thresholds of the checks.
 const (
-	// maxClampShare: above this share of steps with a clamped coordinate,
-	// the cold chain's injected noise is often zero and its law is not the
-	// posterior's.
-	maxClampShare = 0.2
 	// maxLogOdds: a coefficient whose effect over one standard deviation of
 	// its feature exceeds 30 on the log-odds scale (odds × 10¹³) is not an
 	// estimate but a sign of separable data with too wide a prior.
@@ -45,15 +41,10 @@ func (c logisticChecks) warnings() []string {
 	if c.hotWarning != "" {
 		w = append(w, c.hotWarning)
 	}
+	// Clamped steps and swaps are checked for every command, on all
+	// chains, by the summary (chainWarnings).
 	f := c.flags
 	steps := c.stats.Steps
-	if steps > 0 && len(c.stats.Levels) > 0 {
-		share := float64(c.stats.Levels[0].ClampedSteps) / float64(steps)
-		if share > maxClampShare {
-			w = append(w, fmt.Sprintf("the cold chain's minibatch gradient noise exceeded its whole noise budget 2η on %.0f%% of steps (a coordinate clamped, no noise injected there): its samples are not the posterior's; lower --eta (now %.3g) or raise --batch (now %d)",
-				100*share, f.Eta, f.Batch))
-		}
-	}
 	if c.lmin > 0 && steps > 0 {
 		// Langevin at τ = 1 moves each coordinate by about √(2η) per step;
 		// crossing the posterior's widest direction (sd ≈ 1/√λ_min under
@@ -80,16 +71,6 @@ func (c logisticChecks) warnings() []string {
 	if wj >= 0 && !(worst <= maxLogOdds) {
 		w = append(w, fmt.Sprintf("coefficient %s has posterior mean %.3g, %.3g on the log-odds scale per sd of its feature, far beyond any plausible effect (|·| ≤ %d): the data are probably separable and the prior too wide; lower --prior-sd (now %g), e.g. to 1–10",
 			c.names[wj], c.mean[wj], worst, maxLogOdds, f.PriorSD))
-	}
-	if c.stats.Steps > 0 && len(c.stats.Pairs) > 0 {
-		p := c.stats.Pairs[0]
-		if p.Attempts >= 100 && p.Accepts == 0 {
-			msg := fmt.Sprintf("no swap accepted in %d attempts: the levels' energies do not overlap (in p = %d dimensions their means differ by about (τ2 − 1)·p/2 = %.0f; lower --tau2)", p.Attempts, c.trace.P, (f.Tau2-1)*float64(c.trace.P)/2)
-			if f.SwapBatchAuto || f.SwapBatch < c.n {
-				msg += fmt.Sprintf(", or the minibatch energies are too noisy to swap on (--swap-batch %d gives exact ones)", c.n)
-			}
-			w = append(w, msg)
-		}
 	}
 	return w
 }
