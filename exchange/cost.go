@@ -30,6 +30,15 @@ type Cost struct {
 	Energy    Count `json:"energy"`     // energy draws of the swap ratios
 	VarGrad   Count `json:"var_grad"`   // draws made only to estimate variances
 	VarEnergy Count `json:"var_energy"` // (likewise)
+	// Anchor is the full passes that refresh control-variate anchors of
+	// swap energies (N units each).
+	Anchor Count `json:"anchor"`
+}
+
+// Total is every unit the level spent: gradients, energies, variance
+// estimation and anchor passes.
+func (c Cost) Total() float64 {
+	return c.Grad.Units + c.VarGrad.Units + c.Energy.Units + c.VarEnergy.Units + c.Anchor.Units
 }
 
 // TotalGrad is all gradient draws, variance estimation included.

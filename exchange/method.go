@@ -3,6 +3,7 @@ package exchange
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
@@ -32,12 +33,12 @@ var Methods = []Method{SGLDMethod, ReSGLDMethod, MReSGLDMethod, FReSGLDMethod}
 
 // ParseMethod reads a method by name.
 func ParseMethod(s string) (Method, error) {
-	for _, m := range Methods {
+	for _, m := range slices.Concat(Methods, Presets) {
 		if string(m) == s {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("unknown method %q (want sgld, resgld, mresgld or fresgld)", s)
+	return "", fmt.Errorf("unknown method %q (want sgld, resgld, mresgld, fresgld, corrected or reld)", s)
 }
 
 // Setup is a tempering problem in the paper's terms.
@@ -78,10 +79,16 @@ type Setup struct {
 	// correct (f-reSGLD): Diagonal (the zero value) or Full, which needs
 	// estimators that expose their per-example gradients.
 	Correction Correction
+	// Energies and OnSwap are passed to the Config (see there).
+	Energies Energies
+	OnSwap   func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 }
 
 // Config turns a Setup into a ladder for method m.
 func (m Method) Config(s Setup) (Config, error) {
+	if cfg, ok, err := m.preset(s); ok {
+		return cfg, err
+	}
 	K := s.Levels
 	if K == 0 {
 		K = 2
@@ -126,7 +133,7 @@ func (m Method) Config(s Setup) (Config, error) {
 		}
 		levels = append(levels, Level{Tau: tau, Est: est, Eta: s.Eta, Noise: noise, Var: v})
 	}
-	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent}, nil
+	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent, Energies: s.Energies, OnSwap: s.OnSwap}, nil
 }
 
 // model makes level l's variance model: at(est, tau) when set, else f().

@@ -35,6 +35,14 @@ type Config struct {
 	// Domain, if set, is a box every state is reflected into after each
 	// Langevin step.
 	Domain *target.Box
+	// Energies says how swaps estimate energies; the zero value uses the
+	// levels' estimators (DrawEnergies).
+	Energies Energies
+	// OnSwap, if set, is called at every swap attempt with the pair's
+	// colder level l, the states x (level l) and y (level l+1) before any
+	// exchange, log Ŝ, the correction τδ²V/2 and whether the swap is made:
+	// for diagnostics such as the exact S of accepted swaps.
+	OnSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 	// Concurrent steps the levels on separate goroutines. The output is
 	// bit-identical to sequential stepping. An estimator or variance model
 	// that serves two levels must then be safe for concurrent use (the
@@ -92,18 +100,21 @@ type level struct {
 
 // Sampler runs a replica-exchange ladder. It is not safe for concurrent use.
 type Sampler struct {
-	lv    []level
-	reps  []replica
-	at    []int // at[l] is the replica at level l
-	swap  Swap
-	srng  *rand.Rand
-	pairs []PairStats
-	k     int
-	err   error // sticky: once a step fails, the sampler stays failed
-	pool  *pool
-	box   *target.Box
-	trips trips
-	times bool // record swap times
+	lv     []level
+	reps   []replica
+	at     []int // at[l] is the replica at level l
+	swap   Swap
+	srng   *rand.Rand
+	pairs  []PairStats
+	k      int
+	err    error // sticky: once a step fails, the sampler stays failed
+	pool   *pool
+	box    *target.Box
+	trips  trips
+	data   *dataSwap // nil under DrawEnergies
+	noise  []float64 // per pair: Σ τδ²V/2 over attempts
+	onSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
+	times  bool // record swap times
 }
 
 // New validates cfg and starts a ladder from the given initial states, one
@@ -125,7 +136,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateScheme(cfg.Swap); err != nil {
 		return nil, err
 	}
-	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1)}
+	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1), noise: make([]float64, K-1), onSwap: cfg.OnSwap}
 	p := 0
 	for l, L := range cfg.Levels {
 		if L.Est == nil {
@@ -183,6 +194,22 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	s.srng = rand.New(rand.NewPCG(cfg.Seed, uint64(K)))
 	s.trips = newTrips(K)
 	s.trips.observe(s.at)
+	en := cfg.Energies
+	en.defaults()
+	if err := validateEnergies(en, cfg.Levels, p); err != nil {
+		return nil, err
+	}
+	if en.Mode != DrawEnergies {
+		if cfg.Swap.Rule == Exact && en.Mode != ExactEnergies {
+			return nil, fmt.Errorf("the exact swap rule needs noise-free energies; swap-energy mode %v is a minibatch estimate (use mode exact or another rule)", en.Mode)
+		}
+		s.data = newDataSwap(en, K)
+		if en.Mode.cv() {
+			if err := s.refreshAnchors(); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if cfg.Concurrent && K > 1 {
 		s.pool = newPool(s)
 	}
@@ -268,6 +295,9 @@ func (s *Sampler) Stats() Stats {
 	}
 	for i, p := range s.pairs {
 		p.Times = append([]int(nil), p.Times...)
+		if p.Attempts > 0 {
+			p.Noise = s.noise[i] / float64(p.Attempts)
+		}
 		st.Pairs[i] = p
 	}
 	st.Replicas = append([]ReplicaStats(nil), s.trips.reps...)
@@ -302,6 +332,12 @@ func (s *Sampler) Step() error {
 		if err := s.lv[l].err; err != nil {
 			s.err = err
 			return err
+		}
+	}
+	if s.data != nil && s.data.Mode.cv() && (s.k+1)%s.data.AnchorEvery == 0 {
+		if err := s.refreshAnchors(); err != nil {
+			s.err = fmt.Errorf("step %d: %w", s.k, err)
+			return s.err
 		}
 	}
 	for l := range s.pairs {
@@ -382,31 +418,52 @@ func (s *Sampler) energy(l int, theta []float64) (u, v float64, err error) {
 }
 
 // LogRatio draws log Ŝ for swapping x (at level l) with y (at level l+1)
-// under the sampler's swap rule. Its draws are counted as swap cost.
+// under the sampler's swap rule and energy mode. Its draws are counted as
+// swap cost.
 func (s *Sampler) LogRatio(l int, x, y []float64) (float64, error) {
+	lr, _, err := s.logRatio(l, x, y)
+	return lr, err
+}
+
+// LogRatioNoise is LogRatio that also returns the correction τδ²V/2 it
+// subtracted (the swap noise, in nats).
+func (s *Sampler) LogRatioNoise(l int, x, y []float64) (logRatio, noise float64, err error) {
+	return s.logRatio(l, x, y)
+}
+
+// logRatio returns log Ŝ and the correction τδ²V/2 it subtracted.
+func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error) {
 	td := 1/s.lv[l].Tau - 1/s.lv[l+1].Tau
 	var d, v float64
+	if s.data != nil {
+		d, v = s.dataDiff(l, x, y)
+		if err := finiteDiff(l, s.k, d, v); err != nil {
+			return 0, 0, err
+		}
+		return logRatio(td, d, v), td * td * v / 2, nil
+	}
 	switch s.swap.Rule {
 	case Exact:
-		return s.exactLogRatio(l, x, y)
+		lr, err := s.exactLogRatio(l, x, y)
+		return lr, 0, err
 	case FReSGLD:
 		ux, vx, err := s.energy(l, x)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		uy, vy, err := s.energy(l+1, y)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		d, v = ux-uy, vx+vy
 	case ReSGLD:
 		ux, vx, err := s.energy(l, x)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		uy, vy, err := s.energy(l, y)
 		if err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 		d, v = ux-uy, vx+vy
 	case MReSGLD:
@@ -414,34 +471,37 @@ func (s *Sampler) LogRatio(l int, x, y []float64) (float64, error) {
 		for i, w := range [2]float64{a1, a2} {
 			ux, vx, err := s.energy(l+i, x)
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			uy, vy, err := s.energy(l+i, y)
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
 			d += w * (ux - uy)
 			v += w * w * (vx + vy)
 		}
 	}
-	return logRatio(td, d, v), nil
+	return logRatio(td, d, v), td * td * v / 2, nil
 }
 
 func (s *Sampler) trySwap(l int) error {
-	if !s.swap.PerStep {
-		if s.swap.A == 0 || s.srng.Float64() >= s.swap.A*s.lv[l].Eta.Eta(s.k) {
-			return nil
-		}
+	if !s.attemptDue(l) {
+		return nil
 	}
 	p := &s.pairs[l]
 	p.Attempts++
-	lr, err := s.LogRatio(l, s.State(l), s.State(l+1))
+	lr, noise, err := s.logRatio(l, s.State(l), s.State(l+1))
 	if err != nil {
 		return err
 	}
 	p.ProbSum += math.Exp(min(lr, 0))
+	s.noise[l] += noise
 	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
-	if lr >= 0 || -s.srng.ExpFloat64() < lr {
+	accept := lr >= 0 || -s.srng.ExpFloat64() < lr
+	if s.onSwap != nil {
+		s.onSwap(l, s.State(l), s.State(l+1), lr, noise, accept)
+	}
+	if accept {
 		s.at[l], s.at[l+1] = s.at[l+1], s.at[l]
 		p.Accepts++
 		if s.times {

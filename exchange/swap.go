@@ -89,6 +89,10 @@ type PairStats struct {
 	Attempts int   `json:"attempts"` // swap ratios evaluated
 	Accepts  int   `json:"accepts"`  // swaps made
 	Times    []int `json:"-"`        // steps at which swaps were made, if Config.RecordSwaps
+	// Noise is the mean over attempts of the ratio's variance correction
+	// τδ²V/2 in nats: the swap noise. Acceptance falls like e^{−Noise}
+	// once it exceeds about 1, whatever S is.
+	Noise float64 `json:"noise"`
 
 	// ProbSum is Σ min(1, Ŝ) over the attempts: the acceptance
 	// probabilities under the noisy rule, noise included. Their mean

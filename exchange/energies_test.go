@@ -1,0 +1,418 @@
+package exchange
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/target"
+)
+
+// outlierTerms is U_i(θ) = ½(θ − x_i)², U_0 = θ²/20, on data with one
+// outlier: per-example energies as skewed as a badly fitted example makes
+// them, which is what makes a same-draw variance estimate lie.
+type outlierTerms struct{ x []float64 }
+
+func (o outlierTerms) Dim() int { return 1 }
+func (o outlierTerms) Len() int { return len(o.x) }
+func (o outlierTerms) Term(grad, theta []float64, i int) float64 {
+	d := theta[0] - o.x[i]
+	if grad != nil {
+		grad[0] = d
+	}
+	return d * d / 2
+}
+func (o outlierTerms) Prior(grad, theta []float64) float64 {
+	if grad != nil {
+		grad[0] = theta[0] / 10
+	}
+	return theta[0] * theta[0] / 20
+}
+
+var outliers = outlierTerms{x: []float64{0, 0.1, -0.2, 0.3, 0.05, -0.1, 0.2, 3.0}}
+
+// forSubsets calls f with every n-subset of [0, N).
+func forSubsets(N, n int, f func(idx []int)) {
+	idx := make([]int, n)
+	for k := range idx {
+		idx[k] = k
+	}
+	for {
+		f(idx)
+		k := n - 1
+		for k >= 0 && idx[k] == N-n+k {
+			k--
+		}
+		if k < 0 {
+			return
+		}
+		idx[k]++
+		for j := k + 1; j < n; j++ {
+			idx[j] = idx[j-1] + 1
+		}
+	}
+}
+
+// component is one independent minibatch term of D̂: coef·(c + (N/n)Σ_{i∈B} e_i)
+// over every n-subset B, with e the per-example values.
+type component struct {
+	coef, c float64
+	e       []float64
+	n       int
+}
+
+func (c component) values() []float64 {
+	var out []float64
+	N := len(c.e)
+	forSubsets(N, c.n, func(idx []int) {
+		var s float64
+		for _, i := range idx {
+			s += c.e[i]
+		}
+		out = append(out, c.coef*(c.c+float64(N)/float64(c.n)*s))
+	})
+	return out
+}
+
+// variance is the exact variance of the component, N(N − n)/n·S²·coef².
+func (c component) variance() float64 {
+	N := len(c.e)
+	var m, s float64
+	for _, x := range c.e {
+		m += x / float64(N)
+	}
+	for _, x := range c.e {
+		s += (x - m) * (x - m)
+	}
+	return c.coef * c.coef * float64(N) * float64(N-c.n) / float64(c.n) * s / float64(N-1)
+}
+
+// accTable is the exact law of D̂ (every combination of the components'
+// subsets, equally likely), sorted, with prefix sums, so that the acceptance
+// acc(V) = E[min(1, exp(τδD̂ − τδ²V/2))] of a ratio whose V is independent of
+// D̂ costs a binary search.
+type accTable struct {
+	td  float64
+	d   []float64
+	pre []float64 // pre[j] = Σ_{k<j} e^{τδ(d_k − d_max)}
+	dm  float64
+}
+
+func newAccTable(td float64, comps []component) accTable {
+	ds := []float64{0}
+	for _, c := range comps {
+		vs := c.values()
+		next := make([]float64, 0, len(ds)*len(vs))
+		for _, a := range ds {
+			for _, b := range vs {
+				next = append(next, a+b)
+			}
+		}
+		ds = next
+	}
+	slices.Sort(ds)
+	t := accTable{td: td, d: ds, dm: ds[len(ds)-1], pre: make([]float64, len(ds)+1)}
+	for j, d := range ds {
+		t.pre[j+1] = t.pre[j] + math.Exp(td*(d-t.dm))
+	}
+	return t
+}
+
+func (t accTable) mean() float64 {
+	var s float64
+	for _, d := range t.d {
+		s += d
+	}
+	return s / float64(len(t.d))
+}
+
+// acc is E[min(1, Ŝ)]: Ŝ ≥ 1 exactly when D̂ ≥ τδV/2.
+func (t accTable) acc(v float64) float64 {
+	j, _ := slices.BinarySearch(t.d, t.td*v/2)
+	M := float64(len(t.d))
+	return (M-float64(j))/M + math.Exp(t.td*t.dm-t.td*t.td*v/2)*t.pre[j]/M
+}
+
+// comps builds the components of D̂ for a rule and a mode, for x at level 0
+// (energy size n0, anchor ax) and y at level 1 (n1, anchor ay); anchors are
+// ignored unless the mode uses control variates.
+func comps(o outlierTerms, rule Rule, mode EnergyMode, a1 float64, x, y, ax, ay float64, n0, n1 int) []component {
+	N := o.Len()
+	cv := mode == CVEnergies || mode == PairCVEnergies
+	per := func(th, anc float64, sign float64) (c float64, e []float64) {
+		c = o.Prior(nil, []float64{th})
+		e = make([]float64, N)
+		for i := range e {
+			e[i] = o.Term(nil, []float64{th}, i)
+			if cv {
+				a := o.Term(nil, []float64{anc}, i)
+				e[i] -= a
+				c += a
+			}
+		}
+		return sign * c, e
+	}
+	cx, ex := per(x, ax, 1)
+	cy, ey := per(y, ay, 1)
+	state := func(coef, c float64, e []float64, n int) component { return component{coef: coef, c: c, e: e, n: n} }
+	diff := make([]float64, N)
+	for i := range diff {
+		diff[i] = ex[i] - ey[i]
+	}
+	pair := func(coef float64, n int) component { return component{coef: coef, c: cx - cy, e: diff, n: n} }
+	switch mode {
+	case PairEnergies, PairCVEnergies:
+		switch rule {
+		case ReSGLD:
+			return []component{pair(1, n0)}
+		case MReSGLD:
+			return []component{pair(a1, n0), pair(1-a1, n1)}
+		default:
+			return []component{pair(1, (n0+n1+1)/2)}
+		}
+	}
+	switch rule {
+	case ReSGLD:
+		return []component{state(1, cx, ex, n0), state(-1, cy, ey, n0)}
+	case MReSGLD:
+		return []component{state(a1, cx, ex, n0), state(-a1, cy, ey, n0), state(1-a1, cx, ex, n1), state(a1-1, cy, ey, n1)}
+	default:
+		return []component{state(1, cx, ex, n0), state(-1, cy, ey, n1)}
+	}
+}
+
+// acceptance draws T swap ratios at the fixed pair (x, y) and compares the
+// number accepted with Σ_t acc(V_t), the acceptance implied by the exact law
+// of D̂ (enumerated from the data, not from the estimator) at each attempt's
+// own V_t. If V_t is independent of D̂_t given the past, as every data mode
+// promises, the accepts are independent Bernoulli(acc(V_t)) draws given the
+// V_t, so the difference has sd √(Σ acc_t(1 − acc_t)); it returns that
+// difference in sds (z), the frequency, and the acceptance at the exact V.
+func acceptance(t *testing.T, rule Rule, mode EnergyMode, x, y float64, T int) (z, freq, accExact float64) {
+	t.Helper()
+	const n0, n1, a1, tau1, tau2 = 3, 2, 0.5, 1.0, 4.0
+	td := 1/tau1 - 1/tau2
+	o := outliers
+	ax, ay := x+0.4, y-0.3
+	mb := func(n int) *target.Minibatch {
+		m, err := target.NewMinibatch(o, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.SetEnergySize(n); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	cfg := Config{Levels: []Level{
+		{Tau: tau1, Est: mb(n0), Eta: langevin.Constant{Step: 0.01}},
+		{Tau: tau2, Est: mb(n1), Eta: langevin.Constant{Step: 0.01}},
+	}, Swap: Swap{Rule: rule, PerStep: true, A1: a1}, Seed: 11,
+		Energies: Energies{Mode: mode, Terms: o, Window: 100}}
+	if mode == DrawEnergies {
+		cfg.Energies = Energies{}
+	}
+	s, err := New(cfg, [][]float64{{ax}, {ay}}) // the anchors sit at the initial states
+	if err != nil {
+		t.Fatal(err)
+	}
+	tab := newAccTable(td, comps(o, rule, mode, a1, x, y, ax, ay, n0, n1))
+	if D := target.Sum(o, []float64{x}) - target.Sum(o, []float64{y}); math.Abs(tab.mean()-D) > 1e-9*math.Max(1, math.Abs(D)) {
+		t.Fatalf("%v/%v: the enumerated law of D̂ has mean %v, not U(x) − U(y) = %v", rule, mode, tab.mean(), D)
+	}
+	var vExact float64
+	for _, c := range comps(o, rule, mode, a1, x, y, ax, ay, n0, n1) {
+		vExact += c.variance()
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	var acc, want, sd2 float64
+	xs, ys := []float64{x}, []float64{y}
+	for range T {
+		lr, noise, err := s.LogRatioNoise(0, xs, ys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := 2 * noise / (td * td)
+		p := tab.acc(v)
+		want += p
+		sd2 += p * (1 - p)
+		if rng.Float64() < math.Exp(lr) {
+			acc++
+		}
+	}
+	return (acc - want) / math.Sqrt(sd2), acc / float64(T), tab.acc(vExact)
+}
+
+// Pairs of states (x cold, y hot) whose swaps range from likely to unlikely.
+var swapPairs = [][2]float64{{0.6, 0.0}, {0.0, 0.9}, {-0.5, 1.2}}
+
+func TestSwapAcceptanceFollowsExactLaw(t *testing.T) {
+	// 4 sds: with 3 rules × 4 modes × 3 pairs = 36 comparisons, a false
+	// alarm has probability about 36·6e−5 = 0.2%.
+	const T = 20000
+	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies} {
+		for _, rule := range []Rule{ReSGLD, MReSGLD, FReSGLD} {
+			for _, pr := range swapPairs {
+				z, freq, ex := acceptance(t, rule, mode, pr[0], pr[1], T)
+				t.Logf("%-9v %-8v x = %4.1f y = %4.1f: acceptance %.4f, z = %+.2f (at the exact V: %.4f)", mode, rule, pr[0], pr[1], freq, z, ex)
+				if !(math.Abs(z) < 4) {
+					t.Errorf("%v/%v at (%v, %v): acceptance %.4f is %.1f sds from the exact law's", mode, rule, pr[0], pr[1], freq, z)
+				}
+			}
+		}
+	}
+}
+
+// TestSwapAcceptanceSameDrawFails is the same comparison for the estimator
+// whose V comes from the draw that gave D̂ (DrawEnergies on minibatches, n =
+// 3 and 2): its accepts are not Bernoulli(acc(V_t)), and the test sees it.
+func TestSwapAcceptanceSameDrawFails(t *testing.T) {
+	const T = 20000
+	worst := 0.0
+	for _, rule := range []Rule{ReSGLD, MReSGLD, FReSGLD} {
+		for _, pr := range swapPairs {
+			z, freq, ex := acceptance(t, rule, DrawEnergies, pr[0], pr[1], T)
+			t.Logf("draw      %-8v x = %4.1f y = %4.1f: acceptance %.4f, z = %+.2f (at the exact V: %.4f)", rule, pr[0], pr[1], freq, z, ex)
+			worst = max(worst, math.Abs(z))
+		}
+	}
+	if !(worst > 8) {
+		t.Errorf("same-draw variances: largest deviation %.1f sds; the comparison cannot tell them from independent ones", worst)
+	}
+}
+
+func TestExactSwapsAtARate(t *testing.T) {
+	const W, steps = 7, 700
+	o := outliers
+	est, _ := target.NewMinibatch(o, 3)
+	cfg := Config{Levels: []Level{
+		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
+		{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
+	}, Swap: Swap{Rule: FReSGLD, A: 1}, Seed: 2, Energies: Energies{Mode: ExactEnergies, Terms: o, ExactEvery: W}}
+	s, err := New(cfg, [][]float64{{0}, {1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range steps {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	if st.Pairs[0].Attempts != steps/W {
+		t.Errorf("%d attempts in %d steps, want one every %d: %d", st.Pairs[0].Attempts, steps, W, steps/W)
+	}
+	if u := st.Levels[0].Cost.Energy.Units + st.Levels[1].Cost.Energy.Units; u != float64(2*o.Len()*(steps/W)) {
+		t.Errorf("exact swap energies cost %v units, want 2N per attempt = %d", u, 2*o.Len()*(steps/W))
+	}
+	if st.Pairs[0].Noise != 0 {
+		t.Errorf("exact energies report swap noise %v", st.Pairs[0].Noise)
+	}
+	// The exact ratio: acceptance frequency against min(1, S) at fixed states.
+	xs, ys := []float64{0.6}, []float64{0.0}
+	S := math.Exp(0.75 * (target.Sum(o, xs) - target.Sum(o, ys)))
+	lr, _ := s.LogRatio(0, xs, ys)
+	if math.Abs(lr-math.Log(S)) > 1e-12 {
+		t.Errorf("exact log ratio %v, want log S = %v", lr, math.Log(S))
+	}
+}
+
+func cvSampler(t *testing.T, seed uint64, levelAnchors bool) *Sampler {
+	t.Helper()
+	o := outliers
+	est, _ := target.NewMinibatch(o, 3)
+	cfg := Config{Levels: []Level{
+		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.05}},
+		{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.05}},
+	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: seed,
+		Energies: Energies{Mode: CVEnergies, Terms: o, AnchorEvery: 10, LevelAnchors: levelAnchors}}
+	s, err := New(cfg, [][]float64{{0}, {1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestControlVariateAnchorsCountedAndReproducible(t *testing.T) {
+	const steps = 95
+	run := func(seed uint64) (Stats, [][]float64) {
+		s := cvSampler(t, seed, false)
+		var states [][]float64
+		for range steps {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+			states = append(states, append([]float64(nil), s.State(0)...))
+		}
+		return s.Stats(), states
+	}
+	st, a := run(4)
+	_, b := run(4)
+	if !slices.EqualFunc(a, b, func(x, y []float64) bool { return math.Float64bits(x[0]) == math.Float64bits(y[0]) }) {
+		t.Error("the same seed gave different states")
+	}
+	// One pass per level at the start, then one per level every 10 steps.
+	passes := int64(1 + steps/10)
+	for l, ls := range st.Levels {
+		if ls.Cost.Anchor.Calls != passes || ls.Cost.Anchor.Units != float64(passes)*float64(outliers.Len()) {
+			t.Errorf("level %d: %d anchor passes (%v units), want %d (%d units)", l, ls.Cost.Anchor.Calls, ls.Cost.Anchor.Units, passes, passes*int64(outliers.Len()))
+		}
+		if ls.Cost.Total() != ls.Cost.TotalGrad().Units+ls.Cost.TotalEnergy().Units+ls.Cost.Anchor.Units {
+			t.Errorf("level %d: Total leaves a cost out", l)
+		}
+	}
+	if st.Pairs[0].Accepts == 0 {
+		t.Error("no swap accepted: the travelling-anchor check below would be vacuous")
+	}
+}
+
+func TestAnchorsTravelWithReplicas(t *testing.T) {
+	for _, levelAnchors := range []bool{false, true} {
+		s := cvSampler(t, 9, levelAnchors)
+		for s.Replica(0) == 0 {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if s.Steps() > 10000 {
+				t.Fatal("no swap in 10000 steps")
+			}
+		}
+		// Replica 1 is now at level 0: its anchor is the one refreshed at
+		// replica 1's states unless anchors stay with their levels.
+		want := s.data.anchors[1]
+		if levelAnchors {
+			want = s.data.anchors[0]
+		}
+		if s.anchor(0) != want {
+			t.Errorf("level anchors %v: level 0 uses the wrong anchor after a swap", levelAnchors)
+		}
+	}
+}
+
+func TestEnergiesValidation(t *testing.T) {
+	est, _ := target.NewMinibatch(outliers, 3)
+	lv := func() []Level {
+		return []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}}, {Tau: 2, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}}}
+	}
+	for _, e := range []Energies{
+		{Mode: PairEnergies},
+		{Mode: PairEnergies, Terms: outliers, Sizes: []int{3}},
+		{Mode: PairEnergies, Terms: outliers, Sizes: []int{3, 9}},
+		{Mode: CVEnergies, Terms: outliers, AnchorEvery: -1},
+		{Mode: EnergyMode(17), Terms: outliers},
+	} {
+		if _, err := New(Config{Levels: lv(), Swap: Swap{Rule: FReSGLD, PerStep: true}, Energies: e}, [][]float64{{0}, {0}}); err == nil {
+			t.Errorf("%+v: no error", e)
+		}
+	}
+	if _, err := New(Config{Levels: lv(), Swap: Swap{Rule: Exact, PerStep: true}, Energies: Energies{Mode: PairEnergies, Terms: outliers}}, [][]float64{{0}, {0}}); err == nil {
+		t.Error("exact rule on minibatch swap energies: no error")
+	}
+	for _, name := range energyModeNames {
+		if m, err := ParseEnergyMode(name); err != nil || m.String() != name {
+			t.Errorf("%q: %v, %v", name, m, err)
+		}
+	}
+}
