@@ -37,6 +37,7 @@ func effectiveSize(xs []float64) float64 {
 }
 
 func TestExactLaddersMatchTemperedMixture(t *testing.T) {
+	skipSlow(t)
 	for _, c := range []struct{ levels, keep int }{{2, 200_000}, {4, 60_000}} {
 		t.Run(fmt.Sprintf("K=%d", c.levels), func(t *testing.T) { exactLadder(t, c.levels, c.keep) })
 	}
