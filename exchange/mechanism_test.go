@@ -194,3 +194,40 @@ func TestCostShares(t *testing.T) {
 		}
 	}
 }
+
+// alternating is η_k = Big at even k and a negligible Small at odd k.
+type alternating struct{ Big, Small float64 }
+
+func (a alternating) Eta(k int) float64 {
+	if k%2 == 0 {
+		return a.Big
+	}
+	return a.Small
+}
+func (alternating) Validate() error { return nil }
+
+// The attempt at step k uses η_k of that very step: with a·η_k = 1 at even
+// k and 10⁻¹¹ at odd k, and S > 1, swaps happen at exactly the even steps.
+func TestIntensityUsesThisStepsEta(t *testing.T) {
+	var log []string
+	cfg := Config{Levels: []Level{
+		{Tau: 1, Est: &recorder{name: "c", B: 1, noVar: true, log: &log}, Eta: alternating{0.1, 1e-12}},
+		{Tau: 2, Est: &recorder{name: "h", noVar: true, log: &log}, Eta: alternating{0.1, 1e-12}},
+	}, Swap: Swap{Rule: FReSGLD, A: 10}, Seed: 5, RecordSwaps: true}
+	s, err := New(cfg, [][]float64{{0}, {0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 40 {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []int
+	for k := 0; k < 40; k += 2 {
+		want = append(want, k)
+	}
+	if got := s.Stats().Pairs[0].Times; !slices.Equal(got, want) {
+		t.Errorf("swaps at %v, want at the even steps %v", got, want)
+	}
+}
