@@ -43,8 +43,11 @@ type Config struct {
 	// exchange, log Ŝ, the correction τδ²V/2 and whether the swap is made:
 	// for diagnostics such as the exact S of accepted swaps.
 	OnSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
-	// Concurrent steps the levels on separate goroutines. The output is
-	// bit-identical to sequential stepping. An estimator or variance model
+	// Concurrent steps the levels on separate goroutines where that pays:
+	// the sampler times its levels' steps against the cost of handing a
+	// step to another goroutine, now and then, and hands steps off only
+	// while the work moved exceeds it (Sampler.HandsOff). The output is
+	// bit-identical to sequential stepping either way. An estimator or variance model
 	// that serves two levels must then be safe for concurrent use (the
 	// presets clone stateful estimators; see Setup). Call Close when done.
 	Concurrent bool
@@ -304,6 +307,10 @@ func (s *Sampler) Stats() Stats {
 	return st
 }
 
+// HandsOff reports whether steps are now handed to other goroutines: only
+// under Config.Concurrent, and only while that pays (see Config).
+func (s *Sampler) HandsOff() bool { return s.pool != nil && s.pool.conc }
+
 // Close stops the goroutines of a concurrent sampler. It is safe to call
 // more than once and on a sequential sampler.
 func (s *Sampler) Close() {
@@ -322,7 +329,7 @@ func (s *Sampler) Step() error {
 		return s.err
 	}
 	if s.pool != nil {
-		s.pool.run(s.k)
+		s.pool.step(s.k)
 	} else {
 		for l := range s.lv {
 			s.stepLevel(l, s.k)
@@ -359,7 +366,7 @@ func (s *Sampler) Step() error {
 func (s *Sampler) stepLevel(l, k int) {
 	lv := &s.lv[l]
 	r := &s.reps[s.at[l]]
-	if lv.Var != nil {
+	if lv.Var != nil && !lv.known { // Known observes nothing
 		if err := lv.Var.Observe(k, r.theta, &lv.varEst, r.rng); err != nil {
 			lv.err = fmt.Errorf("level %d: %w", l, err)
 			return
@@ -408,8 +415,12 @@ func (s *Sampler) energy(l int, theta []float64) (u, v float64, err error) {
 	if math.IsNaN(u) || math.IsInf(u, 0) {
 		return 0, 0, fmt.Errorf("level %d: energy estimate is %v at step %d", l, u, s.k)
 	}
-	if lv.Var != nil {
+	if lv.known {
+		v = rep // what Known.EnergyVar returns, without two interface calls
+	} else if lv.Var != nil {
 		v = lv.Var.EnergyVar(theta, rep, lv.Est.KnowsVariance())
+	}
+	if lv.Var != nil {
 		if !(v >= 0 && v <= math.MaxFloat64) {
 			return 0, 0, badVariance(l, s.k, "energy", v, lv)
 		}
