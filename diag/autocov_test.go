@@ -14,12 +14,16 @@ func lagsBoth(chains [][]float64, L int) (direct, fft []float64) {
 		return nil, nil
 	}
 	n := len(chains[0])
-	for t := range L {
-		var s float64
+	for t := 0; t < L; t += 4 {
+		var s [4]float64
 		for c := range chains {
-			s += dotLag(w.y[c*n:(c+1)*n], t)
+			dotLag4(w.y[c*n:(c+1)*n], t, &s)
 		}
-		direct = append(direct, s/float64(n))
+		for j := range s {
+			if t+j < L {
+				direct = append(direct, s[j]/float64(n))
+			}
+		}
 	}
 	w.byFFT(len(chains), n)
 	return direct, append([]float64(nil), w.sums[:L]...)

@@ -28,7 +28,9 @@ type draws struct {
 	sd []uint32
 
 	keys, tmpK []uint64
-	pay, tmpP  []uint32
+	at         []uint32 // at[i] is the index in all of sorted[i]
+	idx        []int32  // splitIndex of every draw, for chains of idxM × idxN
+	idxM, idxN int
 	fv         []float64 // folded values in ascending order
 	fd         []uint32
 	buf        [4][]float64 // split-layout series: z bulk, z folded, f(x − mean), indicator
@@ -125,34 +127,40 @@ func (d *draws) splitIndex(p int) int {
 func (d *draws) sortDraws() {
 	s := len(d.all)
 	d.keys, d.tmpK = grow(d.keys, s), grow(d.tmpK, s)
-	d.pay, d.tmpP = grow(d.pay, s), grow(d.tmpP, s)
-	d.nan = false
-	inf := false
-	for p, x := range d.all {
-		d.keys[p] = sortKey(x)
-		idx := d.splitIndex(p)
-		d.pay[p] = uint32(idx)
-		if idx < 0 {
-			d.pay[p] = math.MaxUint32
-		}
-		if x != x {
-			d.nan = true
-		} else if math.IsInf(x, 0) {
-			inf = true
-		}
-	}
-	keys, pay := sortWithPayload(d.keys, d.tmpK, d.pay, d.tmpP)
+	d.at = grow(d.at, s)
 	d.sorted = grow(d.sorted, s)
+	argsort(d.all, d.sorted, d.at, d.keys, d.tmpK)
+	d.nan, d.bad = false, false
+	lo, hi := d.sorted[0], d.sorted[s-1]
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.Abs(hi-lo) < eps {
+		d.bad = true
+	}
+	// NaN sorts to either end; only there need it be looked for.
+	if lo != lo || hi != hi {
+		d.nan, d.bad = true, true
+	}
+	idx := d.layout()
 	d.sv, d.sd = d.sv[:0], d.sd[:0]
-	for i, k := range keys {
-		x := keyValue(k)
-		d.sorted[i] = x
-		if pay[i] != math.MaxUint32 {
-			d.sv = append(d.sv, x)
-			d.sd = append(d.sd, pay[i])
+	for i, p := range d.at {
+		if j := idx[p]; j >= 0 {
+			d.sv = append(d.sv, d.sorted[i])
+			d.sd = append(d.sd, uint32(j))
 		}
 	}
-	d.bad = d.nan || inf || math.Abs(d.sorted[s-1]-d.sorted[0]) < eps
+}
+
+// layout returns splitIndex of every draw, kept from the last parameter
+// when the chains have the same shape.
+func (d *draws) layout() []int32 {
+	if d.idxM == d.m && d.idxN == d.n && len(d.idx) == d.m*d.n {
+		return d.idx
+	}
+	d.idx = grow(d.idx, d.m*d.n)
+	for p := range d.idx {
+		d.idx[p] = int32(d.splitIndex(p))
+	}
+	d.idxM, d.idxN = d.m, d.n
+	return d.idx
 }
 
 // median is R's median of all draws.
