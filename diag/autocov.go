@@ -5,6 +5,7 @@ import (
 	"math/bits"
 
 	"gonum.org/v1/gonum/dsp/fourier"
+	"gonum.org/v1/gonum/floats"
 )
 
 // acovWork is the scratch of essOf.
@@ -29,12 +30,18 @@ type acovWork struct {
 // of them, as it does for chains that mix well, and by FFT (as posterior
 // always does) once it needs many: the two differ only by rounding.
 func essOf(chains [][]float64, w *acovWork) float64 {
+	return essOfChecked(chains, w, false)
+}
+
+// essOfChecked is essOf, skipping posterior's NA check when the caller
+// knows the chains pass it.
+func essOfChecked(chains [][]float64, w *acovWork, known bool) float64 {
 	m := len(chains)
 	if m == 0 {
 		return math.NaN()
 	}
 	n := len(chains[0])
-	if n < 3 || !w.prepare(chains) {
+	if n < 3 || !w.prepare(chains, known) {
 		return math.NaN()
 	}
 	nf := float64(n)
@@ -110,20 +117,26 @@ func okRange(lo, hi, sum float64) bool {
 
 // prepare centres every chain by its mean and forgets the lags computed
 // for the previous series; it returns false for chains posterior calls NA.
-func (w *acovWork) prepare(chains [][]float64) bool {
+func (w *acovWork) prepare(chains [][]float64, known bool) bool {
 	m, n := len(chains), len(chains[0])
 	w.means = grow(w.means, m)
 	w.y = grow(w.y, m*n)
 	lo, hi, total := math.Inf(1), math.Inf(-1), 0.0
 	for c, ch := range chains {
-		l, h, sum := rangeOK(ch, math.Inf(1), math.Inf(-1), 0)
+		var l, h, sum float64
+		if known {
+			l, h, sum = 0, 1, floats.Sum(ch)
+			lo, hi = 0, 1
+		} else {
+			l, h, sum = rangeOK(ch, math.Inf(1), math.Inf(-1), 0)
+		}
 		lo, hi, total = min(lo, l), max(hi, h), total+sum
 		mu := sum / float64(n)
 		w.means[c] = mu
 		y := w.y[c*n : (c+1)*n]
-		if l == h {
+		if known && isConstant(ch) || !known && l == h {
 			clear(y) // a constant chain has no autocovariance, as in posterior
-			w.means[c] = l
+			w.means[c] = ch[0]
 			continue
 		}
 		for i, x := range ch {
@@ -218,6 +231,17 @@ func dotLag4(y []float64, k int, sum *[4]float64) {
 	sum[3] += s3
 }
 
+// isConstant reports whether all of xs are equal, stopping at the first
+// that differs (at once, for a chain that moves).
+func isConstant(xs []float64) bool {
+	for _, x := range xs {
+		if x != xs[0] {
+			return false
+		}
+	}
+	return true
+}
+
 // byFFT computes every lag as posterior's autocovariance does: the centred
 // chain zero-padded to twice the next size with no prime factor above 5,
 // transformed, squared in modulus and transformed back.
@@ -275,7 +299,11 @@ func fftGoodSize(n int) int {
 // rhatOf is posterior's .rhat of (already split) chains: the square root of
 // ((n−1)/n·W + B/n)/W, with W the mean within-chain variance and B/n the
 // variance of the chain means. Chains posterior calls NA give NaN.
-func rhatOf(chains [][]float64) float64 {
+func rhatOf(chains [][]float64) float64 { return rhatOfChecked(chains, false) }
+
+// rhatOfChecked is rhatOf, skipping posterior's NA check when the caller
+// knows the chains pass it.
+func rhatOfChecked(chains [][]float64, known bool) float64 {
 	m := len(chains)
 	if m == 0 {
 		return math.NaN()
@@ -287,7 +315,12 @@ func rhatOf(chains [][]float64) float64 {
 	var within float64
 	for _, ch := range chains {
 		var sum float64
-		lo, hi, sum = rangeOK(ch, lo, hi, 0)
+		if known {
+			sum = floats.Sum(ch)
+			lo, hi = 0, 1
+		} else {
+			lo, hi, sum = rangeOK(ch, lo, hi, 0)
+		}
 		total += sum
 		mu := sum / n
 		var ss float64

@@ -10,7 +10,7 @@ import (
 // computed one by one (as essOf does for the first lags) and by FFT.
 func lagsBoth(chains [][]float64, L int) (direct, fft []float64) {
 	var w acovWork
-	if !w.prepare(chains) {
+	if !w.prepare(chains, false) {
 		return nil, nil
 	}
 	n := len(chains[0])

@@ -19,8 +19,10 @@ type draws struct {
 	nan     bool      // some draw is NaN
 	mean    float64   // R's mean of all draws
 
-	split [][]float64 // views of all as 2m split chains of h draws (see buildSplitViews)
-	quirk []float64   // the split chains when posterior's are two of m draws
+	split  [][]float64 // views of all as 2m split chains of h draws (see buildSplitViews)
+	quirk  []float64   // the split chains when posterior's are two of m draws
+	zbDone bool        // views[0] holds zBulk for this parameter
+	zbOK   bool
 
 	// Split-layout ranks: the draws of the split chains in ascending order
 	// (sv) and where each sits in the split layout (sd).
@@ -60,6 +62,7 @@ func (d *draws) load(chains [][]float64) (ok bool) {
 	}
 	d.h = d.n / 2
 	d.split = d.split[:0]
+	d.zbDone = false
 	d.buildSplitViews(&d.split, d.all)
 	d.sortDraws()
 	d.mean, _ = meanVar(d.all)
@@ -167,21 +170,25 @@ func (d *draws) layout() []int32 {
 func (d *draws) median() float64 { return quantileMedian(d.sorted) }
 
 // zBulk returns the rank-normalised split chains (posterior's
-// z_scale(.split_chains(x))).
-func (d *draws) zBulk() [][]float64 {
-	out := d.series(0)
-	rankZ(d.sv, d.sd, out)
-	return d.views[0]
+// z_scale(.split_chains(x))), computed once per parameter, and whether they
+// pass posterior's NA check (they are finite, so: not all tied).
+func (d *draws) zBulk() ([][]float64, bool) {
+	if !d.zbDone {
+		out := d.series(0)
+		d.zbOK = rankZ(d.sv, d.sd, out) > 1
+		d.zbDone = true
+	}
+	return d.views[0], d.zbOK
 }
 
 // zFolded returns the rank-normalised split chains of the draws folded
 // about their median (z_scale(.split_chains(fold_draws(x)))). The folded
 // values come in ascending order by merging the two sides of the median in
 // the sorted draws, without a second sort.
-func (d *draws) zFolded() [][]float64 {
+func (d *draws) zFolded() ([][]float64, bool) {
 	med := d.median()
 	if math.IsInf(med, 0) {
-		return nil // |x − med| is NaN for x = med: posterior's ranks are NA
+		return nil, false // |x − med| is NaN for x = med: posterior's ranks are NA
 	}
 	k := len(d.sv)
 	d.fv, d.fd = grow(d.fv, k)[:0], grow(d.fd, k)[:0]
@@ -203,8 +210,8 @@ func (d *draws) zFolded() [][]float64 {
 		}
 	}
 	out := d.series(1)
-	rankZ(d.fv, d.fd, out)
-	return d.views[1]
+	ok := rankZ(d.fv, d.fd, out) > 1
+	return d.views[1], ok
 }
 
 // centred returns the split chains of f(x − mean), the mean over all draws.
@@ -218,19 +225,22 @@ func (d *draws) centred(f func(float64) float64) [][]float64 {
 	return d.views[2]
 }
 
-// indicator returns the split chains of the indicator x ≤ q.
-func (d *draws) indicator(q float64) [][]float64 {
+// indicator returns the split chains of the indicator x ≤ q, and whether
+// it passes posterior's NA check (it is not constant).
+func (d *draws) indicator(q float64) ([][]float64, bool) {
 	out := d.series(3)
+	ones := 0
 	for _, c := range d.split {
 		for _, x := range c {
 			v := 0.0
 			if x <= q {
 				v = 1
+				ones++
 			}
 			out = append(out, v)
 		}
 	}
-	return d.views[3]
+	return d.views[3], ones > 0 && ones < len(out)
 }
 
 // series readies scratch series k in the split layout and its views,
@@ -249,8 +259,10 @@ func (d *draws) series(k int) []float64 {
 
 // rankZ writes to out[dst[i]] the normal score Φ⁻¹((r − 3/8)/(S + 1/4)) of
 // the rank r of vals[i] among the S sorted vals, ties given their average
-// rank, as posterior's z_scale with its fractional offset 3/8.
-func rankZ(vals []float64, dst []uint32, out []float64) {
+// rank, as posterior's z_scale with its fractional offset 3/8. It returns
+// the number of distinct values.
+func rankZ(vals []float64, dst []uint32, out []float64) int {
+	groups := 0
 	out = out[:cap(out)]
 	s := len(vals)
 	tab := zTableFor(s)
@@ -269,7 +281,9 @@ func rankZ(vals []float64, dst []uint32, out []float64) {
 			out[j] = z
 		}
 		lo = hi
+		groups++
 	}
+	return groups
 }
 
 // zScore is posterior's qnorm(backtransform_ranks(r)) for rank r of s.
