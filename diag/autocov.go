@@ -17,6 +17,15 @@ type acovWork struct {
 	fft    *fourier.FFT
 	padded []float64
 	coef   []complex128
+
+	n int // draws per chain
+
+	// For an indicator series (0 or 1 draws): each chain's draws as bits,
+	// words per chain, and the count of ones before each position.
+	ind    bool
+	bitset []uint64
+	words  int
+	prefix []int32
 }
 
 // essOf is posterior's .ess of (already split) chains of equal length n:
@@ -44,6 +53,11 @@ func essOfChecked(chains [][]float64, w *acovWork, known bool) float64 {
 	if n < 3 || !w.prepare(chains, known) {
 		return math.NaN()
 	}
+	return w.geyer(m, n)
+}
+
+// geyer is the part of essOf after the chains are prepared.
+func (w *acovWork) geyer(m, n int) float64 {
 	nf := float64(n)
 	mf := float64(m)
 	meanAcov := func(t int) float64 { return w.lag(t) / mf }
@@ -119,6 +133,7 @@ func okRange(lo, hi, sum float64) bool {
 // for the previous series; it returns false for chains posterior calls NA.
 func (w *acovWork) prepare(chains [][]float64, known bool) bool {
 	m, n := len(chains), len(chains[0])
+	w.n, w.ind = n, false
 	w.means = grow(w.means, m)
 	w.y = grow(w.y, m*n)
 	lo, hi, total := math.Inf(1), math.Inf(-1), 0.0
@@ -162,9 +177,15 @@ func (w *acovWork) lag(t int) float64 {
 // not use; past directLags it computes all lags by FFT instead.
 func (w *acovWork) extend(t int) float64 {
 	m := len(w.means)
-	n := len(w.y) / m
+	n := w.n
 	have := len(w.sums)
 	want := (max(have+have/4, t+1) + 3) &^ 3
+	if w.ind {
+		for k := have; k < min(want, n); k++ {
+			w.sums = append(w.sums, w.indicatorLag(k))
+		}
+		return w.sums[t]
+	}
 	if want > directLags(n) {
 		w.byFFT(m, n)
 		return w.sums[t]
@@ -229,6 +250,66 @@ func dotLag4(y []float64, k int, sum *[4]float64) {
 	sum[1] += s1
 	sum[2] += s2
 	sum[3] += s3
+}
+
+// essIndicator is essOf of the split chains of the indicator x ≤ q, which
+// the caller knows to be neither all 0 nor all 1. Its autocovariances come
+// from counts of coinciding ones, 64 draws to a machine word:
+// Σ_i (I_i − μ)(I_{i+t} − μ) = C_t − μ(A_t + B_t) + (n − t)μ², with C_t the
+// number of i with I_i = I_{i+t} = 1 and A_t, B_t the ones among the first
+// and the last n − t draws. They are exact counts where posterior's FFT
+// rounds, so the two differ by rounding only.
+func essIndicator(chains [][]float64, q float64, w *acovWork) float64 {
+	m, n := len(chains), len(chains[0])
+	if n < 3 {
+		return math.NaN()
+	}
+	w.n, w.ind = n, true
+	w.words = n/64 + 2 // a zero word past the end keeps shifted reads in range
+	w.bitset = grow(w.bitset, m*w.words)
+	clear(w.bitset)
+	w.prefix = grow(w.prefix, m*(n+1))
+	w.means = grow(w.means, m)
+	for c, ch := range chains {
+		b := w.bitset[c*w.words : (c+1)*w.words]
+		pre := w.prefix[c*(n+1) : (c+1)*(n+1)]
+		var ones int32
+		for i, x := range ch {
+			pre[i] = ones
+			if x <= q {
+				b[i>>6] |= 1 << (i & 63)
+				ones++
+			}
+		}
+		pre[n] = ones
+		w.means[c] = float64(ones) / float64(n)
+	}
+	w.sums = w.sums[:0]
+	return w.geyer(m, n)
+}
+
+// indicatorLag is the sum over chains of the biased autocovariance of the
+// indicator at lag t.
+func (w *acovWork) indicatorLag(t int) float64 {
+	n := w.n
+	q, r := t>>6, uint(t&63)
+	var sum float64
+	for c, mu := range w.means {
+		b := w.bitset[c*w.words : (c+1)*w.words]
+		pre := w.prefix[c*(n+1) : (c+1)*(n+1)]
+		var both int
+		for j := 0; j+q+1 < len(b); j++ {
+			s := b[j+q] >> r
+			if r != 0 {
+				s |= b[j+q+1] << (64 - r)
+			}
+			both += bits.OnesCount64(b[j] & s)
+		}
+		a := float64(pre[n-t])         // ones among draws 0..n−t−1
+		bt := float64(pre[n] - pre[t]) // ones among draws t..n−1
+		sum += float64(both) - mu*(a+bt) + float64(n-t)*mu*mu
+	}
+	return sum / float64(n)
 }
 
 // isConstant reports whether all of xs are equal, stopping at the first

@@ -65,3 +65,49 @@ func TestAutocovarianceDirectMatchesFFT(t *testing.T) {
 		}
 	}
 }
+
+func TestIndicatorLagsMatchProducts(t *testing.T) {
+	// The bit counts must give what the products of the centred indicator
+	// give, at lags within a word, at its edges and across words, for a
+	// length that fills its last word exactly and one that does not.
+	rng := rand.New(rand.NewPCG(7, 7))
+	for _, n := range []int{640, 1013} {
+		chains := make([][]float64, 3)
+		for c := range chains {
+			chains[c] = make([]float64, n)
+			prev := 0.0
+			for i := range chains[c] {
+				prev = 0.8*prev + rng.NormFloat64()
+				chains[c][i] = prev
+			}
+		}
+		const q = 0.3
+		ind := make([][]float64, len(chains))
+		for c, ch := range chains {
+			ind[c] = make([]float64, n)
+			for i, x := range ch {
+				if x <= q {
+					ind[c][i] = 1
+				}
+			}
+		}
+		var bitsW, prodW acovWork
+		if math.IsNaN(essIndicator(chains, q, &bitsW)) || !prodW.prepare(ind, false) {
+			t.Fatal("indicator ESS undefined")
+		}
+		for _, lag := range []int{0, 1, 2, 31, 63, 64, 65, 127, 128, 129, 300, n - 1} {
+			var want float64
+			for c := range ind {
+				var s [4]float64
+				dotLag4(prodW.y[c*n:(c+1)*n], lag, &s)
+				want += s[0]
+			}
+			want /= float64(n)
+			// Exact counts against rounded products: 1e-13 of lag 0 bounds
+			// n·1e-16 of rounding with room.
+			if got := bitsW.indicatorLag(lag); math.Abs(got-want) > 1e-13*prodW.lag(0) {
+				t.Errorf("n = %d lag %d: bits %v, products %v", n, lag, got, want)
+			}
+		}
+	}
+}

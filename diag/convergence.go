@@ -124,11 +124,11 @@ func (d *draws) essQuantile(prob float64) float64 {
 		s := float64(len(d.all))
 		prob = (s - 0.5) / s
 	}
-	ind, ok := d.indicator(quantile7(d.sorted, prob))
-	if !ok {
-		return math.NaN()
+	q := quantile7(d.sorted, prob)
+	if !d.indicatorVaries(q) {
+		return math.NaN() // posterior: the indicator is constant
 	}
-	return essOfChecked(ind, &d.acov, true)
+	return essIndicator(d.split, q, &d.acov)
 }
 
 // eps is R's .Machine$double.eps, posterior's tolerance for constant draws.

@@ -35,8 +35,8 @@ type draws struct {
 	idxM, idxN int
 	fv         []float64 // folded values in ascending order
 	fd         []uint32
-	buf        [4][]float64 // split-layout series: z bulk, z folded, f(x − mean), indicator
-	views      [4][][]float64
+	buf        [3][]float64 // split-layout series: z bulk, z folded, f(x − mean)
+	views      [3][][]float64
 	acov       acovWork
 }
 
@@ -225,22 +225,10 @@ func (d *draws) centred(f func(float64) float64) [][]float64 {
 	return d.views[2]
 }
 
-// indicator returns the split chains of the indicator x ≤ q, and whether
-// it passes posterior's NA check (it is not constant).
-func (d *draws) indicator(q float64) ([][]float64, bool) {
-	out := d.series(3)
-	ones := 0
-	for _, c := range d.split {
-		for _, x := range c {
-			v := 0.0
-			if x <= q {
-				v = 1
-				ones++
-			}
-			out = append(out, v)
-		}
-	}
-	return d.views[3], ones > 0 && ones < len(out)
+// indicatorVaries reports whether the indicator x ≤ q over the split
+// chains takes both values, which posterior's NA check asks.
+func (d *draws) indicatorVaries(q float64) bool {
+	return len(d.sv) > 0 && d.sv[0] <= q && d.sv[len(d.sv)-1] > q
 }
 
 // series readies scratch series k in the split layout and its views,
