@@ -15,7 +15,6 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
@@ -34,7 +33,7 @@ type logisticFlags struct {
 	Tau2          float64 `json:"tau2"`
 	Eta           float64 `json:"eta"` // 0 on the command line: automatic
 	EtaAuto       bool    `json:"eta_automatic"`
-	Batch         int     `json:"batch"`     // cold minibatch; 0: ⌈N/10⌉
+	Batch         int     `json:"batch"`     // cold minibatch; 0: automatic
 	HotBatch      int     `json:"hot_batch"` // 0: automatic
 	Share         float64 `json:"hot_share"`
 	SwapPerStep   float64 `json:"swap_probability_per_step"`
@@ -69,6 +68,7 @@ type logisticSummary struct {
 	WallSeconds   float64             `json:"wall_seconds"`
 	Error         string              `json:"error,omitempty"`
 	StepRuleNotes string              `json:"step_rule,omitempty"`
+	BatchRule     string              `json:"batch_rule,omitempty"`
 }
 
 func init() {
@@ -82,12 +82,17 @@ or a column number counted from 1). Features are standardised unless
 --no-standardize; an intercept column is added unless --no-intercept; the prior
 on every coefficient is N(0, --prior-sd²).
 
-The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples
-(default ⌈N/10⌉); for resgld, mresgld and fresgld a hot chain at --tau2 steps on
+The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples,
+by default the n at which its gradient noise takes half its noise budget 2η at
+the coefficient where the examples disagree most (from pilot draws of 2000 at
+the chains' start and at the posterior mode),
+bounded to [100, 4096] and N; where the automatic η would need more than 4096,
+η is lowered until 4096 suffices. For resgld, mresgld and fresgld a hot chain at --tau2 steps on
 --hot-batch examples, by default chosen automatically so that its gradient noise
 supplies --hot-share of its noise budget. With --eta 0 (the default) the step
 size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the negative
-log posterior at its mode.
+log posterior at its mode, or, when N·p² exceeds 5·10⁸, its bound
+λ_max(XᵀX)/4 + 1/σ₀² over all θ, which costs O(Np) instead of O(Np²).
 
 It writes into --out: samples.csv (the cold chain's retained samples, one
 column per coefficient), summary.json (settings, seed, swap and clamp counts,
@@ -108,7 +113,7 @@ first eight coefficients). Samples gathered before an error are still written.`,
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	fl.Float64Var(&f.Eta, "eta", 0, "step size η (0: automatic, 0.2/λ_max)")
-	fl.IntVar(&f.Batch, "batch", 0, "cold minibatch size (0: ⌈N/10⌉)")
+	fl.IntVar(&f.Batch, "batch", 0, "cold minibatch size (0: automatic, half the noise budget, in [100, 4096])")
 	fl.IntVar(&f.HotBatch, "hot-batch", 0, "hot minibatch size (0: automatic)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
@@ -157,16 +162,29 @@ func runLogistic(f *logisticFlags) error {
 		return fmt.Errorf("%s: %w", f.Data, err)
 	}
 	sum := logisticSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs}
+	pilotAt := [][]float64{make([]float64, p)} // where the batch rule measures the gradients' spread: the start, and the mode if known
 	if f.Eta == 0 {
-		_, _, lmax, err := mala.Curvature(lr, make([]float64, p))
+		c, err := logisticCurvature(lr)
 		if err != nil {
 			return fmt.Errorf("automatic step size: %w (give --eta)", err)
 		}
-		f.Eta, f.EtaAuto = 0.2/lmax, true
-		sum.StepRuleNotes = fmt.Sprintf("η = 0.2/λ_max, λ_max = %.4g at the posterior mode", lmax)
+		f.Eta, f.EtaAuto = 0.2/c.lmax, true
+		sum.StepRuleNotes = "η = 0.2/λ_max, " + c.note
+		if c.mode != nil {
+			pilotAt = append(pilotAt, c.mode)
+		}
 	}
 	if f.Batch == 0 {
-		f.Batch = (d.N + 9) / 10
+		n, nstar, s2, err := coldSize(lr, pilotAt, f.Eta, 1, f.Seed)
+		if err != nil {
+			return fmt.Errorf("automatic --batch: %w", err)
+		}
+		sum.BatchRule = fmt.Sprintf("n = ⌈n*⌉ in [%d, %d]: n* = %.4g gives gradient noise %.0f%% of the budget 2τη at S²_max = %.4g", coldMin, coldMax, nstar, 100*coldShare, s2)
+		if float64(n) < nstar && f.EtaAuto {
+			f.Eta = etaFor(d.N, n, s2, 1, coldShare)
+			sum.StepRuleNotes += fmt.Sprintf("; lowered to η = %.4g, at which n = %d meets the batch rule", f.Eta, n)
+		}
+		f.Batch = n
 	}
 	if f.Batch > d.N || f.HotBatch > d.N {
 		return fmt.Errorf("--batch = %d, --hot-batch = %d: the data have %d examples", f.Batch, f.HotBatch, d.N)
