@@ -150,6 +150,9 @@ func (m *Minibatch) EnergySize() int {
 	return m.ne
 }
 
+// ExactEnergy is true when energy draws take every example (size N).
+func (m *Minibatch) ExactEnergy() bool { return m.EnergySize() == m.s.N }
+
 // KeepRows makes every later gradient draw keep its n per-example gradients
 // for Rows, at the memory cost of an n×p matrix (reallocated only when n
 // grows beyond every size so far).
