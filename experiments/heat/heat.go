@@ -1,11 +1,14 @@
 package heat
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -288,21 +291,23 @@ func heatTable(f *Settings, sc heat.Scorer, runs [][]heatRun, ref [2][]heat.Metr
 }
 
 func writeHeatRuns(path string, runs [][]heatRun) error {
-	var b strings.Builder
-	b.WriteString("method,seed,samples,coverage,tv,near,swaps,fine_solves,coarse_solves,cpu_seconds,wall_seconds\n")
-	for mi, rs := range runs {
-		for s, r := range rs {
-			for _, x := range []struct {
-				n int
-				m heat.Metrics
-			}{{0, r.early}, {1, r.full}} {
-				label := "early"
-				if x.n == 1 {
-					label = "all"
+	return output.WriteFile(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"method", "seed", "samples", "coverage", "tv", "near", "swaps", "fine_solves", "coarse_solves", "cpu_seconds", "wall_seconds"})
+		f := func(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
+		for mi, rs := range runs {
+			for s, r := range rs {
+				for k, m := range []heat.Metrics{r.early, r.full} {
+					label := "early"
+					if k == 1 {
+						label = "all"
+					}
+					cw.Write([]string{heatMethods[mi].Name, strconv.Itoa(s + 1), label, f(m.Coverage, 4), f(m.TV, 4), f(m.Near, 4),
+						strconv.Itoa(r.swaps), strconv.FormatInt(r.fine, 10), strconv.FormatInt(r.coarse, 10), f(r.cpu.Seconds(), 2), f(r.wall.Seconds(), 2)})
 				}
-				fmt.Fprintf(&b, "%s,%d,%s,%.4f,%.4f,%.4f,%d,%d,%d,%.2f,%.2f\n", heatMethods[mi].Name, s+1, label, x.m.Coverage, x.m.TV, x.m.Near, r.swaps, r.fine, r.coarse, r.cpu.Seconds(), r.wall.Seconds())
 			}
 		}
-	}
-	return output.WriteBytes(path, []byte(b.String()))
+		cw.Flush()
+		return cw.Error()
+	})
 }
