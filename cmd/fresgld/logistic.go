@@ -186,7 +186,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	m, _ := exchange.ParseMethod(f.Method)
 	corr, _ := parseCorrection(f.Correction, m)
-	d, err := dataset.ReadFile(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
+	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	x, p, names := d.X, d.P, d.Names
 	if !f.NoIntercept {
-		x, p = d.WithIntercept()
+		x, p = d.TakeWithIntercept() // in X's own storage: one copy of the data
 		names = append([]string{"intercept"}, names...)
 	}
 	lr, err := models.NewLogistic(x, d.Y, p, f.PriorSD)

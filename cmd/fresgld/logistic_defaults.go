@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime/debug"
 
+	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/target"
@@ -97,4 +99,16 @@ func coldSize(lr *models.Logistic, thetas [][]float64, eta, tau float64, seed ui
 // η²·N(N − n)/n·s2 is share·2τη: η = 2·share·τ/(N(N − n)/n·s2).
 func etaFor(N, n int, s2, tau, share float64) float64 {
 	return 2 * share * tau / (target.FPC(N, n) * s2)
+}
+
+// readData reads the CSV file with the garbage collector at a tenth of its
+// usual headroom. The reader turns every line into a string that is garbage
+// once parsed, as much garbage as the file is long, while the matrix it
+// fills, reserved at its final size, is live from the start: at the usual
+// headroom (GOGC = 100) the heap could grow to twice the matrix before a
+// collection. The matrix holds no pointers, so the extra collections cost
+// little.
+func readData(path string, opt dataset.Options) (*dataset.Data, error) {
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	return dataset.ReadFile(path, opt)
 }
