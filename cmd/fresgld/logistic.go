@@ -4,19 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -33,43 +29,35 @@ type logisticFlags struct {
 	Correction    string  `json:"correction"`
 	Seed          uint64  `json:"seed"`
 	Tau2          float64 `json:"tau2"`
-	Eta           float64 `json:"eta"` // 0 on the command line: automatic
+	Eta           float64 `json:"eta"` // the step size used
 	EtaAuto       bool    `json:"eta_automatic"`
-	Batch         int     `json:"batch"`     // cold minibatch; 0: ⌈N/10⌉
-	HotBatch      int     `json:"hot_batch"` // 0: automatic
+	Batch         int     `json:"batch"` // cold minibatch
+	BatchAuto     bool    `json:"batch_automatic"`
+	HotBatch      int     `json:"hot_batch"` // 0 with HotBatchAuto: sized as the run goes
+	HotBatchAuto  bool    `json:"hot_batch_automatic"`
 	Share         float64 `json:"hot_share"`
 	SwapPerStep   float64 `json:"swap_probability_per_step"`
-	SwapBatch     int     `json:"swap_batch"` // 0: the chain's own n
+	SwapBatch     int     `json:"swap_batch"` // 0 with SwapBatchAuto: the chain's own n
+	SwapBatchAuto bool    `json:"swap_batch_automatic"`
 	Burn          int     `json:"burn"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
-	Out           string  `json:"-"`
+	chainFlags
+	Out string `json:"-"`
 }
 
 // logisticSummary is summary.json of a logistic-regression run.
 type logisticSummary struct {
-	Settings    *logisticFlags `json:"settings"`
-	N           int            `json:"examples"`
-	Names       []string       `json:"coefficients"`
-	Label       string         `json:"label"`
-	FeatureMean []float64      `json:"feature_means,omitempty"`
-	FeatureSD   []float64      `json:"feature_sds,omitempty"`
-	Samples     int            `json:"samples"`
-	Mean        []float64      `json:"posterior_mean"`
-	SD          []float64      `json:"posterior_sd"`
-	Evaluations struct {
-		Cold, Hot, Total float64
-	} `json:"per_example_evaluations"`
-	SwapAttempts  int                 `json:"swap_attempts"`
-	SwapAccepts   int                 `json:"swap_accepts"`
-	ClampedCold   int64               `json:"clamped_steps_cold"`
-	ClampedHot    int64               `json:"clamped_steps_hot"`
-	HotBatch      *variance.AutoStats `json:"hot_batch_automatic,omitempty"`
-	HotWarning    string              `json:"hot_batch_warning,omitempty"`
-	Stats         exchange.Stats      `json:"stats"`
-	WallSeconds   float64             `json:"wall_seconds"`
-	Error         string              `json:"error,omitempty"`
-	StepRuleNotes string              `json:"step_rule,omitempty"`
+	Settings      *logisticFlags        `json:"settings"`
+	N             int                   `json:"examples"`
+	Names         []string              `json:"coefficients"`
+	Label         string                `json:"label"`
+	FeatureMean   []float64             `json:"feature_means,omitempty"`
+	FeatureSD     []float64             `json:"feature_sds,omitempty"`
+	HotBatch      []*variance.AutoStats `json:"hot_batch_automatic,omitempty"` // per chain
+	WallSeconds   float64               `json:"wall_seconds"`
+	StepRuleNotes string                `json:"step_rule,omitempty"`
+	chainsSummary
 }
 
 func init() {
@@ -86,17 +74,31 @@ on every coefficient is N(0, --prior-sd²).
 The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples
 (default ⌈N/10⌉); for resgld, mresgld and fresgld a hot chain at --tau2 steps on
 --hot-batch examples, by default chosen automatically so that its gradient noise
-supplies --hot-share of its noise budget. With --eta 0 (the default) the step
-size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the negative
-log posterior at its mode.
+supplies --hot-share of its noise budget. With --eta auto (the default) the
+step size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the
+negative log posterior at its mode.
 
-It writes into --out: samples.csv (the cold chain's retained samples, one
-column per coefficient), summary.json (settings, seed, swap and clamp counts,
-per-example evaluations, wall time, posterior means and sds, the
-standardisation's means and sds), trace.png/svg and marginals.png/svg (the
-first eight coefficients). Samples gathered before an error are still written.`,
+--chains independent chains (default 4) run in parallel, each on random
+streams of its own: chain c's draws are the same whether it runs alone
+(--chain c, e.g. one task of a cluster array job) or beside the others.
+The command prints, per coefficient and for lp__ (the log posterior up to a
+constant), the posterior mean, its Monte Carlo standard error, the sd, the
+5/50/95% quantiles, bulk and tail effective sample sizes and R̂ (as R's
+posterior package computes them), then the swap acceptance per pair of levels,
+the share of clamped steps per level and the total cost; warnings with
+remedies go to stderr.
+
+It writes into --out: chain-<c>.csv per chain in CmdStan's CSV layout (read
+them with rstan::read_stan_csv, cmdstanr or ArviZ; pool the outputs of
+separate runs with fresgld merge), summary.txt (the table), summary.json
+(settings, the table, swap and clamp counts, cost, wall time, the
+standardisation's means and sds) and figures: trace, ranks (rank histograms),
+marginals and replicas (which replica sits at each level), as PNG and SVG.
+Draws are written as they are taken: after an error, Ctrl-C (SIGINT) or
+SIGTERM the files hold every draw taken; after kill -9, the chain CSVs hold
+all but the last second's.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Data, "data", "", "CSV file of features and a 0/1 label (required)")
@@ -109,20 +111,23 @@ first eight coefficients). Samples gathered before an error are still written.`,
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
-	fl.Float64Var(&f.Eta, "eta", 0, "step size η (0: automatic, 0.2/λ_max)")
-	fl.IntVar(&f.Batch, "batch", 0, "cold minibatch size (0: ⌈N/10⌉)")
-	fl.IntVar(&f.HotBatch, "hot-batch", 0, "hot minibatch size (0: automatic)")
+	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
+	fl.Var(autoFloat{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
+	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: ⌈N/10⌉)")
+	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
-	fl.IntVar(&f.SwapBatch, "swap-batch", 0, "examples per swap-ratio energy (0: each chain's own minibatch size; the data size: exact energies)")
+	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
 	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
+	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/logistic", "output directory")
 	rootCmd.AddCommand(cmd)
 }
 
-func runLogistic(f *logisticFlags) error {
+// validate checks every flag that does not need the data, before any work.
+func (f *logisticFlags) validate() error {
 	if f.Data == "" {
 		return errors.New("--data: no CSV file given")
 	}
@@ -133,22 +138,49 @@ func runLogistic(f *logisticFlags) error {
 	if err != nil {
 		return fmt.Errorf("--method: %w", err)
 	}
-	corr, err := parseCorrection(f.Correction, m)
-	if err != nil {
+	if _, err := parseCorrection(f.Correction, m); err != nil {
 		return err
 	}
-	switch {
-	case !(f.PriorSD > 0) || math.IsInf(f.PriorSD, 0):
-		return fmt.Errorf("--prior-sd = %v: must be positive and finite", f.PriorSD)
-	case !(f.Tau2 > 1) || math.IsInf(f.Tau2, 0):
-		return fmt.Errorf("--tau2 = %v: must exceed the cold temperature 1", f.Tau2)
-	case !(f.Eta >= 0) || math.IsInf(f.Eta, 0):
-		return fmt.Errorf("--eta = %v: must be positive (or 0 for automatic)", f.Eta)
-	case !(f.SwapPerStep >= 0 && f.SwapPerStep <= 1):
-		return fmt.Errorf("--swap-rate = %v: must lie in [0, 1]", f.SwapPerStep)
-	case f.Batch < 0 || f.HotBatch < 0 || f.SwapBatch < 0:
-		return fmt.Errorf("--batch = %d, --hot-batch = %d, --swap-batch = %d: must be ≥ 0", f.Batch, f.HotBatch, f.SwapBatch)
+	if _, err := f.chainFlags.ids(); err != nil {
+		return err
 	}
+	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2),
+		within("--swap-rate", f.SwapPerStep, 0, 1), runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
+		return err
+	}
+	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
+		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, maxTau2)
+	}
+	if !(f.Share > 0 && f.Share <= 1) {
+		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
+	}
+	if !f.EtaAuto {
+		if err := positive("--eta", f.Eta); err != nil {
+			return fmt.Errorf("%w (or auto)", err)
+		}
+	}
+	for _, b := range []struct {
+		flag string
+		v    int
+		auto bool
+	}{{"--batch", f.Batch, f.BatchAuto}, {"--hot-batch", f.HotBatch, f.HotBatchAuto}, {"--swap-batch", f.SwapBatch, f.SwapBatchAuto}} {
+		if !b.auto && b.v < 1 {
+			return fmt.Errorf("%s = %d: must be ≥ 1 (or auto)", b.flag, b.v)
+		}
+	}
+	return nil
+}
+
+// maxTau2 bounds --tau2: the hot chain at τ2 = 10⁶ already explores a
+// region 1000 times the posterior's width; beyond, it only loses swaps.
+const maxTau2 = 1e6
+
+func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	m, _ := exchange.ParseMethod(f.Method)
+	corr, _ := parseCorrection(f.Correction, m)
 	d, err := dataset.ReadFile(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
 		return err
@@ -163,178 +195,135 @@ func runLogistic(f *logisticFlags) error {
 		return fmt.Errorf("%s: %w", f.Data, err)
 	}
 	sum := logisticSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs}
-	if f.Eta == 0 {
-		_, _, lmax, err := mala.Curvature(lr, make([]float64, p))
-		if err != nil {
-			return fmt.Errorf("automatic step size: %w (give --eta)", err)
+	// The curvature at the mode sets the automatic step size and the scale
+	// against which a stuck chain is recognised (lmin = 0: unknown).
+	_, lmin, lmax, curvErr := mala.Curvature(lr, make([]float64, p))
+	if curvErr != nil {
+		lmin = 0
+	}
+	if f.EtaAuto {
+		if curvErr != nil {
+			return fmt.Errorf("automatic step size: %w (give --eta)", curvErr)
 		}
-		f.Eta, f.EtaAuto = 0.2/lmax, true
+		f.Eta = 0.2 / lmax
 		sum.StepRuleNotes = fmt.Sprintf("η = 0.2/λ_max, λ_max = %.4g at the posterior mode", lmax)
 	}
-	if f.Batch == 0 {
+	if f.BatchAuto {
 		f.Batch = (d.N + 9) / 10
 	}
-	if f.Batch > d.N || f.HotBatch > d.N {
-		return fmt.Errorf("--batch = %d, --hot-batch = %d: the data have %d examples", f.Batch, f.HotBatch, d.N)
+	for _, b := range []struct {
+		flag string
+		v    int
+	}{{"--batch", f.Batch}, {"--hot-batch", f.HotBatch}, {"--swap-batch", f.SwapBatch}} {
+		if b.v > d.N {
+			return fmt.Errorf("%s = %d: the data have %d examples", b.flag, b.v, d.N)
+		}
 	}
-	cold, err := target.NewMinibatch(lr, f.Batch)
-	if err != nil {
-		return fmt.Errorf("--batch: %w", err)
+	if err := runSize(f.Burn, f.Keep, f.Thin, p); err != nil {
+		return err
 	}
+	if f.SwapPerStep/f.Eta > 0 && !(f.SwapPerStep/f.Eta < math.Inf(1)) {
+		return fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", f.SwapPerStep, f.Eta)
+	}
+	ids, _ := f.chainFlags.ids()
 	hotStart := f.HotBatch
 	if hotStart == 0 {
 		hotStart = f.Batch // the automatic rule's pilot draw
 	}
-	hot, err := target.NewMinibatch(lr, hotStart)
-	if err != nil {
-		return fmt.Errorf("--hot-batch: %w", err)
-	}
-	if f.SwapBatch != 0 {
-		for _, mb := range []*target.Minibatch{cold, hot} {
-			if err := mb.SetEnergySize(f.SwapBatch); err != nil {
-				return fmt.Errorf("--swap-batch: %w", err)
-			}
-		}
-	}
 	eta := langevin.Constant{Step: f.Eta}
-	var auto *variance.AutoBatch
-	var autoErr error
-	setup := exchange.Setup{
-		Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
-		A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: f.Seed, Correction: corr,
-	}
-	if f.HotBatch == 0 {
-		setup.HotVar = func() variance.Model {
-			auto, autoErr = variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
-			return auto
+	autos := map[int]*variance.AutoBatch{}
+	// build makes chain id's ladder: minibatches, variance models and random
+	// streams of its own.
+	build := func(id int) (*exchange.Sampler, error) {
+		cold, err := target.NewMinibatch(lr, f.Batch)
+		if err != nil {
+			return nil, fmt.Errorf("--batch: %w", err)
 		}
+		hot, err := target.NewMinibatch(lr, hotStart)
+		if err != nil {
+			return nil, fmt.Errorf("--hot-batch: %w", err)
+		}
+		if !f.SwapBatchAuto {
+			for _, mb := range []*target.Minibatch{cold, hot} {
+				if err := mb.SetEnergySize(f.SwapBatch); err != nil {
+					return nil, fmt.Errorf("--swap-batch: %w", err)
+				}
+			}
+		}
+		var autoErr error
+		setup := exchange.Setup{
+			Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
+			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id), Correction: corr,
+		}
+		if f.HotBatchAuto {
+			setup.HotVar = func() variance.Model {
+				a, err := variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
+				autos[id], autoErr = a, err
+				return a
+			}
+		}
+		cfg, err := m.Config(setup)
+		if err != nil {
+			return nil, err
+		}
+		if autoErr != nil {
+			return nil, fmt.Errorf("--hot-share: %w", autoErr)
+		}
+		inits := make([][]float64, len(cfg.Levels))
+		for l := range inits {
+			inits[l] = make([]float64, p)
+		}
+		return exchange.New(cfg, inits)
 	}
-	cfg, err := m.Config(setup)
+	settings, err := settingsOf(f)
 	if err != nil {
 		return err
 	}
-	if autoErr != nil {
-		return fmt.Errorf("--hot-share: %w", autoErr)
-	}
-	run, err := sampleLadder(cfg, make([]float64, p), exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "logistic "+f.Method)
+	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0)...)
 	if err != nil {
-		return err
+		return fmt.Errorf("--out: %w", err)
 	}
-	st, tr, runErr := run.Stats, run.Trace, run.Err
-	sum.WallSeconds = run.Wall.Seconds()
-	sum.Stats, sum.Samples = st, tr.Len()
-	sum.Evaluations.Cold = st.Levels[0].Cost.TotalGrad().Units + st.Levels[0].Cost.TotalEnergy().Units
-	sum.ClampedCold = st.Levels[0].ClampedSteps
-	if len(st.Levels) > 1 {
-		sum.Evaluations.Hot = st.Levels[1].Cost.TotalGrad().Units + st.Levels[1].Cost.TotalEnergy().Units
-		sum.ClampedHot = st.Levels[1].ClampedSteps
-		sum.SwapAttempts, sum.SwapAccepts = st.Pairs[0].Attempts, st.Pairs[0].Accepts
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	run := chainRun{
+		Header:     chainHeader{Command: "logistic", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
+		Names:      names,
+		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
+		New:        build,
+		LogDensity: func(theta []float64) float64 { return -lr.U(theta) },
+		Dir:        out,
+		Ctx:        ctx,
+		Label:      "logistic " + f.Method,
 	}
-	sum.Evaluations.Total = sum.Evaluations.Cold + sum.Evaluations.Hot
-	if auto != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
-		a := auto.Stats()
-		sum.HotBatch, sum.HotWarning = &a, auto.Warning()
+	chains, wall, writeErr := run.run(ids)
+	if chains == nil {
+		return writeErr
 	}
-	if runErr != nil {
-		sum.Error = runErr.Error()
-	}
-	var errs []error
-	if tr.Len() > 0 {
-		sum.Mean, sum.SD = make([]float64, p), make([]float64, p)
-		for j := 0; j < p; j++ {
-			xs := tr.Coord(j)
-			var mu, v float64
-			for _, x := range xs {
-				mu += x / float64(len(xs))
+	sum.WallSeconds = wall.Seconds()
+	var extra []string
+	for _, id := range ids {
+		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
+			st := a.Stats()
+			sum.HotBatch = append(sum.HotBatch, &st)
+			if w := a.Warning(); w != "" {
+				extra = append(extra, fmt.Sprintf("chain %d: %s", id, w))
 			}
-			for _, x := range xs {
-				v += (x - mu) * (x - mu) / float64(len(xs))
-			}
-			sum.Mean[j], sum.SD[j] = mu, math.Sqrt(v)
-		}
-		errs = append(errs, writeSamples(filepath.Join(f.Out, "samples.csv"), tr, names),
-			traceFigure(filepath.Join(f.Out, "trace"), tr, names, f.Thin),
-			marginalFigure(filepath.Join(f.Out, "marginals"), tr, names))
-	}
-	errs = append(errs, writeJSON(filepath.Join(f.Out, "summary.json"), sum))
-	fmt.Printf("%s on %s (%d examples, %d coefficients): %d samples in %.1fs, %.3g per-example evaluations (hot chain %.1f%%), swaps %d/%d, clamped steps %d/%d\n",
-		f.Method, f.Data, d.N, p, tr.Len(), sum.WallSeconds, sum.Evaluations.Total, 100*sum.Evaluations.Hot/sum.Evaluations.Total,
-		sum.SwapAccepts, sum.SwapAttempts, sum.ClampedCold, sum.ClampedHot)
-	if sum.HotWarning != "" {
-		fmt.Println("warning:", sum.HotWarning)
-	}
-	if sum.SwapAttempts >= 100 && sum.SwapAccepts == 0 {
-		fmt.Printf("warning: no swap accepted in %d attempts: the levels' energies do not overlap (in p = %d dimensions their means differ by about (τ2 − 1)·p/2 = %.0f; lower --tau2)", sum.SwapAttempts, p, (f.Tau2-1)*float64(p)/2)
-		if f.SwapBatch < d.N {
-			fmt.Printf(", or the minibatch energies are too noisy to swap on (--swap-batch %d gives exact ones)", d.N)
-		}
-		fmt.Println()
-	}
-	fmt.Printf("wrote %s/{samples.csv,summary.json,trace.png,trace.svg,marginals.png,marginals.svg}\n", f.Out)
-	if runErr != nil {
-		return fmt.Errorf("sampling stopped after %d samples (kept in %s): %w", tr.Len(), f.Out, runErr)
-	}
-	return errors.Join(errs...)
-}
-
-// plotted is the number of coefficients the figures show.
-const plotted = 8
-
-func traceFigure(base string, tr exchange.Trace, names []string, thin int) error {
-	p := plot.New()
-	p.Title.Text = "trace of the cold chain"
-	p.X.Label.Text = "step after burn-in"
-	p.Y.Label.Text = "coefficient"
-	for j := 0; j < min(plotted, tr.P); j++ {
-		xy := make(plotter.XYs, tr.Len())
-		for i := range xy {
-			xy[i] = plotter.XY{X: float64((i + 1) * thin), Y: tr.At(i)[j]}
-		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return err
-		}
-		l.Color = figure.Palette[j%len(figure.Palette)]
-		if j >= len(figure.Palette) {
-			l.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
-		}
-		p.Add(l)
-		p.Legend.Add(names[j], l)
-	}
-	p.Legend.Top = true
-	return figure.Save(p, 18*vg.Centimeter, 10*vg.Centimeter, base)
-}
-
-func marginalFigure(base string, tr exchange.Trace, names []string) error {
-	var curves []figure.Curve
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for j := 0; j < min(plotted, tr.P); j++ {
-		for _, x := range tr.Coord(j) {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
 		}
 	}
-	if !(hi > lo) {
-		hi = lo + 1
-	}
-	for j := 0; j < min(plotted, tr.P); j++ {
-		curves = append(curves, figure.Curve{Name: names[j], XY: figure.Histogram(tr.Coord(j), lo, hi, 60)})
-	}
-	p := plot.New()
-	p.Title.Text = "posterior marginals (histograms of the cold chain)"
-	p.X.Label.Text = "coefficient"
-	p.Y.Label.Text = "density"
-	for i, c := range curves {
-		l, err := plotter.NewLine(c.XY)
-		if err != nil {
-			return err
+	// The command's own checks (a stuck or drifting chain, separable data)
+	// look at each chain on its own.
+	featureSD := sampledScales(x, d.N, p)
+	for _, c := range chains {
+		tr := c.trace(names)
+		if tr.Len() == 0 {
+			continue
 		}
-		l.Color = figure.Palette[i%len(figure.Palette)]
-		if i >= len(figure.Palette) {
-			l.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
+		mean, sd := traceMoments(tr)
+		w := logisticChecks{flags: f, stats: c.Ladder, trace: tr, names: names, mean: mean, sd: sd, lmin: lmin, featureSD: featureSD, n: d.N}
+		for _, msg := range w.warnings() {
+			extra = append(extra, fmt.Sprintf("chain %d: %s", c.Header.ID, msg))
 		}
-		p.Add(l)
-		p.Legend.Add(c.Name, l)
 	}
-	p.Legend.Top = true
-	return figure.Save(p, 18*vg.Centimeter, 10*vg.Centimeter, base)
+	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
+	return finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, extra)
 }
