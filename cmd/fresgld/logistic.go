@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
@@ -39,6 +40,9 @@ type logisticFlags struct {
 	Share         float64 `json:"hot_share"`
 	SwapPerStep   float64 `json:"swap_probability_per_step"`
 	SwapBatch     int     `json:"swap_batch"` // 0: the chain's own n
+	SwapEnergies  string  `json:"swap_energies"`
+	ExactEvery    int     `json:"exact_every"` // 0: ⌈8N/n⌉
+	SwapPilot     int     `json:"swap_pilot"`
 	Burn          int     `json:"burn"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
@@ -65,6 +69,7 @@ type logisticSummary struct {
 	ClampedHot    int64               `json:"clamped_steps_hot"`
 	HotBatch      *variance.AutoStats `json:"hot_batch_automatic,omitempty"`
 	HotWarning    string              `json:"hot_batch_warning,omitempty"`
+	Swap          *swapChoice         `json:"swap_energies,omitempty"`
 	Stats         exchange.Stats      `json:"stats"`
 	WallSeconds   float64             `json:"wall_seconds"`
 	Error         string              `json:"error,omitempty"`
@@ -93,7 +98,17 @@ It writes into --out: samples.csv (the cold chain's retained samples, one
 column per coefficient), summary.json (settings, seed, swap and clamp counts,
 per-example evaluations, wall time, posterior means and sds, the
 standardisation's means and sds), trace.png/svg and marginals.png/svg (the
-first eight coefficients). Samples gathered before an error are still written.`,
+first eight coefficients). Samples gathered before an error are still written.
+
+Swap energies (--swap-energies): draw (each chain's minibatch, variance from
+the same draw: noise-driven at small n), minibatch (variance from a window of
+earlier draws), cv (control variates about anchors refreshed by full passes),
+pair (both states on one common minibatch), pair-cv, exact (full data, an
+attempt every --exact-every steps). After the run it prints each pair's
+acceptance and mean swap noise τδ²V/2, and warns when the noise exceeds 1 nat
+or no swap was accepted.
+
+` + swapModeRule,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(f) },
 	}
@@ -113,6 +128,9 @@ first eight coefficients). Samples gathered before an error are still written.`,
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
 	fl.IntVar(&f.SwapBatch, "swap-batch", 0, "examples per swap-ratio energy (0: each chain's own minibatch size; the data size: exact energies)")
+	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv or exact (see above)")
+	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
+	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
@@ -142,6 +160,13 @@ func runLogistic(f *logisticFlags) error {
 		return fmt.Errorf("--swap-rate = %v: must lie in [0, 1]", f.SwapPerStep)
 	case f.Batch < 0 || f.HotBatch < 0 || f.SwapBatch < 0:
 		return fmt.Errorf("--batch = %d, --hot-batch = %d, --swap-batch = %d: must be ≥ 0", f.Batch, f.HotBatch, f.SwapBatch)
+	case f.ExactEvery < 0 || f.SwapPilot < 1:
+		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
+	}
+	if f.SwapEnergies != "auto" {
+		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
+			return fmt.Errorf("--swap-energies: %w", err)
+		}
 	}
 	d, err := dataset.ReadFile(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
@@ -171,44 +196,85 @@ func runLogistic(f *logisticFlags) error {
 	if f.Batch > d.N || f.HotBatch > d.N {
 		return fmt.Errorf("--batch = %d, --hot-batch = %d: the data have %d examples", f.Batch, f.HotBatch, d.N)
 	}
-	cold, err := target.NewMinibatch(lr, f.Batch)
-	if err != nil {
-		return fmt.Errorf("--batch: %w", err)
-	}
-	hotStart := f.HotBatch
-	if hotStart == 0 {
-		hotStart = f.Batch // the automatic rule's pilot draw
-	}
-	hot, err := target.NewMinibatch(lr, hotStart)
-	if err != nil {
-		return fmt.Errorf("--hot-batch: %w", err)
-	}
-	if f.SwapBatch != 0 {
-		for _, mb := range []*target.Minibatch{cold, hot} {
-			if err := mb.SetEnergySize(f.SwapBatch); err != nil {
-				return fmt.Errorf("--swap-batch: %w", err)
+	eta := langevin.Constant{Step: f.Eta}
+	// build makes a fresh ladder (its own estimators and variance model)
+	// with swap energies e, so that a pilot run leaves the real one untouched.
+	build := func(e exchange.Energies) (exchange.Config, *variance.AutoBatch, error) {
+		cold, err := target.NewMinibatch(lr, f.Batch)
+		if err != nil {
+			return exchange.Config{}, nil, fmt.Errorf("--batch: %w", err)
+		}
+		hotStart := f.HotBatch
+		if hotStart == 0 {
+			hotStart = f.Batch // the automatic rule's pilot draw
+		}
+		hot, err := target.NewMinibatch(lr, hotStart)
+		if err != nil {
+			return exchange.Config{}, nil, fmt.Errorf("--hot-batch: %w", err)
+		}
+		if f.SwapBatch != 0 {
+			for _, mb := range []*target.Minibatch{cold, hot} {
+				if err := mb.SetEnergySize(f.SwapBatch); err != nil {
+					return exchange.Config{}, nil, fmt.Errorf("--swap-batch: %w", err)
+				}
 			}
 		}
-	}
-	eta := langevin.Constant{Step: f.Eta}
-	var auto *variance.AutoBatch
-	var autoErr error
-	setup := exchange.Setup{
-		Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
-		A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: f.Seed,
-	}
-	if f.HotBatch == 0 {
-		setup.HotVar = func() variance.Model {
-			auto, autoErr = variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
-			return auto
+		var auto *variance.AutoBatch
+		var autoErr error
+		e.Terms = lr
+		setup := exchange.Setup{
+			Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
+			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: f.Seed, Energies: e,
 		}
+		if f.HotBatch == 0 {
+			setup.HotVar = func() variance.Model {
+				auto, autoErr = variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
+				return auto
+			}
+		}
+		cfg, err := m.Config(setup)
+		if err != nil {
+			return cfg, nil, err
+		}
+		if autoErr != nil {
+			return cfg, nil, fmt.Errorf("--hot-share: %w", autoErr)
+		}
+		return cfg, auto, nil
 	}
-	cfg, err := m.Config(setup)
+	var energies exchange.Energies
+	if m != exchange.SGLDMethod {
+		pilot := func(e exchange.Energies) (noise, accept, cost float64, err error) {
+			cfg, _, err := build(e)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			inits := make([][]float64, len(cfg.Levels))
+			for l := range inits {
+				inits[l] = make([]float64, p)
+			}
+			smp, err := exchange.New(cfg, inits)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			defer smp.Close()
+			for range f.SwapPilot {
+				if err := smp.Step(); err != nil {
+					return 0, 0, 0, err
+				}
+			}
+			ps := smp.Stats().Pairs[0]
+			return ps.Noise, ps.Rate(), smp.Cost(), nil
+		}
+		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
+		if err != nil {
+			return err
+		}
+		energies, sum.Swap = ch.Energies, &ch
+		fmt.Fprintf(os.Stderr, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
+	}
+	cfg, auto, err := build(energies)
 	if err != nil {
 		return err
-	}
-	if autoErr != nil {
-		return fmt.Errorf("--hot-share: %w", autoErr)
 	}
 	run, err := sampleLadder(cfg, make([]float64, p), exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "logistic "+f.Method)
 	if err != nil {
@@ -217,10 +283,10 @@ func runLogistic(f *logisticFlags) error {
 	st, tr, runErr := run.Stats, run.Trace, run.Err
 	sum.WallSeconds = run.Wall.Seconds()
 	sum.Stats, sum.Samples = st, tr.Len()
-	sum.Evaluations.Cold = st.Levels[0].Cost.TotalGrad().Units + st.Levels[0].Cost.TotalEnergy().Units
+	sum.Evaluations.Cold = st.Levels[0].Cost.Total()
 	sum.ClampedCold = st.Levels[0].ClampedSteps
 	if len(st.Levels) > 1 {
-		sum.Evaluations.Hot = st.Levels[1].Cost.TotalGrad().Units + st.Levels[1].Cost.TotalEnergy().Units
+		sum.Evaluations.Hot = st.Levels[1].Cost.Total()
 		sum.ClampedHot = st.Levels[1].ClampedSteps
 		sum.SwapAttempts, sum.SwapAccepts = st.Pairs[0].Attempts, st.Pairs[0].Accepts
 	}
@@ -257,12 +323,8 @@ func runLogistic(f *logisticFlags) error {
 	if sum.HotWarning != "" {
 		fmt.Println("warning:", sum.HotWarning)
 	}
-	if sum.SwapAttempts >= 100 && sum.SwapAccepts == 0 {
-		fmt.Printf("warning: no swap accepted in %d attempts: the levels' energies do not overlap (in p = %d dimensions their means differ by about (τ2 − 1)·p/2 = %.0f; lower --tau2)", sum.SwapAttempts, p, (f.Tau2-1)*float64(p)/2)
-		if f.SwapBatch < d.N {
-			fmt.Printf(", or the minibatch energies are too noisy to swap on (--swap-batch %d gives exact ones)", d.N)
-		}
-		fmt.Println()
+	if sum.Swap != nil {
+		reportSwaps(os.Stdout, os.Stderr, st, sum.Swap.Mode)
 	}
 	fmt.Printf("wrote %s/{samples.csv,summary.json,trace.png,trace.svg,marginals.png,marginals.svg}\n", f.Out)
 	if runErr != nil {
