@@ -3,6 +3,7 @@ package exchange
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
@@ -32,12 +33,12 @@ var Methods = []Method{SGLDMethod, ReSGLDMethod, MReSGLDMethod, FReSGLDMethod}
 
 // ParseMethod reads a method by name.
 func ParseMethod(s string) (Method, error) {
-	for _, m := range Methods {
+	for _, m := range slices.Concat(Methods, Presets) {
 		if string(m) == s {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("unknown method %q (want sgld, resgld, mresgld or fresgld)", s)
+	return "", fmt.Errorf("unknown method %q (want sgld, resgld, mresgld, fresgld, corrected or reld)", s)
 }
 
 // Setup is a tempering problem in the paper's terms.
@@ -57,6 +58,14 @@ type Setup struct {
 	// estimators' own reports). They are factories because a model holds
 	// state and reSGLD needs one per level even on a shared estimator.
 	ColdVar, HotVar func() variance.Model
+	// ColdVarAt and HotVarAt, when set, replace ColdVar and HotVar: they
+	// are called once per level with that level's own estimator (a clone
+	// of Cold or Hot above the first level that uses it) and temperature,
+	// so that a model bound to an estimator (variance.AutoBatch) serves
+	// every level of a ladder of any size. HotVar's model is bound to Hot
+	// and to τ2, so it serves two-level ladders only; New refuses one model
+	// on two levels.
+	ColdVarAt, HotVarAt func(est target.Estimator, tau float64) (variance.Model, error)
 	// A and PerStep set the swap intensity (see Swap); A1 is m-reSGLD's a1.
 	A       float64
 	PerStep bool
@@ -66,6 +75,10 @@ type Setup struct {
 	Domain *target.Box
 	// Concurrent steps the chains on separate goroutines.
 	Concurrent bool
+	// Correction is the form of the noise correction of the methods that
+	// correct (f-reSGLD): Diagonal (the zero value) or Full, which needs
+	// estimators that expose their per-example gradients.
+	Correction Correction
 	// Energies and OnSwap are passed to the Config (see there).
 	Energies Energies
 	OnSwap   func(l int, x, y []float64, logRatio, noise float64, accepted bool)
@@ -73,6 +86,9 @@ type Setup struct {
 
 // Config turns a Setup into a ladder for method m.
 func (m Method) Config(s Setup) (Config, error) {
+	if cfg, ok, err := m.preset(s); ok {
+		return cfg, err
+	}
 	K := s.Levels
 	if K == 0 {
 		K = 2
@@ -81,35 +97,55 @@ func (m Method) Config(s Setup) (Config, error) {
 		return Config{}, fmt.Errorf("levels = %d: a ladder needs at least 2 (0 means 2)", s.Levels)
 	}
 	sw := Swap{A: s.A, PerStep: s.PerStep, A1: s.A1}
-	hotEst, hotVar, noise := s.Hot, s.HotVar, langevin.SGLD
+	hotEst, hotVar, hotAt, noise := s.Hot, s.HotVar, s.HotVarAt, langevin.SGLD
 	switch m {
 	case SGLDMethod:
 		K = 1
 	case ReSGLDMethod:
-		hotEst, hotVar, sw.Rule = s.Cold, s.ColdVar, ReSGLD
+		hotEst, hotVar, hotAt, sw.Rule = s.Cold, s.ColdVar, s.ColdVarAt, ReSGLD
 	case MReSGLDMethod:
 		sw.Rule = MReSGLD
 	case FReSGLDMethod:
-		noise, sw.Rule = langevin.Corrected, FReSGLD
+		noise, sw.Rule = s.Correction.Policy(), FReSGLD
 	default:
 		return Config{}, fmt.Errorf("unknown method %q", m)
 	}
-	levels := []Level{{Tau: s.Tau1, Est: s.Cold, Eta: s.Eta, Noise: noise, Var: call(s.ColdVar)}}
+	coldVar, err := model(s.ColdVarAt, s.ColdVar, s.Cold, s.Tau1, 0)
+	if err != nil {
+		return Config{}, err
+	}
+	levels := []Level{{Tau: s.Tau1, Est: s.Cold, Eta: s.Eta, Noise: noise, Var: coldVar}}
 	for l := 1; l < K; l++ {
 		tau := s.Tau1 * math.Pow(s.Tau2/s.Tau1, float64(l)/float64(K-1))
 		if l == K-1 {
 			tau = s.Tau2 // exactly, whatever the rounding of Pow
 		}
 		est := hotEst
-		if m == ReSGLDMethod || l > 1 {
+		if l > 1 || sameEstimator(est, s.Cold) {
 			// The estimator already serves another level: a stateful one
 			// (a minibatch) gets a copy of its own, so that levels can
 			// step concurrently and keep their own sizes.
 			est = clone(est)
 		}
-		levels = append(levels, Level{Tau: tau, Est: est, Eta: s.Eta, Noise: noise, Var: call(hotVar)})
+		v, err := model(hotAt, hotVar, est, tau, l)
+		if err != nil {
+			return Config{}, err
+		}
+		levels = append(levels, Level{Tau: tau, Est: est, Eta: s.Eta, Noise: noise, Var: v})
 	}
 	return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent, Energies: s.Energies, OnSwap: s.OnSwap}, nil
+}
+
+// model makes level l's variance model: at(est, tau) when set, else f().
+func model(at func(target.Estimator, float64) (variance.Model, error), f func() variance.Model, est target.Estimator, tau float64, l int) (variance.Model, error) {
+	if at == nil {
+		return call(f), nil
+	}
+	v, err := at(est, tau)
+	if err != nil {
+		return nil, fmt.Errorf("level %d: variance model: %w", l, err)
+	}
+	return v, nil
 }
 
 func clone(e target.Estimator) target.Estimator {

@@ -55,9 +55,12 @@ type Config struct {
 // project's test machine), so wall time is measured per run, by the caller.
 type LevelStats struct {
 	Cost Cost `json:"cost"`
-	// Clamped counts coordinate-steps where the gradient noise alone
-	// exceeded the noise budget (η²ŝ_j² > 2τη), so no noise was injected;
-	// ClampedSteps counts steps with at least one such coordinate.
+	// Clamped counts, under the diagonal correction (langevin.Corrected),
+	// coordinate-steps where the gradient noise alone exceeded the noise
+	// budget (η²ŝ_j² > 2τη), so no noise was injected; under the full one
+	// (langevin.CorrectedFull), eigen-direction-steps of the injected
+	// covariance 2τη·I − η²Σ̂ where it did, so those directions got none.
+	// ClampedSteps counts steps with at least one.
 	Clamped      int64 `json:"clamped"`
 	ClampedSteps int64 `json:"clamped_steps"`
 }
@@ -67,6 +70,8 @@ type Stats struct {
 	Steps  int          `json:"steps"`
 	Levels []LevelStats `json:"levels"`
 	Pairs  []PairStats  `json:"pairs"` // Pairs[l] is between levels l and l+1
+	// Replicas[r] counts replica r's round trips and tempered restarts.
+	Replicas []ReplicaStats `json:"replicas"`
 }
 
 type replica struct {
@@ -84,6 +89,9 @@ type level struct {
 	known       bool      // Var is variance.Known: use rep as s2, no copy
 	stats       LevelStats
 	err         error
+
+	// full takes the CorrectedFull steps; nil under other policies.
+	full *fullNoise
 }
 
 // Sampler runs a replica-exchange ladder. It is not safe for concurrent use.
@@ -98,6 +106,7 @@ type Sampler struct {
 	err    error // sticky: once a step fails, the sampler stays failed
 	pool   *pool
 	box    *target.Box
+	trips  trips
 	data   *dataSwap // nil under DrawEnergies
 	noise  []float64 // per pair: Σ τδ²V/2 over attempts
 	onSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
@@ -114,6 +123,12 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		return nil, fmt.Errorf("exchange: %d initial states for %d levels", len(init), K)
 	}
 	if err := validateSwap(cfg.Swap, K); err != nil {
+		return nil, err
+	}
+	if err := checkModels(cfg.Levels); err != nil {
+		return nil, err
+	}
+	if err := validateScheme(cfg.Swap); err != nil {
 		return nil, err
 	}
 	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1), noise: make([]float64, K-1), onSwap: cfg.OnSwap}
@@ -145,6 +160,9 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		}
 		lv.s2 = make([]float64, p)
 		lv.scratch = make([]float64, p)
+		if L.Noise == langevin.CorrectedFull {
+			lv.full = newFullNoise(L.Est)
+		}
 		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l)))}
 		s.at[l] = l
 	}
@@ -167,6 +185,8 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		}
 	}
 	s.srng = rand.New(rand.NewPCG(cfg.Seed, uint64(K)))
+	s.trips = newTrips(K)
+	s.trips.observe(s.at)
 	en := cfg.Energies
 	en.defaults()
 	if err := validateEnergies(en, cfg.Levels, p); err != nil {
@@ -223,8 +243,11 @@ func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) erro
 	if err := L.Eta.Validate(); err != nil {
 		return fmt.Errorf("level %d: %w", l, err)
 	}
-	if L.Noise != langevin.SGLD && L.Noise != langevin.Corrected {
+	if L.Noise != langevin.SGLD && L.Noise != langevin.Corrected && L.Noise != langevin.CorrectedFull {
 		return fmt.Errorf("level %d: unknown noise policy %v", l, L.Noise)
+	}
+	if _, ok := L.Est.(target.GradRows); L.Noise == langevin.CorrectedFull && !ok {
+		return fmt.Errorf("level %d: the full correction needs an estimator that exposes its per-example gradients (target.GradRows, such as a target.Minibatch); %T does not", l, L.Est)
 	}
 	needsVar := L.Noise == langevin.Corrected || (K > 1 && rule != Exact)
 	if L.Var == nil && needsVar && !L.Est.KnowsVariance() {
@@ -265,6 +288,7 @@ func (s *Sampler) Stats() Stats {
 		}
 		st.Pairs[i] = p
 	}
+	st.Replicas = append([]ReplicaStats(nil), s.trips.reps...)
 	return st
 }
 
@@ -278,8 +302,9 @@ func (s *Sampler) Close() {
 }
 
 // Step advances every level by one Langevin step, then attempts swaps
-// between adjacent levels, colder pair first. After an error the sampler
-// keeps failing with the same error; its states are not valid samples.
+// between the adjacent levels its scheme offers (Sweep: all), colder pair
+// first. After an error the sampler keeps failing with the same error; its
+// states are not valid samples.
 func (s *Sampler) Step() error {
 	if s.err != nil {
 		return s.err
@@ -304,11 +329,15 @@ func (s *Sampler) Step() error {
 		}
 	}
 	for l := range s.pairs {
+		if !s.swap.Offered(l, s.k) {
+			continue
+		}
 		if err := s.trySwap(l); err != nil {
 			s.err = err
 			return err
 		}
 	}
+	s.trips.observe(s.at)
 	s.k++
 	return nil
 }
@@ -325,8 +354,8 @@ func (s *Sampler) stepLevel(l, k int) {
 		}
 	}
 	rep := lv.rep
-	if lv.Noise == langevin.SGLD {
-		rep = nil
+	if lv.Noise != langevin.Corrected {
+		rep = nil // only the diagonal correction uses ŝ²
 	}
 	lv.est.Grad(lv.grad, rep, r.theta, r.rng)
 	s2 := lv.s2
@@ -335,7 +364,13 @@ func (s *Sampler) stepLevel(l, k int) {
 	} else if lv.Noise == langevin.Corrected {
 		lv.Var.GradVar(s2, r.theta, rep)
 	}
-	c, finite := langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
+	var c int
+	var finite bool
+	if lv.full != nil {
+		c, finite = lv.full.step(r.theta, lv.grad, lv.Eta.Eta(k), lv.Tau, r.rng)
+	} else {
+		c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
+	}
 	if s.box != nil {
 		s.box.Reflect(r.theta)
 	}
@@ -345,6 +380,9 @@ func (s *Sampler) stepLevel(l, k int) {
 	}
 	if !finite {
 		lv.err = fmt.Errorf("level %d diverged at step %d: the state is no longer finite (check η = %v against the gradient's scale)", l, k, lv.Eta.Eta(k))
+		if j := langevin.BadVariance(s2); lv.Noise == langevin.Corrected && j >= 0 {
+			lv.err = badVariance(l, k, "gradient coordinate "+fmt.Sprint(j), s2[j], lv)
+		}
 	}
 }
 
@@ -357,6 +395,9 @@ func (s *Sampler) energy(l int, theta []float64) (u, v float64, err error) {
 	}
 	if lv.Var != nil {
 		v = lv.Var.EnergyVar(theta, rep, lv.Est.KnowsVariance())
+		if !(v >= 0 && v <= math.MaxFloat64) {
+			return 0, 0, badVariance(l, s.k, "energy", v, lv)
+		}
 	}
 	return u, v, nil
 }
@@ -438,6 +479,7 @@ func (s *Sampler) trySwap(l int) error {
 	if err != nil {
 		return err
 	}
+	p.ProbSum += math.Exp(min(lr, 0))
 	s.noise[l] += noise
 	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
 	accept := lr >= 0 || -s.srng.ExpFloat64() < lr
@@ -450,4 +492,10 @@ func (s *Sampler) trySwap(l int) error {
 		p.Times = append(p.Times, s.k)
 	}
 	return nil
+}
+
+// badVariance is the error for a NaN, infinite or negative variance: used,
+// it would inject a made-up amount of noise or bias the swap ratio.
+func badVariance(l, k int, what string, v float64, lv *level) error {
+	return fmt.Errorf("level %d at step %d: the %s variance is %v (estimator %T, variance model %T); a variance must be finite and ≥ 0", l, k, what, v, lv.Est, lv.Var)
 }

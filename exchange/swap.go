@@ -69,6 +69,11 @@ type Swap struct {
 	PerStep bool
 	// A1 is m-reSGLD's weight on the colder level's estimator, in [0, 1].
 	A1 float64
+	// Scheme decides which pairs are offered a swap at which step (Sweep,
+	// the zero value, or DEO); Window is DEO's round length W in steps
+	// (0 means 1). See DEO.
+	Scheme Scheme
+	Window int
 }
 
 // logRatio returns log Ŝ = τδ·D − τδ²·V/2.
@@ -83,6 +88,20 @@ type PairStats struct {
 	// τδ²V/2 in nats: the swap noise. Acceptance falls like e^{−Noise}
 	// once it exceeds about 1, whatever S is.
 	Noise float64 `json:"noise"`
+
+	// ProbSum is Σ min(1, Ŝ) over the attempts: the acceptance
+	// probabilities under the noisy rule, noise included. Their mean
+	// estimates the acceptance rate with less variance than Accepts does.
+	ProbSum float64 `json:"accept_prob_sum"`
+}
+
+// Rejection is 1 − ProbSum/Attempts, the estimated rejection rate of the
+// pair (NaN before any attempt).
+func (p PairStats) Rejection() float64 {
+	if p.Attempts == 0 {
+		return math.NaN()
+	}
+	return 1 - p.ProbSum/float64(p.Attempts)
 }
 
 // Rate is the fraction of attempts accepted (NaN before any attempt).

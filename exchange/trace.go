@@ -34,6 +34,11 @@ type Plan struct {
 	Keep  int // samples retained
 	Thin  int // steps between retained samples (≥ 1)
 	Level int // the level recorded, 0 the coldest
+	// Budget, if positive, stops the run after the first step at which
+	// the ladder has spent this many cost units (Sampler.Units: per-example
+	// evaluations for minibatch estimators), even if fewer than Keep
+	// samples have been retained.
+	Budget float64
 	// Progress, if set, is called after every step with steps done and total.
 	Progress func(done, total int)
 }
@@ -49,31 +54,22 @@ func (p Plan) validate(s *Sampler) error {
 		return fmt.Errorf("samples to keep = %d: must be ≥ 1", p.Keep)
 	case p.Thin < 1:
 		return fmt.Errorf("thinning = %d: must be ≥ 1", p.Thin)
+	case !(p.Budget >= 0):
+		return fmt.Errorf("cost budget = %v: must be ≥ 0 (0: none)", p.Budget)
 	case p.Level < 0 || p.Level >= s.Levels():
 		return fmt.Errorf("recorded level %d: the ladder has levels 0..%d", p.Level, s.Levels()-1)
 	}
 	return nil
 }
 
-// Collect runs the sampler for p.Steps() steps and returns the retained
-// states of p.Level. On error it returns every sample retained before it.
+// Collect runs the sampler for p.Steps() steps (fewer if p.Budget runs
+// out) and returns the retained states of p.Level. On error it returns every
+// sample retained before it.
 func Collect(s *Sampler, p Plan) (Trace, error) {
-	tr := Trace{P: s.Dim()}
-	if err := p.validate(s); err != nil {
-		return tr, err
+	c := Collector{Plan: p, Trace: Trace{P: s.Dim()}}
+	if p.validate(s) == nil {
+		c.Trace.Data = make([]float64, 0, p.Keep*s.Dim())
 	}
-	tr.Data = make([]float64, 0, p.Keep*s.Dim())
-	total := p.Steps()
-	for i := 1; i <= total; i++ {
-		if err := s.Step(); err != nil {
-			return tr, err
-		}
-		if i > p.Burn && (i-p.Burn)%p.Thin == 0 {
-			tr.Data = append(tr.Data, s.State(p.Level)...)
-		}
-		if p.Progress != nil {
-			p.Progress(i, total)
-		}
-	}
-	return tr, nil
+	err := Run(s, p, &c)
+	return c.Trace, err
 }

@@ -18,6 +18,15 @@ const (
 	// Where the gradient noise alone exceeds the budget, ĉ_j = 0 and the
 	// coordinate is counted as clamped.
 	Corrected
+	// CorrectedFull injects noise of covariance (2τη·I − η²Σ̂)⁺, Σ̂ the full
+	// covariance of a minibatch gradient estimated from its per-example
+	// gradients, so that the total noise is 2τη·I in every direction, not
+	// only on the diagonal (see LowRank). Where the gradient noise alone
+	// exceeds the budget along an eigen-direction of Σ̂, that direction gets
+	// no noise and is counted as clamped. Its steps are taken by
+	// (*LowRank).Step, not by Step, which needs only per-coordinate
+	// variances.
+	CorrectedFull
 )
 
 func (p Policy) String() string {
@@ -26,6 +35,8 @@ func (p Policy) String() string {
 		return "sgld"
 	case Corrected:
 		return "corrected"
+	case CorrectedFull:
+		return "corrected-full"
 	}
 	return fmt.Sprintf("Policy(%d)", int(p))
 }
@@ -37,11 +48,16 @@ func (p Policy) String() string {
 // is work space of len(theta); its contents are overwritten.
 //
 // It returns the number of clamped coordinates (where η²ŝ_j² > 2τη) and
-// whether the new state is finite.
+// whether the new state is finite. A NaN, infinite or negative ŝ_j² is not
+// a clamp but a broken report: it makes θ_j NaN, so the step is not finite
+// (see BadVariance for naming the culprit).
 func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int, finite bool) {
 	// The normals are drawn in a loop of their own: a call inside the
 	// update loop would spill its many live values around every call,
 	// which costs about half as much again as the draws themselves.
+	if pol == CorrectedFull {
+		panic("langevin: Step cannot take a CorrectedFull step: use (*LowRank).Step with the minibatch's rows")
+	}
 	theta, xi := theta[:len(grad)], scratch[:len(grad)]
 	budget := 2 * tau * eta
 	if pol == SGLD {
@@ -60,9 +76,15 @@ func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy,
 				// Variances often repeat across coordinates: reuse the root.
 				lastVar = s2
 				v := budget - eta2*s2
-				sd, over = 0, !(v >= 0) // over budget, or a NaN variance: inject nothing
+				sd, over = 0, v < 0 // over budget: inject nothing
 				if v > 0 {
 					sd = math.Sqrt(v)
+				}
+				if !(s2 >= 0 && s2 <= math.MaxFloat64) {
+					// A NaN, infinite or negative variance is a broken
+					// report, not a clamp: poison the coordinate so that
+					// the step is not finite and the caller stops.
+					sd, over = math.NaN(), false
 				}
 			}
 			if over {
@@ -74,7 +96,7 @@ func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy,
 			if sd > 0 {
 				xi[j] = sd * rng.NormFloat64()
 			}
-		}
+		} // a NaN sd stays in xi and makes its coordinate NaN
 	}
 	// x − x is NaN exactly when x is NaN or ±Inf; unlike a running sum,
 	// the test carries no dependency from one coordinate to the next.
@@ -87,4 +109,17 @@ func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy,
 		}
 	}
 	return clamped, finite
+}
+
+// BadVariance returns the first coordinate j whose gradient variance ŝ_j²
+// is NaN, infinite or negative, the reports Step refuses, or −1 if there is
+// none. A sampler calls it after a step that was not finite, to say whether
+// the variance or the state is to blame.
+func BadVariance(gradVar []float64) int {
+	for j, v := range gradVar {
+		if !(v >= 0 && v <= math.MaxFloat64) {
+			return j
+		}
+	}
+	return -1
 }

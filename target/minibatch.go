@@ -87,7 +87,7 @@ func NewMinibatch(t Terms, n int) (*Minibatch, error) {
 // buffers of its own, for another chain.
 func (m *Minibatch) Clone() Estimator {
 	c, _ := NewMinibatch(m.t, m.n) // m's settings are already valid
-	c.ne = m.ne
+	c.SetEnergySize(m.ne)          // reserves the draws of that size
 	if m.keep {
 		c.KeepRows()
 	}

@@ -36,10 +36,11 @@ import (
 // variance-estimation cost. Choose the initial size with that in mind.
 //
 // An AutoBatch serves one level: it resizes the estimator it was given,
-// which must be that level's alone. exchange.Setup's HotVar serves a
-// two-level ladder; with more levels the presets give the levels above the
-// first hot one clones of Hot, which an AutoBatch bound to Hot never sees,
-// so build such ladders by hand, one Minibatch and one AutoBatch a level.
+// which must be that level's alone, for that level's τ (Binding tells a
+// sampler which, so that it can refuse a model on the wrong level).
+// exchange.Setup's HotVar serves a two-level ladder; for more levels use
+// Setup.HotVarAt, which makes one AutoBatch per level on that level's own
+// clone of Hot.
 type AutoBatch struct {
 	mb  *target.Minibatch
 	tau float64
@@ -85,7 +86,14 @@ type AutoStats struct {
 	Share        float64 // share of the budget met at the last check, at its S2
 }
 
-var _ Model = (*AutoBatch)(nil)
+var (
+	_ Model = (*AutoBatch)(nil)
+	_ Bound = (*AutoBatch)(nil)
+)
+
+// Binding is the estimator the model resizes and the temperature it sizes
+// for.
+func (a *AutoBatch) Binding() (target.Estimator, float64) { return a.mb, a.tau }
 
 // NewAutoBatch returns the model for a level at temperature tau stepping
 // with schedule eta on the minibatch estimator mb.

@@ -42,3 +42,10 @@ func (Known) GradVar(dst, _, reported []float64) { copy(dst, reported) }
 func (Known) EnergyVar(_ []float64, reported float64, _ bool) float64 { return reported }
 
 func (Known) NeedsReport() bool { return true }
+
+// Bound is implemented by models tied to one level: to the estimator they
+// act on and the temperature they are set for. A sampler refuses a bound
+// model on a level whose estimator or temperature is not its own.
+type Bound interface {
+	Binding() (est target.Estimator, tau float64)
+}

@@ -6,21 +6,45 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fresgld/fresgld/study"
+	"github.com/fresgld/fresgld/experiments/convex"
+	"github.com/fresgld/fresgld/experiments/gmm"
+	"github.com/fresgld/fresgld/experiments/study"
+	"github.com/fresgld/fresgld/output"
 )
 
-// studyFlags are the options shared by the reproduction studies.
+// studyFlags are the options shared by the mixture and convex studies.
 type studyFlags struct {
 	seeds, workers int
-	out            string
 	smoke          bool
+	outFlags
 }
 
 func (f *studyFlags) bind(c *cobra.Command) {
 	c.Flags().IntVar(&f.seeds, "seeds", 20, "independent runs per method and size")
 	c.Flags().IntVar(&f.workers, "workers", 2, "runs in parallel (results do not depend on it)")
-	c.Flags().StringVar(&f.out, "out", ".", "directory under which docs/results and docs/figures are written")
 	c.Flags().BoolVar(&f.smoke, "smoke", false, "tiny sizes and 2 seeds: checks the pipeline in seconds")
+	f.outFlags.bind(c)
+}
+
+// prepare checks the output directories before any work and clears an
+// earlier run's outputs (names) from them.
+func (f *studyFlags) prepare(c *cobra.Command, results, figures []string) (res, fig string, err error) {
+	if f.seeds < 1 {
+		return "", "", fmt.Errorf("--seeds = %d: need at least 1", f.seeds)
+	}
+	if f.workers < 1 {
+		return "", "", fmt.Errorf("--workers = %d: need at least 1", f.workers)
+	}
+	if res, fig, err = f.dirs(c, ""); err != nil {
+		return "", "", err
+	}
+	if _, err := output.Prepare(res, results...); err != nil {
+		return "", "", fmt.Errorf("--out: %w", err)
+	}
+	if _, err := output.Prepare(fig, figures...); err != nil {
+		return "", "", fmt.Errorf("--out: %w", err)
+	}
+	return res, fig, nil
 }
 
 // smokeSizes are short versions of the three sizes for CI.
@@ -37,16 +61,21 @@ func gmmCommand(use, short string, stateNoise bool) *cobra.Command {
 		Short: short,
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			g := study.GMM{Name: use, StateNoise: stateNoise, Seeds: f.seeds, Workers: f.workers, Var: study.DefaultVar, Bins: 48,
-				Sizes: []study.Size{study.PaperSize, study.LongSize, study.EqualSize}}
-			if f.smoke {
-				g.Seeds, g.Sizes = min(f.seeds, 2), smokeSizes
-			}
-			res, err := g.Run(cmd.ErrOrStderr())
+			res, fig, err := f.prepare(cmd, []string{use + ".csv", use + ".json", use + ".md"},
+				[]string{use + "-paper.png", use + "-paper.svg", use + "-long.png", use + "-long.svg"})
 			if err != nil {
 				return err
 			}
-			md, err := g.Write(res, f.out)
+			g := gmm.GMM{Name: use, StateNoise: stateNoise, Seeds: f.seeds, Workers: f.workers, Var: study.DefaultVar, Bins: 48,
+				Sizes: []study.Size{gmm.PaperSize, gmm.LongSize, gmm.EqualSize}}
+			if f.smoke {
+				g.Seeds, g.Sizes = min(f.seeds, 2), smokeSizes
+			}
+			r, err := g.Run(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			md, err := g.Write(r, res, fig)
 			if err != nil {
 				return err
 			}
@@ -76,15 +105,19 @@ func convexCommand() *cobra.Command {
 			if !(time > 0) || math.IsInf(time, 0) {
 				return fmt.Errorf("--time = %v: must be positive and finite", time)
 			}
-			cv := study.Convex{Etas: study.DefaultEtas, Seeds: f.seeds, Time: time, Workers: f.workers, Var: study.DefaultVar}
-			if f.smoke {
-				cv.Etas, cv.Seeds, cv.Time = []float64{0.4, 0.2}, min(f.seeds, 2), 50
-			}
-			res, err := cv.Run(cmd.ErrOrStderr())
+			res, fig, err := f.prepare(cmd, []string{"convex.csv", "convex.json", "convex.md"}, []string{"convex-w2.png", "convex-w2.svg"})
 			if err != nil {
 				return err
 			}
-			md, err := cv.Write(res, f.out)
+			cv := convex.Convex{Etas: convex.DefaultEtas, Seeds: f.seeds, Time: time, Workers: f.workers, Var: study.DefaultVar}
+			if f.smoke {
+				cv.Etas, cv.Seeds, cv.Time = []float64{0.4, 0.2}, min(f.seeds, 2), 50
+			}
+			r, err := cv.Run(cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			md, err := cv.Write(r, res, fig)
 			if err != nil {
 				return err
 			}

@@ -52,12 +52,15 @@ func exists(t *testing.T, paths ...string) {
 // size gives finite metrics, and the tables and figures are written.
 func TestReproduceGMMSmoke(t *testing.T) {
 	for _, name := range []string{"gmm", "gmm-statevar"} {
-		dir := t.TempDir()
-		md := runCLI(t, "reproduce", name, "--smoke", "--seeds", "20", "--out", dir)
-		res := filepath.Join(dir, "docs", "results")
+		// The default --out, from a directory with a docs/ in it, as a
+		// user at the repository root would run it.
+		docs := docsSnapshot(t)
+		md := runCLI(t, "reproduce", name, "--smoke", "--seeds", "20")
+		docs.untouched(t)
+		res := filepath.Join("out", name)
 		exists(t, filepath.Join(res, name+".json"), filepath.Join(res, name+".md"))
 		for _, size := range []string{"paper", "long"} {
-			base := filepath.Join(dir, "docs", "figures", name+"-"+size)
+			base := filepath.Join(res, name+"-"+size)
 			exists(t, base+".png", base+".svg")
 		}
 		header, rows := readCSV(t, filepath.Join(res, name+".csv"))
@@ -93,11 +96,12 @@ func TestReproduceGMMSmoke(t *testing.T) {
 }
 
 func TestReproduceConvexSmoke(t *testing.T) {
-	dir := t.TempDir()
-	md := runCLI(t, "reproduce", "convex", "--smoke", "--seeds", "20", "--time", "10000", "--out", dir)
-	res := filepath.Join(dir, "docs", "results")
+	docs := docsSnapshot(t)
+	md := runCLI(t, "reproduce", "convex", "--smoke", "--seeds", "20", "--time", "10000")
+	docs.untouched(t)
+	res := filepath.Join("out", "convex")
 	exists(t, filepath.Join(res, "convex.json"), filepath.Join(res, "convex.md"),
-		filepath.Join(dir, "docs", "figures", "convex-w2.png"), filepath.Join(dir, "docs", "figures", "convex-w2.svg"))
+		filepath.Join(res, "convex-w2.png"), filepath.Join(res, "convex-w2.svg"))
 	_, rows := readCSV(t, filepath.Join(res, "convex.csv"))
 	if len(rows) != 5*2*2 { // 5 methods × 2 step sizes × 2 seeds
 		t.Errorf("%d CSV rows, want 20", len(rows))

@@ -10,16 +10,17 @@ import (
 // The study runs end to end at a smoke size: every method, the tables and
 // both figures.
 func TestReproduceHeatSmoke(t *testing.T) {
-	dir := t.TempDir()
-	figs, res := filepath.Join(dir, "fig"), filepath.Join(dir, "res")
+	docs := docsSnapshot(t)
 	err := run(t, "reproduce", "heat", "--seeds", "2", "--keep", "200", "--early", "100", "--burn", "10",
-		"--grid", "100", "--error-grid", "8", "--figures", figs, "--results", res)
+		"--grid", "100", "--error-grid", "8")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{"fig/heat-100.png", "fig/heat-100.svg", "fig/heat-200.png", "fig/heat-200.svg",
-		"res/heat-fidelity.md", "res/heat-table.md", "res/heat-runs.csv"} {
-		if st, err := os.Stat(filepath.Join(dir, f)); err != nil || st.Size() == 0 {
+	docs.untouched(t)
+	res := filepath.Join("out", "heat")
+	for _, f := range []string{"heat-100.png", "heat-100.svg", "heat-200.png", "heat-200.svg",
+		"heat-fidelity.md", "heat-table.md", "heat-runs.csv"} {
+		if st, err := os.Stat(filepath.Join(res, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty", f)
 		}
 	}
@@ -42,7 +43,7 @@ func TestReproduceHeatSmoke(t *testing.T) {
 func TestReproduceHeatRunningVariance(t *testing.T) {
 	dir := t.TempDir()
 	err := run(t, "reproduce", "heat", "--seeds", "1", "--keep", "300", "--early", "300", "--burn", "0",
-		"--grid", "50", "--error-grid", "2", "--variance", "running", "--figures", dir, "--results", dir)
+		"--grid", "50", "--error-grid", "2", "--variance", "running", "--out", dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestReproduceHeatBadSettings(t *testing.T) {
 		{[]string{"--tau2", "0.01", "--keep", "10", "--early", "5", "--error-grid", "2", "--grid", "50"}, "must exceed"},
 	} {
 		dir := t.TempDir()
-		err := run(t, append([]string{"reproduce", "heat", "--figures", dir, "--results", dir}, c.args...)...)
+		err := run(t, append([]string{"reproduce", "heat", "--out", dir}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.want)
 		}

@@ -12,13 +12,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fresgld/fresgld/minibatchstudy"
+	"github.com/fresgld/fresgld/experiments/minibatch"
+	"github.com/fresgld/fresgld/output"
 )
 
 // minibatchFlags are the settings of the minibatch study.
 type minibatchFlags struct {
 	Seeds, Workers     int
-	Results, Figures   string
+	Results, Figures   string // set from the output flags
 	Reference          string
 	ReferenceSteps     int
 	RecomputeReference bool
@@ -28,10 +29,14 @@ type minibatchFlags struct {
 }
 
 // refCommand is the command that regenerates the cached reference.
-const refCommand = "fresgld reproduce minibatch --reference-only --recompute-reference"
+const refCommand = "fresgld reproduce minibatch --reference-only --recompute-reference --docs"
+
+// refFile is the name of the cached reference in the tables' directory.
+const refFile = "breast-cancer-reference.json"
 
 func init() {
 	f := &minibatchFlags{}
+	var o outFlags
 	cmd := &cobra.Command{
 		Use:   "minibatch",
 		Short: "Cost against accuracy of SGLD, reSGLD, m-reSGLD and f-reSGLD on minibatch posteriors",
@@ -48,31 +53,44 @@ noise correction, no hot chain), on two posteriors backed by data:
 
 It measures accuracy against per-example evaluations over --seeds seeds, the
 budget at which each method reaches a fixed accuracy, and the hot chain's
-share of the cost. It writes a table per problem (<problem>.md) and summary.json
-under --results, and accuracy-against-cost plots (PNG and SVG) under --figures.
+share of the cost. It writes a table per problem (<problem>.md), summary.json
+and accuracy-against-cost plots (PNG and SVG) under --out; --docs writes them
+into docs/results/minibatch and docs/figures instead.
 
-The MALA reference is cached in --reference; it is computed (and written there)
-when the file is missing or with --recompute-reference.`,
+The MALA reference is read from --reference; when that file is missing, or with
+--recompute-reference, it is computed and written beside the tables
+(` + refFile + `).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMinibatch(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if f.Results, f.Figures, err = o.dirs(cmd, "minibatch"); err != nil {
+				return err
+			}
+			return runMinibatch(f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", 10, "seeds per method")
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
-	fl.StringVar(&f.Results, "results", "docs/results/minibatch", "directory of the tables and summary")
-	fl.StringVar(&f.Figures, "figures", "docs/figures", "directory of the figures")
-	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/breast-cancer-reference.json", "cached MALA reference of the breast-cancer posterior")
+	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference of the breast-cancer posterior")
 	fl.IntVar(&f.ReferenceSteps, "reference-steps", 1000000, "MALA steps after burn-in for the reference")
 	fl.BoolVar(&f.RecomputeReference, "recompute-reference", false, "recompute the MALA reference even if cached")
 	fl.BoolVar(&f.ReferenceOnly, "reference-only", false, "compute or load the MALA reference, print its summary and stop")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
 	fl.StringVar(&f.Problems, "problems", "welling-teh,breast-cancer", "comma-separated problems to run")
+	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
 
 func runMinibatch(f *minibatchFlags) error {
 	if f.Seeds < 2 {
 		return fmt.Errorf("--seeds = %d: need at least 2 for a standard error", f.Seeds)
+	}
+	if f.Workers < 1 {
+		return fmt.Errorf("--workers = %d: need at least 1", f.Workers)
+	}
+	if f.ReferenceSteps < 1000 && f.RecomputeReference {
+		return fmt.Errorf("--reference-steps = %d: need at least 1000", f.ReferenceSteps)
 	}
 	if f.ReferenceOnly {
 		ref, err := breastCancerReference(f)
@@ -83,25 +101,34 @@ func runMinibatch(f *minibatchFlags) error {
 			f.Reference, ref.Burn, ref.Steps, ref.Step, ref.Thin, ref.Accept, ref.FullEvals, ref.Wall, ref.Batches, ref.MinESS, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD)
 		return nil
 	}
-	sz := minibatchstudy.Full
+	sz := minibatch.Full
 	if f.Smoke {
-		sz = minibatchstudy.Smoke
+		sz = minibatch.Smoke
 	}
-	if err := os.MkdirAll(f.Results, 0o755); err != nil {
-		return err
+	names := strings.Split(f.Problems, ",")
+	for _, name := range names {
+		if n := strings.TrimSpace(name); n != "welling-teh" && n != "breast-cancer" {
+			return fmt.Errorf("--problems: unknown problem %q (want welling-teh or breast-cancer)", name)
+		}
 	}
-	var sums []minibatchstudy.Summary
-	for _, name := range strings.Split(f.Problems, ",") {
-		var pr minibatchstudy.Problem
+	if _, err := output.Prepare(f.Results, minibatchOutputs...); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if _, err := output.Prepare(f.Figures, minibatchFigures...); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	var sums []minibatch.Summary
+	for _, name := range names {
+		var pr minibatch.Problem
 		var err error
 		switch strings.TrimSpace(name) {
 		case "welling-teh":
-			pr, err = minibatchstudy.WellingTehProblem(sz)
+			pr, err = minibatch.WellingTehProblem(sz)
 		case "breast-cancer":
-			var ref minibatchstudy.Reference
+			var ref minibatch.Reference
 			ref, err = breastCancerReference(f)
 			if err == nil {
-				pr, err = minibatchstudy.BreastCancerProblem(ref, sz)
+				pr, err = minibatch.BreastCancerProblem(ref, sz)
 			}
 		default:
 			return fmt.Errorf("--problems: unknown problem %q (want welling-teh or breast-cancer)", name)
@@ -110,15 +137,15 @@ func runMinibatch(f *minibatchFlags) error {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		start := time.Now()
-		sum, err := minibatchstudy.Study(pr, minibatchstudy.Methods, f.Seeds, f.Workers, newProgress(pr.Name, f.Seeds*len(minibatchstudy.Methods)).update)
+		sum, err := minibatch.Study(pr, minibatch.Methods, f.Seeds, f.Workers, newProgress(pr.Name, f.Seeds*len(minibatch.Methods)).update)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		fmt.Fprintf(os.Stderr, "%s: %d runs in %.1fs\n", pr.Name, f.Seeds*len(minibatchstudy.Methods), time.Since(start).Seconds())
+		fmt.Fprintf(os.Stderr, "%s: %d runs in %.1fs\n", pr.Name, f.Seeds*len(minibatch.Methods), time.Since(start).Seconds())
 		var b strings.Builder
 		sum.Markdown(&b)
 		fmt.Print(b.String())
-		if err := os.WriteFile(filepath.Join(f.Results, pr.Name+".md"), []byte(b.String()), 0o644); err != nil {
+		if err := output.WriteBytes(filepath.Join(f.Results, pr.Name+".md"), []byte(b.String())); err != nil {
 			return err
 		}
 		for k, m := range pr.Metrics {
@@ -133,17 +160,28 @@ func runMinibatch(f *minibatchFlags) error {
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(f.Results, "summary.json"), append(js, '\n'), 0o644)
+	return output.WriteBytes(filepath.Join(f.Results, "summary.json"), append(js, '\n'))
 }
 
+// The study's outputs, removed before a run so that a failed run never
+// leaves an earlier run's beside its own.
+var (
+	minibatchOutputs = []string{"welling-teh.md", "breast-cancer.md", "summary.json"}
+	minibatchFigures = []string{
+		"minibatch-welling-teh-TV.png", "minibatch-welling-teh-TV.svg",
+		"minibatch-breast-cancer-mean-error.png", "minibatch-breast-cancer-mean-error.svg",
+		"minibatch-breast-cancer-sd-error.png", "minibatch-breast-cancer-sd-error.svg",
+	}
+)
+
 // breastCancerReference loads the cached MALA reference or computes it.
-func breastCancerReference(f *minibatchFlags) (minibatchstudy.Reference, error) {
-	l, _, err := minibatchstudy.BreastCancer()
+func breastCancerReference(f *minibatchFlags) (minibatch.Reference, error) {
+	l, _, err := minibatch.BreastCancer()
 	if err != nil {
-		return minibatchstudy.Reference{}, err
+		return minibatch.Reference{}, err
 	}
 	if !f.RecomputeReference {
-		ref, err := minibatchstudy.LoadReference(f.Reference, l.Dim())
+		ref, err := minibatch.LoadReference(f.Reference, l.Dim())
 		if err == nil {
 			return ref, nil
 		}
@@ -153,17 +191,20 @@ func breastCancerReference(f *minibatchFlags) (minibatchstudy.Reference, error) 
 		fmt.Fprintf(os.Stderr, "no cached reference at %s: computing it\n", f.Reference)
 	}
 	if f.ReferenceSteps < 1000 {
-		return minibatchstudy.Reference{}, fmt.Errorf("--reference-steps = %d: need at least 1000", f.ReferenceSteps)
+		return minibatch.Reference{}, fmt.Errorf("--reference-steps = %d: need at least 1000", f.ReferenceSteps)
 	}
-	ref, err := minibatchstudy.ComputeReference("breast-cancer", l, 5000, f.ReferenceSteps, 10, 1)
+	ref, err := minibatch.ComputeReference("breast-cancer", l, 5000, f.ReferenceSteps, 10, 1)
 	if err != nil {
 		return ref, err
 	}
 	ref.Command = fmt.Sprintf("%s --reference-steps %d", refCommand, f.ReferenceSteps)
 	fmt.Fprintf(os.Stderr, "MALA reference: %d steps, acceptance %.3f, min ESS %.0f, max se/sd of the means %.4f and of the sds %.4f, %.0fs\n",
 		ref.Steps, ref.Accept, ref.MinESS, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD, ref.Wall)
-	if err := os.MkdirAll(filepath.Dir(f.Reference), 0o755); err != nil {
-		return ref, err
+	d, err := output.Prepare(f.Results)
+	if err != nil {
+		return ref, fmt.Errorf("--out: %w", err)
 	}
-	return ref, ref.Save(f.Reference)
+	path := d.File(refFile)
+	fmt.Fprintf(os.Stderr, "writing the MALA reference to %s\n", path)
+	return ref, ref.Save(path)
 }

@@ -12,14 +12,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/mala"
-	"github.com/fresgld/fresgld/minibatchstudy"
+	"github.com/fresgld/fresgld/output"
 )
 
 // minibatchSDFlags are the settings of the sd follow-up.
 type minibatchSDFlags struct {
 	Seeds, Workers int
-	Results        string
+	Results        string // set from the output flags
 	Reference      string
 	Summary        string
 	Smoke          bool
@@ -27,6 +28,7 @@ type minibatchSDFlags struct {
 
 func init() {
 	f := &minibatchSDFlags{}
+	var o outFlags
 	cmd := &cobra.Command{
 		Use:   "minibatch-sd",
 		Short: "Why f-reSGLD's and corrected-sgld's sd error levels off on breast cancer",
@@ -38,19 +40,25 @@ last window of 100 draws (variance.AutoOptions.Smooth; for the cold chain an
 AutoBatch with its n fixed), and reports the mean and sd errors against the
 cached MALA reference, the signed sd bias, and the chains' clamp counts. Beside
 them it prints the linear prediction of the sd bias at the posterior mode from
-the exact minibatch noise covariance (minibatchstudy.LinearSD), and compares
+the exact minibatch noise covariance (minibatch.LinearSD), and compares
 it per coordinate with the measured sds. It writes the tables to
-<results>/breast-cancer-sd.md.`,
+breast-cancer-sd.md under --out (--docs: docs/results/minibatch).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMinibatchSD(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			var err error
+			if f.Results, _, err = o.dirs(cmd, "minibatch"); err != nil {
+				return err
+			}
+			return runMinibatchSD(f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", 10, "seeds per variant")
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
-	fl.StringVar(&f.Results, "results", "docs/results/minibatch", "directory of the table")
-	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/breast-cancer-reference.json", "cached MALA reference of the breast-cancer posterior (see reproduce minibatch)")
+	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference of the breast-cancer posterior (see reproduce minibatch)")
 	fl.StringVar(&f.Summary, "summary", "docs/results/minibatch/summary.json", "the main study's summary, for reSGLD's final sd error (skipped if missing)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
+	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
 
@@ -58,19 +66,25 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 	if f.Seeds < 2 {
 		return fmt.Errorf("--seeds = %d: need at least 2 for a standard error", f.Seeds)
 	}
-	l, _, err := minibatchstudy.BreastCancer()
+	if f.Workers < 1 {
+		return fmt.Errorf("--workers = %d: need at least 1", f.Workers)
+	}
+	if _, err := output.Prepare(f.Results, "breast-cancer-sd.md"); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	l, _, err := minibatch.BreastCancer()
 	if err != nil {
 		return err
 	}
-	ref, err := minibatchstudy.LoadReference(f.Reference, l.Dim())
+	ref, err := minibatch.LoadReference(f.Reference, l.Dim())
 	if err != nil {
 		return fmt.Errorf("--reference: %w (compute it with %s)", err, refCommand)
 	}
-	sz := minibatchstudy.Full
+	sz := minibatch.Full
 	if f.Smoke {
-		sz = minibatchstudy.Smoke
+		sz = minibatch.Smoke
 	}
-	pr, err := minibatchstudy.BreastCancerProblem(ref, sz)
+	pr, err := minibatch.BreastCancerProblem(ref, sz)
 	if err != nil {
 		return err
 	}
@@ -79,15 +93,15 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 	if err != nil {
 		return err
 	}
-	lin, err := minibatchstudy.LinearSD(l, mode, st.Eta, st.Tau1, st.NCold)
+	lin, err := minibatch.LinearSD(l, mode, st.Eta, st.Tau1, st.NCold)
 	if err != nil {
 		return err
 	}
 	// The hot chain's automatic n ends near 10 on average and reaches 2.
 	hotSizes := []int{10, 5}
-	hotLin := map[int][]minibatchstudy.LinearPrediction{}
+	hotLin := map[int][]minibatch.LinearPrediction{}
 	for _, n := range hotSizes {
-		if hotLin[n], err = minibatchstudy.LinearSD(l, mode, st.Eta, st.Tau2, n); err != nil {
+		if hotLin[n], err = minibatch.LinearSD(l, mode, st.Eta, st.Tau2, n); err != nil {
 			return err
 		}
 	}
@@ -96,25 +110,22 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 		return err
 	}
 	start := time.Now()
-	total := f.Seeds * len(minibatchstudy.SDVariants)
-	sums, err := minibatchstudy.SDStudy(pr, ref, minibatchstudy.SDVariants, f.Seeds, f.Workers, newProgress(pr.Name+" sd", total).update)
+	total := f.Seeds * len(minibatch.SDVariants)
+	sums, err := minibatch.SDStudy(pr, ref, minibatch.SDVariants, f.Seeds, f.Workers, newProgress(pr.Name+" sd", total).update)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(os.Stderr, "%s sd follow-up: %d runs in %.1fs\n", pr.Name, total, time.Since(start).Seconds())
 	var b strings.Builder
-	minibatchstudy.SDMarkdown(&b, pr, f.Seeds, lin, hotLin, hotSizes, sums, main)
+	minibatch.SDMarkdown(&b, pr, f.Seeds, lin, hotLin, hotSizes, sums, main)
 	fmt.Print(b.String())
-	if err := os.MkdirAll(f.Results, 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(filepath.Join(f.Results, pr.Name+"-sd.md"), []byte(b.String()), 0o644)
+	return output.WriteBytes(filepath.Join(f.Results, pr.Name+"-sd.md"), []byte(b.String()))
 }
 
 // mainSummary reads the main study's breast-cancer summary from path; it
 // returns nil when the file is missing or was written at another size (a
 // smoke run), since its budgets would not be this run's.
-func mainSummary(path string, budgets int) (*minibatchstudy.Summary, error) {
+func mainSummary(path string, budgets int) (*minibatch.Summary, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -122,7 +133,7 @@ func mainSummary(path string, budgets int) (*minibatchstudy.Summary, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--summary: %w", err)
 	}
-	var sums []minibatchstudy.Summary
+	var sums []minibatch.Summary
 	if err := json.Unmarshal(b, &sums); err != nil {
 		return nil, fmt.Errorf("--summary %s: %w", path, err)
 	}

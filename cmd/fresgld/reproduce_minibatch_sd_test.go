@@ -10,10 +10,16 @@ import (
 // TestReproduceMinibatchSDSmoke runs the sd follow-up end to end at a tiny
 // size against the committed MALA reference.
 func TestReproduceMinibatchSDSmoke(t *testing.T) {
-	dir := t.TempDir()
-	if err := run(t, "reproduce", "minibatch-sd", "--smoke", "--seeds", "2", "--results", dir, "--reference", "../../docs/results/minibatch/breast-cancer-reference.json"); err != nil {
+	ref, err := filepath.Abs("../../docs/results/minibatch/breast-cancer-reference.json")
+	if err != nil {
 		t.Fatal(err)
 	}
+	docs := docsSnapshot(t)
+	if err := run(t, "reproduce", "minibatch-sd", "--smoke", "--seeds", "2", "--reference", ref); err != nil {
+		t.Fatal(err)
+	}
+	docs.untouched(t)
+	dir := filepath.Join("out", "minibatch-sd")
 	b, err := os.ReadFile(filepath.Join(dir, "breast-cancer-sd.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -12,11 +12,14 @@ import (
 // problems, every method, two seeds, a short MALA reference computed and
 // cached on the way.
 func TestReproduceMinibatchSmoke(t *testing.T) {
-	dir := t.TempDir()
-	res, fig, ref := filepath.Join(dir, "results"), filepath.Join(dir, "figures"), filepath.Join(dir, "ref.json")
-	if err := run(t, "reproduce", "minibatch", "--smoke", "--seeds", "2", "--results", res, "--figures", fig, "--reference", ref, "--reference-steps", "1000"); err != nil {
+	docs := docsSnapshot(t)
+	res, fig := filepath.Join("out", "minibatch"), filepath.Join("out", "minibatch")
+	// No reference at --reference: one is computed and written beside the tables.
+	ref := filepath.Join(res, "breast-cancer-reference.json")
+	if err := run(t, "reproduce", "minibatch", "--smoke", "--seeds", "2", "--reference", "none.json", "--reference-steps", "1000"); err != nil {
 		t.Fatal(err)
 	}
+	docs.untouched(t)
 	for _, f := range []string{
 		filepath.Join(res, "welling-teh.md"), filepath.Join(res, "breast-cancer.md"), filepath.Join(res, "summary.json"), ref,
 		filepath.Join(fig, "minibatch-welling-teh-TV.png"), filepath.Join(fig, "minibatch-welling-teh-TV.svg"),
@@ -71,7 +74,7 @@ func TestReproduceMinibatchSmoke(t *testing.T) {
 }
 
 func TestReproduceMinibatchBadFlags(t *testing.T) {
-	if err := run(t, "reproduce", "minibatch", "--problems", "iris", "--results", t.TempDir()); err == nil || !strings.Contains(err.Error(), `unknown problem "iris"`) {
+	if err := run(t, "reproduce", "minibatch", "--problems", "iris", "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), `unknown problem "iris"`) {
 		t.Errorf("unknown problem: %v", err)
 	}
 	if err := run(t, "reproduce", "minibatch", "--seeds", "1"); err == nil || !strings.Contains(err.Error(), "--seeds = 1") {

@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/experiments/swaps"
-	"github.com/fresgld/fresgld/minibatchstudy"
 )
 
 // swapsFlags are the settings of the swap-energy study.
@@ -56,8 +56,8 @@ breast-cancer (against the cached MALA reference). Writes <problem>.md and
 	fl.StringVar(&f.Results, "results", "docs/results/swaps", "directory of the tables and summaries")
 	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/breast-cancer-reference.json", "cached MALA reference of the breast-cancer posterior")
 	fl.StringVar(&f.Problems, "problems", "welling-teh,breast-cancer", "comma-separated problems")
-	fl.IntVar(&f.Points, "points", minibatchstudy.Full.Points, "budget points")
-	fl.Float64Var(&f.Max, "max", minibatchstudy.Full.Max, "largest budget, in multiples of the burn-in cost")
+	fl.IntVar(&f.Points, "points", minibatch.Full.Points, "budget points")
+	fl.Float64Var(&f.Max, "max", minibatch.Full.Max, "largest budget, in multiples of the burn-in cost")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
 	reproduceCmd.AddCommand(cmd)
 }
@@ -69,21 +69,21 @@ func runSwaps(f *swapsFlags) error {
 	if f.Points < 2 || !(f.Max > 3) {
 		return fmt.Errorf("--points = %d, --max = %v: need at least 2 points and a largest budget above 3× the burn-in", f.Points, f.Max)
 	}
-	sz := minibatchstudy.Size{Points: f.Points, Max: f.Max}
+	sz := minibatch.Size{Points: f.Points, Max: f.Max}
 	if f.Smoke {
-		sz = minibatchstudy.Smoke
+		sz = minibatch.Smoke
 	}
 	if err := os.MkdirAll(f.Results, 0o755); err != nil {
 		return err
 	}
 	for _, name := range strings.Split(f.Problems, ",") {
 		name = strings.TrimSpace(name)
-		var pr minibatchstudy.Problem
+		var pr minibatch.Problem
 		var err error
 		note := ""
 		switch {
 		case name == "welling-teh":
-			pr, err = minibatchstudy.WellingTehProblem(sz)
+			pr, err = minibatch.WellingTehProblem(sz)
 		case strings.HasPrefix(name, "welling-teh-"):
 			N, perr := strconv.Atoi(strings.TrimPrefix(name, "welling-teh-"))
 			if perr != nil || N < 20 {
@@ -93,10 +93,10 @@ func runSwaps(f *swapsFlags) error {
 			pr, neg, err = swaps.WellingTehN(N, sz)
 			note = fmt.Sprintf("Exact mass on θ2 < 0: %.4f.\n\n", neg)
 		case name == "breast-cancer":
-			var ref minibatchstudy.Reference
+			var ref minibatch.Reference
 			ref, err = breastCancerReference(&minibatchFlags{Reference: f.Reference, ReferenceSteps: 1000000})
 			if err == nil {
-				pr, err = minibatchstudy.BreastCancerProblem(ref, sz)
+				pr, err = minibatch.BreastCancerProblem(ref, sz)
 			}
 		default:
 			return fmt.Errorf("--problems: unknown problem %q (want welling-teh, welling-teh-N or breast-cancer)", name)
@@ -130,7 +130,7 @@ func runSwaps(f *swapsFlags) error {
 		}
 		js, err := json.MarshalIndent(struct {
 			Problem    string
-			Setting    minibatchstudy.Setting
+			Setting    minibatch.Setting
 			Best       map[string]string
 			Tuning     []swaps.Group
 			Comparison []swaps.Group

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/mala"
-	"github.com/fresgld/fresgld/minibatchstudy"
 	"github.com/fresgld/fresgld/models"
 )
 
@@ -18,25 +18,25 @@ import (
 // barrier between them grows in proportion to N. The metric is the error
 // of the mass on θ2 < 0 (mode weight), against its exact value from grids
 // around the two modes (ModeMass).
-func WellingTehN(N int, sz minibatchstudy.Size) (minibatchstudy.Problem, float64, error) {
+func WellingTehN(N int, sz minibatch.Size) (minibatch.Problem, float64, error) {
 	w := models.NewWellingTeh(N, 0, 1, rand.New(rand.NewPCG(models.WellingTehSeed, 0)))
-	st, _, _, err := minibatchstudy.SettingFor(w, []float64{1.3, -1.6}, sz)
+	st, _, _, err := minibatch.SettingFor(w, []float64{1.3, -1.6}, sz)
 	if err != nil {
-		return minibatchstudy.Problem{}, 0, err
+		return minibatch.Problem{}, 0, err
 	}
-	e := minibatchstudy.Energy(w)
+	e := minibatch.Energy(w)
 	st.Init, _, err = mala.Laplace(e, st.Init)
 	if err != nil {
-		return minibatchstudy.Problem{}, 0, err
+		return minibatch.Problem{}, 0, err
 	}
 	neg, err := ModeMass(w, st.Init, []float64{-0.3, 1.6}, 8, 120)
 	if err != nil {
-		return minibatchstudy.Problem{}, 0, err
+		return minibatch.Problem{}, 0, err
 	}
-	pr := minibatchstudy.Problem{
+	pr := minibatch.Problem{
 		Name: fmt.Sprintf("welling-teh-%d", N), Terms: w, Setting: st,
 		Metrics: []string{"mode weight error"}, Targets: []float64{0.05},
-		NewAcc: func() minibatchstudy.Accumulator { return &modeWeight{want: neg} },
+		NewAcc: func() minibatch.Accumulator { return &modeWeight{want: neg} },
 	}
 	return pr, neg, nil
 }
@@ -47,7 +47,7 @@ func WellingTehN(N int, sz minibatchstudy.Size) (minibatchstudy.Problem, float64
 // outside the two boxes, and on the wrong side of θ2 = 0 inside them, is
 // neglected; at width 8 it is below e^{−32} of each mode's for a Gaussian.
 func ModeMass(w *models.WellingTeh, a, b []float64, width float64, cells int) (float64, error) {
-	e := minibatchstudy.Energy(w)
+	e := minibatch.Energy(w)
 	var mass [2]float64
 	var umin [2]float64
 	for k, start := range [][]float64{a, b} {

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/fresgld/fresgld/minibatchstudy"
+	"github.com/fresgld/fresgld/experiments/minibatch"
 )
 
 func pm(m, se float64) string {
@@ -27,7 +27,7 @@ func g3(x float64) string {
 }
 
 // Setting writes the problem's setting in one paragraph.
-func Setting(w io.Writer, pr minibatchstudy.Problem) {
+func Setting(w io.Writer, pr minibatch.Problem) {
 	st := pr.Setting
 	p := Periods(pr.Terms.Len(), st.NCold)
 	fmt.Fprintf(w, "Problem %s: N = %d, τ1 = %g, τ2 = %g, η = %.4g, cold n = %d, swap attempts with probability a·η = %g per step (exact mode: every W = %d steps), anchor passes every m = %d steps, m-reSGLD a1 = %g, hot n automatic (share %g of 2τ2η), burn-in %.3g per-example evaluations, budgets %.3g to %.3g; swap noise = τδ²V/2 in nats; exact S checked at every accepted swap and every %d-th attempt (not counted as cost).\n\n",
@@ -55,7 +55,7 @@ func frac(x float64) string {
 }
 
 // Markdown writes the tuning table.
-func (t Tuning) Markdown(w io.Writer, pr minibatchstudy.Problem) {
+func (t Tuning) Markdown(w io.Writer, pr minibatch.Problem) {
 	fmt.Fprintf(w, "Tuning run (seeds %d–%d, never used below): every exchange method under every swap-energy mode; the mode with the lowest final %s (draw excluded) is chosen.\n\n", TuneSeed, TuneSeed+t.Seeds-1, pr.Metrics[0])
 	swapRows(w, pr.Metrics[0], t.Groups, len(pr.Setting.Budgets)-1)
 	fmt.Fprintf(w, "Chosen:")
@@ -70,7 +70,7 @@ func (t Tuning) Markdown(w io.Writer, pr minibatchstudy.Problem) {
 }
 
 // Markdown writes the comparison tables.
-func (c Comparison) Markdown(w io.Writer, pr minibatchstudy.Problem) {
+func (c Comparison) Markdown(w io.Writer, pr minibatch.Problem) {
 	st := pr.Setting
 	for k, name := range pr.Metrics {
 		fmt.Fprintf(w, "%s (mean ± se over %d seeds) against per-example evaluations (gradients, swap energies and anchor passes):\n\n| evaluations |", name, c.Seeds)

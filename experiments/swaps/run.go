@@ -10,8 +10,8 @@ import (
 	"math"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/minibatchstudy"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -54,7 +54,7 @@ type Result struct {
 }
 
 // Run runs method m with swap energies mode on pr for one seed.
-func Run(pr minibatchstudy.Problem, m exchange.Method, mode exchange.EnergyMode, seed uint64) (Result, error) {
+func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, seed uint64) (Result, error) {
 	st := pr.Setting
 	res := Result{Method: string(m), Mode: mode.String(), Seed: seed, MinLogS: math.Inf(1)}
 	cold, err := target.NewMinibatch(pr.Terms, st.NCold)

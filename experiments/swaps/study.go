@@ -7,7 +7,7 @@ import (
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/minibatchstudy"
+	"github.com/fresgld/fresgld/experiments/minibatch"
 )
 
 // Modes are the swap-energy modes a tuning run tries for each exchange
@@ -54,7 +54,7 @@ type Group struct {
 }
 
 // runArms runs every arm for seeds first..first+seeds−1 on workers.
-func runArms(pr minibatchstudy.Problem, arms []Arm, first uint64, seeds, workers int, progress func(done, total int)) ([][]Result, error) {
+func runArms(pr minibatch.Problem, arms []Arm, first uint64, seeds, workers int, progress func(done, total int)) ([][]Result, error) {
 	out := make([][]Result, len(arms))
 	for i := range out {
 		out[i] = make([]Result, seeds)
@@ -94,7 +94,7 @@ func runArms(pr minibatchstudy.Problem, arms []Arm, first uint64, seeds, workers
 	return out, firstErr
 }
 
-func summarize(pr minibatchstudy.Problem, arm Arm, runs []Result) Group {
+func summarize(pr minibatch.Problem, arm Arm, runs []Result) Group {
 	g := Group{Arm: arm.String(), Runs: runs, MinLogS: math.Inf(1)}
 	nb, nm := len(pr.Setting.Budgets), len(pr.Metrics)
 	xs := make([]float64, len(runs))
@@ -150,7 +150,7 @@ type Tuning struct {
 }
 
 // Tune runs the tuning arms on seeds TuneSeed.. and picks each method's mode.
-func Tune(pr minibatchstudy.Problem, modes []exchange.EnergyMode, seeds, workers int, progress func(done, total int)) (Tuning, error) {
+func Tune(pr minibatch.Problem, modes []exchange.EnergyMode, seeds, workers int, progress func(done, total int)) (Tuning, error) {
 	var arms []Arm
 	methods := []exchange.Method{exchange.ReSGLDMethod, exchange.MReSGLDMethod, exchange.FReSGLDMethod}
 	for _, m := range methods {
@@ -186,7 +186,7 @@ type Comparison struct {
 }
 
 // Compare runs the comparison arms on seeds 1..seeds.
-func Compare(pr minibatchstudy.Problem, best map[exchange.Method]exchange.EnergyMode, withDraw bool, seeds, workers int, progress func(done, total int)) (Comparison, error) {
+func Compare(pr minibatch.Problem, best map[exchange.Method]exchange.EnergyMode, withDraw bool, seeds, workers int, progress func(done, total int)) (Comparison, error) {
 	arms := []Arm{{Method: exchange.SGLDMethod}}
 	for _, m := range []exchange.Method{exchange.ReSGLDMethod, exchange.MReSGLDMethod, exchange.FReSGLDMethod} {
 		arms = append(arms, Arm{m, best[m]})

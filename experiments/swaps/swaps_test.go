@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/minibatchstudy"
+	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/models"
 )
 
@@ -20,7 +20,7 @@ func TestModeMassMatchesFullGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := w.Posterior(1, minibatchstudy.WTCellsX, minibatchstudy.WTCellsY)
+	g := w.Posterior(1, minibatch.WTCellsX, minibatch.WTCellsY)
 	var want float64
 	dy := (g.Y1 - g.Y0) / float64(g.NY)
 	for i := range g.NX {
@@ -39,7 +39,7 @@ func TestModeMassMatchesFullGrid(t *testing.T) {
 // A run under a data mode counts its swap energies and anchors in its cost,
 // and reproduces itself.
 func TestRunCountsSwapCostAndRepeats(t *testing.T) {
-	pr, err := minibatchstudy.WellingTehProblem(minibatchstudy.Smoke)
+	pr, err := minibatch.WellingTehProblem(minibatch.Smoke)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// outFlags are the output flags every reproduce command shares. A run
+// writes under --out (out/<command> by default); only --docs writes into
+// docs/, and only at the full size that EXPERIMENTS.md documents, so a
+// smoke or small run can never overwrite the published results.
+type outFlags struct {
+	out  string
+	docs bool
+}
+
+// docsFree are the flags that --docs allows to differ from their defaults:
+// they do not change the results written (workers), or select what is
+// written rather than its size.
+var docsFree = map[string]bool{"docs": true, "workers": true, "reference-only": true, "recompute-reference": true, "reference": true, "summary": true}
+
+// docsAtLeast are the flags --docs allows only to grow: more seeds or a
+// longer reference run than the default are still full size.
+var docsAtLeast = map[string]bool{"seeds": true, "reference-steps": true}
+
+func (o *outFlags) bind(c *cobra.Command) {
+	c.Flags().StringVar(&o.out, "out", filepath.Join("out", c.Name()), "directory of the tables and figures")
+	c.Flags().BoolVar(&o.docs, "docs", false, "refresh the published results in docs/results and docs/figures instead (full size only; run from the repository root)")
+}
+
+// dirs returns the directories of the tables and of the figures: both --out,
+// or with --docs, docs/results/<sub> and docs/figures. It refuses --docs
+// with a smoke or reduced-size setting, or outside the repository root.
+func (o *outFlags) dirs(c *cobra.Command, sub string) (results, figures string, err error) {
+	if !o.docs {
+		if o.out == "" {
+			return "", "", errors.New("--out: empty directory name")
+		}
+		return o.out, o.out, nil
+	}
+	var bad error
+	c.Flags().Visit(func(f *pflag.Flag) {
+		switch {
+		case bad != nil || docsFree[f.Name] || f.Value.String() == f.DefValue:
+		case f.Name == "out":
+			bad = errors.New("--docs and --out: give one (--docs writes into docs/)")
+		case docsAtLeast[f.Name]:
+			v, _ := strconv.Atoi(f.Value.String())
+			d, _ := strconv.Atoi(f.DefValue)
+			if v < d {
+				bad = fmt.Errorf("--docs with --%s %d: docs/ holds full-size results only (at least %d)", f.Name, v, d)
+			}
+		default:
+			bad = fmt.Errorf("--docs with --%s %s: docs/ holds the full-size results only; drop --%s or write under --out", f.Name, f.Value, f.Name)
+		}
+	})
+	if bad != nil {
+		return "", "", bad
+	}
+	if st, err := os.Stat("docs"); err != nil || !st.IsDir() {
+		return "", "", errors.New("--docs: no docs/ directory here; run from the repository root")
+	}
+	return filepath.Join("docs", "results", sub), filepath.Join("docs", "figures"), nil
+}

@@ -1,0 +1,274 @@
+package diag
+
+import (
+	"math"
+	"math/bits"
+
+	"gonum.org/v1/gonum/dsp/fourier"
+)
+
+// acovWork is the scratch of essOf.
+type acovWork struct {
+	y      []float64 // the centred chains, one after another
+	means  []float64
+	sums   []float64 // Σ over chains of the autocovariance at each lag computed so far
+	rho    []float64
+	fft    *fourier.FFT
+	padded []float64
+	coef   []complex128
+}
+
+// essOf is posterior's .ess of (already split) chains of equal length n:
+// Geyer's initial positive sequence of the multi-chain autocorrelations
+// ρ_t = 1 − (W − mean autocovariance at t)/var⁺, made monotone, with the
+// last even lag added (it lowers the variance for antithetic chains), and
+// the effective size capped at S·log10(S) for S draws. NaN for fewer than 3
+// draws per chain or draws posterior calls NA.
+//
+// The autocovariances are computed lag by lag while the sequence needs few
+// of them, as it does for chains that mix well, and by FFT (as posterior
+// always does) once it needs many: the two differ only by rounding.
+func essOf(chains [][]float64, w *acovWork) float64 {
+	m := len(chains)
+	if m == 0 {
+		return math.NaN()
+	}
+	n := len(chains[0])
+	if n < 3 || !w.prepare(chains) {
+		return math.NaN()
+	}
+	nf := float64(n)
+	mf := float64(m)
+	meanAcov := func(t int) float64 { return w.lag(t) / mf }
+	meanVar0 := meanAcov(0) * nf / (nf - 1)
+	varPlus := meanVar0 * (nf - 1) / nf
+	if m > 1 {
+		_, vb := meanVar(w.means)
+		varPlus += vb
+	}
+	w.rho = grow(w.rho, n)
+	rho := w.rho
+	clear(rho)
+	t := 0
+	even := 1.0
+	rho[0] = even
+	odd := 1 - (meanVar0-meanAcov(1))/varPlus
+	rho[1] = odd
+	for t < n-5 && !math.IsNaN(even+odd) && even+odd > 0 {
+		t += 2
+		even = 1 - (meanVar0-meanAcov(t))/varPlus
+		odd = 1 - (meanVar0-meanAcov(t+1))/varPlus
+		if even+odd >= 0 {
+			rho[t] = even
+			rho[t+1] = odd
+		}
+	}
+	maxT := t
+	if even > 0 {
+		rho[maxT] = even
+	}
+	// Geyer's initial monotone sequence.
+	for t = 0; t <= maxT-4; {
+		t += 2
+		if rho[t]+rho[t+1] > rho[t-2]+rho[t-1] {
+			rho[t] = (rho[t-2] + rho[t-1]) / 2
+			rho[t+1] = rho[t]
+		}
+	}
+	s := mf * nf
+	var sum float64
+	for _, r := range rho[:maxT] {
+		sum += r
+	}
+	tau := -1 + 2*sum + rho[maxT]
+	tau = math.Max(tau, 1/math.Log10(s)) // ESS at most S·log10(S)
+	return s / tau
+}
+
+// rangeOK is false for what posterior's should_return_NA flags: a NaN or
+// infinite value, or a range below the machine epsilon. Plain comparisons
+// (not math.Min and math.Max) keep it cheap; NaN shows in the sum.
+func rangeOK(xs []float64, lo, hi, sum float64) (float64, float64, float64) {
+	for _, x := range xs {
+		if x < lo {
+			lo = x
+		}
+		if x > hi {
+			hi = x
+		}
+		sum += x
+	}
+	return lo, hi, sum
+}
+
+func okRange(lo, hi, sum float64) bool {
+	return !math.IsNaN(sum) && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) && math.Abs(hi-lo) >= eps
+}
+
+// prepare centres every chain by its mean and forgets the lags computed
+// for the previous series; it returns false for chains posterior calls NA.
+func (w *acovWork) prepare(chains [][]float64) bool {
+	m, n := len(chains), len(chains[0])
+	w.means = grow(w.means, m)
+	lo, hi, total := math.Inf(1), math.Inf(-1), 0.0
+	for c, ch := range chains {
+		var sum float64
+		lo, hi, sum = rangeOK(ch, lo, hi, 0)
+		w.means[c] = sum / float64(n)
+		total += sum
+	}
+	if !okRange(lo, hi, total) {
+		return false
+	}
+	w.y = grow(w.y, m*n)
+	for c, ch := range chains {
+		mu := w.means[c]
+		y := w.y[c*n : (c+1)*n]
+		for i, x := range ch {
+			y[i] = x - mu
+		}
+	}
+	w.sums = w.sums[:0]
+	return true
+}
+
+// lag is the sum over chains of the biased autocovariance at lag t,
+// Σ_i y_i·y_{i+t} / n, computing lags in blocks as they are asked for.
+func (w *acovWork) lag(t int) float64 {
+	if t < len(w.sums) {
+		return w.sums[t]
+	}
+	return w.extend(t)
+}
+
+// extend computes lags up to at least t and returns lag t.
+func (w *acovWork) extend(t int) float64 {
+	m := len(w.means)
+	n := len(w.y) / m
+	have := len(w.sums)
+	want := max(2*have, 4, t+1)
+	if want > directLags(n) {
+		w.byFFT(m, n)
+		return w.sums[t]
+	}
+	want = min(want, n)
+	for k := have; k < want; k++ {
+		var s float64
+		for c := 0; c < m; c++ {
+			s += dotLag(w.y[c*n:(c+1)*n], k)
+		}
+		w.sums = append(w.sums, s/float64(n))
+	}
+	return w.sums[t]
+}
+
+// directLags is how many lags are cheaper to compute one by one (n
+// multiply-adds each) than all n by FFT (about 2·log2(2n) passes of 4n).
+func directLags(n int) int {
+	return 8 * bits.Len(uint(2*n))
+}
+
+// dotLag is Σ_i y_i·y_{i+k}, four products at a time.
+func dotLag(y []float64, k int) float64 {
+	a, b := y[:len(y)-k], y[k:]
+	var s0, s1, s2, s3 float64
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// byFFT computes every lag as posterior's autocovariance does: the centred
+// chain zero-padded to twice the next size with no prime factor above 5,
+// transformed, squared in modulus and transformed back.
+func (w *acovWork) byFFT(m, n int) {
+	size := 2 * fftGoodSize(n)
+	if w.fft == nil || w.fft.Len() != size {
+		w.fft = fourier.NewFFT(size)
+	}
+	w.padded = grow(w.padded, size)
+	w.coef = grow(w.coef, size/2+1)
+	w.sums = grow(w.sums, n)
+	clear(w.sums)
+	for c := 0; c < m; c++ {
+		copy(w.padded, w.y[c*n:(c+1)*n])
+		clear(w.padded[n:])
+		w.fft.Coefficients(w.coef, w.padded)
+		for i, v := range w.coef {
+			w.coef[i] = complex(real(v)*real(v)+imag(v)*imag(v), 0)
+		}
+		w.fft.Sequence(w.padded, w.coef)
+		for t := range w.sums {
+			w.sums[t] += w.padded[t]
+		}
+	}
+	// Sequence(Coefficients(y)) is size times the circular autocorrelation.
+	scale := 1 / (float64(size) * float64(n))
+	for t := range w.sums {
+		w.sums[t] *= scale
+	}
+}
+
+// fftGoodSize is the least N ≥ n with no prime factor above 5 (2 for
+// n ≤ 2), as posterior's fft_next_good_size.
+func fftGoodSize(n int) int {
+	if n <= 2 {
+		return 2
+	}
+	for ; ; n++ {
+		m := n
+		for m%2 == 0 {
+			m /= 2
+		}
+		for m%3 == 0 {
+			m /= 3
+		}
+		for m%5 == 0 {
+			m /= 5
+		}
+		if m <= 1 {
+			return n
+		}
+	}
+}
+
+// rhatOf is posterior's .rhat of (already split) chains: the square root of
+// ((n−1)/n·W + B/n)/W, with W the mean within-chain variance and B/n the
+// variance of the chain means. Chains posterior calls NA give NaN.
+func rhatOf(chains [][]float64) float64 {
+	m := len(chains)
+	if m == 0 {
+		return math.NaN()
+	}
+	n := float64(len(chains[0]))
+	var buf [64]float64
+	means := buf[:0]
+	lo, hi, total := math.Inf(1), math.Inf(-1), 0.0
+	var within float64
+	for _, ch := range chains {
+		var sum float64
+		lo, hi, sum = rangeOK(ch, lo, hi, 0)
+		total += sum
+		mu := sum / n
+		var ss float64
+		for _, x := range ch {
+			d := x - mu
+			ss += d * d
+		}
+		means = append(means, mu)
+		within += ss / (n - 1)
+	}
+	if !okRange(lo, hi, total) {
+		return math.NaN()
+	}
+	within /= float64(m)
+	_, vb := meanVar(means)
+	return math.Sqrt((n*vb/within + n - 1) / n)
+}

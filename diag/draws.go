@@ -1,0 +1,279 @@
+package diag
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mathext"
+)
+
+// draws is one parameter's chains laid out for the diagnostics, with the
+// scratch they need; a draws is reused from parameter to parameter so that
+// a summary of many parameters allocates little.
+type draws struct {
+	m, n, h int       // chains, draws per chain, draws per split half
+	all     []float64 // the draws chain after chain
+	sorted  []float64 // all, sorted
+	bad     bool      // posterior's should_return_NA: NaN, ±Inf or constant
+	nan     bool      // some draw is NaN
+
+	split [][]float64 // views of all as 2m split chains of h draws (m chains of 1 draw when n = 1)
+
+	// Split-layout ranks: the draws of the split chains in ascending order
+	// (sv) and where each sits in the split layout (sd).
+	sv []float64
+	sd []uint32
+
+	keys, tmpK []uint64
+	pay, tmpP  []uint32
+	fv         []float64 // folded values in ascending order
+	fd         []uint32
+	buf        [4][]float64 // split-layout series: z bulk, z folded, x², indicator
+	views      [4][][]float64
+	acov       acovWork
+}
+
+var drawsPool = sync.Pool{New: func() any { return new(draws) }}
+
+// load lays out chains; ok is false when the chains are empty or of unequal
+// lengths, for which every statistic is NaN.
+func (d *draws) load(chains [][]float64) (ok bool) {
+	d.m = len(chains)
+	if d.m == 0 || len(chains[0]) == 0 {
+		return false
+	}
+	d.n = len(chains[0])
+	for _, c := range chains {
+		if len(c) != d.n {
+			return false
+		}
+	}
+	s := d.m * d.n
+	d.all = grow(d.all, s)[:0]
+	for _, c := range chains {
+		d.all = append(d.all, c...)
+	}
+	d.h = d.n / 2
+	if d.n == 1 {
+		d.h = 1
+	}
+	d.split = d.split[:0]
+	d.buildSplitViews(&d.split, d.all)
+	d.sortDraws()
+	return true
+}
+
+// buildSplitViews sets *views to the split chains of a series in the
+// pooled layout (chain after chain, n draws each), as posterior's
+// .split_chains: the first ⌊n/2⌋ draws of every chain, then the last ⌊n/2⌋
+// of every chain; the middle draw of an odd length is dropped.
+func (d *draws) buildSplitViews(views *[][]float64, series []float64) {
+	v := (*views)[:0]
+	if d.n == 1 {
+		for c := 0; c < d.m; c++ {
+			v = append(v, series[c:c+1])
+		}
+		*views = v
+		return
+	}
+	for c := 0; c < d.m; c++ {
+		v = append(v, series[c*d.n:c*d.n+d.h])
+	}
+	for c := 0; c < d.m; c++ {
+		v = append(v, series[(c+1)*d.n-d.h:(c+1)*d.n])
+	}
+	*views = v
+}
+
+// splitIndex is where pooled draw p sits in the split layout (split chain
+// after split chain, h draws each), or −1 for a dropped middle draw.
+func (d *draws) splitIndex(p int) int {
+	c, i := p/d.n, p%d.n
+	switch {
+	case d.n == 1:
+		return c
+	case i < d.h:
+		return c*d.h + i
+	case i >= d.n-d.h:
+		return (d.m+c)*d.h + i - (d.n - d.h)
+	}
+	return -1
+}
+
+// sortDraws sorts all draws, keeping where each one goes in the split
+// layout, and sets bad and nan.
+func (d *draws) sortDraws() {
+	s := len(d.all)
+	d.keys, d.tmpK = grow(d.keys, s), grow(d.tmpK, s)
+	d.pay, d.tmpP = grow(d.pay, s), grow(d.tmpP, s)
+	d.nan = false
+	inf := false
+	for p, x := range d.all {
+		d.keys[p] = sortKey(x)
+		idx := d.splitIndex(p)
+		d.pay[p] = uint32(idx)
+		if idx < 0 {
+			d.pay[p] = math.MaxUint32
+		}
+		if x != x {
+			d.nan = true
+		} else if math.IsInf(x, 0) {
+			inf = true
+		}
+	}
+	keys, pay := sortWithPayload(d.keys, d.tmpK, d.pay, d.tmpP)
+	d.sorted = grow(d.sorted, s)
+	d.sv, d.sd = d.sv[:0], d.sd[:0]
+	for i, k := range keys {
+		x := keyValue(k)
+		d.sorted[i] = x
+		if pay[i] != math.MaxUint32 {
+			d.sv = append(d.sv, x)
+			d.sd = append(d.sd, pay[i])
+		}
+	}
+	d.bad = d.nan || inf || math.Abs(d.sorted[s-1]-d.sorted[0]) < eps
+}
+
+// median is R's median of all draws.
+func (d *draws) median() float64 { return quantileMedian(d.sorted) }
+
+// zBulk returns the rank-normalised split chains (posterior's
+// z_scale(.split_chains(x))).
+func (d *draws) zBulk() [][]float64 {
+	out := d.series(0)
+	rankZ(d.sv, d.sd, out)
+	return d.views[0]
+}
+
+// zFolded returns the rank-normalised split chains of the draws folded
+// about their median (z_scale(.split_chains(fold_draws(x)))). The folded
+// values come in ascending order by merging the two sides of the median in
+// the sorted draws, without a second sort.
+func (d *draws) zFolded() [][]float64 {
+	med := d.median()
+	k := len(d.sv)
+	d.fv, d.fd = grow(d.fv, k)[:0], grow(d.fd, k)[:0]
+	r := 0
+	for r < k && d.sv[r] < med {
+		r++
+	}
+	l := r - 1
+	for l >= 0 || r < k {
+		// |x − med| is med − x below the median: fl(x − med) = −fl(med − x).
+		if r >= k || (l >= 0 && med-d.sv[l] <= d.sv[r]-med) {
+			d.fv = append(d.fv, med-d.sv[l])
+			d.fd = append(d.fd, d.sd[l])
+			l--
+		} else {
+			d.fv = append(d.fv, d.sv[r]-med)
+			d.fd = append(d.fd, d.sd[r])
+			r++
+		}
+	}
+	out := d.series(1)
+	rankZ(d.fv, d.fd, out)
+	return d.views[1]
+}
+
+// squares returns the split chains of the squared draws.
+func (d *draws) squares() [][]float64 {
+	out := d.series(2)
+	for _, c := range d.split {
+		for _, x := range c {
+			out = append(out, x*x)
+		}
+	}
+	return d.views[2]
+}
+
+// indicator returns the split chains of the indicator x ≤ q.
+func (d *draws) indicator(q float64) [][]float64 {
+	out := d.series(3)
+	for _, c := range d.split {
+		for _, x := range c {
+			v := 0.0
+			if x <= q {
+				v = 1
+			}
+			out = append(out, v)
+		}
+	}
+	return d.views[3]
+}
+
+// series readies scratch series k in the split layout and its views,
+// returning it with length 0 and the capacity of the split layout.
+func (d *draws) series(k int) []float64 {
+	size := len(d.split) * len(d.split[0])
+	d.buf[k] = grow(d.buf[k], size)
+	h := len(d.split[0])
+	v := d.views[k][:0]
+	for c := range d.split {
+		v = append(v, d.buf[k][c*h:(c+1)*h])
+	}
+	d.views[k] = v
+	return d.buf[k][:0]
+}
+
+// rankZ writes to out[dst[i]] the normal score Φ⁻¹((r − 3/8)/(S + 1/4)) of
+// the rank r of vals[i] among the S sorted vals, ties given their average
+// rank, as posterior's z_scale with its fractional offset 3/8.
+func rankZ(vals []float64, dst []uint32, out []float64) {
+	out = out[:cap(out)]
+	s := len(vals)
+	tab := zTableFor(s)
+	for lo := 0; lo < s; {
+		hi := lo + 1
+		for hi < s && vals[hi] == vals[lo] {
+			hi++
+		}
+		var z float64
+		if hi == lo+1 {
+			z = tab[lo]
+		} else {
+			z = zScore(float64(lo+1+hi)/2, s) // average of ranks lo+1..hi
+		}
+		for _, j := range dst[lo:hi] {
+			out[j] = z
+		}
+		lo = hi
+	}
+}
+
+// zScore is posterior's qnorm(backtransform_ranks(r)) for rank r of s.
+func zScore(r float64, s int) float64 {
+	const c = 3.0 / 8
+	return mathext.NormalQuantile((r - c) / (float64(s) - 2*c + 1))
+}
+
+// zTable holds zScore(r, s) for the integer ranks r = 1..s: every parameter
+// of a summary has the same number of draws, so the normal quantiles are
+// computed once.
+type zTable struct {
+	s int
+	z []float64
+}
+
+var lastZTable atomic.Pointer[zTable]
+
+func zTableFor(s int) []float64 {
+	if t := lastZTable.Load(); t != nil && t.s == s {
+		return t.z
+	}
+	t := &zTable{s: s, z: make([]float64, s)}
+	for i := range t.z {
+		t.z[i] = zScore(float64(i+1), s)
+	}
+	lastZTable.Store(t)
+	return t.z
+}
+
+// grow returns buf resized to n, reusing its storage when large enough.
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	return buf[:n]
+}

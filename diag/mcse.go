@@ -1,0 +1,71 @@
+package diag
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// MCSEMean is the Monte Carlo standard error of the mean, sd/√ESSMean, as
+// posterior::mcse_mean.
+func MCSEMean(chains [][]float64) float64 {
+	return with(chains, func(d *draws) float64 { return mcseMean(d.sdAll(), d.essMean()) })
+}
+
+// MCSESd is the Monte Carlo standard error of the sd as posterior 1.4.0's
+// mcse_sd computes it, for normal draws by Stirling's approximation:
+// sd·√(e·(1 − 1/E)^(E−1) − 1) with E = ESSSd. (Posterior 1.5 changed this to
+// a formula without the normality assumption.)
+func MCSESd(chains [][]float64) float64 {
+	return with(chains, func(d *draws) float64 { return mcseSd(d.sdAll(), d.essSd(d.essMean())) })
+}
+
+// MCSEQuantile is the Monte Carlo standard error of the prob-quantile, as
+// posterior::mcse_quantile: half the distance between the sorted draws at
+// the 15.9% and 84.1% points of the Beta(E·p + 1, E·(1 − p) + 1)
+// distribution of the quantile's rank, E = ESSQuantile.
+func MCSEQuantile(chains [][]float64, prob float64) float64 {
+	return with(chains, func(d *draws) float64 { return d.mcseQuantile(prob, d.essQuantile(prob)) })
+}
+
+// Quantile is the prob-quantile of the pooled draws by R's type 7, as
+// posterior::quantile2; NaN if a draw is NaN.
+func Quantile(chains [][]float64, prob float64) float64 {
+	return with(chains, func(d *draws) float64 { return d.quantile(prob) })
+}
+
+func (d *draws) quantile(prob float64) float64 {
+	if d.nan || !(prob >= 0 && prob <= 1) {
+		return math.NaN()
+	}
+	return quantile7(d.sorted, prob)
+}
+
+// sdAll is R's sd of all draws.
+func (d *draws) sdAll() float64 {
+	_, v := meanVar(d.all)
+	return math.Sqrt(v)
+}
+
+func mcseMean(sd, essMean float64) float64 {
+	return sd / math.Sqrt(essMean)
+}
+
+func mcseSd(sd, essSd float64) float64 {
+	return sd * math.Sqrt(math.E*math.Pow(1-1/essSd, essSd-1)-1)
+}
+
+// mcseQuantile is posterior's .mcse_quantile given the quantile's ESS.
+func (d *draws) mcseQuantile(prob, ess float64) float64 {
+	if math.IsNaN(ess) {
+		return math.NaN()
+	}
+	b := distuv.Beta{Alpha: ess*prob + 1, Beta: ess*(1-prob) + 1}
+	a1 := b.Quantile(0.1586553)
+	a2 := b.Quantile(0.8413447)
+	s := d.sorted
+	n := float64(len(s))
+	i1 := max(int(math.Floor(a1*n)), 1)
+	i2 := min(int(math.Ceil(a2*n)), len(s))
+	return (s[i2-1] - s[i1-1]) / 2
+}

@@ -1,0 +1,79 @@
+package exchange
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ChainSeed is the seed of chain c in a run seeded with seed. Chain c's
+// ladder draws from PCG streams keyed by ChainSeed(seed, c) alone, so its
+// output is the same whether it runs by itself or beside other chains, as
+// a separate process or a cluster array task.
+func ChainSeed(seed uint64, c int) uint64 {
+	// Two rounds of SplitMix64's finaliser: nearby (seed, c) pairs give
+	// unrelated seeds, so chains do not share the streams of another seed.
+	return mix64(mix64(seed) ^ uint64(c))
+}
+
+func mix64(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// ChainResult is what one chain of a multi-chain run did.
+type ChainResult struct {
+	Stats Stats
+	Wall  time.Duration
+	Err   error // the chain's error, if it stopped early
+}
+
+// RunChains runs plan on every sampler, each on its own goroutine, at most
+// workers at a time (0: GOMAXPROCS), and shows sampler i's ladder to
+// sinks[i] (sinks may be nil, or hold nil entries). The samplers must share
+// nothing mutable: give each chain its own estimators and variance models
+// (and its own seed, ChainSeed). Then every chain's output is bit-identical
+// to a run of it alone, at any GOMAXPROCS. A failing chain does not stop
+// the others. plan.Progress, if set, is called with the steps done and
+// planned over all chains, from one goroutine at a time.
+func RunChains(smps []*Sampler, plan Plan, sinks []Sink, workers int) []ChainResult {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	res := make([]ChainResult, len(smps))
+	prog := plan.Progress
+	if prog != nil {
+		total := plan.Steps() * len(smps)
+		every := max(total/1000, 1)
+		var done atomic.Int64
+		var mu sync.Mutex
+		plan.Progress = func(int, int) {
+			if d := int(done.Add(1)); d%every == 0 || d == total {
+				mu.Lock()
+				prog(d, total)
+				mu.Unlock()
+			}
+		}
+	}
+	sem := make(chan struct{}, workers)
+	var wg sync.WaitGroup
+	for i, s := range smps {
+		var sink Sink
+		if i < len(sinks) {
+			sink = sinks[i]
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			start := time.Now()
+			err := Run(s, plan, sink)
+			res[i] = ChainResult{Stats: s.Stats(), Wall: time.Since(start), Err: err}
+		}()
+	}
+	wg.Wait()
+	return res
+}

@@ -1,0 +1,92 @@
+package exchange
+
+import "fmt"
+
+// A Sink sees the ladder after every step, burn-in included: every level's
+// state (s.State(l)), which replica sits where (s.Replica(l)) and the running
+// counters (s.Accepts, s.ClampedSteps, s.Units). It lets a user stream or
+// reduce a run without storing its draws. The state slices are the
+// sampler's own: a sink copies what it keeps. A sink's error stops the run.
+type Sink interface {
+	Observe(step int, s *Sampler) error
+}
+
+// SinkFunc is a function used as a Sink.
+type SinkFunc func(step int, s *Sampler) error
+
+// Observe calls f.
+func (f SinkFunc) Observe(step int, s *Sampler) error { return f(step, s) }
+
+// Retained reports whether the state after step (counted from 1) is one
+// the plan keeps, and its index among the kept samples.
+func (p Plan) Retained(step int) (i int, ok bool) {
+	if step <= p.Burn || (step-p.Burn)%p.Thin != 0 {
+		return 0, false
+	}
+	return (step-p.Burn)/p.Thin - 1, true
+}
+
+// Run takes plan p's steps on s, showing the ladder to sink (nil: none)
+// after each. With p.Budget > 0 it stops early, without error, after the
+// first step at which the ladder has spent p.Budget cost units; s.Steps()
+// then tells how far it went. A step's error or the sink's stops the run.
+func Run(s *Sampler, p Plan, sink Sink) error {
+	if err := p.validate(s); err != nil {
+		return err
+	}
+	total := p.Steps()
+	for i := 1; i <= total; i++ {
+		if err := s.Step(); err != nil {
+			return err
+		}
+		if sink != nil {
+			if err := sink.Observe(i, s); err != nil {
+				return fmt.Errorf("step %d: %w", i, err)
+			}
+		}
+		if p.Progress != nil {
+			p.Progress(i, total)
+		}
+		if p.Budget > 0 && s.Units() >= p.Budget {
+			return nil
+		}
+	}
+	return nil
+}
+
+// Collector is a Sink that keeps a plan's retained states of its level.
+type Collector struct {
+	Plan  Plan
+	Trace Trace
+}
+
+// Observe appends the state of c.Plan.Level when the plan retains step.
+func (c *Collector) Observe(step int, s *Sampler) error {
+	if _, ok := c.Plan.Retained(step); ok {
+		c.Trace.Data = append(c.Trace.Data, s.State(c.Plan.Level)...)
+	}
+	return nil
+}
+
+// Accepts is the number of swaps made so far between levels l and l+1.
+func (s *Sampler) Accepts(l int) int { return s.pairs[l].Accepts }
+
+// Attempts is the number of swap ratios evaluated so far between levels l
+// and l+1.
+func (s *Sampler) Attempts(l int) int { return s.pairs[l].Attempts }
+
+// ClampedSteps is the number of steps so far at level l in which at least
+// one coordinate's gradient noise exceeded the noise budget.
+func (s *Sampler) ClampedSteps(l int) int64 { return s.lv[l].stats.ClampedSteps }
+
+// Units is the cost spent so far by the whole ladder, in the estimators'
+// units (per-example evaluations for minibatch estimators): every gradient
+// and energy draw of every level, variance estimation included.
+func (s *Sampler) Units() float64 {
+	var u float64
+	for l := range s.lv {
+		c := &s.lv[l].stats.Cost
+		u += c.Grad.Units + c.Energy.Units + c.VarGrad.Units + c.VarEnergy.Units
+	}
+	return u
+}

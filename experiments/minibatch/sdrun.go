@@ -1,0 +1,242 @@
+package minibatch
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/variance"
+)
+
+// The sd follow-up: the study found f-reSGLD's and corrected-sgld's sd
+// error levelling off on breast cancer. SDVariant reruns a method at the
+// study's setting with one thing changed: where the corrected step's ŝ²
+// comes from.
+type SDVariant struct {
+	Name   string
+	Method exchange.Method // sgld, fresgld or CorrectedSGLD
+	// SmoothCold and SmoothHot give the cold (hot) chain the window-averaged
+	// per-example spread N(N − n)/n · S̄_j² (variance.AutoOptions.Smooth)
+	// instead of each draw's own N(N − n)/n · s_j². The cold chain keeps its
+	// n (an AutoBatch with Min = Max = NCold); the hot one keeps the
+	// automatic rule.
+	SmoothCold, SmoothHot bool
+	// Cov, for CorrectedSGLD only, runs the chain in runSmoothedCov instead
+	// of the exchange driver: "diagonal" (the smoothed per-coordinate
+	// correction again) or "full" (the injected noise has covariance
+	// (2τη·I − η²Ĉ)⁺ with Ĉ the window-averaged full covariance).
+	Cov string
+}
+
+// SDVariants are the follow-up's runs, in the order it reports them.
+var SDVariants = []SDVariant{
+	{Name: "sgld", Method: exchange.SGLDMethod},
+	{Name: "corrected-sgld, per-draw ŝ²", Method: CorrectedSGLD},
+	{Name: "corrected-sgld, smoothed ŝ²", Method: CorrectedSGLD, SmoothCold: true},
+	{Name: "fresgld, per-draw ŝ² (both)", Method: exchange.FReSGLDMethod},
+	{Name: "fresgld, smoothed hot ŝ²", Method: exchange.FReSGLDMethod, SmoothHot: true},
+	{Name: "fresgld, smoothed ŝ² (both)", Method: exchange.FReSGLDMethod, SmoothCold: true, SmoothHot: true},
+	{Name: "corrected-sgld, smoothed diagonal Ĉ (own loop)", Method: CorrectedSGLD, SmoothCold: true, Cov: "diagonal"},
+	{Name: "corrected-sgld, smoothed full Ĉ (own loop)", Method: CorrectedSGLD, SmoothCold: true, Cov: "full"},
+}
+
+// SDRun is one run of one variant: the breast-cancer scores at the
+// budgets, the per-coordinate sd ratio (chain sd / reference sd) at the
+// last one, and the chains' clamp counts.
+type SDRun struct {
+	// Score[b] = {mean error, sd error, signed sd bias}; the signed bias is
+	// mean_j (ŝ_j/s_j − 1), positive when the chain runs hot.
+	Score [][]float64
+	Ratio []float64
+	Steps int
+	// ClampCold and ClampHot: steps with a clamped coordinate, and
+	// clamped coordinate-steps, per step (per coordinate-step).
+	ClampStepsCold, ClampCoordCold float64
+	ClampStepsHot, ClampCoordHot   float64
+}
+
+// sdMoments adds the signed sd bias to moments' scores.
+type sdMoments struct{ *moments }
+
+func (a sdMoments) Score(dst []float64) {
+	a.moments.Score(dst[:2])
+	dst[2] = 0
+	for _, r := range a.ratio() {
+		dst[2] += (r - 1) / float64(len(a.mean))
+	}
+}
+
+func (a sdMoments) ratio() []float64 {
+	r := make([]float64, len(a.mean))
+	for j := range r {
+		r[j] = math.Sqrt(a.m2[j]/a.n) / a.ref.SD[j]
+	}
+	return r
+}
+
+// RunSD runs variant v on the breast-cancer problem pr with reference ref.
+func RunSD(pr Problem, ref Reference, v SDVariant, seed uint64) (SDRun, error) {
+	switch {
+	case v.Cov == "":
+	case v.Method != CorrectedSGLD || !v.SmoothCold || (v.Cov != "diagonal" && v.Cov != "full"):
+		return SDRun{}, fmt.Errorf("sd variant %q: Cov %q needs corrected-sgld with a smoothed cold chain and is diagonal or full", v.Name, v.Cov)
+	default:
+		return runSmoothedCov(pr, ref, v.Cov == "full", seed)
+	}
+	st := pr.Setting
+	var res SDRun
+	cold, err := target.NewMinibatch(pr.Terms, st.NCold)
+	if err != nil {
+		return res, err
+	}
+	hot, err := target.NewMinibatch(pr.Terms, st.NCold)
+	if err != nil {
+		return res, err
+	}
+	var used float64
+	eta := langevin.Constant{Step: st.Eta}
+	var varErr error
+	keep := func(m *variance.AutoBatch, err error) variance.Model {
+		if err != nil && varErr == nil {
+			varErr = err
+		}
+		return m
+	}
+	setup := exchange.Setup{
+		Tau1: st.Tau1, Tau2: st.Tau2, Eta: eta,
+		Cold: meter{cold, &used}, Hot: meter{hot, &used},
+		HotVar: func() variance.Model {
+			return keep(variance.NewAutoBatch(hot, st.Tau2, eta, variance.AutoOptions{Share: st.Share, Every: st.Every, Smooth: v.SmoothHot}))
+		},
+		A: st.SwapA, A1: st.A1, Seed: seed,
+	}
+	if v.SmoothCold {
+		setup.ColdVar = func() variance.Model {
+			return keep(variance.NewAutoBatch(cold, st.Tau1, eta, variance.AutoOptions{Every: st.Every, Min: st.NCold, Max: st.NCold, Smooth: true}))
+		}
+	}
+	var cfg exchange.Config
+	if v.Method == CorrectedSGLD {
+		cfg = exchange.Config{Levels: []exchange.Level{{Tau: st.Tau1, Est: setup.Cold, Eta: eta, Noise: langevin.Corrected, Var: call(setup.ColdVar)}}, Seed: seed}
+	} else if cfg, err = v.Method.Config(setup); err != nil {
+		return res, err
+	}
+	if varErr != nil {
+		return res, varErr
+	}
+	init := make([][]float64, len(cfg.Levels))
+	for l := range init {
+		init[l] = st.Init
+	}
+	s, err := exchange.New(cfg, init)
+	if err != nil {
+		return res, err
+	}
+	defer s.Close()
+	acc := sdMoments{newMoments(ref)}
+	for _, b := range st.Budgets {
+		for used < b {
+			if err := s.Step(); err != nil {
+				return res, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
+			}
+			if used > st.BurnCost {
+				acc.Add(s.State(0))
+			}
+		}
+		sc := []float64{math.NaN(), math.NaN(), math.NaN()}
+		if acc.n > 0 {
+			acc.Score(sc)
+		}
+		res.Score = append(res.Score, sc)
+	}
+	if acc.n > 0 {
+		res.Ratio = acc.ratio()
+	}
+	stats := s.Stats()
+	res.Steps = stats.Steps
+	p := float64(len(st.Init))
+	n := float64(stats.Steps)
+	res.ClampStepsCold = float64(stats.Levels[0].ClampedSteps) / n
+	res.ClampCoordCold = float64(stats.Levels[0].Clamped) / (n * p)
+	if len(stats.Levels) > 1 {
+		res.ClampStepsHot = float64(stats.Levels[1].ClampedSteps) / n
+		res.ClampCoordHot = float64(stats.Levels[1].Clamped) / (n * p)
+	}
+	return res, nil
+}
+
+func call(f func() variance.Model) variance.Model {
+	if f == nil {
+		return nil
+	}
+	return f()
+}
+
+// SDSummary is one variant's follow-up over the seeds: mean and standard
+// error of each score at each budget, the mean per-coordinate sd ratio at
+// the last budget, and the mean clamp rates.
+type SDSummary struct {
+	Variant  string
+	FullCov  bool // the variant corrects against the full covariance
+	Mean, SE [][]float64
+	// Ratio[j] and RatioSE[j]: chain sd / reference sd of coordinate j at
+	// the last budget, mean and standard error over seeds.
+	Ratio, RatioSE                 []float64
+	Steps                          float64
+	ClampStepsCold, ClampCoordCold float64
+	ClampStepsHot, ClampCoordHot   float64
+}
+
+// SDStudy runs every variant for seeds 1..seeds on workers goroutines.
+func SDStudy(pr Problem, ref Reference, variants []SDVariant, seeds, workers int, progress func(done, total int)) ([]SDSummary, error) {
+	runs := make([][]SDRun, len(variants))
+	for i := range runs {
+		runs[i] = make([]SDRun, seeds)
+	}
+	err := runAll(len(variants), seeds, workers, progress, func(v, s int) (err error) {
+		runs[v][s], err = RunSD(pr, ref, variants[v], uint64(s+1))
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	var out []SDSummary
+	xs := make([]float64, seeds)
+	for v, rs := range runs {
+		sm := SDSummary{Variant: variants[v].Name, FullCov: variants[v].Cov == "full"}
+		for b := range pr.Setting.Budgets {
+			mean, se := make([]float64, 3), make([]float64, 3)
+			for k := range mean {
+				for i, r := range rs {
+					xs[i] = r.Score[b][k]
+				}
+				mean[k], se[k] = diag.MeanSE(xs)
+			}
+			sm.Mean, sm.SE = append(sm.Mean, mean), append(sm.SE, se)
+		}
+		p := len(ref.Mean)
+		sm.Ratio, sm.RatioSE = make([]float64, p), make([]float64, p)
+		for j := 0; j < p; j++ {
+			for i, r := range rs {
+				xs[i] = math.NaN()
+				if r.Ratio != nil {
+					xs[i] = r.Ratio[j]
+				}
+			}
+			sm.Ratio[j], sm.RatioSE[j] = diag.MeanSE(xs)
+		}
+		f := 1 / float64(seeds)
+		for _, r := range rs {
+			sm.Steps += f * float64(r.Steps)
+			sm.ClampStepsCold += f * r.ClampStepsCold
+			sm.ClampCoordCold += f * r.ClampCoordCold
+			sm.ClampStepsHot += f * r.ClampStepsHot
+			sm.ClampCoordHot += f * r.ClampCoordHot
+		}
+		out = append(out, sm)
+	}
+	return out, nil
+}

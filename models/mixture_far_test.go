@@ -1,0 +1,64 @@
+package models
+
+import (
+	"math"
+	"testing"
+)
+
+// TestMixtureFarFromModes checks U and U' where every component's log-term
+// underflows to −Inf (|z|² overflows): U must be +Inf, not NaN, and U' must
+// be the limit of the widest component, (θ − μ_k)/s_k², which dominates the
+// tails. Nearer in, where the terms are finite, the log-sum-exp must agree
+// with the widest component's own U to within the other's share.
+func TestMixtureFarFromModes(t *testing.T) {
+	m := PaperMixture() // widest: component 0, sd 0.7, mean −4
+	g := []float64{0}
+	for _, x := range []float64{1e200, -1e200, math.MaxFloat64, -math.MaxFloat64} {
+		if u := m.U([]float64{x}); !math.IsInf(u, 1) {
+			t.Errorf("U(%v) = %v, want +Inf", x, u)
+		}
+		m.Grad(g, []float64{x})
+		want := (x - m.Means[0]) / (m.SDs[0] * m.SDs[0])
+		if g[0] != want {
+			t.Errorf("U'(%v) = %v, want the widest component's %v", x, g[0], want)
+		}
+	}
+	// At θ = 10¹⁵⁰ the terms are finite: U is the widest component's
+	// −log(w s⁻¹ (2π)^−½) + z²/2, the other's weight being exp(−10³⁰⁰)-small.
+	x := 1e150
+	z := (x - m.Means[0]) / m.SDs[0]
+	want := 0.5*z*z - math.Log(m.Weights[0]) + math.Log(m.SDs[0]) + 0.5*math.Log(2*math.Pi)
+	if u := m.U([]float64{x}); math.Abs(u-want) > 1e-12*want {
+		t.Errorf("U(%v) = %v, want %v", x, u, want)
+	}
+}
+
+// TestMixtureConstants checks that the precomputed constants change no bit
+// of U or U' against a literal Mixture (which computes them on every call),
+// and that a Mixture whose weights or sds changed after NewMixture does not
+// use its stale constants.
+func TestMixtureConstants(t *testing.T) {
+	m := PaperMixture()
+	lit := Mixture{Weights: []float64{0.4, 0.6}, Means: []float64{-4, 3}, SDs: []float64{0.7, 0.5}}
+	g1, g2 := []float64{0}, []float64{0}
+	for x := -12.0; x <= 12; x += 0.01 {
+		th := []float64{x}
+		m.Grad(g1, th)
+		lit.Grad(g2, th)
+		if u1, u2 := m.U(th), lit.U(th); u1 != u2 || g1[0] != g2[0] {
+			t.Fatalf("θ = %v: precomputed U, U' = %v, %v; literal %v, %v", x, u1, g1[0], u2, g2[0])
+		}
+	}
+	m.Weights[0], m.Weights[1] = 0.5, 0.5
+	m.SDs[1] = 0.7
+	lit = Mixture{Weights: []float64{0.5, 0.5}, Means: []float64{-4, 3}, SDs: []float64{0.7, 0.7}}
+	if u1, u2 := m.U([]float64{1}), lit.U([]float64{1}); u1 != u2 {
+		t.Errorf("after changing weights and sds, U(1) = %v, want %v", u1, u2)
+	}
+	if u := m.U([]float64{math.NaN()}); !math.IsNaN(u) {
+		t.Errorf("U(NaN) = %v", u)
+	}
+	if _, err := NewMixture([]float64{1}, []float64{0}, []float64{-1}); err == nil {
+		t.Error("NewMixture accepted sd −1")
+	}
+}

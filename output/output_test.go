@@ -1,0 +1,151 @@
+package output
+
+import (
+	"bytes"
+	"encoding/csv"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A failed fill leaves the earlier file as it was and no temporary file.
+func TestWriteFileWholeOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "summary.json")
+	if err := WriteBytes(path, []byte("old")); err != nil {
+		t.Fatal(err)
+	}
+	boom := errors.New("boom")
+	err := WriteFile(path, func(w io.Writer) error {
+		w.Write([]byte("half of the new"))
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("error %v, want boom", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Errorf("file holds %q after a failed write, want the earlier %q", b, "old")
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("directory holds %d entries, want 1 (a temporary file was left)", len(ents))
+	}
+}
+
+func TestPrepare(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	os.WriteFile(file, []byte("x"), 0o644)
+	if _, err := Prepare(file); err == nil || !strings.Contains(err.Error(), "not a directory") {
+		t.Errorf("--out on a file: error %v", err)
+	}
+	if _, err := Prepare(filepath.Join(file, "sub")); err == nil {
+		t.Errorf("--out under a file: no error")
+	}
+	// An earlier run's outputs are removed, other files kept.
+	out := filepath.Join(dir, "out")
+	os.MkdirAll(out, 0o755)
+	os.WriteFile(filepath.Join(out, "samples.csv"), []byte("old"), 0o644)
+	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
+	d, err := Prepare(out, "samples.csv", "summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "samples.csv")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the earlier samples.csv is still there (%v)", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "notes.txt")); err != nil {
+		t.Errorf("an unrelated file was removed: %v", err)
+	}
+	if d.Wrote() != "wrote nothing to "+out {
+		t.Errorf("Wrote() = %q before any write", d.Wrote())
+	}
+	if os.Getuid() != 0 { // root writes anywhere
+		ro := filepath.Join(dir, "ro")
+		os.MkdirAll(ro, 0o555)
+		if _, err := Prepare(ro); err == nil || !strings.Contains(err.Error(), "not writable") {
+			t.Errorf("read-only directory: error %v", err)
+		}
+	}
+}
+
+func parse(t *testing.T, path string) [][]string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := csv.NewReader(bytes.NewReader(b))
+	r.Comment = '#'
+	recs, err := r.ReadAll() // also checks every line has the header's field count
+	if err != nil {
+		t.Fatalf("%s does not parse: %v", path, err)
+	}
+	return recs
+}
+
+// Header names are CSV-quoted; a full buffer of FlushRows lines reaches the
+// file without Close, and so does a single line within about a second.
+func TestStreamFlushes(t *testing.T) {
+	d, err := Prepare(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.CreateStream("samples.csv", []string{"a,b", `say "hi"`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	path := d.File("samples.csv")
+	if recs := parse(t, path); len(recs) != 1 || recs[0][0] != "a,b" || recs[0][1] != `say "hi"` {
+		t.Fatalf("header %q", recs)
+	}
+	for i := range FlushRows {
+		s.WriteFloats([]float64{float64(i), 0.5})
+	}
+	// FlushRows lines were buffered (the header was flushed on its own), so
+	// the last one filled the buffer and flushed it.
+	if recs := parse(t, path); len(recs) != 1+FlushRows {
+		t.Errorf("%d lines on disk after %d rows, want %d", len(recs), FlushRows, 1+FlushRows)
+	}
+	s.WriteFloats([]float64{-1, 2})
+	if recs := parse(t, path); len(recs) != 1+FlushRows {
+		t.Fatalf("one row reached the file at once: no buffering (%d lines)", len(recs))
+	}
+	deadline := time.Now().Add(FlushEvery + 2*time.Second)
+	for len(parse(t, path)) != 2+FlushRows {
+		if time.Now().After(deadline) {
+			t.Fatalf("a buffered row did not reach the file within %v", FlushEvery+2*time.Second)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if d.Wrote() != "wrote "+d.Path()+"/{samples.csv}" {
+		t.Errorf("Wrote() = %q", d.Wrote())
+	}
+}
+
+// Writing a row of numbers allocates nothing once the buffers have grown.
+func TestStreamWriteFloatsAllocs(t *testing.T) {
+	d, _ := Prepare(t.TempDir())
+	s, err := d.CreateStream("x.csv", []string{"a", "b", "c"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	row := []float64{1.25, -3e-7, 12345.678}
+	for range 2 * FlushRows {
+		s.WriteFloats(row)
+	}
+	if a := testing.AllocsPerRun(5000, func() { s.WriteFloats(row) }); a != 0 {
+		t.Errorf("WriteFloats allocates %v times per row", a)
+	}
+}

@@ -1,0 +1,178 @@
+package output
+
+import (
+	"bytes"
+	"encoding/csv"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Flush policy of a Stream: buffered lines reach the file at least every
+// FlushRows lines and every FlushEvery, so a killed run loses at most that.
+const (
+	FlushRows  = 1000
+	FlushEvery = time.Second
+)
+
+// Stream is a CSV file written while a run goes on. Lines are buffered and
+// handed to the file whole, in one write per flush, so that the file always
+// ends at a line boundary and parses after an interrupt or a kill -9 (it
+// holds every line but those buffered since the last flush).
+//
+// Text fields go through encoding/csv, which quotes them as needed (a
+// column name with a comma). Numeric rows are formatted straight into the
+// buffer: a number in Go's 'g' format never needs quoting, and this keeps a
+// sampler's loop free of allocations.
+type Stream struct {
+	f    *os.File
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	cw   *csv.Writer // writes into buf
+	num  []byte
+	rows int // lines buffered since the last flush
+	err  error
+	done chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+// CreateStream creates name in the directory (replacing any file of that
+// name), writes the header line and starts the once-a-second flusher. The
+// file is recorded as written: whatever happens next, it holds the lines
+// flushed so far.
+func (d *Dir) CreateStream(name string, header []string) (*Stream, error) {
+	f, err := os.Create(d.File(name))
+	if err != nil {
+		return nil, err
+	}
+	s := &Stream{f: f, done: make(chan struct{})}
+	s.cw = csv.NewWriter(&s.buf)
+	d.Record(name)
+	if header != nil {
+		if err := s.WriteRecord(header); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if err := s.Flush(); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	s.wg.Add(1)
+	go s.flusher()
+	return s, nil
+}
+
+func (s *Stream) flusher() {
+	defer s.wg.Done()
+	t := time.NewTicker(FlushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+			s.Flush()
+		}
+	}
+}
+
+// WriteRecord writes one line of text fields, quoted as CSV needs.
+func (s *Stream) WriteRecord(fields []string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	if err := s.cw.Write(fields); err != nil {
+		s.err = err
+		return err
+	}
+	s.cw.Flush() // into buf: the line is now whole in the buffer
+	return s.lineLocked()
+}
+
+// WriteFloats writes one line of numbers.
+func (s *Stream) WriteFloats(xs []float64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	b := s.num[:0]
+	for j, x := range xs {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendFloat(b, x, 'g', -1, 64)
+	}
+	b = append(b, '\n')
+	s.num = b
+	s.buf.Write(b)
+	return s.lineLocked()
+}
+
+// Comment writes a line "# text", as CmdStan's CSV files carry their
+// settings and timings.
+func (s *Stream) Comment(text string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err != nil {
+		return s.err
+	}
+	s.buf.WriteString("# ")
+	s.buf.WriteString(text)
+	s.buf.WriteByte('\n')
+	return s.lineLocked()
+}
+
+func (s *Stream) lineLocked() error {
+	s.rows++
+	if s.rows >= FlushRows {
+		return s.flushLocked()
+	}
+	return nil
+}
+
+// Flush hands the buffered lines to the file.
+func (s *Stream) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.flushLocked()
+}
+
+func (s *Stream) flushLocked() error {
+	if s.err != nil || s.buf.Len() == 0 {
+		return s.err
+	}
+	if _, err := s.f.Write(s.buf.Bytes()); err != nil {
+		s.err = err
+		return err
+	}
+	s.buf.Reset()
+	s.rows = 0
+	return nil
+}
+
+// Close flushes the lines left, syncs and closes the file. It returns the
+// first error the stream met; later calls do nothing.
+func (s *Stream) Close() error {
+	err := os.ErrClosed
+	s.once.Do(func() {
+		close(s.done)
+		s.wg.Wait()
+		err = s.Flush()
+		if e := s.f.Sync(); err == nil {
+			err = e
+		}
+		if e := s.f.Close(); err == nil {
+			err = e
+		}
+	})
+	if err == os.ErrClosed {
+		return nil
+	}
+	return err
+}
