@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/experiments/swaps"
 )
@@ -21,7 +20,7 @@ type swapsFlags struct {
 	Seeds, TuneSeeds, Workers int
 	Results, Reference        string
 	Problems                  string
-	Points                    int
+	Points, Levels            int
 	Max                       float64
 	Smoke                     bool
 }
@@ -58,11 +57,15 @@ breast-cancer (against the cached MALA reference). Writes <problem>.md and
 	fl.StringVar(&f.Problems, "problems", "welling-teh,breast-cancer", "comma-separated problems")
 	fl.IntVar(&f.Points, "points", minibatch.Full.Points, "budget points")
 	fl.Float64Var(&f.Max, "max", minibatch.Full.Max, "largest budget, in multiples of the burn-in cost")
+	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from τ1 to τ2 (swap counts pooled over pairs)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
 	reproduceCmd.AddCommand(cmd)
 }
 
 func runSwaps(f *swapsFlags) error {
+	if f.Levels < 2 {
+		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
+	}
 	if f.Seeds < 2 || f.TuneSeeds < 1 {
 		return fmt.Errorf("--seeds = %d, --tune-seeds = %d: need at least 2 and 1", f.Seeds, f.TuneSeeds)
 	}
@@ -106,22 +109,29 @@ func runSwaps(f *swapsFlags) error {
 		}
 		start := time.Now()
 		narms := 3 * len(swaps.Modes)
-		tune, err := swaps.Tune(pr, swaps.Modes, f.TuneSeeds, f.Workers, newProgress(pr.Name+" tuning", narms*f.TuneSeeds).update)
+		tune, err := swaps.Tune(pr, swaps.Modes, f.Levels, f.TuneSeeds, f.Workers, newProgress(pr.Name+" tuning", narms*f.TuneSeeds).update)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
-		cmp, err := swaps.Compare(pr, tune.Best, true, f.Seeds, f.Workers, newProgress(pr.Name, 5*f.Seeds).update)
+		cmp, err := swaps.Compare(pr, tune.Best, true, f.Levels, f.Seeds, f.Workers, newProgress(pr.Name, 5*f.Seeds).update)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
 		fmt.Fprintf(os.Stderr, "%s: %.1fs\n", pr.Name, time.Since(start).Seconds())
 		var b strings.Builder
 		swaps.Setting(&b, pr)
+		if f.Levels > 2 {
+			fmt.Fprintf(&b, "Ladder: %d levels, geometric from τ1 to τ2; swap counts, noise and the exact-S checks are pooled over its %d adjacent pairs.\n\n", f.Levels, f.Levels-1)
+		}
 		b.WriteString(note)
 		tune.Markdown(&b, pr)
 		cmp.Markdown(&b, pr)
 		fmt.Print(b.String())
-		if err := os.WriteFile(filepath.Join(f.Results, pr.Name+".md"), []byte(b.String()), 0o644); err != nil {
+		base := pr.Name
+		if f.Levels > 2 {
+			base = fmt.Sprintf("%s-%dlevels", pr.Name, f.Levels)
+		}
+		if err := os.WriteFile(filepath.Join(f.Results, base+".md"), []byte(b.String()), 0o644); err != nil {
 			return err
 		}
 		best := map[string]string{}
@@ -138,11 +148,9 @@ func runSwaps(f *swapsFlags) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(f.Results, pr.Name+".json"), append(js, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(f.Results, base+".json"), append(js, '\n'), 0o644); err != nil {
 			return err
 		}
 	}
 	return nil
 }
-
-var _ = exchange.DrawEnergies

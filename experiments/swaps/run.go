@@ -53,8 +53,10 @@ type Result struct {
 	MinLogS    float64
 }
 
-// Run runs method m with swap energies mode on pr for one seed.
-func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, seed uint64) (Result, error) {
+// Run runs method m with swap energies mode on pr for one seed, on a ladder
+// of levels temperatures spaced geometrically from τ1 to τ2 (0: two).
+// Swap counts and noise are pooled over the ladder's adjacent pairs.
+func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, levels int, seed uint64) (Result, error) {
 	st := pr.Setting
 	res := Result{Method: string(m), Mode: mode.String(), Seed: seed, MinLogS: math.Inf(1)}
 	cold, err := target.NewMinibatch(pr.Terms, st.NCold)
@@ -66,25 +68,26 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, seed
 		return res, err
 	}
 	eta := langevin.Constant{Step: st.Eta}
-	var autoErr error
-	td := 1/st.Tau1 - 1/st.Tau2
+	var taus []float64 // the ladder's temperatures, set once it is built
 	period := Periods(pr.Terms.Len(), st.NCold)
 	setup := exchange.Setup{
 		Tau1: st.Tau1, Tau2: st.Tau2, Eta: eta, Cold: cold, Hot: hot,
-		HotVar: func() variance.Model {
-			var a *variance.AutoBatch
-			a, autoErr = variance.NewAutoBatch(hot, st.Tau2, eta, variance.AutoOptions{Share: st.Share, Every: st.Every})
-			return a
+		HotVarAt: func(est target.Estimator, tau float64) (variance.Model, error) {
+			mb, ok := est.(*target.Minibatch)
+			if !ok {
+				return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
+			}
+			return variance.NewAutoBatch(mb, tau, eta, variance.AutoOptions{Share: st.Share, Every: st.Every})
 		},
-		A: st.SwapA, A1: st.A1, Seed: seed,
+		A: st.SwapA, A1: st.A1, Seed: seed, Levels: levels,
 		Energies: exchange.Energies{Mode: mode, Terms: pr.Terms, AnchorEvery: period, ExactEvery: period},
-		OnSwap: func(_ int, x, y []float64, _, _ float64, accepted bool) {
+		OnSwap: func(l int, x, y []float64, _, _ float64, accepted bool) {
 			res.Attempts++ // counted here too, to pick the checked attempts
 			check := res.Attempts%CheckEvery == 0
 			if !check && !accepted {
 				return
 			}
-			logS := td * (target.Sum(pr.Terms, x) - target.Sum(pr.Terms, y))
+			logS := (1/taus[l] - 1/taus[l+1]) * (target.Sum(pr.Terms, x) - target.Sum(pr.Terms, y))
 			a := math.Exp(math.Min(0, logS))
 			if check {
 				res.Checked++
@@ -108,8 +111,8 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, seed
 	if err != nil {
 		return res, err
 	}
-	if autoErr != nil {
-		return res, autoErr
+	for _, L := range cfg.Levels {
+		taus = append(taus, L.Tau)
 	}
 	init := make([][]float64, len(cfg.Levels))
 	for l := range init {
@@ -149,9 +152,15 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, seed
 		res.SwapCost += l.Cost.Energy.Units + l.Cost.VarEnergy.Units
 		res.AnchorCost += l.Cost.Anchor.Units
 	}
-	if len(stats.Pairs) > 0 {
-		p := stats.Pairs[0]
-		res.Attempts, res.Accepts, res.Noise = p.Attempts, p.Accepts, p.Noise
+	res.Attempts = 0
+	var noise float64
+	for _, p := range stats.Pairs {
+		res.Attempts += p.Attempts
+		res.Accepts += p.Accepts
+		noise += p.Noise * float64(p.Attempts)
+	}
+	if res.Attempts > 0 {
+		res.Noise = noise / float64(res.Attempts)
 	}
 	return res, nil
 }

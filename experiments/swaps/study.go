@@ -54,7 +54,7 @@ type Group struct {
 }
 
 // runArms runs every arm for seeds first..first+seeds−1 on workers.
-func runArms(pr minibatch.Problem, arms []Arm, first uint64, seeds, workers int, progress func(done, total int)) ([][]Result, error) {
+func runArms(pr minibatch.Problem, arms []Arm, levels int, first uint64, seeds, workers int, progress func(done, total int)) ([][]Result, error) {
 	out := make([][]Result, len(arms))
 	for i := range out {
 		out[i] = make([]Result, seeds)
@@ -70,7 +70,7 @@ func runArms(pr minibatch.Problem, arms []Arm, first uint64, seeds, workers int,
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				r, err := Run(pr, arms[j.a].Method, arms[j.a].Mode, first+uint64(j.s))
+				r, err := Run(pr, arms[j.a].Method, arms[j.a].Mode, levels, first+uint64(j.s))
 				mu.Lock()
 				out[j.a][j.s] = r
 				if err != nil && firstErr == nil {
@@ -150,7 +150,7 @@ type Tuning struct {
 }
 
 // Tune runs the tuning arms on seeds TuneSeed.. and picks each method's mode.
-func Tune(pr minibatch.Problem, modes []exchange.EnergyMode, seeds, workers int, progress func(done, total int)) (Tuning, error) {
+func Tune(pr minibatch.Problem, modes []exchange.EnergyMode, levels, seeds, workers int, progress func(done, total int)) (Tuning, error) {
 	var arms []Arm
 	methods := []exchange.Method{exchange.ReSGLDMethod, exchange.MReSGLDMethod, exchange.FReSGLDMethod}
 	for _, m := range methods {
@@ -158,7 +158,7 @@ func Tune(pr minibatch.Problem, modes []exchange.EnergyMode, seeds, workers int,
 			arms = append(arms, Arm{m, mode})
 		}
 	}
-	runs, err := runArms(pr, arms, TuneSeed, seeds, workers, progress)
+	runs, err := runArms(pr, arms, levels, TuneSeed, seeds, workers, progress)
 	if err != nil {
 		return Tuning{}, err
 	}
@@ -186,7 +186,7 @@ type Comparison struct {
 }
 
 // Compare runs the comparison arms on seeds 1..seeds.
-func Compare(pr minibatch.Problem, best map[exchange.Method]exchange.EnergyMode, withDraw bool, seeds, workers int, progress func(done, total int)) (Comparison, error) {
+func Compare(pr minibatch.Problem, best map[exchange.Method]exchange.EnergyMode, withDraw bool, levels, seeds, workers int, progress func(done, total int)) (Comparison, error) {
 	arms := []Arm{{Method: exchange.SGLDMethod}}
 	for _, m := range []exchange.Method{exchange.ReSGLDMethod, exchange.MReSGLDMethod, exchange.FReSGLDMethod} {
 		arms = append(arms, Arm{m, best[m]})
@@ -194,7 +194,7 @@ func Compare(pr minibatch.Problem, best map[exchange.Method]exchange.EnergyMode,
 	if withDraw {
 		arms = append(arms, Arm{exchange.FReSGLDMethod, exchange.DrawEnergies})
 	}
-	runs, err := runArms(pr, arms, 1, seeds, workers, progress)
+	runs, err := runArms(pr, arms, levels, 1, seeds, workers, progress)
 	if err != nil {
 		return Comparison{}, err
 	}

@@ -43,11 +43,11 @@ func TestRunCountsSwapCostAndRepeats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Run(pr, exchange.FReSGLDMethod, exchange.CVEnergies, 3)
+	a, err := Run(pr, exchange.FReSGLDMethod, exchange.CVEnergies, 0, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := Run(pr, exchange.FReSGLDMethod, exchange.CVEnergies, 3)
+	b, _ := Run(pr, exchange.FReSGLDMethod, exchange.CVEnergies, 0, 3)
 	if a.Cost != b.Cost || a.Accepts != b.Accepts || a.Score[len(a.Score)-1][0] != b.Score[len(b.Score)-1][0] {
 		t.Errorf("same seed, different runs: %+v vs %+v", a, b)
 	}
