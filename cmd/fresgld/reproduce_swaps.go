@@ -18,7 +18,8 @@ import (
 // swapsFlags are the settings of the swap-energy study.
 type swapsFlags struct {
 	Seeds, TuneSeeds, Workers int
-	Results, Reference        string
+	Reference                 string
+	out                       outFlags
 	Problems                  string
 	Points, Levels            int
 	Max                       float64
@@ -44,25 +45,26 @@ fraction min(1, S) itself predicts.
 Problems: welling-teh (N = 100, TV against the exact posterior),
 welling-teh-N for any N (the same generative model; mode-weight error),
 breast-cancer (against the cached MALA reference). Writes <problem>.md and
-<problem>.json under --results.`,
+<problem>.json under --out; --docs writes them into docs/results/swaps
+instead (full size only).`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSwaps(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSwaps(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", 10, "comparison seeds per arm")
 	fl.IntVar(&f.TuneSeeds, "tune-seeds", 3, "tuning seeds per method and mode")
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
-	fl.StringVar(&f.Results, "results", "docs/results/swaps", "directory of the tables and summaries")
 	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/breast-cancer-reference.json", "cached MALA reference of the breast-cancer posterior")
 	fl.StringVar(&f.Problems, "problems", "welling-teh,breast-cancer", "comma-separated problems")
 	fl.IntVar(&f.Points, "points", minibatch.Full.Points, "budget points")
 	fl.Float64Var(&f.Max, "max", minibatch.Full.Max, "largest budget, in multiples of the burn-in cost")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from τ1 to τ2 (swap counts pooled over pairs)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
+	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
 
-func runSwaps(f *swapsFlags) error {
+func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 	if f.Levels < 2 {
 		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
 	}
@@ -76,7 +78,11 @@ func runSwaps(f *swapsFlags) error {
 	if f.Smoke {
 		sz = minibatch.Smoke
 	}
-	if err := os.MkdirAll(f.Results, 0o755); err != nil {
+	results, _, err := f.out.dirs(cmd, "swaps")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(results, 0o755); err != nil {
 		return err
 	}
 	for _, name := range strings.Split(f.Problems, ",") {
@@ -131,7 +137,7 @@ func runSwaps(f *swapsFlags) error {
 		if f.Levels > 2 {
 			base = fmt.Sprintf("%s-%dlevels", pr.Name, f.Levels)
 		}
-		if err := os.WriteFile(filepath.Join(f.Results, base+".md"), []byte(b.String()), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(results, base+".md"), []byte(b.String()), 0o644); err != nil {
 			return err
 		}
 		best := map[string]string{}
@@ -148,7 +154,7 @@ func runSwaps(f *swapsFlags) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(f.Results, base+".json"), append(js, '\n'), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(results, base+".json"), append(js, '\n'), 0o644); err != nil {
 			return err
 		}
 	}

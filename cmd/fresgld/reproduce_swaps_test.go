@@ -11,7 +11,7 @@ import (
 // size on the paper's Welling–Teh problem and a larger draw of its model.
 func TestReproduceSwapsSmoke(t *testing.T) {
 	res := t.TempDir()
-	if err := run(t, "reproduce", "swaps", "--smoke", "--seeds", "2", "--tune-seeds", "1", "--results", res, "--problems", "welling-teh,welling-teh-400"); err != nil {
+	if err := run(t, "reproduce", "swaps", "--smoke", "--seeds", "2", "--tune-seeds", "1", "--out", res, "--problems", "welling-teh,welling-teh-400"); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"welling-teh", "welling-teh-400"} {
@@ -39,7 +39,10 @@ func TestReproduceSwapsSmoke(t *testing.T) {
 			}
 		}
 	}
-	if err := run(t, "reproduce", "swaps", "--problems", "welling-teh-x"); err == nil {
+	if err := run(t, "reproduce", "swaps", "--problems", "welling-teh-x", "--out", res); err == nil {
 		t.Error("a bad problem name was accepted")
+	}
+	if err := run(t, "reproduce", "swaps", "--smoke", "--docs"); err == nil {
+		t.Error("--docs accepted a smoke run")
 	}
 }
