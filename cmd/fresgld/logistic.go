@@ -43,6 +43,7 @@ type logisticFlags struct {
 	SwapEnergies  string  `json:"swap_energies"`
 	ExactEvery    int     `json:"exact_every"` // 0: ⌈8N/n⌉
 	SwapPilot     int     `json:"swap_pilot"`
+	Levels        int     `json:"levels"`
 	Burn          int     `json:"burn"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
@@ -131,6 +132,7 @@ or no swap was accepted.
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv or exact (see above)")
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
+	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
 	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
@@ -160,6 +162,8 @@ func runLogistic(f *logisticFlags) error {
 		return fmt.Errorf("--swap-rate = %v: must lie in [0, 1]", f.SwapPerStep)
 	case f.Batch < 0 || f.HotBatch < 0 || f.SwapBatch < 0:
 		return fmt.Errorf("--batch = %d, --hot-batch = %d, --swap-batch = %d: must be ≥ 0", f.Batch, f.HotBatch, f.SwapBatch)
+	case f.Levels < 2:
+		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
 	case f.ExactEvery < 0 || f.SwapPilot < 1:
 		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
 	}
@@ -219,27 +223,31 @@ func runLogistic(f *logisticFlags) error {
 				}
 			}
 		}
-		var auto *variance.AutoBatch
-		var autoErr error
+		var auto *variance.AutoBatch // the first hot level's
 		e.Terms = lr
 		setup := exchange.Setup{
-			Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
+			Tau1: 1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta, Cold: cold, Hot: hot,
 			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: f.Seed, Energies: e,
 		}
 		if f.HotBatch == 0 {
-			setup.HotVar = func() variance.Model {
-				auto, autoErr = variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
-				return auto
+			// Every hot level sizes its own minibatch at its own τ.
+			setup.HotVarAt = func(est target.Estimator, tau float64) (variance.Model, error) {
+				mb, ok := est.(*target.Minibatch)
+				if !ok {
+					return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
+				}
+				a, err := variance.NewAutoBatch(mb, tau, eta, variance.AutoOptions{Share: f.Share})
+				if err != nil {
+					return nil, fmt.Errorf("--hot-share: %w", err)
+				}
+				if auto == nil {
+					auto = a
+				}
+				return a, nil
 			}
 		}
 		cfg, err := m.Config(setup)
-		if err != nil {
-			return cfg, nil, err
-		}
-		if autoErr != nil {
-			return cfg, nil, fmt.Errorf("--hot-share: %w", autoErr)
-		}
-		return cfg, auto, nil
+		return cfg, auto, err
 	}
 	var energies exchange.Energies
 	if m != exchange.SGLDMethod {

@@ -80,14 +80,14 @@ func reportSwaps(out, warn io.Writer, st exchange.Stats, mode string) {
 			fmt.Fprintf(out, "swaps %d↔%d: no attempt\n", l, l+1)
 			continue
 		}
-		fmt.Fprintf(out, "swaps %d↔%d (%s energies): %d of %d accepted (%.4f), mean swap noise τδ²V/2 = %.3g nats (caps acceptance near e^-noise = %.3g)\n",
-			l, l+1, mode, p.Accepts, p.Attempts, p.Rate(), p.Noise, math.Exp(-p.Noise))
-		remedy := "remedies: a larger energy batch (--swap-batch), control variates (--swap-energies cv), more levels (a smaller τ2), or exact swaps every W steps (--swap-energies exact --exact-every W)"
+		fmt.Fprintf(out, "swaps %d↔%d (%s energies): %d of %d accepted (%.4f), mean swap noise τδ²V/2 = %.3g nats\n",
+			l, l+1, mode, p.Accepts, p.Attempts, p.Rate(), p.Noise)
+		remedy := "remedies: a larger energy batch (--swap-batch), control variates (--swap-energies cv), more levels (--levels), or exact swaps every W steps (--swap-energies exact --exact-every W)"
 		switch {
 		case p.Noise > 1:
 			fmt.Fprintf(warn, "warning: swaps %d↔%d are governed by noise: mean τδ²V/2 = %.3g nats > 1, so acceptance is at most about %.3g whatever the states; %s\n", l, l+1, p.Noise, math.Exp(-p.Noise), remedy)
 		case p.Accepts == 0 && p.Attempts >= 20:
-			fmt.Fprintf(warn, "warning: no swap %d↔%d accepted in %d attempts, with swap noise only %.3g nats: the levels' energies do not overlap (in p dimensions their means differ by about (τ2 − τ1)·p/2); lower --tau2, or use more levels\n", l, l+1, p.Attempts, p.Noise)
+			fmt.Fprintf(warn, "warning: no swap %d↔%d accepted in %d attempts, with swap noise only %.3g nats: the levels' energies do not overlap (in p dimensions their means differ by about (τ2 − τ1)·p/2); lower --tau2, or use more levels (--levels)\n", l, l+1, p.Attempts, p.Noise)
 		}
 	}
 }

@@ -61,6 +61,27 @@ func TestReportSwapsWarns(t *testing.T) {
 	}
 }
 
+func TestLogisticLevels(t *testing.T) {
+	out := t.TempDir()
+	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--method", "fresgld", "--levels", "3", "--swap-energies", "exact", "--exact-every", "5", "--burn", "100", "--keep", "200", "--thin", "1", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Stats exchange.Stats `json:"stats"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	// 300 steps, an exact attempt every 5 at each of the 2 pairs.
+	if len(sum.Stats.Levels) != 3 || len(sum.Stats.Pairs) != 2 || sum.Stats.Pairs[1].Attempts != 60 {
+		t.Errorf("levels %d, pairs %+v", len(sum.Stats.Levels), sum.Stats.Pairs)
+	}
+	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--levels", "1", "--out", out); err == nil || !strings.Contains(err.Error(), "--levels") {
+		t.Errorf("--levels 1: %v", err)
+	}
+}
+
 func TestLogisticSwapEnergies(t *testing.T) {
 	data := smallCSV(t)
 	for _, mode := range []string{"auto", "cv", "pair"} {
