@@ -385,13 +385,3 @@ func finiteDiff(l, k int, d, v float64) error {
 	}
 	return nil
 }
-
-// Cost is every unit spent so far by all levels (Cost.Total summed),
-// without the copying of Stats: for budgets checked at every step.
-func (s *Sampler) Cost() float64 {
-	var c float64
-	for l := range s.lv {
-		c += s.lv[l].stats.Cost.Total()
-	}
-	return c
-}

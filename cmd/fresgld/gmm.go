@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -16,6 +15,7 @@ import (
 	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -40,19 +40,17 @@ type gmmFlags struct {
 	Keep       int     `json:"keep"`
 	Thin       int     `json:"thin"`
 	Concurrent bool    `json:"concurrent"`
-	Out        string  `json:"-"`
+	chainFlags
+	Out string `json:"-"`
 }
 
 // runSummary is the JSON summary of a sampling run.
 type runSummary struct {
 	Experiment  string         `json:"experiment"`
 	Settings    any            `json:"settings"`
-	Stats       exchange.Stats `json:"stats"`
-	SwapRate    []*float64     `json:"swap_acceptance_rate"` // null for a pair never attempted
 	WallSeconds float64        `json:"wall_seconds"`
-	Samples     int            `json:"samples"`
-	Metrics     map[string]any `json:"metrics,omitempty"`
-	Error       string         `json:"error,omitempty"`
+	Metrics     map[string]any `json:"metrics,omitempty"` // of the pooled draws
+	chainsSummary
 }
 
 func init() {
@@ -62,13 +60,18 @@ func init() {
 		Short: "Sample the paper's fixed-noise Gaussian mixture and compare with the exact density",
 		Long: `gmm samples exp(−U) = 0.4 N(−4, 0.7²) + 0.6 N(3, 0.5²) at τ1 = 1 with noisy
 energies and gradients (cold chain: Û ~ N(U, 1²), ∇Û ~ N(∇U, 2²); hot chain:
-Û ~ N(U, 3²), ∇Û ~ N(∇U, 5²)), as in §5.1 of the paper. It writes the retained
-cold-chain samples (samples.csv), the swap times (swaps.csv), a summary with
-evaluation counts and the TV and W1 distances to the exact density
-(summary.json), and a density plot against the exact density (density.png,
-density.svg) into --out.`,
+Û ~ N(U, 3²), ∇Û ~ N(∇U, 5²)), as in §5.1 of the paper. --chains independent
+chains (default 4) run in parallel, each on random streams of its own (chain c
+alone: --chain c). It prints the per-variable table (mean, MCSE, sd,
+quantiles, bulk and tail ESS, R̂), swap acceptance, clamped steps and cost,
+with warnings on stderr, and writes into --out: chain-<c>.csv per chain in
+CmdStan's CSV layout, summary.txt (the table), summary.json (the table, and
+the TV and W1 distances of the pooled draws to the exact density), the chain
+figures (trace, ranks, marginals, replicas) and a density plot against the
+exact density (density.png, density.svg). Draws are written as they are
+taken: after an error, Ctrl-C or SIGTERM the files hold every draw taken.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runGMM(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runGMM(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
@@ -78,7 +81,7 @@ density.svg) into --out.`,
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels K, spaced geometrically from τ1 to τ2; every level above the coldest uses the hot estimator")
 	fl.Float64Var(&f.Eta, "eta", 0.03, "step size η (with --decay-gamma > 0: η_k = eta·(b/(b + k))^γ)")
 	fl.Float64Var(&f.DecayB, "decay-b", 1000, "decreasing step size: b")
-	fl.Float64Var(&f.DecayGamma, "decay-gamma", 0, "decreasing step size: γ in [0, 1] (0: constant η)")
+	fl.Float64Var(&f.DecayGamma, "decay-gamma", 0, "decreasing step size: γ in (0.5, 1] (0: constant η)")
 	fl.Float64Var(&f.SwapA, "swap-a", 0, "swap intensity a (swap with probability a·η·min(1, S)); 0 attempts a swap every step with probability min(1, S)")
 	fl.Float64Var(&f.A1, "a1", 0.5, "m-reSGLD weight a1 on the cold estimator")
 	fl.StringVar(&f.Variance, "variance", "known", "variance estimate for f-reSGLD and the swap ratios: known or running")
@@ -88,91 +91,146 @@ density.svg) into --out.`,
 	fl.IntVar(&f.Keep, "keep", 20000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 5, "steps between retained samples")
 	fl.BoolVar(&f.Concurrent, "concurrent", false, "step the chains on separate goroutines (same output)")
+	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/gmm", "output directory")
 	rootCmd.AddCommand(cmd)
 }
 
-func runGMM(f *gmmFlags) error {
-	m, err := exchange.ParseMethod(f.Method)
-	if err != nil {
+// validate checks every flag before any work.
+func (f *gmmFlags) validate() error {
+	if _, err := exchange.ParseMethod(f.Method); err != nil {
+		return fmt.Errorf("--method: %w", err)
+	}
+	if _, err := f.chainFlags.ids(); err != nil {
 		return err
 	}
-	mix := models.PaperMixture()
-	cold, hot := models.PaperFixedNoise(mix)
-	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
+	if err := firstError(positive("--tau1", f.Tau1), positive("--tau2", f.Tau2), positive("--eta", f.Eta),
+		nonNegative("--swap-a", f.SwapA), within("--a1", f.A1, 0, 1), within("--decay-gamma", f.DecayGamma, 0, 1),
+		atLeast("--levels", f.Levels, 1), runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
+		return err
+	}
+	if f.Method != "sgld" && !(f.Tau2 > f.Tau1) {
+		return fmt.Errorf("--tau2 = %v: must exceed --tau1 = %v", f.Tau2, f.Tau1)
+	}
+	if f.Method != "sgld" && f.Levels < 2 {
+		return fmt.Errorf("--levels = %d: %s needs at least 2", f.Levels, f.Method)
+	}
+	if f.SwapA*f.Eta > 1 {
+		return fmt.Errorf("--swap-a = %v: a·η = %v exceeds 1 (lower --swap-a, or 0 for a swap attempt every step)", f.SwapA, f.SwapA*f.Eta)
+	}
 	if f.DecayGamma != 0 {
-		if !(f.DecayB > 0) {
-			return fmt.Errorf("--decay-b = %v: must be positive", f.DecayB)
+		if err := positive("--decay-b", f.DecayB); err != nil {
+			return err
 		}
-		// Written so that η_0 = eta: a = eta·b^γ.
-		eta = langevin.Decreasing{A: f.Eta * math.Pow(f.DecayB, f.DecayGamma), B: f.DecayB, Gamma: f.DecayGamma}
-	} else {
-		f.DecayB = 0
 	}
-	setup := exchange.Setup{
-		Tau1: f.Tau1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta,
-		Cold: cold, Hot: hot, A: f.SwapA, PerStep: f.SwapA == 0, A1: f.A1,
-		Seed: f.Seed, Concurrent: f.Concurrent,
-	}
-	f.PerStep = setup.PerStep
 	switch f.Variance {
 	case "known":
-		f.Repeats, f.Period = 0, 0
 	case "running":
 		if _, err := variance.NewRunning(f.Repeats, f.Period); err != nil {
-			return fmt.Errorf("--repeats/--period: %w", err)
+			return fmt.Errorf("--repeats = %d, --period = %d: %w", f.Repeats, f.Period, err)
 		}
-		// The estimators hide their noise so that the sampler must estimate it.
-		setup.Cold, setup.Hot = target.Hidden{Estimator: cold}, target.Hidden{Estimator: hot}
-		mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
-		setup.ColdVar, setup.HotVar = mk, mk
 	default:
 		return fmt.Errorf("--variance %q: want known or running", f.Variance)
 	}
-	cfg, err := m.Config(setup)
-	if err != nil {
+	return nil
+}
+
+func runGMM(cmd *cobra.Command, f *gmmFlags) error {
+	if err := f.validate(); err != nil {
 		return err
 	}
-	run, err := sampleLadder(cfg, []float64{0}, exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "gmm "+f.Method)
-	if err != nil {
-		return err
-	}
-	tr, runErr, wall := run.Trace, run.Err, run.Wall
-	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, Stats: run.Stats, WallSeconds: wall.Seconds(), Samples: tr.Len()}
-	for _, p := range sum.Stats.Pairs {
-		var r *float64
-		if p.Attempts > 0 {
-			r = new(float64)
-			*r = p.Rate()
+	m, _ := exchange.ParseMethod(f.Method)
+	ids, _ := f.chainFlags.ids()
+	mix := models.PaperMixture()
+	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
+	if f.DecayGamma != 0 {
+		// Written so that η_0 = eta: a = eta·b^γ.
+		eta = langevin.Decreasing{A: f.Eta * math.Pow(f.DecayB, f.DecayGamma), B: f.DecayB, Gamma: f.DecayGamma}
+		if err := eta.Validate(); err != nil {
+			return fmt.Errorf("--decay-gamma = %v: %w", f.DecayGamma, err)
 		}
-		sum.SwapRate = append(sum.SwapRate, r)
+	} else {
+		f.DecayB = 0
 	}
-	if runErr != nil {
-		sum.Error = runErr.Error()
+	f.PerStep = f.SwapA == 0
+	if f.Variance == "known" {
+		f.Repeats, f.Period = 0, 0
+	}
+	// build makes chain id's ladder: estimators, variance models and random
+	// streams of its own.
+	build := func(id int) (*exchange.Sampler, error) {
+		cold, hot := models.PaperFixedNoise(mix)
+		setup := exchange.Setup{
+			Tau1: f.Tau1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta,
+			Cold: cold, Hot: hot, A: f.SwapA, PerStep: f.PerStep, A1: f.A1,
+			Seed: exchange.ChainSeed(f.Seed, id), Concurrent: f.Concurrent,
+		}
+		if f.Variance == "running" {
+			// The estimators hide their noise so that the sampler must estimate it.
+			setup.Cold, setup.Hot = target.Hidden{Estimator: cold}, target.Hidden{Estimator: hot}
+			mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
+			setup.ColdVar, setup.HotVar = mk, mk
+		}
+		cfg, err := m.Config(setup)
+		if err != nil {
+			return nil, err
+		}
+		inits := make([][]float64, len(cfg.Levels))
+		for l := range inits {
+			inits[l] = []float64{0}
+		}
+		return exchange.New(cfg, inits)
+	}
+	settings, err := settingsOf(f)
+	if err != nil {
+		return err
+	}
+	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0, "density.png", "density.svg")...)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	run := chainRun{
+		Header:     chainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
+		Names:      coordNames(1),
+		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
+		New:        build,
+		LogDensity: func(theta []float64) float64 { return -mix.U(theta) / f.Tau1 },
+		Dir:        out,
+		Ctx:        ctx,
+		Label:      "gmm " + f.Method,
+	}
+	chains, wall, writeErr := run.run(ids)
+	if chains == nil {
+		return writeErr
+	}
+	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, WallSeconds: wall.Seconds()}
+	// The distances to the exact density are of the chains that finished.
+	var xs []float64
+	for _, c := range chains {
+		if c.Stats.Stopped == "" {
+			xs = append(xs, c.Cols[len(c.Columns)-1]...)
+		}
 	}
 	var errs []error
-	if tr.Len() > 0 {
+	fmt.Printf("%s: %d chain(s) in %v\n", f.Method, len(ids), wall.Round(time.Millisecond))
+	if len(xs) > 0 {
 		u := func(x float64) float64 { return mix.U([]float64{x}) }
 		exact := diag.Tempered1D(u, f.Tau1, -10, 10, 20000)
-		xs := tr.Coord(0)
 		sum.Metrics = map[string]any{
 			"tv": exact.TV(xs, gmmBins), "tv_bins": gmmBins, "w1": exact.W1(xs),
 			"right_mode_weight": fractionAbove(xs, 0), "right_mode_weight_exact": 1 - exact.CDF(0),
-			"ess": diag.ESS(xs),
 		}
-		errs = append(errs, writeSamples(filepath.Join(f.Out, "samples.csv"), tr, coordNames(1)),
-			densityFigure(filepath.Join(f.Out, "density"), exact, xs, f.Method))
+		fmt.Printf("pooled draws against the exact density: TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f)\n",
+			sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"])
+		if err := densityFigure(out.File("density"), exact, xs, f.Method); err != nil {
+			errs = append(errs, err)
+		} else {
+			out.Record("density.png", "density.svg")
+		}
 	}
-	errs = append(errs, writeSwaps(filepath.Join(f.Out, "swaps.csv"), sum.Stats), writeJSON(filepath.Join(f.Out, "summary.json"), sum))
-	sum.Stats.Levels = nil // printed below in short
-	if tr.Len() > 0 {
-		fmt.Printf("%s: %d samples (effective size %.0f) in %v; TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f); swap acceptance %v\n",
-			f.Method, tr.Len(), sum.Metrics["ess"], wall.Round(time.Millisecond), sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"], rates(sum.SwapRate))
-		fmt.Printf("wrote %s/{samples.csv,swaps.csv,summary.json,density.png,density.svg}\n", f.Out)
-	}
-	if runErr != nil {
-		return fmt.Errorf("sampling stopped after %d samples (kept in %s): %w", tr.Len(), f.Out, runErr)
-	}
+	errs = append(errs, finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, nil))
 	return errors.Join(errs...)
 }
 
@@ -188,24 +246,6 @@ func fractionAbove(xs []float64, c float64) float64 {
 		}
 	}
 	return float64(n) / float64(len(xs))
-}
-
-func rates(r []*float64) string {
-	s := ""
-	for i, x := range r {
-		if i > 0 {
-			s += ", "
-		}
-		if x == nil {
-			s += "no attempts"
-		} else {
-			s += fmt.Sprintf("%.3f", *x)
-		}
-	}
-	if s == "" {
-		return "none (one chain)"
-	}
-	return s
 }
 
 func densityFigure(base string, exact diag.Grid1D, xs []float64, name string) error {

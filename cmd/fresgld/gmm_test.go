@@ -12,28 +12,37 @@ import (
 func TestGMMEndToEnd(t *testing.T) {
 	for _, m := range []string{"sgld", "resgld", "mresgld", "fresgld"} {
 		out := t.TempDir()
-		if err := run(t, "gmm", "--method", m, "--keep", "500", "--burn", "100", "--thin", "2", "--out", out, "--seed", "3"); err != nil {
+		if err := run(t, "gmm", "--method", m, "--chains", "2", "--keep", "500", "--burn", "100", "--thin", "2", "--out", out, "--seed", "3"); err != nil {
 			t.Fatalf("%s: %v", m, err)
 		}
-		for _, f := range []string{"samples.csv", "swaps.csv", "summary.json", "density.png", "density.svg"} {
+		for _, f := range []string{"chain-1.csv", "chain-2.csv", "summary.json", "summary.txt", "density.png", "density.svg", "trace.svg", "ranks.svg", "marginals.svg", "replicas.svg"} {
 			if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 				t.Errorf("%s: %s missing or empty", m, f)
 			}
 		}
 		var sum struct {
-			Samples int                `json:"samples"`
+			Draws   int                `json:"draws_per_chain"`
+			Chains  []int              `json:"chains"`
 			Metrics map[string]float64 `json:"metrics"`
+			Stats   struct {
+				Pairs []struct {
+					Accepts int `json:"accepts"`
+				} `json:"pairs"`
+			} `json:"stats"`
 		}
 		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 		if err := json.Unmarshal(b, &sum); err != nil {
 			t.Fatalf("%s: summary: %v", m, err)
 		}
-		if sum.Samples != 500 || math.IsNaN(sum.Metrics["tv"]) || math.IsNaN(sum.Metrics["w1"]) {
+		if sum.Draws != 500 || len(sum.Chains) != 2 || math.IsNaN(sum.Metrics["tv"]) || math.IsNaN(sum.Metrics["w1"]) {
 			t.Errorf("%s: summary %+v", m, sum)
 		}
-		csv, _ := os.ReadFile(filepath.Join(out, "samples.csv"))
-		if n := strings.Count(string(csv), "\n"); n != 501 {
-			t.Errorf("%s: samples.csv has %d lines, want 501", m, n)
+		c, err := readStanCSV(filepath.Join(out, "chain-2.csv"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(c.Cols[0]) != 500 || c.Header.ID != 2 || c.Stats.Steps != 1100 {
+			t.Errorf("%s: chain-2.csv has %d draws of %d steps, id %d; want 500 of 1100, id 2", m, len(c.Cols[0]), c.Stats.Steps, c.Header.ID)
 		}
 	}
 }
@@ -42,15 +51,15 @@ func TestGMMNoSwapAttempts(t *testing.T) {
 	// a·η so small that no swap is attempted: the summary must still be
 	// valid JSON (no NaN rate).
 	out := t.TempDir()
-	if err := run(t, "gmm", "--swap-a", "1e-9", "--keep", "100", "--burn", "0", "--thin", "1", "--out", out); err != nil {
+	if err := run(t, "gmm", "--swap-a", "1e-9", "--chains", "1", "--keep", "100", "--burn", "0", "--thin", "1", "--out", out); err != nil {
 		t.Fatal(err)
 	}
 	var sum struct {
-		Rate []*float64 `json:"swap_acceptance_rate"`
+		Swaps []pairRow `json:"swap_acceptance"`
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Rate) != 1 || sum.Rate[0] != nil {
-		t.Errorf("summary rate %v, error %v; want [null]", sum.Rate, err)
+	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Swaps) != 1 || sum.Swaps[0].Rate != nil || sum.Swaps[0].Attempts != 0 {
+		t.Errorf("summary swaps %+v, error %v; want one pair, rate null", sum.Swaps, err)
 	}
 }
 
@@ -60,19 +69,34 @@ func TestGMMBadSettings(t *testing.T) {
 		want string
 	}{
 		{[]string{"--method", "hmc"}, `unknown method "hmc"`},
-		{[]string{"--tau2", "0.5"}, "must exceed"},
-		{[]string{"--eta", "0"}, "step size η = 0"},
-		{[]string{"--swap-a", "-2"}, "swap intensity a = -2"},
+		{[]string{"--tau2", "0.5"}, "--tau2 = 0.5: must exceed --tau1 = 1"},
+		{[]string{"--eta", "0"}, "--eta = 0"},
+		{[]string{"--eta", "NaN"}, "--eta = NaN"},
+		{[]string{"--tau1", "Inf"}, "--tau1 = +Inf"},
+		{[]string{"--swap-a", "-2"}, "--swap-a = -2"},
+		{[]string{"--swap-a", "100"}, "--swap-a = 100: a·η = 3 exceeds 1"},
+		{[]string{"--a1", "NaN"}, "--a1 = NaN"},
+		{[]string{"--a1", "2"}, "--a1 = 2"},
 		{[]string{"--variance", "magic"}, `--variance "magic"`},
-		{[]string{"--variance", "running", "--repeats", "1"}, "repeats = 1"},
-		{[]string{"--keep", "0"}, "samples to keep = 0"},
-		{[]string{"--levels", "1"}, "levels = 1"},
-		{[]string{"--decay-gamma", "1.5"}, "γ = 1.5"},
+		{[]string{"--variance", "running", "--repeats", "1"}, "--repeats = 1"},
+		{[]string{"--keep", "0"}, "--keep = 0"},
+		{[]string{"--thin", "0"}, "--thin = 0"},
+		{[]string{"--burn", "-1"}, "--burn = -1"},
+		{[]string{"--keep", "2000000000"}, "--keep = 2000000000"},
+		{[]string{"--levels", "1"}, "--levels = 1"},
+		{[]string{"--decay-gamma", "1.5"}, "--decay-gamma = 1.5"},
 		{[]string{"--decay-gamma", "0.5", "--decay-b", "0"}, "--decay-b = 0"},
+		{[]string{"--chains", "0"}, "--chains = 0"},
+		{[]string{"--chain", "-1"}, "--chain = -1"},
 	} {
-		err := run(t, append([]string{"gmm", "--out", t.TempDir()}, c.args...)...)
+		out := filepath.Join(t.TempDir(), "out")
+		err := run(t, append([]string{"gmm", "--out", out}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.want)
+		}
+		// Checked before any work: nothing was written, not even --out.
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: --out was created before the flags were checked", c.args)
 		}
 	}
 }

@@ -5,19 +5,15 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -31,15 +27,19 @@ type logisticFlags struct {
 	NoIntercept   bool    `json:"no_intercept"`
 	PriorSD       float64 `json:"prior_sd"`
 	Method        string  `json:"method"`
+	Correction    string  `json:"correction"`
 	Seed          uint64  `json:"seed"`
 	Tau2          float64 `json:"tau2"`
-	Eta           float64 `json:"eta"` // 0 on the command line: automatic
+	Eta           float64 `json:"eta"` // the step size used
 	EtaAuto       bool    `json:"eta_automatic"`
-	Batch         int     `json:"batch"`     // cold minibatch; 0: ⌈N/10⌉
-	HotBatch      int     `json:"hot_batch"` // 0: automatic
+	Batch         int     `json:"batch"` // cold minibatch
+	BatchAuto     bool    `json:"batch_automatic"`
+	HotBatch      int     `json:"hot_batch"` // 0 with HotBatchAuto: sized as the run goes
+	HotBatchAuto  bool    `json:"hot_batch_automatic"`
 	Share         float64 `json:"hot_share"`
 	SwapPerStep   float64 `json:"swap_probability_per_step"`
-	SwapBatch     int     `json:"swap_batch"` // 0: the chain's own n
+	SwapBatch     int     `json:"swap_batch"` // 0 with SwapBatchAuto: the chain's own n
+	SwapBatchAuto bool    `json:"swap_batch_automatic"`
 	SwapEnergies  string  `json:"swap_energies"`
 	ExactEvery    int     `json:"exact_every"` // 0: ⌈8N/n⌉
 	SwapPilot     int     `json:"swap_pilot"`
@@ -47,34 +47,24 @@ type logisticFlags struct {
 	Burn          int     `json:"burn"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
-	Out           string  `json:"-"`
+	chainFlags
+	Out string `json:"-"`
 }
 
 // logisticSummary is summary.json of a logistic-regression run.
 type logisticSummary struct {
-	Settings    *logisticFlags `json:"settings"`
-	N           int            `json:"examples"`
-	Names       []string       `json:"coefficients"`
-	Label       string         `json:"label"`
-	FeatureMean []float64      `json:"feature_means,omitempty"`
-	FeatureSD   []float64      `json:"feature_sds,omitempty"`
-	Samples     int            `json:"samples"`
-	Mean        []float64      `json:"posterior_mean"`
-	SD          []float64      `json:"posterior_sd"`
-	Evaluations struct {
-		Cold, Hot, Total float64
-	} `json:"per_example_evaluations"`
-	SwapAttempts  int                 `json:"swap_attempts"`
-	SwapAccepts   int                 `json:"swap_accepts"`
-	ClampedCold   int64               `json:"clamped_steps_cold"`
-	ClampedHot    int64               `json:"clamped_steps_hot"`
-	HotBatch      *variance.AutoStats `json:"hot_batch_automatic,omitempty"`
-	HotWarning    string              `json:"hot_batch_warning,omitempty"`
-	Swap          *swapChoice         `json:"swap_energies,omitempty"`
-	Stats         exchange.Stats      `json:"stats"`
-	WallSeconds   float64             `json:"wall_seconds"`
-	Error         string              `json:"error,omitempty"`
-	StepRuleNotes string              `json:"step_rule,omitempty"`
+	Settings      *logisticFlags        `json:"settings"`
+	N             int                   `json:"examples"`
+	Names         []string              `json:"coefficients"`
+	Label         string                `json:"label"`
+	FeatureMean   []float64             `json:"feature_means,omitempty"`
+	FeatureSD     []float64             `json:"feature_sds,omitempty"`
+	HotBatch      []*variance.AutoStats `json:"hot_batch_automatic,omitempty"` // per chain
+	WallSeconds   float64               `json:"wall_seconds"`
+	StepRuleNotes string                `json:"step_rule,omitempty"`
+	Swap          *swapChoice           `json:"swap_energies,omitempty"`
+	SwapNoise     []float64             `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
+	chainsSummary
 }
 
 func init() {
@@ -91,27 +81,41 @@ on every coefficient is N(0, --prior-sd²).
 The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples
 (default ⌈N/10⌉); for resgld, mresgld and fresgld a hot chain at --tau2 steps on
 --hot-batch examples, by default chosen automatically so that its gradient noise
-supplies --hot-share of its noise budget. With --eta 0 (the default) the step
-size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the negative
-log posterior at its mode.
+supplies --hot-share of its noise budget. With --eta auto (the default) the
+step size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the
+negative log posterior at its mode.
 
-It writes into --out: samples.csv (the cold chain's retained samples, one
-column per coefficient), summary.json (settings, seed, swap and clamp counts,
-per-example evaluations, wall time, posterior means and sds, the
-standardisation's means and sds), trace.png/svg and marginals.png/svg (the
-first eight coefficients). Samples gathered before an error are still written.
+--chains independent chains (default 4) run in parallel, each on random
+streams of its own: chain c's draws are the same whether it runs alone
+(--chain c, e.g. one task of a cluster array job) or beside the others.
+The command prints, per coefficient and for lp__ (the log posterior up to a
+constant), the posterior mean, its Monte Carlo standard error, the sd, the
+5/50/95% quantiles, bulk and tail effective sample sizes and R̂ (as R's
+posterior package computes them), then the swap acceptance per pair of levels,
+the share of clamped steps per level and the total cost; warnings with
+remedies go to stderr.
+
+It writes into --out: chain-<c>.csv per chain in CmdStan's CSV layout (read
+them with rstan::read_stan_csv, cmdstanr or ArviZ; pool the outputs of
+separate runs with fresgld merge), summary.txt (the table), summary.json
+(settings, the table, swap and clamp counts, cost, wall time, the
+standardisation's means and sds) and figures: trace, ranks (rank histograms),
+marginals and replicas (which replica sits at each level), as PNG and SVG.
+Draws are written as they are taken: after an error, Ctrl-C (SIGINT) or
+SIGTERM the files hold every draw taken; after kill -9, the chain CSVs hold
+all but the last second's.
 
 Swap energies (--swap-energies): draw (each chain's minibatch, variance from
 the same draw: noise-driven at small n), minibatch (variance from a window of
 earlier draws), cv (control variates about anchors refreshed by full passes),
 pair (both states on one common minibatch), pair-cv, exact (full data, an
-attempt every --exact-every steps). After the run it prints each pair's
-acceptance and mean swap noise τδ²V/2, and warns when the noise exceeds 1 nat
-or no swap was accepted.
+attempt every --exact-every steps). The command prints each pair's mean swap
+noise τδ²V/2 and warns when it exceeds 1 nat. --levels spaces that many
+temperatures geometrically from 1 to --tau2.
 
 ` + swapModeRule,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Data, "data", "", "CSV file of features and a 0/1 label (required)")
@@ -121,14 +125,16 @@ or no swap was accepted.
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")
 	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient")
 	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
+	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
-	fl.Float64Var(&f.Eta, "eta", 0, "step size η (0: automatic, 0.2/λ_max)")
-	fl.IntVar(&f.Batch, "batch", 0, "cold minibatch size (0: ⌈N/10⌉)")
-	fl.IntVar(&f.HotBatch, "hot-batch", 0, "hot minibatch size (0: automatic)")
+	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
+	fl.Var(autoFloat{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
+	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: ⌈N/10⌉)")
+	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
-	fl.IntVar(&f.SwapBatch, "swap-batch", 0, "examples per swap-ratio energy (0: each chain's own minibatch size; the data size: exact energies)")
+	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv or exact (see above)")
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
@@ -136,11 +142,13 @@ or no swap was accepted.
 	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
+	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/logistic", "output directory")
 	rootCmd.AddCommand(cmd)
 }
 
-func runLogistic(f *logisticFlags) error {
+// validate checks every flag that does not need the data, before any work.
+func (f *logisticFlags) validate() error {
 	if f.Data == "" {
 		return errors.New("--data: no CSV file given")
 	}
@@ -151,27 +159,60 @@ func runLogistic(f *logisticFlags) error {
 	if err != nil {
 		return fmt.Errorf("--method: %w", err)
 	}
-	switch {
-	case !(f.PriorSD > 0) || math.IsInf(f.PriorSD, 0):
-		return fmt.Errorf("--prior-sd = %v: must be positive and finite", f.PriorSD)
-	case !(f.Tau2 > 1) || math.IsInf(f.Tau2, 0):
-		return fmt.Errorf("--tau2 = %v: must exceed the cold temperature 1", f.Tau2)
-	case !(f.Eta >= 0) || math.IsInf(f.Eta, 0):
-		return fmt.Errorf("--eta = %v: must be positive (or 0 for automatic)", f.Eta)
-	case !(f.SwapPerStep >= 0 && f.SwapPerStep <= 1):
-		return fmt.Errorf("--swap-rate = %v: must lie in [0, 1]", f.SwapPerStep)
-	case f.Batch < 0 || f.HotBatch < 0 || f.SwapBatch < 0:
-		return fmt.Errorf("--batch = %d, --hot-batch = %d, --swap-batch = %d: must be ≥ 0", f.Batch, f.HotBatch, f.SwapBatch)
-	case f.Levels < 2:
-		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
-	case f.ExactEvery < 0 || f.SwapPilot < 1:
-		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
+	if _, err := parseCorrection(f.Correction, m); err != nil {
+		return err
+	}
+	if _, err := f.chainFlags.ids(); err != nil {
+		return err
+	}
+	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2),
+		within("--swap-rate", f.SwapPerStep, 0, 1), runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
+		return err
+	}
+	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
+		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, maxTau2)
 	}
 	if f.SwapEnergies != "auto" {
 		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
 			return fmt.Errorf("--swap-energies: %w", err)
 		}
 	}
+	if f.Levels < 2 {
+		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
+	}
+	if f.ExactEvery < 0 || f.SwapPilot < 1 {
+		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
+	}
+	if !(f.Share > 0 && f.Share <= 1) {
+		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
+	}
+	if !f.EtaAuto {
+		if err := positive("--eta", f.Eta); err != nil {
+			return fmt.Errorf("%w (or auto)", err)
+		}
+	}
+	for _, b := range []struct {
+		flag string
+		v    int
+		auto bool
+	}{{"--batch", f.Batch, f.BatchAuto}, {"--hot-batch", f.HotBatch, f.HotBatchAuto}, {"--swap-batch", f.SwapBatch, f.SwapBatchAuto}} {
+		if !b.auto && b.v < 1 {
+			return fmt.Errorf("%s = %d: must be ≥ 1 (or auto)", b.flag, b.v)
+		}
+	}
+	return nil
+}
+
+// maxTau2 bounds --tau2: the hot chain at τ2 = 10⁶ already explores a
+// region 1000 times the posterior's width; beyond, it only loses swaps.
+const maxTau2 = 1e6
+
+func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
+	if err := f.validate(); err != nil {
+		return err
+	}
+	m, _ := exchange.ParseMethod(f.Method)
+	corr, _ := parseCorrection(f.Correction, m)
 	d, err := dataset.ReadFile(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
 		return err
@@ -186,51 +227,74 @@ func runLogistic(f *logisticFlags) error {
 		return fmt.Errorf("%s: %w", f.Data, err)
 	}
 	sum := logisticSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs}
-	if f.Eta == 0 {
-		_, _, lmax, err := mala.Curvature(lr, make([]float64, p))
-		if err != nil {
-			return fmt.Errorf("automatic step size: %w (give --eta)", err)
+	// The curvature at the mode sets the automatic step size and the scale
+	// against which a stuck chain is recognised (lmin = 0: unknown).
+	_, lmin, lmax, curvErr := mala.Curvature(lr, make([]float64, p))
+	if curvErr != nil {
+		lmin = 0
+	}
+	if f.EtaAuto {
+		if curvErr != nil {
+			return fmt.Errorf("automatic step size: %w (give --eta)", curvErr)
 		}
-		f.Eta, f.EtaAuto = 0.2/lmax, true
+		f.Eta = 0.2 / lmax
 		sum.StepRuleNotes = fmt.Sprintf("η = 0.2/λ_max, λ_max = %.4g at the posterior mode", lmax)
 	}
-	if f.Batch == 0 {
+	if f.BatchAuto {
 		f.Batch = (d.N + 9) / 10
 	}
-	if f.Batch > d.N || f.HotBatch > d.N {
-		return fmt.Errorf("--batch = %d, --hot-batch = %d: the data have %d examples", f.Batch, f.HotBatch, d.N)
+	for _, b := range []struct {
+		flag string
+		v    int
+	}{{"--batch", f.Batch}, {"--hot-batch", f.HotBatch}, {"--swap-batch", f.SwapBatch}} {
+		if b.v > d.N {
+			return fmt.Errorf("%s = %d: the data have %d examples", b.flag, b.v, d.N)
+		}
+	}
+	if err := runSize(f.Burn, f.Keep, f.Thin, p); err != nil {
+		return err
+	}
+	if f.SwapPerStep/f.Eta > 0 && !(f.SwapPerStep/f.Eta < math.Inf(1)) {
+		return fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", f.SwapPerStep, f.Eta)
+	}
+	ids, _ := f.chainFlags.ids()
+	hotStart := f.HotBatch
+	if hotStart == 0 {
+		hotStart = f.Batch // the automatic rule's pilot draw
 	}
 	eta := langevin.Constant{Step: f.Eta}
-	// build makes a fresh ladder (its own estimators and variance model)
-	// with swap energies e, so that a pilot run leaves the real one untouched.
-	build := func(e exchange.Energies) (exchange.Config, *variance.AutoBatch, error) {
+	var buildWith func(id int, e exchange.Energies) (*exchange.Sampler, error)
+	autos := map[int]*variance.AutoBatch{}
+	var energies exchange.Energies
+	// build makes chain id's ladder: minibatches, variance models and random
+	// streams of its own, with the swap energies chosen below.
+	build := func(id int) (*exchange.Sampler, error) { return buildWith(id, energies) }
+	buildWith = func(id int, energies exchange.Energies) (*exchange.Sampler, error) {
 		cold, err := target.NewMinibatch(lr, f.Batch)
 		if err != nil {
-			return exchange.Config{}, nil, fmt.Errorf("--batch: %w", err)
-		}
-		hotStart := f.HotBatch
-		if hotStart == 0 {
-			hotStart = f.Batch // the automatic rule's pilot draw
+			return nil, fmt.Errorf("--batch: %w", err)
 		}
 		hot, err := target.NewMinibatch(lr, hotStart)
 		if err != nil {
-			return exchange.Config{}, nil, fmt.Errorf("--hot-batch: %w", err)
+			return nil, fmt.Errorf("--hot-batch: %w", err)
 		}
-		if f.SwapBatch != 0 {
+		if !f.SwapBatchAuto {
 			for _, mb := range []*target.Minibatch{cold, hot} {
 				if err := mb.SetEnergySize(f.SwapBatch); err != nil {
-					return exchange.Config{}, nil, fmt.Errorf("--swap-batch: %w", err)
+					return nil, fmt.Errorf("--swap-batch: %w", err)
 				}
 			}
 		}
-		var auto *variance.AutoBatch // the first hot level's
-		e.Terms = lr
+		energies.Terms = lr
 		setup := exchange.Setup{
 			Tau1: 1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta, Cold: cold, Hot: hot,
-			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: f.Seed, Energies: e,
+			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id), Correction: corr,
+			Energies: energies,
 		}
-		if f.HotBatch == 0 {
-			// Every hot level sizes its own minibatch at its own τ.
+		if f.HotBatchAuto {
+			delete(autos, id)
+			// Every hot level sizes its own minibatch at its own τ; the
+			// summary reports the first hot level's.
 			setup.HotVarAt = func(est target.Estimator, tau float64) (variance.Model, error) {
 				mb, ok := est.(*target.Minibatch)
 				if !ok {
@@ -240,27 +304,25 @@ func runLogistic(f *logisticFlags) error {
 				if err != nil {
 					return nil, fmt.Errorf("--hot-share: %w", err)
 				}
-				if auto == nil {
-					auto = a
+				if autos[id] == nil {
+					autos[id] = a
 				}
 				return a, nil
 			}
 		}
 		cfg, err := m.Config(setup)
-		return cfg, auto, err
+		if err != nil {
+			return nil, err
+		}
+		inits := make([][]float64, len(cfg.Levels))
+		for l := range inits {
+			inits[l] = make([]float64, p)
+		}
+		return exchange.New(cfg, inits)
 	}
-	var energies exchange.Energies
 	if m != exchange.SGLDMethod {
 		pilot := func(e exchange.Energies) (noise, accept, cost float64, err error) {
-			cfg, _, err := build(e)
-			if err != nil {
-				return 0, 0, 0, err
-			}
-			inits := make([][]float64, len(cfg.Levels))
-			for l := range inits {
-				inits[l] = make([]float64, p)
-			}
-			smp, err := exchange.New(cfg, inits)
+			smp, err := buildWith(ids[0], e)
 			if err != nil {
 				return 0, 0, 0, err
 			}
@@ -271,7 +333,7 @@ func runLogistic(f *logisticFlags) error {
 				}
 			}
 			ps := smp.Stats().Pairs[0]
-			return ps.Noise, ps.Rate(), smp.Cost(), nil
+			return ps.Noise, ps.Rate(), smp.Units(), nil
 		}
 		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
 		if err != nil {
@@ -280,125 +342,67 @@ func runLogistic(f *logisticFlags) error {
 		energies, sum.Swap = ch.Energies, &ch
 		fmt.Fprintf(os.Stderr, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
 	}
-	cfg, auto, err := build(energies)
+	settings, err := settingsOf(f)
 	if err != nil {
 		return err
 	}
-	run, err := sampleLadder(cfg, make([]float64, p), exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin}, "logistic "+f.Method)
+	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0)...)
 	if err != nil {
-		return err
+		return fmt.Errorf("--out: %w", err)
 	}
-	st, tr, runErr := run.Stats, run.Trace, run.Err
-	sum.WallSeconds = run.Wall.Seconds()
-	sum.Stats, sum.Samples = st, tr.Len()
-	sum.Evaluations.Cold = st.Levels[0].Cost.Total()
-	sum.ClampedCold = st.Levels[0].ClampedSteps
-	if len(st.Levels) > 1 {
-		sum.Evaluations.Hot = st.Levels[1].Cost.Total()
-		sum.ClampedHot = st.Levels[1].ClampedSteps
-		sum.SwapAttempts, sum.SwapAccepts = st.Pairs[0].Attempts, st.Pairs[0].Accepts
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	run := chainRun{
+		Header:     chainHeader{Command: "logistic", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
+		Names:      names,
+		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
+		New:        build,
+		LogDensity: func(theta []float64) float64 { return -lr.U(theta) },
+		Dir:        out,
+		Ctx:        ctx,
+		Label:      "logistic " + f.Method,
 	}
-	sum.Evaluations.Total = sum.Evaluations.Cold + sum.Evaluations.Hot
-	if auto != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
-		a := auto.Stats()
-		sum.HotBatch, sum.HotWarning = &a, auto.Warning()
+	chains, wall, writeErr := run.run(ids)
+	if chains == nil {
+		return writeErr
 	}
-	if runErr != nil {
-		sum.Error = runErr.Error()
-	}
-	var errs []error
-	if tr.Len() > 0 {
-		sum.Mean, sum.SD = make([]float64, p), make([]float64, p)
-		for j := 0; j < p; j++ {
-			xs := tr.Coord(j)
-			var mu, v float64
-			for _, x := range xs {
-				mu += x / float64(len(xs))
+	sum.WallSeconds = wall.Seconds()
+	var extra []string
+	for _, id := range ids {
+		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
+			st := a.Stats()
+			sum.HotBatch = append(sum.HotBatch, &st)
+			if w := a.Warning(); w != "" {
+				extra = append(extra, fmt.Sprintf("chain %d: %s", id, w))
 			}
-			for _, x := range xs {
-				v += (x - mu) * (x - mu) / float64(len(xs))
-			}
-			sum.Mean[j], sum.SD[j] = mu, math.Sqrt(v)
 		}
-		errs = append(errs, writeSamples(filepath.Join(f.Out, "samples.csv"), tr, names),
-			traceFigure(filepath.Join(f.Out, "trace"), tr, names, f.Thin),
-			marginalFigure(filepath.Join(f.Out, "marginals"), tr, names))
 	}
-	errs = append(errs, writeJSON(filepath.Join(f.Out, "summary.json"), sum))
-	fmt.Printf("%s on %s (%d examples, %d coefficients): %d samples in %.1fs, %.3g per-example evaluations (hot chain %.1f%%), swaps %d/%d, clamped steps %d/%d\n",
-		f.Method, f.Data, d.N, p, tr.Len(), sum.WallSeconds, sum.Evaluations.Total, 100*sum.Evaluations.Hot/sum.Evaluations.Total,
-		sum.SwapAccepts, sum.SwapAttempts, sum.ClampedCold, sum.ClampedHot)
-	if sum.HotWarning != "" {
-		fmt.Println("warning:", sum.HotWarning)
+	// The command's own checks (a stuck or drifting chain, separable data)
+	// look at each chain on its own.
+	featureSD := sampledScales(x, d.N, p)
+	for _, c := range chains {
+		tr := c.trace(names)
+		if tr.Len() == 0 {
+			continue
+		}
+		mean, sd := traceMoments(tr)
+		w := logisticChecks{flags: f, stats: c.Ladder, trace: tr, names: names, mean: mean, sd: sd, lmin: lmin, featureSD: featureSD, n: d.N}
+		for _, msg := range w.warnings() {
+			extra = append(extra, fmt.Sprintf("chain %d: %s", c.Header.ID, msg))
+		}
 	}
+	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
 	if sum.Swap != nil {
-		reportSwaps(os.Stdout, os.Stderr, st, sum.Swap.Mode)
-	}
-	fmt.Printf("wrote %s/{samples.csv,summary.json,trace.png,trace.svg,marginals.png,marginals.svg}\n", f.Out)
-	if runErr != nil {
-		return fmt.Errorf("sampling stopped after %d samples (kept in %s): %w", tr.Len(), f.Out, runErr)
-	}
-	return errors.Join(errs...)
-}
-
-// plotted is the number of coefficients the figures show.
-const plotted = 8
-
-func traceFigure(base string, tr exchange.Trace, names []string, thin int) error {
-	p := plot.New()
-	p.Title.Text = "trace of the cold chain"
-	p.X.Label.Text = "step after burn-in"
-	p.Y.Label.Text = "coefficient"
-	for j := 0; j < min(plotted, tr.P); j++ {
-		xy := make(plotter.XYs, tr.Len())
-		for i := range xy {
-			xy[i] = plotter.XY{X: float64((i + 1) * thin), Y: tr.At(i)[j]}
+		var ladders []exchange.Stats
+		for _, c := range chains {
+			ladders = append(ladders, c.Ladder)
 		}
-		l, err := plotter.NewLine(xy)
-		if err != nil {
-			return err
+		var lines []string
+		sum.SwapNoise, lines = swapNoise(ladders, sum.Swap.Mode)
+		for _, l := range lines {
+			fmt.Println(l)
 		}
-		l.Color = figure.Palette[j%len(figure.Palette)]
-		if j >= len(figure.Palette) {
-			l.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
-		}
-		p.Add(l)
-		p.Legend.Add(names[j], l)
+		extra = append(extra, noiseWarnings(sum.SwapNoise)...)
 	}
-	p.Legend.Top = true
-	return figure.Save(p, 18*vg.Centimeter, 10*vg.Centimeter, base)
-}
-
-func marginalFigure(base string, tr exchange.Trace, names []string) error {
-	var curves []figure.Curve
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for j := 0; j < min(plotted, tr.P); j++ {
-		for _, x := range tr.Coord(j) {
-			lo, hi = math.Min(lo, x), math.Max(hi, x)
-		}
-	}
-	if !(hi > lo) {
-		hi = lo + 1
-	}
-	for j := 0; j < min(plotted, tr.P); j++ {
-		curves = append(curves, figure.Curve{Name: names[j], XY: figure.Histogram(tr.Coord(j), lo, hi, 60)})
-	}
-	p := plot.New()
-	p.Title.Text = "posterior marginals (histograms of the cold chain)"
-	p.X.Label.Text = "coefficient"
-	p.Y.Label.Text = "density"
-	for i, c := range curves {
-		l, err := plotter.NewLine(c.XY)
-		if err != nil {
-			return err
-		}
-		l.Color = figure.Palette[i%len(figure.Palette)]
-		if i >= len(figure.Palette) {
-			l.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
-		}
-		p.Add(l)
-		p.Legend.Add(c.Name, l)
-	}
-	p.Legend.Top = true
-	return figure.Save(p, 18*vg.Centimeter, 10*vg.Centimeter, base)
+	return finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, extra)
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,40 +38,42 @@ func TestLogisticEndToEnd(t *testing.T) {
 	for _, m := range []string{"sgld", "fresgld"} {
 		for _, label := range []string{"y", "2"} {
 			out := t.TempDir()
-			if err := run(t, "logistic", "--data", data, "--label", label, "--method", m, "--burn", "200", "--keep", "300", "--thin", "1", "--out", out); err != nil {
+			if err := run(t, "logistic", "--data", data, "--label", label, "--method", m, "--chains", "2", "--burn", "200", "--keep", "300", "--thin", "1", "--out", out); err != nil {
 				t.Fatalf("%s, label %s: %v", m, label, err)
 			}
-			for _, f := range []string{"samples.csv", "summary.json", "trace.png", "trace.svg", "marginals.png", "marginals.svg"} {
+			for _, f := range []string{"chain-1.csv", "chain-2.csv", "summary.json", "summary.txt", "trace.png", "trace.svg", "marginals.svg", "ranks.svg", "replicas.svg"} {
 				if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 					t.Errorf("%s: %s missing or empty", m, f)
 				}
 			}
 			var sum struct {
-				Samples     int                                `json:"samples"`
-				Names       []string                           `json:"coefficients"`
-				Mean        []float64                          `json:"posterior_mean"`
-				SD          []float64                          `json:"posterior_sd"`
-				FeatureMean []float64                          `json:"feature_means"`
-				Evals       struct{ Cold, Hot, Total float64 } `json:"per_example_evaluations"`
+				Draws       int        `json:"draws_per_chain"`
+				Names       []string   `json:"coefficients"`
+				Params      []struct{} `json:"parameters"`
+				FeatureMean []float64  `json:"feature_means"`
+				Cost        float64    `json:"total_cost"`
 				Settings    struct {
-					Seed uint64  `json:"seed"`
-					Eta  float64 `json:"eta"`
+					Seed   uint64  `json:"seed"`
+					Eta    float64 `json:"eta"`
+					Chains int     `json:"chains"`
 				} `json:"settings"`
 			}
 			b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 			if err := json.Unmarshal(b, &sum); err != nil {
 				t.Fatalf("summary: %v", err)
 			}
-			if sum.Samples != 300 || len(sum.Mean) != 3 || len(sum.SD) != 3 || sum.Names[0] != "intercept" || sum.Names[2] != "x2" || len(sum.FeatureMean) != 2 {
+			if sum.Draws != 300 || len(sum.Params) != 4 || sum.Names[0] != "intercept" || sum.Names[2] != "x2" || len(sum.FeatureMean) != 2 {
 				t.Errorf("%s: summary %+v", m, sum)
 			}
-			if sum.Settings.Seed != 1 || !(sum.Settings.Eta > 0) || !(sum.Evals.Total > 0) || (m == "sgld") != (sum.Evals.Hot == 0) {
-				t.Errorf("%s: settings or evaluations %+v", m, sum)
+			if sum.Settings.Seed != 1 || !(sum.Settings.Eta > 0) || !(sum.Cost > 0) || sum.Settings.Chains != 2 {
+				t.Errorf("%s: settings or cost %+v", m, sum)
 			}
-			csv, _ := os.ReadFile(filepath.Join(out, "samples.csv"))
-			lines := strings.Split(strings.TrimSpace(string(csv)), "\n")
-			if len(lines) != 301 || lines[0] != "intercept,x1,x2" {
-				t.Errorf("samples.csv: %d lines, header %q", len(lines), lines[0])
+			c, err := readStanCSV(filepath.Join(out, "chain-1.csv"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(c.Cols[0]) != 300 || !slices.Equal(c.Columns[len(c.Columns)-3:], []string{"intercept", "x1", "x2"}) {
+				t.Errorf("chain-1.csv: %d draws, columns %q", len(c.Cols[0]), c.Columns)
 			}
 		}
 	}

@@ -21,12 +21,18 @@ and Bayesian logistic regression on your own CSV data.`,
 }
 
 // reproduceCmd groups the studies that reproduce the paper's experiments.
+// Without a study it prints its help; an unknown study is an error.
 var reproduceCmd = &cobra.Command{
 	Use:   "reproduce",
 	Short: "Run the studies that reproduce the paper's experiments",
+	Args:  cobra.NoArgs,
+	RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 }
 
-func init() { rootCmd.AddCommand(reproduceCmd) }
+func init() {
+	rootCmd.AddCommand(reproduceCmd)
+	rootCmd.Version = buildVersion()
+}
 
 func main() {
 	if err := execute(); err != nil {

@@ -1,81 +1,62 @@
 package main
 
 import (
-	"bufio"
+	"encoding/csv"
 	"encoding/json"
-	"fmt"
-	"os"
-	"path/filepath"
+	"io"
 	"strconv"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/output"
 )
 
-// writeSamples writes a trace as CSV with one column per coordinate.
+// writeSamples writes a trace as CSV with one column per coordinate,
+// whole or not at all.
 func writeSamples(path string, tr exchange.Trace, names []string) error {
-	return writeFile(path, func(w *bufio.Writer) error {
-		for j, n := range names {
-			if j > 0 {
-				w.WriteByte(',')
-			}
-			w.WriteString(n)
-		}
-		w.WriteByte('\n')
-		var b []byte
+	return output.WriteFile(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write(names)
+		row := make([]string, tr.P)
 		for i := range tr.Len() {
 			for j, x := range tr.At(i) {
-				if j > 0 {
-					w.WriteByte(',')
-				}
-				b = strconv.AppendFloat(b[:0], x, 'g', -1, 64)
-				w.Write(b)
+				row[j] = strconv.FormatFloat(x, 'g', -1, 64)
 			}
-			w.WriteByte('\n')
+			cw.Write(row)
 		}
-		return nil
+		cw.Flush()
+		return cw.Error()
 	})
 }
 
-// writeSwaps writes the step of every swap made, one row per swap.
+// writeSwaps writes the step of every swap made, one row per swap, whole or
+// not at all.
 func writeSwaps(path string, st exchange.Stats) error {
-	return writeFile(path, func(w *bufio.Writer) error {
-		w.WriteString("pair,step\n")
-		for l, p := range st.Pairs {
-			for _, k := range p.Times {
-				fmt.Fprintf(w, "%d,%d\n", l, k)
-			}
+	return output.WriteFile(path, func(w io.Writer) error { return encodeSwaps(w, st) })
+}
+
+// encodeSwaps writes the swaps CSV to w.
+func encodeSwaps(w io.Writer, st exchange.Stats) error {
+	cw := csv.NewWriter(w)
+	cw.Write([]string{"pair", "step"})
+	for l, p := range st.Pairs {
+		for _, k := range p.Times {
+			cw.Write([]string{strconv.Itoa(l), strconv.Itoa(k)})
 		}
-		return nil
-	})
+	}
+	cw.Flush()
+	return cw.Error()
 }
 
-// writeJSON writes v as indented JSON.
+// writeJSON writes v as indented JSON, whole or not at all.
 func writeJSON(path string, v any) error {
-	return writeFile(path, func(w *bufio.Writer) error {
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(v)
-	})
+	return output.WriteFile(path, func(w io.Writer) error { return encodeJSON(w, v) })
 }
 
-func writeFile(path string, fill func(*bufio.Writer) error) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	if err := fill(w); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+// encodeJSON writes v to w as indented JSON.
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 // names returns θ1, θ2, ... for p coordinates.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
 
 	"github.com/fresgld/fresgld/exchange"
@@ -71,23 +70,39 @@ func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 	return c, nil
 }
 
-// reportSwaps prints each pair's swaps and noise to out, and to warn a
-// warning with the numbers and the remedies where swaps are impossible or
-// the noise governs them.
-func reportSwaps(out, warn io.Writer, st exchange.Stats, mode string) {
-	for l, p := range st.Pairs {
-		if p.Attempts == 0 {
-			fmt.Fprintf(out, "swaps %d↔%d: no attempt\n", l, l+1)
-			continue
+// swapNoise pools each pair's swap noise τδ²V/2 over the chains' ladders
+// (weighted by attempts) and describes it, one line per pair.
+func swapNoise(ladders []exchange.Stats, mode string) (noise []float64, lines []string) {
+	if len(ladders) == 0 {
+		return nil, nil
+	}
+	for l := range ladders[0].Pairs {
+		var sum, n float64
+		for _, st := range ladders {
+			if l < len(st.Pairs) {
+				sum += st.Pairs[l].Noise * float64(st.Pairs[l].Attempts)
+				n += float64(st.Pairs[l].Attempts)
+			}
 		}
-		fmt.Fprintf(out, "swaps %d↔%d (%s energies): %d of %d accepted (%.4f), mean swap noise τδ²V/2 = %.3g nats\n",
-			l, l+1, mode, p.Accepts, p.Attempts, p.Rate(), p.Noise)
-		remedy := "remedies: a larger energy batch (--swap-batch), control variates (--swap-energies cv), more levels (--levels), or exact swaps every W steps (--swap-energies exact --exact-every W)"
-		switch {
-		case p.Noise > 1:
-			fmt.Fprintf(warn, "warning: swaps %d↔%d are governed by noise: mean τδ²V/2 = %.3g nats > 1, so acceptance is at most about %.3g whatever the states; %s\n", l, l+1, p.Noise, math.Exp(-p.Noise), remedy)
-		case p.Accepts == 0 && p.Attempts >= 20:
-			fmt.Fprintf(warn, "warning: no swap %d↔%d accepted in %d attempts, with swap noise only %.3g nats: the levels' energies do not overlap (in p dimensions their means differ by about (τ2 − τ1)·p/2); lower --tau2, or use more levels (--levels)\n", l, l+1, p.Attempts, p.Noise)
+		v := 0.0
+		if n > 0 {
+			v = sum / n
+		}
+		noise = append(noise, v)
+		lines = append(lines, fmt.Sprintf("swap noise, levels %d–%d (%s energies): mean τδ²V/2 = %.3g nats over %.0f attempts", l+1, l+2, mode, v, n))
+	}
+	return noise, lines
+}
+
+// noiseWarnings names the pairs whose swaps the noise governs, with the
+// number and the remedies.
+func noiseWarnings(noise []float64) []string {
+	var w []string
+	for l, v := range noise {
+		if v > 1 {
+			w = append(w, fmt.Sprintf("levels %d and %d: swaps are governed by noise: mean τδ²V/2 = %.3g nats > 1, so acceptance is at most about %.3g whatever the states; remedies: a larger energy batch (--swap-batch), control variates (--swap-energies cv), more levels (--levels), or exact swaps every W steps (--swap-energies exact --exact-every W)",
+				l+1, l+2, v, math.Exp(-v)))
 		}
 	}
+	return w
 }

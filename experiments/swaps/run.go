@@ -126,11 +126,11 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 	acc := pr.NewAcc()
 	kept := 0
 	for _, b := range st.Budgets {
-		for s.Cost() < b {
+		for s.Units() < b {
 			if err := s.Step(); err != nil {
 				return res, fmt.Errorf("%s/%s, seed %d: %w", m, mode, seed, err)
 			}
-			if s.Cost() > st.BurnCost {
+			if s.Units() > st.BurnCost {
 				acc.Add(s.State(0))
 				kept++
 			}
@@ -147,7 +147,7 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 	}
 	stats := s.Stats()
 	res.Steps = stats.Steps
-	res.Cost = s.Cost()
+	res.Cost = s.Units()
 	for _, l := range stats.Levels {
 		res.SwapCost += l.Cost.Energy.Units + l.Cost.VarEnergy.Units
 		res.AnchorCost += l.Cost.Anchor.Units

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fresgld/fresgld/output"
+)
+
+// mergeSummary is summary.json of a merge.
+type mergeSummary struct {
+	Files    []string    `json:"files"`
+	Settings [][2]string `json:"settings"`
+	chainsSummary
+}
+
+func init() {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge DIR|FILE...",
+		Short: "Pool the chains of separate runs and print their summary",
+		Long: `merge reads the chain CSVs of runs made separately, such as the tasks of a
+cluster array job each running one chain (--chain c), and prints the table a
+single run of all those chains prints: the same numbers, byte for byte. Each
+argument is a run's output directory (its chain-*.csv files are read) or one
+chain's CSV file. The chains must come from the same command and settings and
+carry distinct chain ids. With --out it also writes summary.txt, summary.json
+and the chain figures there.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(args, out) },
+	}
+	cmd.Flags().StringVar(&out, "out", "", "directory for summary.txt, summary.json and figures (default: print only)")
+	rootCmd.AddCommand(cmd)
+}
+
+// chainFiles lists the chain CSVs named by the arguments.
+func chainFiles(args []string) ([]string, error) {
+	var files []string
+	for _, a := range args {
+		st, err := os.Stat(a)
+		if err != nil {
+			return nil, err
+		}
+		if !st.IsDir() {
+			files = append(files, a)
+			continue
+		}
+		m, err := filepath.Glob(filepath.Join(a, "chain-*.csv"))
+		if err != nil {
+			return nil, err
+		}
+		if len(m) == 0 {
+			return nil, fmt.Errorf("%s: no chain-*.csv files (is it a run's --out directory?)", a)
+		}
+		files = append(files, m...)
+	}
+	return files, nil
+}
+
+// readChains reads the chains and checks that they belong together: same
+// command, settings and columns, distinct ids. They come back ordered by
+// id, as a run holds them.
+func readChains(files []string) ([]*stanChain, error) {
+	var chains []*stanChain
+	for _, f := range files {
+		c, err := readStanCSV(f)
+		if err != nil {
+			return nil, err
+		}
+		chains = append(chains, c)
+	}
+	slices.SortStableFunc(chains, func(a, b *stanChain) int { return a.Header.ID - b.Header.ID })
+	c0 := chains[0]
+	for i, c := range chains[1:] {
+		if c.Header.ID == chains[i].Header.ID {
+			return nil, fmt.Errorf("%s and %s are both chain %d: give each task its own --chain", chains[i].Path, c.Path, c.Header.ID)
+		}
+		if !slices.Equal(c.Columns, c0.Columns) {
+			return nil, fmt.Errorf("%s and %s have different columns", c0.Path, c.Path)
+		}
+		if err := sameSettings(c0, c); err != nil {
+			return nil, err
+		}
+	}
+	return chains, nil
+}
+
+// sameSettings compares the comment lines before the header, but for the
+// chain id.
+func sameSettings(a, b *stanChain) error {
+	h := b.Header
+	h.ID = a.Header.ID
+	want := h.lines()
+	got := a.Header.lines()
+	if len(a.Comments) != len(got) || len(b.Comments) != len(want) {
+		return fmt.Errorf("%s or %s: unexpected comment lines before the header", a.Path, b.Path)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return fmt.Errorf("%s and %s come from different settings: %q against %q", a.Path, b.Path, got[i], want[i])
+		}
+	}
+	return nil
+}
+
+func runMerge(args []string, out string) error {
+	files, err := chainFiles(args)
+	if err != nil {
+		return err
+	}
+	chains, err := readChains(files)
+	if err != nil {
+		return err
+	}
+	if out == "" {
+		s, err := summarizeChains(chains)
+		if err != nil {
+			return err
+		}
+		writeTable(os.Stdout, s)
+		writeWarnings(os.Stderr, s)
+		return stoppedError(s, len(chains))
+	}
+	dir, err := output.Prepare(out, summaryOutputs()...)
+	if err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	sum := mergeSummary{Files: files, Settings: chains[0].Header.Settings}
+	return finishChains(dir, chains, &sum.chainsSummary, &sum, nil, nil)
+}

@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// settingsOf lists the fields of a command's flag struct by their JSON
+// names, for the comment lines of its chains' CSVs. The chain selection
+// (chainFlags) and fields not in JSON are left out: chains of one run
+// differ in nothing else, which is what merge checks. So are the seed and
+// the plan (burn, keep, thin), which CmdStan's own lines carry, and method
+// is called sampler, since CmdStan readers take "method" for theirs.
+func settingsOf(flags any) ([][2]string, error) {
+	v := reflect.Indirect(reflect.ValueOf(flags))
+	if v.Kind() != reflect.Struct {
+		return nil, fmt.Errorf("settings of %T: not a struct", flags)
+	}
+	var out [][2]string
+	t := v.Type()
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if f.Type == reflect.TypeFor[chainFlags]() || !f.IsExported() {
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "-" {
+			continue
+		}
+		switch name {
+		case "":
+			name = f.Name
+		case "seed", "burn", "keep", "thin":
+			continue
+		case "method":
+			name = "sampler"
+		}
+		out = append(out, [2]string{name, fmt.Sprint(v.Field(i).Interface())})
+	}
+	return out, nil
+}

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/output"
+)
+
+// A chain's draws are written in CmdStan's CSV layout, so that rstan
+// (read_stan_csv), cmdstanr, posterior, ArviZ and stansummary read them:
+// comment lines carrying the settings, with num_samples, num_warmup, thin
+// and id where those tools look for them; a header row starting with lp__;
+// one draw per row; trailing comments with the chain's statistics and the
+// elapsed time.
+
+// Sampler columns, after lp__. Names end in "__" as CmdStan's do.
+const (
+	colSwaps   = "swaps__"   // swaps accepted on any pair since the previous draw
+	colClamped = "clamped__" // clamped steps of the coldest level since the previous draw
+)
+
+// replicaCol is the column holding the replica (numbered from 1) at level
+// l (numbered from 1, the coldest).
+func replicaCol(l int) string { return "replica_" + strconv.Itoa(l) + "__" }
+
+// chainHeader is what the comment lines before the header row say.
+type chainHeader struct {
+	Command  string      // "logistic" or "gmm"
+	ID       int         // chain id, from 1
+	Seed     uint64      // the run's seed; the chain draws from exchange.ChainSeed(Seed, ID)
+	Burn     int         // steps before the first retained draw
+	Keep     int         // draws planned
+	Thin     int         // steps between draws
+	Settings [][2]string // the command's settings, name and value
+}
+
+// lines renders h as CmdStan-style comment lines.
+func (h chainHeader) lines() []string {
+	l := []string{
+		"# model = fresgld " + h.Command,
+		"# method = sample (Default)",
+		"#   sample",
+		"#     num_samples = " + strconv.Itoa(h.Keep*h.Thin),
+		"#     num_warmup = " + strconv.Itoa(h.Burn),
+		"#     save_warmup = 0",
+		"#     thin = " + strconv.Itoa(h.Thin),
+		"#     algorithm = replica_exchange_langevin",
+		"# id = " + strconv.Itoa(h.ID),
+		"# random",
+		"#   seed = " + strconv.FormatUint(h.Seed, 10),
+		"# fresgld",
+	}
+	for _, s := range h.Settings {
+		l = append(l, "#   "+s[0]+" = "+s[1])
+	}
+	return l
+}
+
+// chainStats is what the trailing comment lines say about a chain.
+type chainStats struct {
+	Steps    int
+	Cost     float64 // per-example evaluations (estimator units), all levels
+	Clamped  []int64 // clamped steps per level
+	Attempts []int   // swap attempts per pair of adjacent levels
+	Accepts  []int
+	Stopped  string        // the error that stopped the chain, if any
+	Warmup   time.Duration // wall time of the burn-in
+	Wall     time.Duration // wall time of the whole chain
+}
+
+const (
+	statSteps    = "#   steps: "
+	statCost     = "#   cost: "
+	statClamped  = "#   clamped steps at level "
+	statSwaps    = "#   swaps between levels "
+	statStopped  = "#   stopped: "
+	statsHeading = "# fresgld statistics"
+)
+
+func (st chainStats) lines() []string {
+	l := []string{"# ", statsHeading, statSteps + strconv.Itoa(st.Steps), statCost + strconv.FormatFloat(st.Cost, 'g', -1, 64)}
+	for i, c := range st.Clamped {
+		l = append(l, fmt.Sprintf("%s%d: %d", statClamped, i+1, c))
+	}
+	for i := range st.Attempts {
+		l = append(l, fmt.Sprintf("%s%d and %d: %d accepted of %d", statSwaps, i+1, i+2, st.Accepts[i], st.Attempts[i]))
+	}
+	if st.Stopped != "" {
+		l = append(l, statStopped+strings.ReplaceAll(st.Stopped, "\n", " "))
+	}
+	sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
+	return append(l, "# ",
+		"#  Elapsed Time: "+sec(st.Warmup)+" seconds (Warm-up)",
+		"#                "+sec(st.Wall-st.Warmup)+" seconds (Sampling)",
+		"#                "+sec(st.Wall)+" seconds (Total)",
+		"# ")
+}
+
+// stanWriter streams one chain's CSV through an output.Stream, which hands
+// whole lines to the file at least once a second: a killed run leaves a
+// file that parses, holding all but the last second's draws (and no
+// trailing statistics, which merge reports).
+type stanWriter struct {
+	name string
+	s    *output.Stream
+	err  error
+}
+
+func createStanCSV(dir *output.Dir, name string, h chainHeader, columns []string) (*stanWriter, error) {
+	s, err := dir.CreateStream(name, nil)
+	if err != nil {
+		return nil, err
+	}
+	w := &stanWriter{name: name, s: s}
+	for _, l := range h.lines() {
+		w.comment(l)
+	}
+	if err := s.WriteRecord(columns); err != nil && w.err == nil {
+		w.err = err
+	}
+	return w, nil
+}
+
+// comment writes a line of lines(), which start with "# ".
+func (w *stanWriter) comment(l string) {
+	if err := w.s.Comment(strings.TrimPrefix(strings.TrimPrefix(l, "#"), " ")); err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+// row writes one draw. Floats are written in the shortest form that reads
+// back to the same float64, so that merge sees exactly the run's draws.
+func (w *stanWriter) row(vals []float64) {
+	if err := w.s.WriteFloats(vals); err != nil && w.err == nil {
+		w.err = err
+	}
+}
+
+// close writes the trailing statistics and closes the file.
+func (w *stanWriter) close(st chainStats) error {
+	for _, l := range st.lines() {
+		w.comment(l)
+	}
+	err := w.s.Close()
+	if w.err != nil {
+		err = w.err
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", w.name, err)
+	}
+	return nil
+}
+
+// stanChain is one chain's CSV read back.
+type stanChain struct {
+	Path     string
+	Comments []string // the comment lines before the header
+	Header   chainHeader
+	Columns  []string
+	Cols     [][]float64 // Cols[j][i]: column j of draw i
+	Stats    chainStats
+	Ladder   exchange.Stats // the sampler's own counters; zero when read from a file
+}
+
+// readStanCSV reads a chain's CSV as written by createStanCSV. Errors name
+// the file and line.
+func readStanCSV(path string) (*stanChain, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	c := &stanChain{Path: path}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<16), 1<<26)
+	line := 0
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, a...))
+	}
+	inStats := false
+	for sc.Scan() {
+		line++
+		t := sc.Text()
+		switch {
+		case strings.HasPrefix(t, "#") && c.Columns == nil:
+			c.Comments = append(c.Comments, t)
+		case strings.HasPrefix(t, "#"):
+			if t == statsHeading {
+				inStats = true
+			} else if inStats {
+				if err := c.Stats.parse(t); err != nil {
+					return nil, bad("%v", err)
+				}
+			}
+		case c.Columns == nil:
+			c.Columns = strings.Split(t, ",")
+			if c.Columns[0] != "lp__" {
+				return nil, bad("the header row does not start with lp__: %.40q", t)
+			}
+			c.Cols = make([][]float64, len(c.Columns))
+		default:
+			if inStats {
+				return nil, bad("a draw after the trailing statistics")
+			}
+			fs := strings.Split(t, ",")
+			if len(fs) != len(c.Columns) {
+				return nil, bad("%d fields, the header has %d", len(fs), len(c.Columns))
+			}
+			for j, s := range fs {
+				x, err := strconv.ParseFloat(s, 64)
+				if err != nil {
+					return nil, bad("column %d (%s): %q is not a number", j+1, c.Columns[j], s)
+				}
+				c.Cols[j] = append(c.Cols[j], x)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if c.Columns == nil {
+		return nil, fmt.Errorf("%s: no header row (is it a chain's CSV?)", path)
+	}
+	if !inStats {
+		return nil, fmt.Errorf("%s: no trailing statistics: the chain did not finish writing (rerun it)", path)
+	}
+	if err := c.Header.parse(c.Comments); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+func (st *chainStats) parse(t string) error {
+	var err error
+	switch {
+	case strings.HasPrefix(t, statSteps):
+		st.Steps, err = strconv.Atoi(t[len(statSteps):])
+	case strings.HasPrefix(t, statCost):
+		st.Cost, err = strconv.ParseFloat(t[len(statCost):], 64)
+	case strings.HasPrefix(t, statClamped):
+		var l int
+		var c int64
+		if _, err = fmt.Sscanf(t[len(statClamped):], "%d: %d", &l, &c); err == nil {
+			if l != len(st.Clamped)+1 {
+				return fmt.Errorf("clamped steps of level %d out of order", l)
+			}
+			st.Clamped = append(st.Clamped, c)
+		}
+	case strings.HasPrefix(t, statSwaps):
+		var a, b, acc, att int
+		if _, err = fmt.Sscanf(t[len(statSwaps):], "%d and %d: %d accepted of %d", &a, &b, &acc, &att); err == nil {
+			if a != len(st.Attempts)+1 || b != a+1 {
+				return fmt.Errorf("swaps between levels %d and %d out of order", a, b)
+			}
+			st.Accepts, st.Attempts = append(st.Accepts, acc), append(st.Attempts, att)
+		}
+	case strings.HasPrefix(t, statStopped):
+		st.Stopped = t[len(statStopped):]
+	case strings.Contains(t, "seconds (Warm-up)"), strings.Contains(t, "seconds (Sampling)"), strings.Contains(t, "seconds (Total)"):
+		f := strings.Fields(strings.TrimLeft(t, "# "))
+		i := slices.Index(f, "seconds")
+		if i < 1 {
+			return fmt.Errorf("elapsed time line %q", t)
+		}
+		s, e := strconv.ParseFloat(f[i-1], 64)
+		if e != nil {
+			return fmt.Errorf("elapsed time line %q", t)
+		}
+		d := time.Duration(s * float64(time.Second))
+		switch {
+		case strings.Contains(t, "Warm-up"):
+			st.Warmup = d
+		case strings.Contains(t, "Total"):
+			st.Wall = d
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("statistics line %q: %v", t, err)
+	}
+	return nil
+}
+
+// parse reads back what lines wrote.
+func (h *chainHeader) parse(comments []string) error {
+	inSettings := false
+	for _, t := range comments {
+		k, v, ok := strings.Cut(strings.TrimLeft(t, "# "), " = ")
+		if t == "# fresgld" {
+			inSettings = true
+			continue
+		}
+		if !ok {
+			continue
+		}
+		var err error
+		switch {
+		case inSettings:
+			h.Settings = append(h.Settings, [2]string{k, v})
+		case k == "model":
+			h.Command = strings.TrimPrefix(v, "fresgld ")
+		case k == "num_samples":
+			h.Keep, err = strconv.Atoi(v) // divided by Thin below
+		case k == "num_warmup":
+			h.Burn, err = strconv.Atoi(v)
+		case k == "thin":
+			h.Thin, err = strconv.Atoi(v)
+		case k == "id":
+			h.ID, err = strconv.Atoi(v)
+		case k == "seed":
+			h.Seed, err = strconv.ParseUint(v, 10, 64)
+		}
+		if err != nil {
+			return fmt.Errorf("setting %s = %q: %v", k, v, err)
+		}
+	}
+	if h.Command == "" || h.Thin < 1 || h.ID < 1 {
+		return fmt.Errorf("not a fresgld chain: no model, thin or id in its comments")
+	}
+	h.Keep /= h.Thin
+	return nil
+}
+
+// trace is the chain's draws of the named columns, row by row.
+func (c *stanChain) trace(names []string) exchange.Trace {
+	tr := exchange.Trace{P: len(names)}
+	var cols [][]float64
+	for _, n := range names {
+		if j := slices.Index(c.Columns, n); j >= 0 {
+			cols = append(cols, c.Cols[j])
+		}
+	}
+	if len(cols) != len(names) || len(cols) == 0 {
+		return tr
+	}
+	for i := range cols[0] {
+		for _, col := range cols {
+			tr.Data = append(tr.Data, col[i])
+		}
+	}
+	return tr
+}
+
+// traceMoments is each coordinate's mean and sd (divided by n).
+func traceMoments(tr exchange.Trace) (mean, sd []float64) {
+	mean, sd = make([]float64, tr.P), make([]float64, tr.P)
+	for j := range tr.P {
+		xs := tr.Coord(j)
+		var mu, v float64
+		for _, x := range xs {
+			mu += x / float64(len(xs))
+		}
+		for _, x := range xs {
+			v += (x - mu) * (x - mu) / float64(len(xs))
+		}
+		mean[j], sd[j] = mu, math.Sqrt(v)
+	}
+	return mean, sd
+}

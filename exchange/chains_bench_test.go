@@ -1,0 +1,70 @@
+package exchange
+
+import (
+	"bytes"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/fresgld/fresgld/data"
+	"github.com/fresgld/fresgld/dataset"
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/target"
+)
+
+// BenchmarkFourChainsTwoCores runs four f-reSGLD chains on the breast
+// cancer logistic regression (569 examples, 31 coefficients, minibatches
+// of 57 and 10, 3000 steps each) on two cores, once one chain after
+// another (one worker) and once in parallel (RunChains, two workers),
+// alternating the two in every iteration so that a change in the machine's
+// load hits both. It reports the wall time of each and their ratio,
+// parallel/sequential: 0.5 is perfect use of two cores.
+func BenchmarkFourChainsTwoCores(b *testing.B) {
+	d, err := dataset.Read(bytes.NewReader(data.WDBC), "wdbc.csv", dataset.Options{Label: "benign"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	x, p := d.WithIntercept()
+	lr, err := models.NewLogistic(x, d.Y, p, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	build := func() []*Sampler {
+		smps := make([]*Sampler, 4)
+		for c := range smps {
+			cold, _ := target.NewMinibatch(lr, 57)
+			hot, _ := target.NewMinibatch(lr, 10)
+			cfg, err := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 4, Eta: langevin.Constant{Step: 1e-3}, Cold: cold, Hot: hot, A: 100, Seed: ChainSeed(1, c+1)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			if smps[c], err = New(cfg, [][]float64{make([]float64, p), make([]float64, p)}); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return smps
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(2))
+	plan := Plan{Burn: 1000, Keep: 2000, Thin: 1}
+	var seq, par time.Duration
+	for range b.N {
+		for _, workers := range []int{1, 2} {
+			smps := build()
+			start := time.Now()
+			for _, r := range RunChains(smps, plan, nil, workers) {
+				if r.Err != nil {
+					b.Fatal(r.Err)
+				}
+			}
+			if workers == 1 {
+				seq += time.Since(start)
+			} else {
+				par += time.Since(start)
+			}
+		}
+	}
+	b.ReportMetric(float64(seq.Milliseconds())/float64(b.N), "sequential-ms/op")
+	b.ReportMetric(float64(par.Milliseconds())/float64(b.N), "parallel-ms/op")
+	b.ReportMetric(float64(par)/float64(seq), "parallel/sequential")
+}
