@@ -145,7 +145,8 @@ type Tuning struct {
 	Seeds  int
 	Groups []Group
 	// Best[m] is the mode chosen for exchange method m: the lowest mean of
-	// the first metric at the largest budget among the data modes.
+	// the first metric at the largest budget among the data modes, ties
+	// broken by the higher swap acceptance.
 	Best map[exchange.Method]exchange.EnergyMode
 }
 
@@ -163,7 +164,7 @@ func Tune(pr minibatch.Problem, modes []exchange.EnergyMode, levels, seeds, work
 		return Tuning{}, err
 	}
 	t := Tuning{Seeds: seeds, Best: map[exchange.Method]exchange.EnergyMode{}}
-	best := map[exchange.Method]float64{}
+	best := map[exchange.Method]Group{}
 	last := len(pr.Setting.Budgets) - 1
 	for i, a := range arms {
 		g := summarize(pr, a, runs[i])
@@ -171,8 +172,12 @@ func Tune(pr minibatch.Problem, modes []exchange.EnergyMode, levels, seeds, work
 		if a.Mode == exchange.DrawEnergies {
 			continue
 		}
-		if v, ok := best[a.Method]; !ok || g.Mean[last][0] < v {
-			best[a.Method], t.Best[a.Method] = g.Mean[last][0], a.Mode
+		// The lowest final metric; on a tie (every arm stuck in one mode
+		// scores the same), the higher swap acceptance.
+		b, ok := best[a.Method]
+		v, w := g.Mean[last][0], b.Mean
+		if !ok || v < w[last][0] || (v == w[last][0] && g.SwapRate > b.SwapRate) {
+			best[a.Method], t.Best[a.Method] = g, a.Mode
 		}
 	}
 	return t, nil
