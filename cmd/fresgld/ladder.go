@@ -47,6 +47,9 @@ func addLadderFlags(fl *pflag.FlagSet, f *ladderFlags) {
 
 // parse checks the flags before any work; errors name the flag.
 func (f *ladderFlags) parse(method exchange.Method, swapA float64) error {
+	// The fields are bound to flags, which keep their values from one
+	// command line to the next in one process: derive, never assign them.
+	f.auto = false
 	var err error
 	if f.scheme, err = exchange.ParseScheme(f.Swaps); err != nil {
 		return fmt.Errorf("--swaps: %w", err)
@@ -75,7 +78,6 @@ func (f *ladderFlags) parse(method exchange.Method, swapA float64) error {
 		}
 		return nil
 	}
-	f.AutoStart, f.AutoRounds, f.AutoFirst, f.AutoGrow, f.MaxLevels = 0, 0, 0, false, 0
 	if f.k, err = strconv.Atoi(f.Levels); err != nil {
 		return fmt.Errorf("--levels %q: want a whole number of levels or auto", f.Levels)
 	}
