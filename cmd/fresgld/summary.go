@@ -103,8 +103,14 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 			return s, fmt.Errorf("%s: %d levels, %s has %d", c.Path, len(c.Stats.Clamped), c0.Path, K)
 		}
 		s.Cost += c.Stats.Cost
+		// A step that failed moved its levels (and may have clamped)
+		// before the error: it counts as a step of each level.
+		failed := 0
+		if c.Stats.Stopped != "" && !strings.HasSuffix(c.Stats.Stopped, errInterrupted.Error()) {
+			failed = 1
+		}
 		for l := range s.Clamped {
-			s.Clamped[l].Steps += c.Stats.Steps
+			s.Clamped[l].Steps += c.Stats.Steps + failed
 			s.Clamped[l].ClampedSteps += c.Stats.Clamped[l]
 		}
 		for l := range s.Swaps {
