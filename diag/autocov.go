@@ -80,6 +80,9 @@ func essOf(chains [][]float64, w *acovWork) float64 {
 	for _, r := range rho[:maxT] {
 		sum += r
 	}
+	if maxT == 0 {
+		sum = rho[0] // posterior sums rho[1:max_t], and R's 1:0 is c(1, 0)
+	}
 	tau := -1 + 2*sum + rho[maxT]
 	tau = math.Max(tau, 1/math.Log10(s)) // ESS at most S·log10(S)
 	return s / tau
@@ -110,26 +113,25 @@ func okRange(lo, hi, sum float64) bool {
 func (w *acovWork) prepare(chains [][]float64) bool {
 	m, n := len(chains), len(chains[0])
 	w.means = grow(w.means, m)
+	w.y = grow(w.y, m*n)
 	lo, hi, total := math.Inf(1), math.Inf(-1), 0.0
 	for c, ch := range chains {
-		var sum float64
-		lo, hi, sum = rangeOK(ch, lo, hi, 0)
-		w.means[c] = sum / float64(n)
-		total += sum
-	}
-	if !okRange(lo, hi, total) {
-		return false
-	}
-	w.y = grow(w.y, m*n)
-	for c, ch := range chains {
-		mu := w.means[c]
+		l, h, sum := rangeOK(ch, math.Inf(1), math.Inf(-1), 0)
+		lo, hi, total = min(lo, l), max(hi, h), total+sum
+		mu := sum / float64(n)
+		w.means[c] = mu
 		y := w.y[c*n : (c+1)*n]
+		if l == h {
+			clear(y) // a constant chain has no autocovariance, as in posterior
+			w.means[c] = l
+			continue
+		}
 		for i, x := range ch {
 			y[i] = x - mu
 		}
 	}
 	w.sums = w.sums[:0]
-	return true
+	return okRange(lo, hi, total)
 }
 
 // lag is the sum over chains of the biased autocovariance at lag t,

@@ -8,10 +8,14 @@ import (
 // (Vehtari, Gelman, Simpson, Carpenter and Bürkner 2021, "Rank-normalization,
 // folding, and localization: an improved R̂ for assessing convergence of
 // MCMC"), to the rounding of floating point. chains[c][i] is draw i of chain
-// c for one parameter; chains of unequal lengths, or none, give NaN. A result
-// posterior reports as NA is NaN here: for a NaN or infinite draw, for draws
-// whose range is below the machine epsilon, and for too few draws (fewer
-// than 3 per split chain for an ESS, 1 for R̂).
+// c for one parameter; chains of unequal lengths, or none, give NaN.
+//
+// A result posterior reports as NA is NaN here. Posterior returns NA where
+// the series a statistic is computed from (the split chains, their ranks,
+// their indicators) has a NaN or infinite value or a range below the machine
+// epsilon, and for an ESS where the split chains have fewer than 3 draws.
+// So a single infinite draw leaves R̂ and bulk ESS (computed from ranks)
+// defined, and makes the mean's ESS and MCSE NaN.
 
 // Rhat is the split rank-normalised R̂: the larger of the bulk R̂ (of the
 // rank-normalised split chains) and the tail R̂ (of the same for the draws
@@ -46,10 +50,10 @@ func ESSMean(chains [][]float64) float64 {
 	return with(chains, (*draws).essMean)
 }
 
-// ESSSd is the smaller of the effective sample sizes of the draws and of
-// their squares, as posterior::ess_sd.
+// ESSSd is the effective sample size of the split chains of the absolute
+// deviations from the mean, |x − mean|, as posterior 1.4.0's ess_sd.
 func ESSSd(chains [][]float64) float64 {
-	return with(chains, func(d *draws) float64 { return d.essSd(d.essMean()) })
+	return with(chains, (*draws).essSd)
 }
 
 // ESSQuantile is the effective sample size of the indicator that a draw is
@@ -70,15 +74,17 @@ func with(chains [][]float64, f func(*draws) float64) float64 {
 	return f(d)
 }
 
+// rhat is NaN for a NaN draw (posterior's ranks are then NA) and otherwise
+// NaN only where the ranks are all tied.
 func (d *draws) rhat() float64 {
-	if d.bad {
+	if d.nan {
 		return math.NaN()
 	}
 	return nanMax(rhatOf(d.zBulk()), rhatOf(d.zFolded()))
 }
 
 func (d *draws) essBulk() float64 {
-	if d.bad {
+	if d.nan {
 		return math.NaN()
 	}
 	return essOf(d.zBulk(), &d.acov)
@@ -86,11 +92,17 @@ func (d *draws) essBulk() float64 {
 
 func (d *draws) essMean() float64 { return essOf(d.split, &d.acov) }
 
-// essSd is posterior's ess_sd given ess_mean.
-func (d *draws) essSd(essMean float64) float64 {
-	return nanMin(essMean, essOf(d.squares(), &d.acov))
+func (d *draws) essSd() float64 {
+	return essOf(d.centred(func(y float64) float64 { return math.Abs(y) }), &d.acov)
 }
 
+// essSquares is posterior's ess_mean((x − mean)²), the ESS mcse_sd uses.
+func (d *draws) essSquares() float64 {
+	return essOf(d.centred(func(y float64) float64 { return y * y }), &d.acov)
+}
+
+// essQuantile is NaN, as posterior's, when any draw is NaN or infinite or
+// all draws are within the machine epsilon.
 func (d *draws) essQuantile(prob float64) float64 {
 	if d.bad || !(prob >= 0 && prob <= 1) {
 		return math.NaN()

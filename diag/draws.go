@@ -15,10 +15,12 @@ type draws struct {
 	m, n, h int       // chains, draws per chain, draws per split half
 	all     []float64 // the draws chain after chain
 	sorted  []float64 // all, sorted
-	bad     bool      // posterior's should_return_NA: NaN, ±Inf or constant
+	bad     bool      // posterior's should_return_NA of all draws: NaN, ±Inf or constant
 	nan     bool      // some draw is NaN
+	mean    float64   // R's mean of all draws
 
-	split [][]float64 // views of all as 2m split chains of h draws (m chains of 1 draw when n = 1)
+	split [][]float64 // views of all as 2m split chains of h draws (see buildSplitViews)
+	quirk []float64   // the split chains when posterior's are two of m draws
 
 	// Split-layout ranks: the draws of the split chains in ascending order
 	// (sv) and where each sits in the split layout (sd).
@@ -29,7 +31,7 @@ type draws struct {
 	pay, tmpP  []uint32
 	fv         []float64 // folded values in ascending order
 	fd         []uint32
-	buf        [4][]float64 // split-layout series: z bulk, z folded, x², indicator
+	buf        [4][]float64 // split-layout series: z bulk, z folded, f(x − mean), indicator
 	views      [4][][]float64
 	acov       acovWork
 }
@@ -55,44 +57,61 @@ func (d *draws) load(chains [][]float64) (ok bool) {
 		d.all = append(d.all, c...)
 	}
 	d.h = d.n / 2
-	if d.n == 1 {
-		d.h = 1
-	}
 	d.split = d.split[:0]
 	d.buildSplitViews(&d.split, d.all)
 	d.sortDraws()
+	d.mean, _ = meanVar(d.all)
 	return true
 }
 
 // buildSplitViews sets *views to the split chains of a series in the
 // pooled layout (chain after chain, n draws each), as posterior's
 // .split_chains: the first ⌊n/2⌋ draws of every chain, then the last ⌊n/2⌋
-// of every chain; the middle draw of an odd length is dropped.
+// of every chain; the middle draw of an odd length is dropped, and chains
+// of one draw stay whole.
+//
+// For n = 2 or 3 posterior's matrix indexing drops a dimension, and its
+// "split chains" are two chains of m draws: the first draws of every chain,
+// then the last draws. That is reproduced here (in a copy), so that results
+// for so few draws are posterior's too.
 func (d *draws) buildSplitViews(views *[][]float64, series []float64) {
 	v := (*views)[:0]
-	if d.n == 1 {
+	switch {
+	case d.n == 1:
 		for c := 0; c < d.m; c++ {
 			v = append(v, series[c:c+1])
 		}
-		*views = v
-		return
-	}
-	for c := 0; c < d.m; c++ {
-		v = append(v, series[c*d.n:c*d.n+d.h])
-	}
-	for c := 0; c < d.m; c++ {
-		v = append(v, series[(c+1)*d.n-d.h:(c+1)*d.n])
+	case d.h == 1:
+		d.quirk = grow(d.quirk, 2*d.m)
+		for c := 0; c < d.m; c++ {
+			d.quirk[c] = series[c*d.n]
+			d.quirk[d.m+c] = series[(c+1)*d.n-1]
+		}
+		v = append(v, d.quirk[:d.m], d.quirk[d.m:])
+	default:
+		for c := 0; c < d.m; c++ {
+			v = append(v, series[c*d.n:c*d.n+d.h])
+		}
+		for c := 0; c < d.m; c++ {
+			v = append(v, series[(c+1)*d.n-d.h:(c+1)*d.n])
+		}
 	}
 	*views = v
 }
 
 // splitIndex is where pooled draw p sits in the split layout (split chain
-// after split chain, h draws each), or −1 for a dropped middle draw.
+// after split chain), or −1 for a dropped middle draw.
 func (d *draws) splitIndex(p int) int {
 	c, i := p/d.n, p%d.n
 	switch {
 	case d.n == 1:
 		return c
+	case d.h == 1 && i == 0:
+		return c
+	case d.h == 1 && i == d.n-1:
+		return d.m + c
+	case d.h == 1:
+		return -1
 	case i < d.h:
 		return c*d.h + i
 	case i >= d.n-d.h:
@@ -153,6 +172,9 @@ func (d *draws) zBulk() [][]float64 {
 // the sorted draws, without a second sort.
 func (d *draws) zFolded() [][]float64 {
 	med := d.median()
+	if math.IsInf(med, 0) {
+		return nil // |x − med| is NaN for x = med: posterior's ranks are NA
+	}
 	k := len(d.sv)
 	d.fv, d.fd = grow(d.fv, k)[:0], grow(d.fd, k)[:0]
 	r := 0
@@ -177,12 +199,12 @@ func (d *draws) zFolded() [][]float64 {
 	return d.views[1]
 }
 
-// squares returns the split chains of the squared draws.
-func (d *draws) squares() [][]float64 {
+// centred returns the split chains of f(x − mean), the mean over all draws.
+func (d *draws) centred(f func(float64) float64) [][]float64 {
 	out := d.series(2)
 	for _, c := range d.split {
 		for _, x := range c {
-			out = append(out, x*x)
+			out = append(out, f(x-d.mean))
 		}
 	}
 	return d.views[2]

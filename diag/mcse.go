@@ -13,11 +13,13 @@ func MCSEMean(chains [][]float64) float64 {
 }
 
 // MCSESd is the Monte Carlo standard error of the sd as posterior 1.4.0's
-// mcse_sd computes it, for normal draws by Stirling's approximation:
-// sd·√(e·(1 − 1/E)^(E−1) − 1) with E = ESSSd. (Posterior 1.5 changed this to
-// a formula without the normality assumption.)
+// mcse_sd computes it, without assuming normal draws (Kenney and Keeping
+// 1951): with y = x − mean, the variance of the variance estimate
+// (mean(y⁴) − mean(y²)²)/E, E the ESS of y², carried to the sd by the first
+// order Taylor approximation, √(varvar/mean(y²)/4). (Posterior before 1.4.0
+// assumed normality and used Stirling's approximation.)
 func MCSESd(chains [][]float64) float64 {
-	return with(chains, func(d *draws) float64 { return mcseSd(d.sdAll(), d.essSd(d.essMean())) })
+	return with(chains, (*draws).mcseSd)
 }
 
 // MCSEQuantile is the Monte Carlo standard error of the prob-quantile, as
@@ -51,8 +53,20 @@ func mcseMean(sd, essMean float64) float64 {
 	return sd / math.Sqrt(essMean)
 }
 
-func mcseSd(sd, essSd float64) float64 {
-	return sd * math.Sqrt(math.E*math.Pow(1-1/essSd, essSd-1)-1)
+func (d *draws) mcseSd() float64 {
+	ess := d.essSquares()
+	var m2, m4 float64
+	for _, x := range d.all {
+		y := x - d.mean
+		y2 := y * y
+		m2 += y2
+		m4 += y2 * y2
+	}
+	s := float64(len(d.all))
+	m2 /= s
+	m4 /= s
+	varvar := (m4 - m2*m2) / ess
+	return math.Sqrt(varvar / m2 / 4)
 }
 
 // mcseQuantile is posterior's .mcse_quantile given the quantile's ESS.

@@ -45,7 +45,7 @@ func Summarize(chains [][]float64) Summary {
 		Mean:     mean,
 		SD:       sd,
 		MCSEMean: mcseMean(sd, essMean),
-		MCSESd:   mcseSd(sd, d.essSd(essMean)),
+		MCSESd:   d.mcseSd(),
 		Q5:       d.quantile(0.05),
 		Q50:      d.quantile(0.5),
 		Q95:      d.quantile(0.95),

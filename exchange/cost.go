@@ -15,6 +15,16 @@ type Count struct {
 }
 
 // Cost is what one level spent.
+//
+// Every evaluation is charged to the level whose estimator made it: reSGLD's
+// two swap energies (the colder level's estimator at both states) go to the
+// colder level, m-reSGLD's four two to each level, f-reSGLD's two one to
+// each, the exact rule's as exactLogRatio says. Swap energies (Energy) are
+// kept apart from the work of stepping the level (Chain: its gradient draws
+// and any variance estimation), which is the same whatever the swap rule, so
+// that a level's share of the chain work means the same in every method.
+// Stats.HotShare is that share for the hot levels; Stats.SwapShare is the
+// swap energies' share. Compare methods on Stats.Total.
 type Cost struct {
 	Grad      Count `json:"grad"`       // gradient draws of the chain
 	Energy    Count `json:"energy"`     // energy draws of the swap ratios
@@ -39,6 +49,51 @@ func (c Cost) TotalGrad() Count {
 // TotalEnergy is all energy draws, variance estimation included.
 func (c Cost) TotalEnergy() Count {
 	return Count{c.Energy.Calls + c.VarEnergy.Calls, c.Energy.Units + c.VarEnergy.Units}
+}
+
+// Chain is the work of stepping the level: its gradient draws and every
+// draw made to estimate variances. Swap energies are not in it.
+func (c Cost) Chain() Count {
+	g := c.TotalGrad()
+	return Count{g.Calls + c.VarEnergy.Calls, g.Units + c.VarEnergy.Units}
+}
+
+// Total is everything the levels spent, swaps included.
+func (s Stats) Total() Count {
+	var t Count
+	for _, l := range s.Levels {
+		g, e := l.Cost.TotalGrad(), l.Cost.TotalEnergy()
+		t.Calls += g.Calls + e.Calls
+		t.Units += g.Units + e.Units
+	}
+	return t
+}
+
+// HotShare is the share of Total in the chain work of the levels above the
+// coldest (0 for one level, or before any cost).
+func (s Stats) HotShare() float64 {
+	var hot float64
+	for _, l := range s.Levels[min(1, len(s.Levels)):] {
+		hot += l.Cost.Chain().Units
+	}
+	return share(hot, s.Total().Units)
+}
+
+// SwapShare is the share of Total in swap energies, whichever level's
+// estimator drew them.
+func (s Stats) SwapShare() float64 {
+	var sw float64
+	for _, l := range s.Levels {
+		sw += l.Cost.Energy.Units
+	}
+	return share(sw, s.Total().Units)
+}
+
+func share(part, total float64) float64 {
+	if total == 0 {
+		return 0
+	}
+	return part / total
 }
 
 // counted wraps an estimator and counts its draws into two Counts.

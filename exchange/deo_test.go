@@ -79,7 +79,9 @@ func TestDEOSwapTimes(t *testing.T) {
 	taus := []float64{1, 2, 4, 8, 16}
 	const W, steps = 4, 40
 	for _, sw := range []Swap{{Scheme: DEO, Window: W}, {Scheme: Sweep}} {
-		smp, err := New(exactConfig(flat, taus, 0.01, sw, 3), zeros(len(taus), 1))
+		cfg := exactConfig(flat, taus, 0.01, sw, 3)
+		cfg.RecordSwaps = true
+		smp, err := New(cfg, zeros(len(taus), 1))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -43,11 +43,17 @@ type Config struct {
 	// exchange, log Ŝ, the correction τδ²V/2 and whether the swap is made:
 	// for diagnostics such as the exact S of accepted swaps.
 	OnSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
-	// Concurrent steps the levels on separate goroutines. The output is
-	// bit-identical to sequential stepping. An estimator or variance model
+	// Concurrent steps the levels on separate goroutines where that pays:
+	// the sampler times its levels' steps against the cost of handing a
+	// step to another goroutine, now and then, and hands steps off only
+	// while the work moved exceeds it (Sampler.HandsOff). The output is
+	// bit-identical to sequential stepping either way. An estimator or variance model
 	// that serves two levels must then be safe for concurrent use (the
 	// presets clone stateful estimators; see Setup). Call Close when done.
 	Concurrent bool
+	// RecordSwaps keeps the step of every swap in PairStats.Times. Off, a
+	// step allocates nothing; on, the record grows by one int per swap.
+	RecordSwaps bool
 }
 
 // LevelStats is what one level did. It holds no clock readings: a clock read
@@ -77,6 +83,7 @@ type Stats struct {
 type replica struct {
 	theta []float64
 	rng   *rand.Rand
+	watch watch
 }
 
 type level struct {
@@ -110,6 +117,7 @@ type Sampler struct {
 	data   *dataSwap // nil under DrawEnergies
 	noise  []float64 // per pair: Σ τδ²V/2 over attempts
 	onSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
+	times  bool // record swap times
 }
 
 // New validates cfg and starts a ladder from the given initial states, one
@@ -131,14 +139,16 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateScheme(cfg.Swap); err != nil {
 		return nil, err
 	}
-	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1), noise: make([]float64, K-1), onSwap: cfg.OnSwap}
+	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1), noise: make([]float64, K-1), onSwap: cfg.OnSwap}
 	p := 0
 	for l, L := range cfg.Levels {
 		if L.Est == nil {
 			return nil, fmt.Errorf("level %d: no estimator", l)
 		}
 		if l == 0 {
-			p = L.Est.Dim()
+			if p = L.Est.Dim(); p < 1 {
+				return nil, fmt.Errorf("level 0: estimator dimension %d: the state needs at least one coordinate", p)
+			}
 		}
 		if err := validateLevel(l, L, p, cfg.Swap.Rule, K, init[l]); err != nil {
 			return nil, err
@@ -163,7 +173,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		if L.Noise == langevin.CorrectedFull {
 			lv.full = newFullNoise(L.Est)
 		}
-		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l)))}
+		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l))), watch: newWatch(init[l])}
 		s.at[l] = l
 	}
 	if s.box != nil {
@@ -253,6 +263,11 @@ func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) erro
 	if L.Var == nil && needsVar && !L.Est.KnowsVariance() {
 		return fmt.Errorf("level %d: the estimator does not report its variance and no variance model is set (use variance.NewRunning)", l)
 	}
+	if rule == Exact && K > 1 {
+		if x, ok := L.Est.(target.ExactEnergy); !ok || !x.ExactEnergy() {
+			return fmt.Errorf("level %d: the exact swap rule needs noise-free energies, and estimator %T does not declare its energies exact (target.ExactEnergy); use a noisy swap rule", l, L.Est)
+		}
+	}
 	if L.Var != nil && L.Var.NeedsReport() && !L.Est.KnowsVariance() {
 		return fmt.Errorf("level %d: variance model %T needs an estimator that reports its variance", l, L.Var)
 	}
@@ -292,6 +307,10 @@ func (s *Sampler) Stats() Stats {
 	return st
 }
 
+// HandsOff reports whether steps are now handed to other goroutines: only
+// under Config.Concurrent, and only while that pays (see Config).
+func (s *Sampler) HandsOff() bool { return s.pool != nil && s.pool.conc }
+
 // Close stops the goroutines of a concurrent sampler. It is safe to call
 // more than once and on a sequential sampler.
 func (s *Sampler) Close() {
@@ -310,7 +329,7 @@ func (s *Sampler) Step() error {
 		return s.err
 	}
 	if s.pool != nil {
-		s.pool.run(s.k)
+		s.pool.step(s.k)
 	} else {
 		for l := range s.lv {
 			s.stepLevel(l, s.k)
@@ -347,7 +366,7 @@ func (s *Sampler) Step() error {
 func (s *Sampler) stepLevel(l, k int) {
 	lv := &s.lv[l]
 	r := &s.reps[s.at[l]]
-	if lv.Var != nil {
+	if lv.Var != nil && !lv.known { // Known observes nothing
 		if err := lv.Var.Observe(k, r.theta, &lv.varEst, r.rng); err != nil {
 			lv.err = fmt.Errorf("level %d: %w", l, err)
 			return
@@ -378,6 +397,9 @@ func (s *Sampler) stepLevel(l, k int) {
 		lv.stats.Clamped += int64(c)
 		lv.stats.ClampedSteps++
 	}
+	if finite && r.watch.observe(r.theta) {
+		lv.err = fmt.Errorf("level %d diverged at step %d: %d moves in a row each reversed the last and grew, by %.3g in all; the Langevin step is unstable (lower η = %v)", l, k, r.watch.run, r.watch.growth(), lv.Eta.Eta(k))
+	}
 	if !finite {
 		lv.err = fmt.Errorf("level %d diverged at step %d: the state is no longer finite (check η = %v against the gradient's scale)", l, k, lv.Eta.Eta(k))
 		if j := langevin.BadVariance(s2); lv.Noise == langevin.Corrected && j >= 0 {
@@ -393,8 +415,12 @@ func (s *Sampler) energy(l int, theta []float64) (u, v float64, err error) {
 	if math.IsNaN(u) || math.IsInf(u, 0) {
 		return 0, 0, fmt.Errorf("level %d: energy estimate is %v at step %d", l, u, s.k)
 	}
-	if lv.Var != nil {
+	if lv.known {
+		v = rep // what Known.EnergyVar returns, without two interface calls
+	} else if lv.Var != nil {
 		v = lv.Var.EnergyVar(theta, rep, lv.Est.KnowsVariance())
+	}
+	if lv.Var != nil {
 		if !(v >= 0 && v <= math.MaxFloat64) {
 			return 0, 0, badVariance(l, s.k, "energy", v, lv)
 		}
@@ -428,7 +454,10 @@ func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error)
 		return logRatio(td, d, v), td * td * v / 2, nil
 	}
 	switch s.swap.Rule {
-	case Exact, FReSGLD:
+	case Exact:
+		lr, err := s.exactLogRatio(l, x, y)
+		return lr, 0, err
+	case FReSGLD:
 		ux, vx, err := s.energy(l, x)
 		if err != nil {
 			return 0, 0, err
@@ -438,9 +467,6 @@ func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error)
 			return 0, 0, err
 		}
 		d, v = ux-uy, vx+vy
-		if s.swap.Rule == Exact && v > 0 {
-			return 0, 0, fmt.Errorf("levels %d and %d: the exact swap rule needs noise-free energies, but their variance is %v", l, l+1, v)
-		}
 	case ReSGLD:
 		ux, vx, err := s.energy(l, x)
 		if err != nil {
@@ -489,7 +515,9 @@ func (s *Sampler) trySwap(l int) error {
 	if accept {
 		s.at[l], s.at[l+1] = s.at[l+1], s.at[l]
 		p.Accepts++
-		p.Times = append(p.Times, s.k)
+		if s.times {
+			p.Times = append(p.Times, s.k)
+		}
 	}
 	return nil
 }

@@ -18,8 +18,13 @@ import (
 type Rule int
 
 const (
-	// Exact uses noise-free energies: D = U_l(x) − U_{l+1}(y), V = 0. It
-	// fails if an estimator reports a positive energy variance.
+	// Exact uses noise-free energies and the ratio of the two levels' own
+	// densities, log S = [U_l(x) − U_l(y)]/τ_l − [U_{l+1}(x) − U_{l+1}(y)]/τ_{l+1},
+	// which is τδ·D with D = U(x) − U(y) when the levels share one energy
+	// (see exactLogRatio for the evaluations it makes). New refuses an
+	// estimator that does not declare its energies exact
+	// (target.ExactEnergy), and a draw that reports a positive energy
+	// variance fails.
 	Exact Rule = iota
 	// ReSGLD (Deng et al. 2020) evaluates both states with the colder
 	// level's estimator: D = Û_l(x) − Û_l(y), V = σ_l²(x) + σ_l²(y), which
@@ -83,7 +88,7 @@ func logRatio(tauDelta, d, v float64) float64 { return tauDelta*d - tauDelta*tau
 type PairStats struct {
 	Attempts int   `json:"attempts"` // swap ratios evaluated
 	Accepts  int   `json:"accepts"`  // swaps made
-	Times    []int `json:"-"`        // steps at which swaps were made
+	Times    []int `json:"-"`        // steps at which swaps were made, if Config.RecordSwaps
 	// Noise is the mean over attempts of the ratio's variance correction
 	// τδ²V/2 in nats: the swap noise. Acceptance falls like e^{−Noise}
 	// once it exceeds about 1, whatever S is.

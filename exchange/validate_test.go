@@ -47,6 +47,10 @@ func TestInvalidSettings(t *testing.T) {
 		{"known needs reports", func(c *Config, _ *[][]float64) {
 			c.Levels[1].Est, c.Levels[1].Var = target.Hidden{Estimator: est}, variance.Known{}
 		}, "needs an estimator that reports"},
+		{"dimension 0", func(c *Config, in *[][]float64) {
+			e := target.NewNoisy(target.NewIsoQuadratic(0, 1), 0, 0)
+			c.Levels[0].Est, c.Levels[1].Est, *in = e, e, [][]float64{{}, {}}
+		}, "level 0: estimator dimension 0"},
 		{"no estimator", func(c *Config, _ *[][]float64) { c.Levels[0].Est = nil }, "level 0: no estimator"},
 		{"box outside", func(c *Config, _ *[][]float64) { c.Domain = &target.Box{Lo: []float64{1}, Hi: []float64{2}} }, "outside the domain"},
 	}
@@ -127,6 +131,9 @@ func traceBytes(t *testing.T, concurrent bool, seed uint64) ([]byte, Stats) {
 		t.Fatal(err)
 	}
 	defer smp.Close()
+	if concurrent {
+		smp.pool.always = true // these levels are too cheap for the pool to choose it
+	}
 	tr, err := Collect(smp, Plan{Burn: 100, Keep: 2000, Thin: 2})
 	if err != nil {
 		t.Fatal(err)

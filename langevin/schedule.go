@@ -26,7 +26,10 @@ func (c Constant) Validate() error {
 	return nil
 }
 
-// Decreasing is η_k = A (B + k)^−Gamma, the classic SGLD schedule.
+// Decreasing is η_k = A (B + k)^−Gamma, the classic SGLD schedule (Welling
+// and Teh 2011). SGLD's convergence needs Σ η_k = ∞ (the chain travels
+// arbitrarily far) and Σ η_k² < ∞ (the gradient noise averages out), which
+// hold exactly for Gamma in (0.5, 1]; Validate refuses other values.
 type Decreasing struct{ A, B, Gamma float64 }
 
 func (d Decreasing) Eta(k int) float64 { return d.A * math.Pow(d.B+float64(k), -d.Gamma) }
@@ -37,8 +40,8 @@ func (d Decreasing) Validate() error {
 		return fmt.Errorf("decreasing step size: a = %v must be positive and finite", d.A)
 	case !(d.B > 0) || math.IsInf(d.B, 0):
 		return fmt.Errorf("decreasing step size: b = %v must be positive and finite", d.B)
-	case !(d.Gamma >= 0) || d.Gamma > 1:
-		return fmt.Errorf("decreasing step size: γ = %v must lie in [0, 1]", d.Gamma)
+	case !(d.Gamma > 0.5) || d.Gamma > 1:
+		return fmt.Errorf("decreasing step size: γ = %v must lie in (0.5, 1] (Σ η_k = ∞ and Σ η_k² < ∞)", d.Gamma)
 	}
 	return nil
 }

@@ -57,10 +57,14 @@ func TestSchedules(t *testing.T) {
 	if err := d.Validate(); err != nil {
 		t.Fatal(err)
 	}
+	if err := (Decreasing{A: 1, B: 1, Gamma: 1}).Validate(); err != nil {
+		t.Errorf("γ = 1: %v", err)
+	}
 	if got, want := d.Eta(90), 0.5*math.Pow(100, -0.55); got != want {
 		t.Errorf("η_90 = %v, want %v", got, want)
 	}
-	for _, bad := range []Schedule{Constant{0}, Constant{math.Inf(1)}, Decreasing{A: 1, B: 0, Gamma: 0.5}, Decreasing{A: -1, B: 1, Gamma: 0.5}, Decreasing{A: 1, B: 1, Gamma: -0.1}} {
+	for _, bad := range []Schedule{Constant{0}, Constant{math.Inf(1)}, Decreasing{A: 1, B: 0, Gamma: 0.5}, Decreasing{A: -1, B: 1, Gamma: 0.5}, Decreasing{A: 1, B: 1, Gamma: -0.1},
+		Decreasing{A: 1, B: 1, Gamma: 0}, Decreasing{A: 1, B: 1, Gamma: 0.5}, Decreasing{A: 1, B: 1, Gamma: 1.01}, Decreasing{A: 1, B: 1, Gamma: math.NaN()}} {
 		if bad.Validate() == nil {
 			t.Errorf("%+v accepted", bad)
 		}

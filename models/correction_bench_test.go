@@ -25,6 +25,8 @@ import (
 //     along some direction on a share of the steps (metric
 //     clamped-steps/step), and those steps take the eigen-decomposition
 //     instead of the cheaper Cholesky factor;
+//   - synthetic data of the same size at a step small enough that nothing
+//     is over budget: the Cholesky path alone;
 //   - a wide synthetic model (N = 10,000, n = 10, p = 1000: the low-rank
 //     n×n form) at a step small enough that nothing is over budget.
 func BenchmarkCorrection(b *testing.B) {
@@ -37,6 +39,7 @@ func BenchmarkCorrection(b *testing.B) {
 		init  []float64
 	}{
 		{"breast-cancer/n=57/p=31", bc, 57, eta, mode},
+		{"synthetic/n=57/p=31", synthetic(b, 569, 31), 57, 1e-6, make([]float64, 31)},
 		{"synthetic/n=10/p=1000", synthetic(b, 10_000, 1000), 10, 1e-10, make([]float64, 1000)},
 	} {
 		for _, c := range exchange.Corrections {

@@ -23,8 +23,9 @@ type Logistic struct {
 }
 
 var (
-	_ target.Terms  = (*Logistic)(nil)
-	_ target.Energy = (*Logistic)(nil)
+	_ target.Terms       = (*Logistic)(nil)
+	_ target.LinearTerms = (*Logistic)(nil)
+	_ target.Energy      = (*Logistic)(nil)
 )
 
 // NewLogistic checks and wraps the data (not copied).
@@ -72,6 +73,15 @@ func logit(z float64) (r, sig float64) {
 	return r, sig
 }
 
+// sigmoid is logit's σ(z) alone, computed the same way, without the log.
+func sigmoid(z float64) float64 {
+	e := math.Exp(-math.Abs(z))
+	if z >= 0 {
+		return 1 / (1 + e)
+	}
+	return e / (1 + e)
+}
+
 func dot(x, y []float64) float64 {
 	var s float64
 	for j, v := range x {
@@ -96,6 +106,45 @@ func (l *Logistic) Term(grad, theta []float64, i int) float64 {
 		return math.Max(-z, 0) + r // log(1 + e^z) − z = log(1 + e^{−z})
 	}
 	return math.Max(z, 0) + r
+}
+
+// Row is example i's features x_i: ∇U_i = (σ(x_i·θ) − y_i)·x_i.
+func (l *Logistic) Row(i int) []float64 { return l.X[i*l.P : (i+1)*l.P] }
+
+// Slopes writes d_k = σ(x_i·θ) − y_i for each listed example i = idx[k],
+// without the energies. Four rows' dot products run side by side, each
+// summed in the order of dot, so that d_k is bit for bit Term's.
+func (l *Logistic) Slopes(d, theta []float64, idx []int32) {
+	p := l.P
+	theta = theta[:p]
+	d = d[:len(idx)]
+	k := 0
+	for ; k+4 <= len(idx); k += 4 {
+		z0, z1, z2, z3 := dot4(l.Row(int(idx[k])), l.Row(int(idx[k+1])), l.Row(int(idx[k+2])), l.Row(int(idx[k+3])), theta)
+		d[k] = sigmoid(z0) - l.Y[idx[k]]
+		d[k+1] = sigmoid(z1) - l.Y[idx[k+1]]
+		d[k+2] = sigmoid(z2) - l.Y[idx[k+2]]
+		d[k+3] = sigmoid(z3) - l.Y[idx[k+3]]
+	}
+	for ; k < len(idx); k++ {
+		i := int(idx[k])
+		d[k] = sigmoid(dot(l.Row(i), theta)) - l.Y[i]
+	}
+}
+
+// dot4 is dot of four rows with y, side by side: four independent chains
+// of additions instead of one, each in dot's order.
+func dot4(a, b, c, e, y []float64) (sa, sb, sc, se float64) {
+	y = y[:len(a)]
+	b, c, e = b[:len(a)], c[:len(a)], e[:len(a)]
+	for j, v := range a {
+		t := y[j]
+		sa += v * t
+		sb += b[j] * t
+		sc += c[j] * t
+		se += e[j] * t
+	}
+	return sa, sb, sc, se
 }
 
 func (l *Logistic) Prior(grad, theta []float64) float64 {

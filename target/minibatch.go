@@ -33,8 +33,11 @@ import (
 // (Clone; exchange's presets clone an estimator they put on a second level).
 type Minibatch struct {
 	t     Terms
-	touch Toucher // nil if t is not one
-	sink  float64 // keeps Touch's loads alive
+	touch Toucher     // nil if t is not one
+	lin   LinearTerms // nil if t is not one
+	slope []float64   // the slopes d_i of a LinearTerms draw
+	track bool        // accumulate spread on every gradient draw (TrackSpread)
+	sink  float64     // keeps Touch's loads alive
 	n     int
 	ne    int // energy draws' size; 0: n
 	s     sampler
@@ -77,6 +80,7 @@ func NewMinibatch(t Terms, n int) (*Minibatch, error) {
 		spread: make([]float64, p),
 	}
 	m.touch, _ = t.(Toucher)
+	m.lin, _ = t.(LinearTerms)
 	if err := m.SetSize(n); err != nil {
 		return nil, err
 	}
@@ -91,6 +95,7 @@ func (m *Minibatch) Clone() Estimator {
 	if m.keep {
 		c.KeepRows()
 	}
+	c.track = m.track
 	return c
 }
 
@@ -103,6 +108,9 @@ func (m *Minibatch) SetSize(n int) error {
 	}
 	m.n = n
 	m.s.size(n)
+	if m.lin != nil && len(m.slope) < n {
+		m.slope = make([]float64, n)
+	}
 	if m.keep && len(m.rows) < n*len(m.g) {
 		m.rows = make([]float64, n*len(m.g))
 	}
@@ -141,6 +149,9 @@ func (m *Minibatch) EnergySize() int {
 	}
 	return m.ne
 }
+
+// ExactEnergy is true when energy draws take every example (size N).
+func (m *Minibatch) ExactEnergy() bool { return m.EnergySize() == m.s.N }
 
 // KeepRows makes every later gradient draw keep its n per-example gradients
 // for Rows, at the memory cost of an n×p matrix (reallocated only when n
@@ -192,36 +203,25 @@ func (m *Minibatch) draw(rng *rand.Rand) []int32 {
 }
 
 // Grad draws ∇Û(θ); with gradVar non-nil it also writes the variance
-// estimate N(N − n)/n · s_j² per coordinate.
+// estimate N(N − n)/n · s_j² per coordinate. The sums of squares behind it
+// are taken only when gradVar is non-nil or TrackSpread was called.
 func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	idx := m.draw(rng)
 	n := len(idx)
 	m.gradN = n
 	sum, shift := m.sum, m.shift
-	// Moments about the first example's gradient: cheap and free of the
-	// cancellation that raw sums of squares suffer far from the mode.
-	m.t.Term(shift, theta, int(idx[0]))
-	p := len(shift)
-	if m.keep {
-		copy(m.rows, shift)
-		m.rowN = n
+	var sq []float64
+	if gradVar != nil || m.track {
+		sq = m.sq
 	}
-	sq, g := m.sq, m.g
-	for j := range sum {
-		sum[j], sq[j] = 0, 0
+	if m.lin != nil && !m.keep {
+		d := m.slope[:n]
+		m.lin.Slopes(d, theta, idx)
+		linearGrad(m.lin, sum, sq, shift, d, idx)
+	} else {
+		m.termGrad(sum, sq, theta, idx)
 	}
-	for k, i := range idx[1:] {
-		m.t.Term(g, theta, int(i))
-		for j, x := range g {
-			d := x - shift[j]
-			sum[j] += d
-			sq[j] += d * d
-		}
-		if m.keep {
-			copy(m.rows[(k+1)*p:(k+2)*p], g)
-		}
-	}
-	if n > 1 {
+	if n > 1 && sq != nil {
 		f := FPC(m.s.N, n)
 		inv, df := 1/float64(n), 1/float64(n-1)
 		for j, s := range sum {
@@ -242,6 +242,41 @@ func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	fn := float64(n)
 	for j, s := range sum {
 		grad[j] += scale * (s + fn*shift[j])
+	}
+}
+
+// termGrad is linearGrad for any Terms, one Term call per example; it also
+// fills rows when KeepRows asked for them.
+func (m *Minibatch) termGrad(sum, sq, theta []float64, idx []int32) {
+	shift := m.shift
+	n := len(idx)
+	// Moments about the first example's gradient: cheap and free of the
+	// cancellation that raw sums of squares suffer far from the mode.
+	m.t.Term(shift, theta, int(idx[0]))
+	p := len(shift)
+	if m.keep {
+		copy(m.rows, shift)
+		m.rowN = n
+	}
+	g := m.g
+	clear(sum)
+	clear(sq)
+	for k, i := range idx[1:] {
+		m.t.Term(g, theta, int(i))
+		if sq != nil {
+			for j, x := range g {
+				d := x - shift[j]
+				sum[j] += d
+				sq[j] += d * d
+			}
+		} else {
+			for j, x := range g {
+				sum[j] += x - shift[j]
+			}
+		}
+		if m.keep {
+			copy(m.rows[(k+1)*p:(k+2)*p], g)
+		}
 	}
 }
 
@@ -268,10 +303,14 @@ func (m *Minibatch) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 	return u, FPC(m.s.N, n) * s2
 }
 
+// TrackSpread makes every later gradient draw count towards Spread, whether
+// or not it reports variances; otherwise only draws with a gradVar count.
+func (m *Minibatch) TrackSpread() { m.track = true }
+
 // Spread writes into dst the average, over the gradient draws of at least
-// two examples since the last ResetSpread, of the per-example sample
-// variances s_j², and returns the number of those draws (dst untouched when
-// zero). Each s_j² is unbiased for the population variance S_j² of ∂_jU_i
+// two examples since the last ResetSpread (those that count: see
+// TrackSpread), of the per-example sample variances s_j², and returns the
+// number of those draws (dst untouched when zero). Each s_j² is unbiased for the population variance S_j² of ∂_jU_i
 // (divisor N − 1) whatever the n of its draw.
 func (m *Minibatch) Spread(dst []float64) int {
 	if m.draws == 0 {

@@ -300,10 +300,15 @@ func TestMinibatchSpread(t *testing.T) {
 			rep[j] = append(rep[j], gv[j]/FPC(N, 3))
 		}
 	}
-	mb.Grad(grad, nil, theta, rng) // no variance asked: counted all the same
 	got := make([]float64, p)
+	mb.Grad(grad, nil, theta, rng) // no variance asked: not counted ...
+	if d := mb.Spread(got); d != M {
+		t.Fatalf("Spread counted %d draws, want %d (a draw without variances counts only under TrackSpread)", d, M)
+	}
+	mb.TrackSpread()
+	mb.Grad(grad, nil, theta, rng) // ... unless tracked
 	if d := mb.Spread(got); d != M+1 {
-		t.Fatalf("Spread counted %d draws, want %d", d, M+1)
+		t.Fatalf("Spread counted %d draws under TrackSpread, want %d", d, M+1)
 	}
 	for j := range got {
 		S2 := gVar[j] / (N * (N - 1))

@@ -23,6 +23,9 @@ func (x Exact) Energy(theta []float64, _ *rand.Rand) (float64, float64) { return
 
 func (Exact) KnowsVariance() bool { return true }
 
+// ExactEnergy is true: Energy returns U(θ).
+func (Exact) ExactEnergy() bool { return true }
+
 // Noisy turns an exact Energy into an Estimator by adding independent
 // Gaussian noise, as the paper's experiments do: Û ~ N(U, σ²(θ)) and
 // ∇Û_j ~ N(∂_jU, s_j²(θ)). The noise levels may depend on the state.
@@ -90,6 +93,9 @@ func (n *Noisy) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 }
 
 func (*Noisy) KnowsVariance() bool { return true }
+
+// ExactEnergy is true when there is no energy noise (EnergySD is nil).
+func (n *Noisy) ExactEnergy() bool { return n.EnergySD == nil }
 
 // Hidden hides an estimator's knowledge of its own variance, so that a
 // sampler must estimate it; it models a black-box solver.

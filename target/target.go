@@ -51,3 +51,18 @@ type Coster interface {
 type Cloner interface {
 	Clone() Estimator
 }
+
+// ExactEnergy is implemented by estimators that can say whether their
+// energy draws are U(θ) itself, with no noise. A sampler whose swap rule
+// needs exact energies refuses an estimator that does not say so: a noisy
+// estimator that reports no variance (target.Hidden, a black box) looks
+// noise-free from its reports alone.
+type ExactEnergy interface {
+	ExactEnergy() bool
+}
+
+var (
+	_ ExactEnergy = Exact{}
+	_ ExactEnergy = (*Noisy)(nil)
+	_ ExactEnergy = (*Minibatch)(nil)
+)

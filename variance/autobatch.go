@@ -128,6 +128,7 @@ func NewAutoBatch(mb *target.Minibatch, tau float64, eta langevin.Schedule, opt 
 	if err := eta.Validate(); err != nil {
 		return nil, fmt.Errorf("automatic minibatch: %w", err)
 	}
+	mb.TrackSpread() // its draws count even under a policy that asks no variances
 	p := mb.Dim()
 	return &AutoBatch{
 		mb: mb, tau: tau, eta: eta, opt: opt,

@@ -81,7 +81,7 @@ taken: after an error, Ctrl-C or SIGTERM the files hold every draw taken.`,
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels K, spaced geometrically from τ1 to τ2; every level above the coldest uses the hot estimator")
 	fl.Float64Var(&f.Eta, "eta", 0.03, "step size η (with --decay-gamma > 0: η_k = eta·(b/(b + k))^γ)")
 	fl.Float64Var(&f.DecayB, "decay-b", 1000, "decreasing step size: b")
-	fl.Float64Var(&f.DecayGamma, "decay-gamma", 0, "decreasing step size: γ in [0, 1] (0: constant η)")
+	fl.Float64Var(&f.DecayGamma, "decay-gamma", 0, "decreasing step size: γ in (0.5, 1] (0: constant η)")
 	fl.Float64Var(&f.SwapA, "swap-a", 0, "swap intensity a (swap with probability a·η·min(1, S)); 0 attempts a swap every step with probability min(1, S)")
 	fl.Float64Var(&f.A1, "a1", 0.5, "m-reSGLD weight a1 on the cold estimator")
 	fl.StringVar(&f.Variance, "variance", "known", "variance estimate for f-reSGLD and the swap ratios: known or running")
@@ -146,6 +146,9 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	if f.DecayGamma != 0 {
 		// Written so that η_0 = eta: a = eta·b^γ.
 		eta = langevin.Decreasing{A: f.Eta * math.Pow(f.DecayB, f.DecayGamma), B: f.DecayB, Gamma: f.DecayGamma}
+		if err := eta.Validate(); err != nil {
+			return fmt.Errorf("--decay-gamma = %v: %w", f.DecayGamma, err)
+		}
 	} else {
 		f.DecayB = 0
 	}

@@ -24,6 +24,11 @@ func TestGMMEndToEnd(t *testing.T) {
 			Draws   int                `json:"draws_per_chain"`
 			Chains  []int              `json:"chains"`
 			Metrics map[string]float64 `json:"metrics"`
+			Stats   struct {
+				Pairs []struct {
+					Accepts int `json:"accepts"`
+				} `json:"pairs"`
+			} `json:"stats"`
 		}
 		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 		if err := json.Unmarshal(b, &sum); err != nil {

@@ -26,6 +26,7 @@ type logisticFlags struct {
 	NoIntercept   bool    `json:"no_intercept"`
 	PriorSD       float64 `json:"prior_sd"`
 	Method        string  `json:"method"`
+	Correction    string  `json:"correction"`
 	Seed          uint64  `json:"seed"`
 	Tau2          float64 `json:"tau2"`
 	Eta           float64 `json:"eta"` // the step size used
@@ -107,6 +108,7 @@ all but the last second's.`,
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")
 	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient")
 	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
+	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
@@ -132,8 +134,12 @@ func (f *logisticFlags) validate() error {
 	if f.Label == "" {
 		return errors.New("--label: no label column given (a header name or a column number from 1)")
 	}
-	if _, err := exchange.ParseMethod(f.Method); err != nil {
+	m, err := exchange.ParseMethod(f.Method)
+	if err != nil {
 		return fmt.Errorf("--method: %w", err)
+	}
+	if _, err := parseCorrection(f.Correction, m); err != nil {
+		return err
 	}
 	if _, err := f.chainFlags.ids(); err != nil {
 		return err
@@ -174,6 +180,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		return err
 	}
 	m, _ := exchange.ParseMethod(f.Method)
+	corr, _ := parseCorrection(f.Correction, m)
 	d, err := dataset.ReadFile(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
 		return err
@@ -246,7 +253,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		var autoErr error
 		setup := exchange.Setup{
 			Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
-			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id),
+			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id), Correction: corr,
 		}
 		if f.HotBatchAuto {
 			setup.HotVar = func() variance.Model {

@@ -24,6 +24,7 @@ type minibatchSDFlags struct {
 	Reference      string
 	Summary        string
 	Smoke          bool
+	Variants       string
 }
 
 func init() {
@@ -33,11 +34,13 @@ func init() {
 		Use:   "minibatch-sd",
 		Short: "Why f-reSGLD's and corrected-sgld's sd error levels off on breast cancer",
 		Long: `minibatch-sd is a follow-up to "reproduce minibatch": on the breast-cancer
-posterior, at the study's fixed setting, it reruns SGLD, corrected-sgld and
-f-reSGLD with the corrected step's variance ŝ² taken either from each
+posterior, at the study's fixed setting, it reruns SGLD, reSGLD, corrected-sgld
+and f-reSGLD with the corrected step's variance ŝ² taken either from each
 minibatch draw (the study's) or from the per-example spread averaged over the
 last window of 100 draws (variance.AutoOptions.Smooth; for the cold chain an
-AutoBatch with its n fixed), and reports the mean and sd errors against the
+AutoBatch with its n fixed), and corrected-sgld and f-reSGLD with the full
+correction (the injected noise cancels each draw's whole gradient-noise
+covariance, not only its diagonal: exchange.Full), and reports the mean and sd errors against the
 cached MALA reference, the signed sd bias, and the chains' clamp counts. Beside
 them it prints the linear prediction of the sd bias at the posterior mode from
 the exact minibatch noise covariance (minibatch.LinearSD), and compares
@@ -58,6 +61,7 @@ breast-cancer-sd.md under --out (--docs: docs/results/minibatch).`,
 	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference of the breast-cancer posterior (see reproduce minibatch)")
 	fl.StringVar(&f.Summary, "summary", "docs/results/minibatch/summary.json", "the main study's summary, for reSGLD's final sd error (skipped if missing)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
+	fl.StringVar(&f.Variants, "variants", "all", "comma-separated variants to run, or all: "+sdVariantKeys()+" (a subset writes breast-cancer-sd-<keys>.md)")
 	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
@@ -69,7 +73,16 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 	if f.Workers < 1 {
 		return fmt.Errorf("--workers = %d: need at least 1", f.Workers)
 	}
-	if _, err := output.Prepare(f.Results, "breast-cancer-sd.md"); err != nil {
+	keys := strings.Split(f.Variants, ",")
+	variants, err := minibatch.SelectSDVariants(keys)
+	if err != nil {
+		return fmt.Errorf("--variants: %w", err)
+	}
+	file := "breast-cancer-sd.md"
+	if f.Variants != "all" {
+		file = "breast-cancer-sd-" + strings.Join(keys, "+") + ".md"
+	}
+	if _, err := output.Prepare(f.Results, file); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	l, _, err := minibatch.BreastCancer()
@@ -110,8 +123,8 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 		return err
 	}
 	start := time.Now()
-	total := f.Seeds * len(minibatch.SDVariants)
-	sums, err := minibatch.SDStudy(pr, ref, minibatch.SDVariants, f.Seeds, f.Workers, newProgress(pr.Name+" sd", total).update)
+	total := f.Seeds * len(variants)
+	sums, err := minibatch.SDStudy(pr, ref, variants, f.Seeds, f.Workers, newProgress(pr.Name+" sd", total).update)
 	if err != nil {
 		return err
 	}
@@ -119,7 +132,7 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 	var b strings.Builder
 	minibatch.SDMarkdown(&b, pr, f.Seeds, lin, hotLin, hotSizes, sums, main)
 	fmt.Print(b.String())
-	return output.WriteBytes(filepath.Join(f.Results, pr.Name+"-sd.md"), []byte(b.String()))
+	return output.WriteBytes(filepath.Join(f.Results, file), []byte(b.String()))
 }
 
 // mainSummary reads the main study's breast-cancer summary from path; it
@@ -143,4 +156,13 @@ func mainSummary(path string, budgets int) (*minibatch.Summary, error) {
 		}
 	}
 	return nil, nil
+}
+
+// sdVariantKeys lists the follow-up's variant keys for the help text.
+func sdVariantKeys() string {
+	keys := make([]string, len(minibatch.SDVariants))
+	for i, v := range minibatch.SDVariants {
+		keys[i] = v.Key
+	}
+	return strings.Join(keys, ", ")
 }

@@ -24,10 +24,13 @@ func TestReproduceMinibatchSDSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"Linear prediction", "corrected-sgld, smoothed full Ĉ (own loop)", "Per coordinate"} {
+	for _, want := range []string{"Linear prediction", "fresgld, full Ĉ (both)", "| resgld |", "Per coordinate"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("table lacks %q", want)
 		}
+	}
+	if err := run(t, "reproduce", "minibatch-sd", "--smoke", "--variants", "sgld,nuts"); err == nil || !strings.Contains(err.Error(), `--variants: unknown variant "nuts"`) {
+		t.Errorf("--variants sgld,nuts: error %v, want one naming --variants and the variant", err)
 	}
 	if err := run(t, "reproduce", "minibatch-sd", "--seeds", "1"); err == nil || !strings.Contains(err.Error(), "--seeds") {
 		t.Errorf("--seeds 1: error %v, want one naming --seeds", err)

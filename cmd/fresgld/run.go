@@ -54,7 +54,9 @@ func sampleLadder(ctx context.Context, cfg exchange.Config, init []float64, plan
 	defer smp.Close()
 	progress := newProgress(label, plan.Steps()).callback()
 	start := time.Now()
-	tr := exchange.Trace{P: smp.Dim(), Data: make([]float64, 0, plan.Keep*smp.Dim())}
+	// Room for the whole run up to 8 MB; beyond, append grows it, so that an
+	// interrupted long run never held memory it did not use.
+	tr := exchange.Trace{P: smp.Dim(), Data: make([]float64, 0, min(plan.Keep*smp.Dim(), 1<<20))}
 	done := ctx.Done()
 	total := plan.Steps()
 	var runErr error

@@ -64,7 +64,9 @@ type RunResult struct {
 	Score [][]float64
 	Steps int
 	// Cost is the per-example evaluations spent (gradient and energy, both
-	// chains, variance pilots included); HotCost the hot level's part.
+	// chains, variance pilots included); HotCost the hot level's chain
+	// work (its gradients and variance pilots, not swap energies, which
+	// exchange.Cost keeps apart so the share means the same in every method).
 	Cost, HotCost float64
 	SwapAttempts  int
 	SwapAccepts   int
@@ -179,8 +181,7 @@ func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 	res.Cost = used
 	res.ClampedCold = stats.Levels[0].ClampedSteps
 	if len(stats.Levels) > 1 {
-		c := stats.Levels[1].Cost
-		res.HotCost = c.TotalGrad().Units + c.TotalEnergy().Units
+		res.HotCost = stats.Levels[1].Cost.Chain().Units // swap energies apart (see exchange.Cost)
 		res.ClampedHot = stats.Levels[1].ClampedSteps
 		res.SwapAttempts, res.SwapAccepts = stats.Pairs[0].Attempts, stats.Pairs[0].Accepts
 	}

@@ -89,7 +89,7 @@ func SDMarkdown(w io.Writer, pr Problem, seeds int, lin []LinearPrediction, hotL
 	fmt.Fprintf(w, "\nPer coordinate at the last budget: measured sd ratio of each variant minus SGLD's (ŝ_j/s_j, means over seeds), against the linear prediction of the same difference for the cold chain (its noise minus SGLD's: the exact diagonal correction's for the diagonal variants, the full gradient's for the full-covariance one, whose injected noise cancels the gradient noise's covariance): Pearson correlation over the %d coordinates, least-squares slope through the origin, and the mean measured and predicted differences.\n\n", len(pS))
 	fmt.Fprintf(w, "| variant | predicted by | correlation | slope | mean measured difference | mean predicted difference |\n|---|---|---|---|---|---|\n")
 	for _, s := range sums {
-		if s.Variant == base.Variant {
+		if s.Variant == base.Variant || s.Uncorrected {
 			continue
 		}
 		model := DiagCorrectedNoise

@@ -3,6 +3,7 @@ package minibatch
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/exchange"
@@ -14,33 +15,66 @@ import (
 // The sd follow-up: the study found f-reSGLD's and corrected-sgld's sd
 // error levelling off on breast cancer. SDVariant reruns a method at the
 // study's setting with one thing changed: where the corrected step's ŝ²
-// comes from.
+// comes from, or the form of its correction.
 type SDVariant struct {
+	// Key names the variant on the command line.
+	Key    string
 	Name   string
-	Method exchange.Method // sgld, fresgld or CorrectedSGLD
+	Method exchange.Method // sgld, resgld, fresgld or CorrectedSGLD
 	// SmoothCold and SmoothHot give the cold (hot) chain the window-averaged
 	// per-example spread N(N − n)/n · S̄_j² (variance.AutoOptions.Smooth)
 	// instead of each draw's own N(N − n)/n · s_j². The cold chain keeps its
 	// n (an AutoBatch with Min = Max = NCold); the hot one keeps the
 	// automatic rule.
 	SmoothCold, SmoothHot bool
-	// Cov, for CorrectedSGLD only, runs the chain in runSmoothedCov instead
-	// of the exchange driver: "diagonal" (the smoothed per-coordinate
-	// correction again) or "full" (the injected noise has covariance
-	// (2τη·I − η²Ĉ)⁺ with Ĉ the window-averaged full covariance).
-	Cov string
+	// Correction, for the corrected methods, is Diagonal (the study's) or
+	// Full: the injected noise has covariance (2τη·I − η²Ĉ)⁺, Ĉ each
+	// draw's full covariance from its per-example gradients
+	// (langevin.CorrectedFull). Full uses no ŝ², so it takes no smoothing.
+	Correction exchange.Correction
 }
 
 // SDVariants are the follow-up's runs, in the order it reports them.
 var SDVariants = []SDVariant{
-	{Name: "sgld", Method: exchange.SGLDMethod},
-	{Name: "corrected-sgld, per-draw ŝ²", Method: CorrectedSGLD},
-	{Name: "corrected-sgld, smoothed ŝ²", Method: CorrectedSGLD, SmoothCold: true},
-	{Name: "fresgld, per-draw ŝ² (both)", Method: exchange.FReSGLDMethod},
-	{Name: "fresgld, smoothed hot ŝ²", Method: exchange.FReSGLDMethod, SmoothHot: true},
-	{Name: "fresgld, smoothed ŝ² (both)", Method: exchange.FReSGLDMethod, SmoothCold: true, SmoothHot: true},
-	{Name: "corrected-sgld, smoothed diagonal Ĉ (own loop)", Method: CorrectedSGLD, SmoothCold: true, Cov: "diagonal"},
-	{Name: "corrected-sgld, smoothed full Ĉ (own loop)", Method: CorrectedSGLD, SmoothCold: true, Cov: "full"},
+	{Key: "sgld", Name: "sgld", Method: exchange.SGLDMethod},
+	{Key: "resgld", Name: "resgld", Method: exchange.ReSGLDMethod},
+	{Key: "csgld", Name: "corrected-sgld, per-draw ŝ²", Method: CorrectedSGLD},
+	{Key: "csgld-smooth", Name: "corrected-sgld, smoothed ŝ²", Method: CorrectedSGLD, SmoothCold: true},
+	{Key: "fresgld", Name: "fresgld, per-draw ŝ² (both)", Method: exchange.FReSGLDMethod},
+	{Key: "fresgld-smooth-hot", Name: "fresgld, smoothed hot ŝ²", Method: exchange.FReSGLDMethod, SmoothHot: true},
+	{Key: "fresgld-smooth", Name: "fresgld, smoothed ŝ² (both)", Method: exchange.FReSGLDMethod, SmoothCold: true, SmoothHot: true},
+	{Key: "csgld-full", Name: "corrected-sgld, full Ĉ", Method: CorrectedSGLD, Correction: exchange.Full},
+	{Key: "fresgld-full", Name: "fresgld, full Ĉ (both)", Method: exchange.FReSGLDMethod, Correction: exchange.Full},
+}
+
+// SelectSDVariants returns the variants named by keys, in the order of
+// SDVariants; "all" alone selects every one.
+func SelectSDVariants(keys []string) ([]SDVariant, error) {
+	if len(keys) == 1 && keys[0] == "all" {
+		return SDVariants, nil
+	}
+	want := map[string]bool{}
+	for _, k := range keys {
+		found := false
+		for _, v := range SDVariants {
+			found = found || v.Key == k
+		}
+		if !found {
+			names := make([]string, len(SDVariants))
+			for i, v := range SDVariants {
+				names[i] = v.Key
+			}
+			return nil, fmt.Errorf("unknown variant %q (want all or some of %s)", k, strings.Join(names, ", "))
+		}
+		want[k] = true
+	}
+	var out []SDVariant
+	for _, v := range SDVariants {
+		if want[v.Key] {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }
 
 // SDRun is one run of one variant: the breast-cancer scores at the
@@ -79,12 +113,8 @@ func (a sdMoments) ratio() []float64 {
 
 // RunSD runs variant v on the breast-cancer problem pr with reference ref.
 func RunSD(pr Problem, ref Reference, v SDVariant, seed uint64) (SDRun, error) {
-	switch {
-	case v.Cov == "":
-	case v.Method != CorrectedSGLD || !v.SmoothCold || (v.Cov != "diagonal" && v.Cov != "full"):
-		return SDRun{}, fmt.Errorf("sd variant %q: Cov %q needs corrected-sgld with a smoothed cold chain and is diagonal or full", v.Name, v.Cov)
-	default:
-		return runSmoothedCov(pr, ref, v.Cov == "full", seed)
+	if v.Correction == exchange.Full && (v.SmoothCold || v.SmoothHot || (v.Method != CorrectedSGLD && v.Method != exchange.FReSGLDMethod)) {
+		return SDRun{}, fmt.Errorf("sd variant %q: the full correction needs a corrected method (corrected-sgld or fresgld) and uses no smoothed ŝ²", v.Name)
 	}
 	st := pr.Setting
 	var res SDRun
@@ -111,7 +141,7 @@ func RunSD(pr Problem, ref Reference, v SDVariant, seed uint64) (SDRun, error) {
 		HotVar: func() variance.Model {
 			return keep(variance.NewAutoBatch(hot, st.Tau2, eta, variance.AutoOptions{Share: st.Share, Every: st.Every, Smooth: v.SmoothHot}))
 		},
-		A: st.SwapA, A1: st.A1, Seed: seed,
+		A: st.SwapA, A1: st.A1, Seed: seed, Correction: v.Correction,
 	}
 	if v.SmoothCold {
 		setup.ColdVar = func() variance.Model {
@@ -120,7 +150,7 @@ func RunSD(pr Problem, ref Reference, v SDVariant, seed uint64) (SDRun, error) {
 	}
 	var cfg exchange.Config
 	if v.Method == CorrectedSGLD {
-		cfg = exchange.Config{Levels: []exchange.Level{{Tau: st.Tau1, Est: setup.Cold, Eta: eta, Noise: langevin.Corrected, Var: call(setup.ColdVar)}}, Seed: seed}
+		cfg = exchange.Config{Levels: []exchange.Level{{Tau: st.Tau1, Est: setup.Cold, Eta: eta, Noise: v.Correction.Policy(), Var: call(setup.ColdVar)}}, Seed: seed}
 	} else if cfg, err = v.Method.Config(setup); err != nil {
 		return res, err
 	}
@@ -179,9 +209,11 @@ func call(f func() variance.Model) variance.Model {
 // error of each score at each budget, the mean per-coordinate sd ratio at
 // the last budget, and the mean clamp rates.
 type SDSummary struct {
-	Variant  string
-	FullCov  bool // the variant corrects against the full covariance
-	Mean, SE [][]float64
+	Variant string
+	FullCov bool // the variant corrects against the full covariance
+	// Uncorrected: the variant's cold chain injects plain SGLD noise.
+	Uncorrected bool
+	Mean, SE    [][]float64
 	// Ratio[j] and RatioSE[j]: chain sd / reference sd of coordinate j at
 	// the last budget, mean and standard error over seeds.
 	Ratio, RatioSE                 []float64
@@ -206,7 +238,8 @@ func SDStudy(pr Problem, ref Reference, variants []SDVariant, seeds, workers int
 	var out []SDSummary
 	xs := make([]float64, seeds)
 	for v, rs := range runs {
-		sm := SDSummary{Variant: variants[v].Name, FullCov: variants[v].Cov == "full"}
+		m := variants[v].Method
+		sm := SDSummary{Variant: variants[v].Name, FullCov: variants[v].Correction == exchange.Full, Uncorrected: m != CorrectedSGLD && m != exchange.FReSGLDMethod}
 		for b := range pr.Setting.Budgets {
 			mean, se := make([]float64, 3), make([]float64, 3)
 			for k := range mean {

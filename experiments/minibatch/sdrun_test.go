@@ -5,55 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
+	"github.com/fresgld/fresgld/exchange"
 )
-
-// TestInjectFactor checks the injected noise's square root against its
-// definition: unclamped, LLᵀ + g = budget·I (full) or its diagonal
-// (diagonal); with a gradient-noise eigenvalue above the budget, the full
-// factor clips exactly that direction.
-func TestInjectFactor(t *testing.T) {
-	g := mat.NewSymDense(3, []float64{
-		0.5, 0.2, -0.1,
-		0.2, 0.4, 0.05,
-		-0.1, 0.05, 0.3,
-	})
-	l := mat.NewDense(3, 3, nil)
-	for _, full := range []bool{true, false} {
-		c, err := injectFactor(l, g, 1, full)
-		if err != nil || c != 0 {
-			t.Fatalf("full %v: clamped %d, err %v", full, c, err)
-		}
-		var llt mat.Dense
-		llt.Mul(l, l.T())
-		for i := 0; i < 3; i++ {
-			for j := 0; j < 3; j++ {
-				want := 0.0
-				if i == j {
-					want = 1 - g.At(i, i)
-				} else if full {
-					want = -g.At(i, j)
-				}
-				if math.Abs(llt.At(i, j)-want) > 1e-12 {
-					t.Errorf("full %v: LLᵀ[%d,%d] = %v, want %v", full, i, j, llt.At(i, j), want)
-				}
-			}
-		}
-	}
-	// g = 2·e1e1ᵀ + 0.5·I: M = I − g has eigenvalues −1.5 (along e1) and
-	// 0.5 twice; M⁺ = 0.5·(I − e1e1ᵀ).
-	g2 := mat.NewSymDense(3, []float64{2.5, 0, 0, 0, 0.5, 0, 0, 0, 0.5})
-	c, err := injectFactor(l, g2, 1, true)
-	if err != nil || c != 1 {
-		t.Fatalf("clamped %d (want 1), err %v", c, err)
-	}
-	var llt mat.Dense
-	llt.Mul(l, l.T())
-	want := mat.NewDense(3, 3, []float64{0, 0, 0, 0, 0.5, 0, 0, 0, 0.5})
-	if !mat.EqualApprox(&llt, want, 1e-12) {
-		t.Errorf("LLᵀ = %v, want %v", mat.Formatted(&llt), mat.Formatted(want))
-	}
-}
 
 // TestSDVariantsSmoke runs every follow-up variant on the breast-cancer
 // problem at the smoke size: scores finite at each budget, one-chain
@@ -103,9 +56,19 @@ func TestSDVariantsSmoke(t *testing.T) {
 	if hi-lo > 1 {
 		t.Errorf("corrected chains took from %d to %d steps on the same budget: %v", lo, hi, steps)
 	}
-	bad := SDVariant{Name: "bad", Method: CorrectedSGLD, Cov: "full"}
-	if _, err := RunSD(pr, ref, bad, 1); err == nil {
-		t.Error("a full-covariance variant without a smoothed cold chain was accepted")
+	for _, bad := range []SDVariant{
+		{Name: "bad", Method: exchange.SGLDMethod, Correction: exchange.Full},
+		{Name: "bad", Method: CorrectedSGLD, Correction: exchange.Full, SmoothCold: true},
+	} {
+		if _, err := RunSD(pr, ref, bad, 1); err == nil || !strings.Contains(err.Error(), "full correction") {
+			t.Errorf("%+v: error %v, want one naming the full correction", bad, err)
+		}
+	}
+	if vs, err := SelectSDVariants([]string{"fresgld-full", "sgld"}); err != nil || len(vs) != 2 || vs[0].Key != "sgld" || vs[1].Correction != exchange.Full {
+		t.Errorf("SelectSDVariants: %v, %v", vs, err)
+	}
+	if _, err := SelectSDVariants([]string{"sgld", "hmc"}); err == nil || !strings.Contains(err.Error(), `"hmc"`) {
+		t.Errorf("unknown variant: error %v, want one naming it", err)
 	}
 }
 

@@ -25,3 +25,13 @@ func Lock() func() {
 	runtime.LockOSThread()
 	return runtime.UnlockOSThread
 }
+
+// Process is the CPU time of the whole process, all threads (0 where
+// unknown).
+func Process() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

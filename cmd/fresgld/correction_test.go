@@ -1,0 +1,41 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestLogisticCorrection runs fresgld with the full correction end to end
+// and checks that --correction is validated before any work, by name.
+func TestLogisticCorrection(t *testing.T) {
+	data := smallCSV(t)
+	out := t.TempDir()
+	if err := run(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--correction", "full", "--burn", "200", "--keep", "300", "--thin", "1", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if !strings.Contains(string(b), `"correction": "full"`) || !strings.Contains(string(b), `"samples": 300`) {
+		t.Errorf("summary: %s", b[:min(len(b), 600)])
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--correction", "dense"}, `--correction: unknown correction "dense"`},
+		{[]string{"--correction", ""}, `--correction: unknown correction ""`},
+		{[]string{"--method", "sgld", "--correction", "full"}, "--correction full: method sgld"},
+		{[]string{"--method", "resgld", "--correction", "full"}, "--correction full: method resgld"},
+	} {
+		dir := filepath.Join(t.TempDir(), "out")
+		args := append([]string{"logistic", "--data", data, "--label", "y", "--out", dir}, c.args...)
+		err := run(t, args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.want)
+		}
+		if _, serr := os.Stat(dir); serr == nil {
+			t.Errorf("%v: the output directory was created before the error", c.args)
+		}
+	}
+}

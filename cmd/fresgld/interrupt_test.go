@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// binary builds the command once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "fresgld-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "fresgld")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("building the command: %v", binErr)
+	}
+	return binPath
+}
+
+// startLong starts a run far longer than the test, and waits until its
+// samples.csv holds at least lines lines. done receives the run's exit.
+func startLong(t *testing.T, out string, lines int, args ...string) (cmd *exec.Cmd, stderr *bytes.Buffer, done chan error) {
+	t.Helper()
+	cmd = exec.Command(binary(t), append(args, "--out", out)...)
+	stderr = new(bytes.Buffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done = make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(filepath.Join(out, "samples.csv"))
+		if bytes.Count(b, []byte("\n")) >= lines {
+			return cmd, stderr, done
+		}
+		select {
+		case err := <-done:
+			t.Fatalf("the run ended early (%v); stderr:\n%s", err, stderr.String())
+		default:
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			<-done
+			t.Fatalf("no %d lines in samples.csv after 60 s; stderr:\n%s", lines, stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// parseSamples parses samples.csv strictly (every line with the header's
+// field count) and returns its data rows.
+func parseSamples(t *testing.T, path string, fields int) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	r.FieldsPerRecord = fields
+	recs, err := r.ReadAll()
+	if err != nil {
+		t.Fatalf("%s does not parse: %v", path, err)
+	}
+	return recs[1:]
+}
+
+// SIGINT stops sampling: the command finishes its files, writes a summary
+// marked interrupted that counts exactly the samples in samples.csv, and
+// exits non-zero saying so.
+func TestInterruptKeepsSamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		out := filepath.Join(t.TempDir(), "out")
+		cmd, stderr, done := startLong(t, out, 2000, "gmm", "--keep", "1000000000", "--thin", "1", "--burn", "0")
+		if err := cmd.Process.Signal(sig); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%v: still running 30 s after the signal", sig)
+		}
+		if err == nil || cmd.ProcessState.ExitCode() == 0 {
+			t.Errorf("%v: exit status %v, want non-zero", sig, err)
+		}
+		if !strings.Contains(stderr.String(), "interrupted after") {
+			t.Errorf("%v: stderr lacks the interrupt message:\n%s", sig, stderr.String())
+		}
+		rows := parseSamples(t, filepath.Join(out, "samples.csv"), 1)
+		var sum struct {
+			Samples     int  `json:"samples"`
+			Interrupted bool `json:"interrupted"`
+		}
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatalf("%v: %v", sig, err)
+		}
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatalf("%v: summary.json: %v", sig, err)
+		}
+		if !sum.Interrupted || sum.Samples != len(rows) || len(rows) < 2000 {
+			t.Errorf("%v: summary says interrupted=%v, %d samples; samples.csv has %d", sig, sum.Interrupted, sum.Samples, len(rows))
+		}
+		for _, f := range []string{"swaps.csv", "density.png", "density.svg"} {
+			if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+				t.Errorf("%v: %s missing or empty after the interrupt", sig, f)
+			}
+		}
+	}
+}
+
+// kill -9 cannot be caught: samples.csv still parses, every line whole,
+// with every sample flushed before the kill.
+func TestKillLeavesParsableSamples(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	data, err := filepath.Abs("../../data/wdbc.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 31 columns per line, as in the truncated line this guards against.
+	cmd, _, done := startLong(t, out, 3000, "logistic", "--data", data, "--label", "benign", "--keep", "1000000", "--burn", "0", "--thin", "1")
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+	rows := parseSamples(t, filepath.Join(out, "samples.csv"), 31)
+	if len(rows) < 3000-1 {
+		t.Errorf("%d samples survived the kill; at least %d were on disk before it", len(rows), 3000-1)
+	}
+	if _, err := os.Stat(filepath.Join(out, "summary.json")); err == nil {
+		t.Errorf("summary.json exists after kill -9 (the earlier run's was not removed?)")
+	}
+}
+
+// An --out that cannot be a directory fails at once, before sampling: the
+// run asked for would take hours.
+func TestUnwritableOutFailsFirst(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, []byte("x"), 0o644)
+	for _, out := range []string{file, filepath.Join(file, "sub")} {
+		start := time.Now()
+		err := run(t, "gmm", "--keep", "1000000000", "--thin", "1", "--out", out)
+		if err == nil || !strings.Contains(err.Error(), "--out") {
+			t.Errorf("--out %s: error %v, want one naming --out", out, err)
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Errorf("--out %s: failed after %v, so it sampled first", out, d)
+		}
+	}
+}
+
+// A failed run never leaves an earlier run's outputs beside its own.
+func TestEarlierOutputsRemoved(t *testing.T) {
+	out := t.TempDir()
+	if err := run(t, "gmm", "--keep", "100", "--burn", "0", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	// The next run fails while sampling (the step size makes the chain
+	// diverge); its density figure must not be the earlier run's.
+	err := run(t, "gmm", "--keep", "100000", "--burn", "0", "--eta", "1e6", "--out", out)
+	if err == nil {
+		t.Fatal("a diverging run reported no error")
+	}
+	var sum struct {
+		Samples int    `json:"samples"`
+		Error   string `json:"error"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil || sum.Error == "" {
+		t.Errorf("summary of the failed run: %s (%v)", b, err)
+	}
+	if rows := parseSamples(t, filepath.Join(out, "samples.csv"), 1); len(rows) != sum.Samples {
+		t.Errorf("samples.csv has %d rows, the summary %d", len(rows), sum.Samples)
+	}
+	if sum.Samples == 0 {
+		for _, f := range []string{"density.png", "density.svg"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+				t.Errorf("%s of the earlier run is still there", f)
+			}
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package exchange
+
+import "math"
+
+// A Langevin step θ' = θ − η∇U(θ) + noise is unstable where η exceeds 2/λ
+// for a curvature λ of U: the step overshoots the minimum by more than it
+// started from, so each move reverses the last and grows by |1 − ηλ| > 1.
+// Left alone the state reaches ±Inf only after hundreds of steps (about 300
+// at η = 5 on the paper's mixture, |1 − ηλ| ≈ 9), and every one of them is
+// returned as a sample. A watch stops the run after divergeRun such moves
+// in a row, once the last is divergeGrowth times longer than the replica's
+// moves were before the run (their root mean square over about the last
+// scaleWindow moves).
+//
+// A stable chain does not trip it. Its moves are bounded in distribution:
+// where the drift dominates, a stable step contracts them (|1 − ηλ| < 1);
+// where the noise does, their length has a Gaussian tail at the noise scale,
+// so a move 1000 times the typical length is out of reach, however often the
+// moves reverse (near ηλ = 2 they reverse nearly always: TestWatchQuietOnStableChain
+// runs 10^6 steps at ηλ = 1.9). The run of divergeRun reversals guards against
+// a single long move (a heavy-tailed gradient draw, a sudden drop into a
+// well). An unstable chain trips it after about max(divergeRun,
+// 3/log10|1 − ηλ|) steps once its moves outgrow the noise.
+const (
+	divergeRun    = 10
+	divergeGrowth = 1e3
+	scaleWindow   = 100
+)
+
+// watch follows one replica's moves. Swaps exchange levels, not states, so
+// a replica's path is continuous and its moves are measured across swaps.
+type watch struct {
+	prev, last []float64 // the state before the last move; the last move
+	lastN2     float64   // |last|²
+	scale      float64   // mean |move|² over about the last scaleWindow moves
+	base       float64   // scale when the run began
+	run        int       // moves in a row that reversed and grew
+	valid      bool      // last holds a move
+}
+
+func newWatch(theta []float64) watch {
+	return watch{prev: append([]float64(nil), theta...), last: make([]float64, len(theta))}
+}
+
+// observe records the move to theta and reports whether the replica is
+// diverging.
+func (w *watch) observe(theta []float64) bool {
+	var dot, n2 float64
+	for j, x := range theta {
+		d := x - w.prev[j]
+		dot += d * w.last[j]
+		n2 += d * d
+		w.last[j], w.prev[j] = d, x
+	}
+	if w.valid && dot < 0 && n2 > w.lastN2 {
+		if w.run == 0 {
+			w.base = w.scale
+		}
+		w.run++
+	} else {
+		w.run = 0
+	}
+	if w.valid {
+		w.scale += (n2 - w.scale) / scaleWindow
+	} else {
+		w.scale = n2
+	}
+	w.lastN2, w.valid = n2, true
+	return w.run >= divergeRun && n2 >= divergeGrowth*divergeGrowth*w.base
+}
+
+// growth is the length of the last move over the moves' typical length
+// before the run.
+func (w *watch) growth() float64 { return math.Sqrt(w.lastN2 / w.base) }

@@ -1,0 +1,107 @@
+package exchange
+
+import (
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/target"
+)
+
+// At η = 5 the paper's mixture (curvatures 2 to 4 near the modes, ηλ ≥ 10)
+// makes every step unstable: the run must stop with an error naming the
+// level and the step long before the state overflows (511 steps before the
+// watch), and no sample past the point of divergence is returned.
+func TestDivergenceCaughtEarly(t *testing.T) {
+	mix := models.PaperMixture()
+	cold, hot := models.PaperFixedNoise(mix)
+	for _, m := range []Method{SGLDMethod, ReSGLDMethod, FReSGLDMethod} {
+		cfg, err := m.Config(Setup{Tau1: 1, Tau2: 10, Eta: langevin.Constant{Step: 5}, Cold: cold, Hot: hot, PerStep: true, A1: 0.5, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		init := make([][]float64, len(cfg.Levels))
+		for l := range init {
+			init[l] = []float64{0}
+		}
+		s, err := New(cfg, init)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := Collect(s, Plan{Keep: 1000, Thin: 1})
+		if err == nil || !strings.Contains(err.Error(), "diverged at step") || !strings.Contains(err.Error(), "reversed the last and grew") {
+			t.Fatalf("%s: error %v, want the divergence named", m, err)
+		}
+		k, _ := strconv.Atoi(regexp.MustCompile(`step (\d+)`).FindStringSubmatch(err.Error())[1])
+		// ηλ ≈ 10 grows moves 9-fold a step: the watch needs its 10 moves
+		// once the drift outweighs the noise, a few steps more.
+		t.Logf("%s: %v", m, err)
+		if k > 30 || tr.Len() != k {
+			t.Errorf("%s: stopped at step %d with %d samples (%v); want by step 30", m, k, tr.Len(), err)
+		}
+		for _, x := range tr.Data {
+			if math.IsNaN(x) || math.IsInf(x, 0) || math.Abs(x) > 1e30 {
+				t.Fatalf("%s: kept sample %v", m, x)
+			}
+		}
+	}
+}
+
+// The watch's rule itself: an alternating, growing run trips it at the
+// divergeRun-th move once the growth reaches divergeGrowth, not before; a
+// move that does not reverse, or does not grow, resets it.
+func TestWatchRule(t *testing.T) {
+	w := newWatch([]float64{0})
+	x, step := 0.0, 1.0
+	for i := 1; i <= divergeRun+5; i++ {
+		x += step
+		step *= -3 // reverses and grows 3-fold a move: 3^k after k
+		tripped := w.observe([]float64{x})
+		// The run counts from the second move; growth 3^run ≥ 1000 needs run ≥ 7.
+		if want := i-1 >= divergeRun; tripped != want {
+			t.Fatalf("move %d (run %d): tripped %v, want %v", i, w.run, tripped, want)
+		}
+	}
+	// Growth 1.5-fold a move: 10 moves give 57 < 1000, so it trips only at
+	// run 18 (1.5^18 ≈ 1478).
+	w, x, step = newWatch([]float64{0}), 0, 1
+	for i := 1; i <= 30; i++ {
+		x += step
+		step *= -1.5
+		if tripped := w.observe([]float64{x}); tripped != (i-1 >= 18) {
+			t.Fatalf("1.5-fold: move %d (run %d): tripped %v", i, w.run, tripped)
+		}
+	}
+	// Growing without reversing (sliding off a hill) and reversing without
+	// growing (a stable overshoot) never trip it.
+	for _, f := range []float64{3, -0.99} {
+		w, x, step = newWatch([]float64{0}), 0, 1
+		for i := 0; i < 50; i++ {
+			x += step
+			step *= f
+			if w.observe([]float64{x}) {
+				t.Fatalf("factor %v: tripped at move %d", f, i)
+			}
+		}
+	}
+}
+
+// A stable chain with its step near the limit (ηλ = 1.9: moves reverse and
+// contract by 0.9, noise keeps them going) never trips the watch in 10^6
+// steps.
+func TestWatchQuietOnStableChain(t *testing.T) {
+	est := target.Exact{E: target.Quadratic{Lambda: []float64{1.9}}}
+	s, err := New(Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 1}}}, Seed: 4}, [][]float64{{50}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := 0; k < 1_000_000; k++ {
+		if err := s.Step(); err != nil {
+			t.Fatalf("step %d: %v", k, err)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package exchange
+
+import "fmt"
+
+// exactLogRatio is log S for swapping x (at level l) with y (at level l+1)
+// on noise-free energies:
+//
+//	log S = [U_l(x) − U_l(y)]/τ_l − [U_{l+1}(x) − U_{l+1}(y)]/τ_{l+1},
+//
+// the ratio π_l(y)π_{l+1}(x) / π_l(x)π_{l+1}(y) whatever the two levels'
+// energies. It takes four evaluations, each charged to the level whose
+// estimator makes it. When both levels use one estimator object, their
+// energies are one U and it reduces to τδ[U(x) − U(y)]: two evaluations, by
+// level l's estimator at x and level l+1's at y (as f-reSGLD charges them).
+// Estimators that are distinct objects may still share one energy (the
+// presets clone a minibatch for each level); nothing cheap tells, so they
+// pay the four evaluations: the exact rule is a reference to check the
+// noisy ones against, not a way to save cost.
+func (s *Sampler) exactLogRatio(l int, x, y []float64) (float64, error) {
+	tl, th := s.lv[l].Tau, s.lv[l+1].Tau
+	ux, vx, err := s.energy(l, x)
+	if err != nil {
+		return 0, err
+	}
+	shared := sameEstimator(s.lv[l].Est, s.lv[l+1].Est)
+	var uy, vy float64
+	if shared {
+		uy, vy, err = s.energy(l+1, y)
+	} else {
+		uy, vy, err = s.energy(l, y)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if v := vx + vy; v > 0 {
+		return 0, exactNoisy(l, v)
+	}
+	if shared {
+		return (1/tl - 1/th) * (ux - uy), nil
+	}
+	hx, vx, err := s.energy(l+1, x)
+	if err != nil {
+		return 0, err
+	}
+	hy, vy, err := s.energy(l+1, y)
+	if err != nil {
+		return 0, err
+	}
+	if v := vx + vy; v > 0 {
+		return 0, exactNoisy(l+1, v)
+	}
+	return (ux-uy)/tl - (hx-hy)/th, nil
+}
+
+func exactNoisy(l int, v float64) error {
+	return fmt.Errorf("level %d: the exact swap rule needs noise-free energies, but the energy variance is %v", l, v)
+}

@@ -1,0 +1,44 @@
+package exchange
+
+import (
+	"testing"
+
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/target"
+)
+
+// The step loop allocates nothing, swaps included, unless swap times are
+// asked for; then they are all there.
+func TestSwapRecordOptional(t *testing.T) {
+	q := target.NewIsoQuadratic(1, 1)
+	for _, rec := range []bool{false, true} {
+		cfg := Config{Levels: []Level{
+			{Tau: 1, Est: target.NewNoisy(q, 0, 1), Eta: langevin.Constant{Step: 0.01}},
+			{Tau: 1.1, Est: target.NewNoisy(q, 0, 1), Eta: langevin.Constant{Step: 0.01}},
+		}, Swap: Swap{Rule: ReSGLD, PerStep: true}, Seed: 1, RecordSwaps: rec}
+		s, err := New(cfg, [][]float64{{0}, {0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One run of 5000 steps, so that the rare allocations of a growing
+		// slice count (AllocsPerRun divides by the runs, rounding down).
+		allocs := testing.AllocsPerRun(1, func() {
+			for range 5000 {
+				if err := s.Step(); err != nil {
+					t.Fatal(err)
+				}
+			}
+		})
+		p := s.Stats().Pairs[0]
+		// τ 1 and 1.1 on one energy: most swaps are accepted.
+		if p.Accepts < p.Attempts/2 {
+			t.Fatalf("only %d of %d swaps accepted: the test needs many", p.Accepts, p.Attempts)
+		}
+		if !rec && (allocs != 0 || p.Times != nil) {
+			t.Errorf("no record: %v allocations in 5000 steps, %d times kept", allocs, len(p.Times))
+		}
+		if rec && len(p.Times) != p.Accepts {
+			t.Errorf("record: %d times for %d swaps", len(p.Times), p.Accepts)
+		}
+	}
+}

@@ -1,0 +1,88 @@
+package models_test
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/target"
+)
+
+// TestLinearPathSameBits checks that a Minibatch on a Logistic, which draws
+// its gradients through LinearTerms (slopes and rows, four at a time), gives
+// the same bits as the per-term path (the same model with LinearTerms
+// hidden): gradient, variances and spread, with and without variances, at
+// sizes that are and are not multiples of four, the whole data set included.
+// Both estimators draw the same indices from equal random streams.
+func TestLinearPathSameBits(t *testing.T) {
+	l, truth, err := models.SyntheticLogistic(203, 7, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{2, 3, 4, 5, 9, 50, 203} {
+		for _, withVar := range []bool{true, false} {
+			t.Run(fmt.Sprintf("n=%d/var=%v", n, withVar), func(t *testing.T) {
+				fast, err := target.NewMinibatch(l, n)
+				if err != nil {
+					t.Fatal(err)
+				}
+				slow, _ := target.NewMinibatch(untouched{l}, n)
+				fast.TrackSpread()
+				slow.TrackSpread()
+				r1, r2 := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))
+				p := l.Dim()
+				g1, g2, v1, v2 := make([]float64, p), make([]float64, p), make([]float64, p), make([]float64, p)
+				if !withVar {
+					v1, v2 = nil, nil
+				}
+				theta := make([]float64, p)
+				for draw := range 20 {
+					for j := range theta { // near and far from the truth
+						theta[j] = truth[j] * float64(draw) / 5
+					}
+					fast.Grad(g1, v1, theta, r1)
+					slow.Grad(g2, v2, theta, r2)
+					for j := range g1 {
+						if math.Float64bits(g1[j]) != math.Float64bits(g2[j]) {
+							t.Fatalf("draw %d: ∂_%d Û %v (linear path), %v (per term)", draw, j, g1[j], g2[j])
+						}
+						if withVar && math.Float64bits(v1[j]) != math.Float64bits(v2[j]) {
+							t.Fatalf("draw %d: variance %d %v (linear path), %v (per term)", draw, j, v1[j], v2[j])
+						}
+					}
+				}
+				s1, s2 := make([]float64, p), make([]float64, p)
+				if d1, d2 := fast.Spread(s1), slow.Spread(s2); d1 != d2 || d1 == 0 {
+					t.Fatalf("spread over %d and %d draws", d1, d2)
+				}
+				for j := range s1 {
+					if s1[j] != s2[j] {
+						t.Fatalf("spread %d: %v, %v", j, s1[j], s2[j])
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestSlopesMatchTerm checks Slopes against Term's gradient: ∇U_i = d_i·x_i.
+func TestSlopesMatchTerm(t *testing.T) {
+	l, truth, err := models.SyntheticLogistic(50, 5, 1, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := []int32{3, 0, 49, 7, 7, 12, 30}
+	d := make([]float64, len(idx))
+	l.Slopes(d, truth, idx)
+	g := make([]float64, 5)
+	for k, i := range idx {
+		l.Term(g, truth, int(i))
+		for j, x := range l.Row(int(i)) {
+			if d[k]*x != g[j] {
+				t.Fatalf("example %d coordinate %d: slope·x = %v, Term's gradient %v", i, j, d[k]*x, g[j])
+			}
+		}
+	}
+}
