@@ -325,5 +325,5 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 	}
 	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
-	return finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, extra)
+	return finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra)
 }

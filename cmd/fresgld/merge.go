@@ -31,7 +31,7 @@ chain's CSV file. The chains must come from the same command and settings and
 carry distinct chain ids. With --out it also writes summary.txt, summary.json
 and the chain figures there.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(args, out) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(cmd, args, out) },
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory for summary.txt, summary.json and figures (default: print only)")
 	rootCmd.AddCommand(cmd)
@@ -107,7 +107,7 @@ func sameSettings(a, b *stanChain) error {
 	return nil
 }
 
-func runMerge(args []string, out string) error {
+func runMerge(cmd *cobra.Command, args []string, out string) error {
 	files, err := chainFiles(args)
 	if err != nil {
 		return err
@@ -122,7 +122,7 @@ func runMerge(args []string, out string) error {
 			return err
 		}
 		writeTable(os.Stdout, s)
-		writeWarnings(os.Stderr, s)
+		writeWarnings(cmd.ErrOrStderr(), s)
 		return stoppedError(s, len(chains))
 	}
 	dir, err := output.Prepare(out, summaryOutputs()...)
@@ -130,5 +130,5 @@ func runMerge(args []string, out string) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	sum := mergeSummary{Files: files, Settings: chains[0].Header.Settings}
-	return finishChains(dir, chains, &sum.chainsSummary, &sum, nil, nil)
+	return finishChains(cmd.ErrOrStderr(), dir, chains, &sum.chainsSummary, &sum, nil, nil)
 }
