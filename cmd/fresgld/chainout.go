@@ -84,7 +84,7 @@ func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note s
 	}
 	var vars []figure.Variable
 	for _, r := range rows {
-		v := figure.Variable{Name: fmt.Sprintf("%s (R̂ %.3f)", r.Name, r.Rhat)}
+		v := figure.Variable{Name: fmt.Sprintf("%s (rhat %.3f)", r.Name, r.Rhat)} // the fonts draw no combining hat
 		for _, c := range used {
 			v.Chains = append(v.Chains, c.Cols[col[r.Name]][:s.Draws])
 		}
