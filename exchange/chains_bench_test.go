@@ -75,4 +75,3 @@ func BenchmarkFourChainsTwoCores(b *testing.B) {
 	b.ReportMetric(float64(par.Milliseconds())/float64(b.N), "parallel-ms/op")
 	b.ReportMetric(float64(par)/float64(seq), "parallel/sequential")
 }
-
