@@ -244,7 +244,7 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 				worst = p
 			}
 		}
-		w = append(w, fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chains): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.Chains), r.ESS))
+		w = append(w, fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.Chains), r.ESS))
 	}
 	for _, l := range s.Clamped {
 		if l.Share > clampMax {
