@@ -95,7 +95,7 @@ type chainRun struct {
 
 // run builds every chain's sampler first, so that a setup error comes
 // before any sampling, then runs the chains in parallel, each streaming its
-// draws to chain-<id>.csv in r.Out. It returns the chains as the CSVs hold
+// draws to chain-<id>.csv in r.Dir. It returns the chains as the CSVs hold
 // them; a chain's stopping error is in its Stats.Stopped, a write error is
 // returned beside the chains.
 func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
