@@ -18,6 +18,7 @@ type draws struct {
 	bad     bool      // posterior's should_return_NA of all draws: NaN, ±Inf or constant
 	nan     bool      // some draw is NaN
 	mean    float64   // R's mean of all draws
+	vr      float64   // R's var of all draws
 
 	split  [][]float64 // views of all as 2m split chains of h draws (see buildSplitViews)
 	quirk  []float64   // the split chains when posterior's are two of m draws
@@ -65,7 +66,7 @@ func (d *draws) load(chains [][]float64) (ok bool) {
 	d.zbDone = false
 	d.buildSplitViews(&d.split, d.all)
 	d.sortDraws()
-	d.mean, _ = meanVar(d.all)
+	d.mean, d.vr = meanVar(d.all)
 	return true
 }
 

@@ -37,8 +37,7 @@ func Summarize(chains [][]float64) Summary {
 		nan := math.NaN()
 		return Summary{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
 	}
-	mean, v := meanVar(d.all)
-	sd := math.Sqrt(v)
+	mean, sd := d.mean, d.sdAll()
 	essMean := d.essMean()
 	ess5, ess95 := d.essQuantile(0.05), d.essQuantile(0.95)
 	return Summary{
