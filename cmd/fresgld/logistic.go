@@ -185,6 +185,14 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err != nil {
 		return err
 	}
+	for _, w := range d.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+	}
+	if f.NoStandardize {
+		if err := rawScale(d); err != nil {
+			return err
+		}
+	}
 	x, p, names := d.X, d.P, d.Names
 	if !f.NoIntercept {
 		x, p = d.WithIntercept()
@@ -209,7 +217,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		sum.StepRuleNotes = fmt.Sprintf("η = 0.2/λ_max, λ_max = %.4g at the posterior mode", lmax)
 	}
 	if f.BatchAuto {
-		f.Batch = (d.N + 9) / 10
+		f.Batch = min(d.N, max(2, (d.N+9)/10)) // a minibatch needs 2 examples for its spread
 	}
 	for _, b := range []struct {
 		flag string
@@ -326,4 +334,21 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
 	return finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, extra)
+}
+
+// rawScale rejects unstandardised features so large that the likelihood's
+// curvature, a sum of N squared values, overflows: no step size or
+// posterior scale could then be computed.
+func rawScale(d *dataset.Data) error {
+	for j := range d.P {
+		var m float64
+		for i := range d.N {
+			m = math.Max(m, math.Abs(d.X[i*d.P+j]))
+		}
+		if !(m*m*float64(d.N) < math.MaxFloat64) {
+			return fmt.Errorf("--no-standardize: column %d (%q) has values up to %g, whose squares summed over %d examples overflow; standardise (drop --no-standardize) or rescale the column",
+				d.Column(j), d.Names[j], m, d.N)
+		}
+	}
+	return nil
 }
