@@ -33,6 +33,10 @@ type Summary struct {
 func Summarize(chains [][]float64) Summary {
 	d := drawsPool.Get().(*draws)
 	defer drawsPool.Put(d)
+	return d.summarize(chains)
+}
+
+func (d *draws) summarize(chains [][]float64) Summary {
 	if !d.load(chains) {
 		nan := math.NaN()
 		return Summary{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
@@ -120,12 +124,13 @@ func SummarizeAll(params [][][]float64) []Summary {
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(params)) {
 		wg.Go(func() {
+			var d draws // scratch for the worker's lifetime, beyond the pool's reach of the GC
 			for {
 				p := int(next.Add(1)) - 1
 				if p >= len(params) {
 					return
 				}
-				out[p] = Summarize(params[p])
+				out[p] = d.summarize(params[p])
 			}
 		})
 	}

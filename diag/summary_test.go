@@ -25,3 +25,21 @@ func TestSummaryJSONCarriesNaNAsNull(t *testing.T) {
 		t.Errorf("round trip %+v: want NaN R̂ and ESS, mean 1", back)
 	}
 }
+
+func TestSummarizeAllMatchesSummarize(t *testing.T) {
+	// The parallel path must give each parameter exactly its own summary,
+	// whatever the worker and its scratch saw before: shapes and NA cases
+	// are mixed so that reused scratch would show.
+	params := benchParams(6, 4, 300, 0.5)
+	params = append(params, [][]float64{{1, 1, 1}, {1, 1, 1}}, benchParams(1, 2, 51, 0)[0], [][]float64{{math.NaN(), 1, 2, 3}})
+	all := SummarizeAll(params)
+	for p, chains := range params {
+		a, b := all[p], Summarize(chains)
+		af, bf := a.fields(), b.fields()
+		for i := range af {
+			if *af[i] != *bf[i] && !(math.IsNaN(*af[i]) && math.IsNaN(*bf[i])) {
+				t.Errorf("parameter %d field %d: SummarizeAll %v, Summarize %v", p, i, *af[i], *bf[i])
+			}
+		}
+	}
+}
