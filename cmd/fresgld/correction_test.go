@@ -39,3 +39,35 @@ func TestLogisticCorrection(t *testing.T) {
 		}
 	}
 }
+
+// TestReproduceMinibatchCorrection runs the breast-cancer study at the
+// smoke size with the full correction: its outputs carry the suffix and
+// leave the study's own names alone, and a bad --correction is an error
+// naming the flag.
+func TestReproduceMinibatchCorrection(t *testing.T) {
+	ref, err := filepath.Abs("../../docs/results/minibatch/breast-cancer-reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := docsSnapshot(t)
+	if err := run(t, "reproduce", "minibatch", "--smoke", "--seeds", "2", "--problems", "breast-cancer", "--correction", "full", "--reference", ref); err != nil {
+		t.Fatal(err)
+	}
+	docs.untouched(t)
+	res := filepath.Join("out", "minibatch")
+	md, err := os.ReadFile(filepath.Join(res, "breast-cancer-full.md"))
+	if err != nil || !strings.Contains(string(md), "--correction full") {
+		t.Errorf("breast-cancer-full.md: %v\n%s", err, md)
+	}
+	for _, f := range []string{"summary-full.json", "minibatch-breast-cancer-full-sd-error.png"} {
+		if _, err := os.Stat(filepath.Join(res, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(res, "breast-cancer.md")); err == nil {
+		t.Error("a full-correction run wrote the study's own breast-cancer.md")
+	}
+	if err := run(t, "reproduce", "minibatch", "--smoke", "--correction", "cholesky", "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), `--correction: unknown correction "cholesky"`) {
+		t.Errorf("bad --correction: error %v", err)
+	}
+}
