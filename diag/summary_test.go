@@ -43,3 +43,24 @@ func TestSummarizeAllMatchesSummarize(t *testing.T) {
 		}
 	}
 }
+
+func TestSummarizeEveryShape(t *testing.T) {
+	// Shapes posterior handles specially (no draws, one draw, the split
+	// quirk at 2 and 3 draws, odd lengths) and unequal chains must give a
+	// summary, never a panic; unequal or empty chains give NaN throughout.
+	for m := 0; m <= 3; m++ {
+		for n := 0; n <= 7; n++ {
+			chains := benchParams(1, m, n, 0.3)[0]
+			s := Summarize(chains)
+			if (m == 0 || n == 0) && !math.IsNaN(s.Mean) {
+				t.Errorf("%d chains of %d draws: mean %v, want NaN", m, n, s.Mean)
+			}
+			if m > 0 && n > 0 && math.IsNaN(s.Mean) {
+				t.Errorf("%d chains of %d draws: mean NaN", m, n)
+			}
+		}
+	}
+	if s := Summarize([][]float64{{1, 2, 3}, {1, 2}}); !math.IsNaN(s.Mean) || !math.IsNaN(s.Rhat) {
+		t.Errorf("unequal chains: %+v, want NaN", s)
+	}
+}
