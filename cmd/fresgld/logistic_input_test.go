@@ -43,7 +43,7 @@ func TestLogisticCSVInput(t *testing.T) {
 	if err := run(t, append([]string{"logistic", "--data", data, "--label", "label", "--out", out}, short...)...); err != nil {
 		t.Fatal(err)
 	}
-	header, rows := parseChain(t, filepath.Join(out, "chain-1.csv"))
+	header, rows := parseChain(t, filepath.Join(out, "chain-1.csv"), -1)
 	if len(rows) != 50 || !slices.Contains(header, "size, cm") || !slices.Contains(header, "intercept") {
 		t.Errorf("chain-1.csv: %d draws, header %q", len(rows), header)
 	}
