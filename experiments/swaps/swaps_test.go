@@ -60,3 +60,4 @@ func TestRunCountsSwapCostAndRepeats(t *testing.T) {
 		t.Errorf("anchor cost %v after %d steps, want %v", a.AnchorCost, a.Steps, want)
 	}
 }
+
