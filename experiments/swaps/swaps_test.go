@@ -60,4 +60,3 @@ func TestRunCountsSwapCostAndRepeats(t *testing.T) {
 		t.Errorf("anchor cost %v after %d steps, want %v", a.AnchorCost, a.Steps, want)
 	}
 }
-
