@@ -11,7 +11,6 @@ import (
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/target"
@@ -62,6 +61,7 @@ type logisticSummary struct {
 	HotBatch      []*variance.AutoStats `json:"hot_batch_automatic,omitempty"` // per chain
 	WallSeconds   float64               `json:"wall_seconds"`
 	StepRuleNotes string                `json:"step_rule,omitempty"`
+	BatchRule     string                `json:"batch_rule,omitempty"`
 	Swap          *swapChoice           `json:"swap_energies,omitempty"`
 	SwapNoise     []float64             `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
 	chainsSummary
@@ -78,12 +78,17 @@ or a column number counted from 1). Features are standardised unless
 --no-standardize; an intercept column is added unless --no-intercept; the prior
 on every coefficient is N(0, --prior-sd²).
 
-The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples
-(default ⌈N/10⌉); for resgld, mresgld and fresgld a hot chain at --tau2 steps on
+The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples,
+by default the n at which its gradient noise takes half its noise budget 2η at
+the coefficient where the examples disagree most (from pilot draws of 2000 at
+the chains' start and at the posterior mode), bounded to [100, 4096] and N;
+where the automatic η would need more than 4096, η is lowered until 4096
+suffices. For resgld, mresgld and fresgld a hot chain at --tau2 steps on
 --hot-batch examples, by default chosen automatically so that its gradient noise
 supplies --hot-share of its noise budget. With --eta auto (the default) the
 step size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the
-negative log posterior at its mode.
+negative log posterior at its mode, or, when N·p² exceeds 5·10⁸, its bound
+λ_max(XᵀX)/4 + 1/σ₀² over all θ, which costs O(Np) instead of O(Np²).
 
 --chains independent chains (default 4) run in parallel, each on random
 streams of its own: chain c's draws are the same whether it runs alone
@@ -130,7 +135,7 @@ temperatures geometrically from 1 to --tau2.
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
 	fl.Var(autoFloat{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: ⌈N/10⌉)")
+	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget, n in [100, 4096])")
 	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
@@ -213,13 +218,21 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	m, _ := exchange.ParseMethod(f.Method)
 	corr, _ := parseCorrection(f.Correction, m)
-	d, err := dataset.ReadFile(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
+	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
 		return err
 	}
+	for _, w := range d.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+	}
+	if f.NoStandardize {
+		if err := rawScale(d); err != nil {
+			return err
+		}
+	}
 	x, p, names := d.X, d.P, d.Names
 	if !f.NoIntercept {
-		x, p = d.WithIntercept()
+		x, p = d.TakeWithIntercept() // in X's own storage: one copy of the data
 		names = append([]string{"intercept"}, names...)
 	}
 	lr, err := models.NewLogistic(x, d.Y, p, f.PriorSD)
@@ -227,21 +240,34 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		return fmt.Errorf("%s: %w", f.Data, err)
 	}
 	sum := logisticSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs}
-	// The curvature at the mode sets the automatic step size and the scale
-	// against which a stuck chain is recognised (lmin = 0: unknown).
-	_, lmin, lmax, curvErr := mala.Curvature(lr, make([]float64, p))
-	if curvErr != nil {
-		lmin = 0
-	}
+	// The curvature sets the automatic step size and the scale against
+	// which a stuck chain is recognised (lmin = 0: unknown; see
+	// logisticCurvature for data too large for a Hessian).
+	curv, curvErr := logisticCurvature(lr)
+	lmin := curv.lmin
 	if f.EtaAuto {
 		if curvErr != nil {
 			return fmt.Errorf("automatic step size: %w (give --eta)", curvErr)
 		}
-		f.Eta = 0.2 / lmax
-		sum.StepRuleNotes = fmt.Sprintf("η = 0.2/λ_max, λ_max = %.4g at the posterior mode", lmax)
+		f.Eta = 0.2 / curv.lmax
+		sum.StepRuleNotes = "η = 0.2/λ_max, " + curv.note
 	}
 	if f.BatchAuto {
-		f.Batch = (d.N + 9) / 10
+		// The gradients' spread at the chains' start and at the mode.
+		at := [][]float64{make([]float64, p)}
+		if curv.mode != nil {
+			at = append(at, curv.mode)
+		}
+		n, nstar, s2, err := coldSize(lr, at, f.Eta, 1, f.Seed)
+		if err != nil {
+			return fmt.Errorf("automatic --batch: %w", err)
+		}
+		sum.BatchRule = fmt.Sprintf("n = ⌈n*⌉ in [%d, %d]: n* = %.4g gives gradient noise %.0f%% of the budget 2τη at S²_max = %.4g", coldMin, coldMax, nstar, 100*coldShare, s2)
+		if float64(n) < nstar && f.EtaAuto {
+			f.Eta = etaFor(d.N, n, s2, 1, coldShare)
+			sum.StepRuleNotes += fmt.Sprintf("; lowered to η = %.4g, at which n = %d meets the batch rule", f.Eta, n)
+		}
+		f.Batch = n
 	}
 	for _, b := range []struct {
 		flag string
@@ -404,5 +430,22 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 		extra = append(extra, noiseWarnings(sum.SwapNoise)...)
 	}
-	return finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, extra)
+	return finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra)
+}
+
+// rawScale rejects unstandardised features so large that the likelihood's
+// curvature, a sum of N squared values, overflows: no step size or
+// posterior scale could then be computed.
+func rawScale(d *dataset.Data) error {
+	for j := range d.P {
+		var m float64
+		for i := range d.N {
+			m = math.Max(m, math.Abs(d.X[i*d.P+j]))
+		}
+		if !(m*m*float64(d.N) < math.MaxFloat64) {
+			return fmt.Errorf("--no-standardize: column %d (%q) has values up to %g, whose squares summed over %d examples overflow; standardise (drop --no-standardize) or rescale the column",
+				d.Column(j), d.Names[j], m, d.N)
+		}
+	}
+	return nil
 }
