@@ -6,6 +6,8 @@
 package dataset
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
@@ -44,6 +46,11 @@ type Data struct {
 	// deviations before standardisation; nil if the data were not
 	// standardised. Feature j was replaced by (x − Means[j]) / SDs[j].
 	Means, SDs []float64
+	// Warnings are things the reader accepted but the user should check
+	// (a header line that looks like data).
+	Warnings []string
+	// cols[j] is feature j's column in the file, from 0.
+	cols []int
 }
 
 // Error is a malformed input, located as precisely as it can be.
@@ -72,21 +79,68 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// ReadFile reads the CSV file at path.
+// ReadFile reads the CSV file at path. It first counts the file's lines, a
+// fast pass, so that X is allocated once at its final size (with room for
+// an intercept column, see TakeWithIntercept) instead of growing: growth
+// would copy X several times and, at its last doubling, hold it about 2.25
+// times over.
 func ReadFile(path string, opt Options) (*Data, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f, path, opt)
+	lines, err := countLines(f)
+	if err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, &Error{File: path, Msg: err.Error()}
+	}
+	return read(f, path, opt, lines)
 }
+
+// countLines counts the lines of r: an upper bound on its rows (a quoted
+// field may span lines), which is all ReadFile needs.
+func countLines(r io.Reader) (int, error) {
+	buf := make([]byte, 1<<20)
+	n, last := 0, byte('\n')
+	for {
+		k, err := r.Read(buf)
+		if k > 0 {
+			n += bytes.Count(buf[:k], []byte{'\n'})
+			last = buf[k-1]
+		}
+		if err == io.EOF {
+			if last != '\n' {
+				n++ // a last line without its newline
+			}
+			return n, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+	}
+}
+
+// bom is the UTF-8 byte order mark some editors put at the start of a file.
+const bom = "\uFEFF"
 
 // Read reads CSV data from r; file names the source in errors.
 func Read(r io.Reader, file string, opt Options) (*Data, error) {
-	cr := csv.NewReader(r)
+	return read(r, file, opt, 0)
+}
+
+// read is Read with room reserved for up to rows rows (0: unknown).
+func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(bom)); err == nil && string(b) == bom {
+		br.Discard(len(bom)) // before the CSV parser, so a quoted first name parses
+	}
+	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1 // ragged rows get our own error, with the line
 	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true // the fields are parsed at once: no slice per row
 	bad := func(line, col int, name, format string, a ...any) error {
 		return &Error{File: file, Line: line, Column: col, Name: name, Msg: fmt.Sprintf(format, a...)}
 	}
@@ -106,6 +160,7 @@ func Read(r io.Reader, file string, opt Options) (*Data, error) {
 		return rec, line, nil
 	}
 
+	var warnings []string
 	first, line, err := next()
 	if err == io.EOF {
 		return nil, bad(0, 0, "", "the file is empty")
@@ -124,7 +179,27 @@ func Read(r io.Reader, file string, opt Options) (*Data, error) {
 			names[k] = "col" + strconv.Itoa(k+1)
 		}
 	} else {
-		names = append([]string(nil), first...)
+		hint := ""
+		if numericRow(first) {
+			d := strings.Join(first, ",")
+			if len(d) > 60 {
+				d = d[:60] + "…"
+			}
+			hint = " (the header line is all numbers: if the file has no header, read it with NoHeader, fresgld: --no-header)"
+			warnings = append(warnings, fmt.Sprintf("%s:%d: the header line (%s) is all numbers: if the file has no header, this first example is being read as column names (read it with NoHeader, fresgld: --no-header)", file, line, d))
+		}
+		names = make([]string, ncol)
+		seen := map[string]int{}
+		for k, n := range first {
+			n = strings.TrimSpace(strings.ReplaceAll(n, bom, ""))
+			if n == "" {
+				return nil, bad(line, k+1, "", "empty column name in the header")
+			}
+			if j, dup := seen[n]; dup {
+				return nil, bad(line, k+1, n, "duplicate column name: column %d has the same name%s", j+1, hint)
+			}
+			seen[n], names[k] = k, n
+		}
 	}
 	lab, err := labelColumn(opt.Label, names, !opt.NoHeader)
 	if err != nil {
@@ -135,10 +210,15 @@ func Read(r io.Reader, file string, opt Options) (*Data, error) {
 		return nil, bad(hl, 0, "", "%v", err)
 	}
 
-	d := &Data{P: ncol - 1, Label: names[lab]}
+	d := &Data{P: ncol - 1, Label: names[lab], Warnings: warnings}
+	if rows > 0 {
+		d.X = make([]float64, 0, rows*ncol) // ncol = P + 1: room for an intercept
+		d.Y = make([]float64, 0, rows)
+	}
 	for k, n := range names {
 		if k != lab {
 			d.Names = append(d.Names, n)
+			d.cols = append(d.cols, k)
 		}
 	}
 	row := func(rec []string, line int) error {
@@ -187,11 +267,24 @@ func Read(r io.Reader, file string, opt Options) (*Data, error) {
 		return nil, bad(0, 0, "", "no data rows after the header")
 	}
 	if !opt.NoStandardize {
-		if err := d.standardize(); err != nil {
-			return nil, bad(0, 0, "", "%v", err)
+		if j, err := d.standardize(); err != nil {
+			return nil, bad(0, d.cols[j]+1, d.Names[j], "%v", err)
 		}
 	}
 	return d, nil
+}
+
+// Column is feature j's column in the file, counted from 1.
+func (d *Data) Column(j int) int { return d.cols[j] + 1 }
+
+// numericRow says whether every field of rec is a number.
+func numericRow(rec []string) bool {
+	for _, s := range rec {
+		if _, err := strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // labelColumn finds the label column (0-based) from a name or a 1-based
@@ -222,31 +315,68 @@ func labelColumn(label string, names []string, header bool) (int, error) {
 }
 
 // standardize centres and scales every feature, keeping the means and
-// population standard deviations.
-func (d *Data) standardize() error {
+// population standard deviations. On an error it returns the feature at
+// fault.
+func (d *Data) standardize() (int, error) {
 	d.Means = make([]float64, d.P)
 	d.SDs = make([]float64, d.P)
+	col := make([]float64, d.N)
 	for j := 0; j < d.P; j++ {
-		var m float64
-		for i := 0; i < d.N; i++ {
-			m += d.X[i*d.P+j]
+		for i := range col {
+			col[i] = d.X[i*d.P+j]
 		}
-		m /= float64(d.N)
-		var ss float64
-		for i := 0; i < d.N; i++ {
-			r := d.X[i*d.P+j] - m
-			ss += r * r
-		}
-		sd := math.Sqrt(ss / float64(d.N))
+		m, sd, scale := meanSD(col)
 		if !(sd > 0) {
-			return fmt.Errorf("feature %q is constant (%v); it cannot be standardised: drop the column or use no standardisation", d.Names[j], m)
+			return j, fmt.Errorf("the feature is constant (%v); it cannot be standardised: drop the column or use no standardisation", m)
+		}
+		if math.IsInf(m, 0) || math.IsInf(sd, 0) {
+			return j, fmt.Errorf("values up to %g: the feature's mean or standard deviation overflows; rescale the column", scale)
 		}
 		d.Means[j], d.SDs[j] = m, sd
-		for i := 0; i < d.N; i++ {
-			d.X[i*d.P+j] = (d.X[i*d.P+j] - m) / sd
+		for i := range col {
+			var z float64
+			if scale == 1 {
+				z = (col[i] - m) / sd
+			} else {
+				z = (col[i]/scale - m/scale) / (sd / scale)
+			}
+			if math.IsNaN(z) || math.IsInf(z, 0) {
+				return j, fmt.Errorf("example %d standardises to %v (value %g, mean %g, sd %g); rescale the column", i+1, z, col[i], m, sd)
+			}
+			d.X[i*d.P+j] = z
 		}
 	}
-	return nil
+	return 0, nil
+}
+
+// meanSD returns the mean and population standard deviation of xs. Sums
+// of values near the float64 limit (from about 1e154 up, where a square
+// overflows) are taken on xs divided by scale = max |x|, which is then
+// returned; scale is 1 when no rescaling was needed, so ordinary data give
+// the plain two-pass result, bit for bit.
+func meanSD(xs []float64) (m, sd, scale float64) {
+	plain := func(div float64) (float64, float64) {
+		var s float64
+		for _, x := range xs {
+			s += x / div
+		}
+		m := s / float64(len(xs))
+		var ss float64
+		for _, x := range xs {
+			r := x/div - m
+			ss += r * r
+		}
+		return m, math.Sqrt(ss / float64(len(xs)))
+	}
+	m, sd = plain(1)
+	if !math.IsInf(m, 0) && !math.IsInf(sd, 0) && !math.IsNaN(m+sd) {
+		return m, sd, 1
+	}
+	for _, x := range xs {
+		scale = math.Max(scale, math.Abs(x))
+	}
+	m, sd = plain(scale)
+	return m * scale, sd * scale, scale
 }
 
 // WithIntercept returns the features with a leading column of ones, so that
@@ -258,5 +388,26 @@ func (d *Data) WithIntercept() (x []float64, p int) {
 		x[i*p] = 1
 		copy(x[i*p+1:(i+1)*p], d.X[i*d.P:(i+1)*d.P])
 	}
+	return x, p
+}
+
+// TakeWithIntercept is WithIntercept without a copy where X has the room
+// (ReadFile reserves it): the rows are moved apart in X's own storage, last
+// first, and the ones written in front. d gives up X: it is nil afterwards,
+// so that no one reads the moved rows as the old layout.
+func (d *Data) TakeWithIntercept() (x []float64, p int) {
+	p = d.P + 1
+	if cap(d.X) < d.N*p {
+		x, p = d.WithIntercept()
+		d.X = nil
+		return x, p
+	}
+	x = d.X[:d.N*p]
+	for i := d.N - 1; i >= 0; i-- {
+		// Row i moves from i·P to i·p + 1 ≥ i·P, beyond no unread row.
+		copy(x[i*p+1:(i+1)*p], x[i*d.P:(i+1)*d.P])
+		x[i*p] = 1
+	}
+	d.X = nil
 	return x, p
 }

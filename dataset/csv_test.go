@@ -79,7 +79,14 @@ func TestReadErrors(t *testing.T) {
 		{"column number out of range", "a,y\n1,0\n", Options{Label: "3"}, 1, 0, "columns 1..2"},
 		{"name without header", "1,0\n", Options{Label: "y", NoHeader: true}, 0, 0, "column number"},
 		{"ragged", "a,b,y\n1,2,0\n3,1\n", Options{Label: "y"}, 3, 0, "2 fields, but the first line has 3"},
-		{"constant feature", "a,b,y\n1,5,0\n2,5,1\n", Options{Label: "y"}, 0, 0, `feature "b" is constant`},
+		{"constant feature", "a,b,y\n1,5,0\n2,5,1\n", Options{Label: "y"}, 0, 2, `column 2 ("b"): the feature is constant`},
+		{"constant feature after the label", "a,y,b\n1,0,5\n2,1,5\n", Options{Label: "y"}, 0, 3, `column 3 ("b"): the feature is constant`},
+		{"duplicate names", "a,y,a\n1,0,5\n2,1,6\n", Options{Label: "y"}, 1, 3, `column 3 ("a"): duplicate column name: column 1`},
+		{"empty name", "a,,y\n1,0,5\n2,1,6\n", Options{Label: "y"}, 1, 2, "empty column name"},
+		// Squares of 1e200 overflow; the sd is found by rescaling, and
+		// the sd of 1e308 and −1e308 is 1e308, still finite. Values that
+		// differ only below the precision of 1e300 are constant.
+		{"constant huge feature", "a,b,y\n1,1e300,0\n2,1e300,1\n", Options{Label: "y"}, 0, 2, "the feature is constant"},
 		{"bad quote", "a,y\n\"1,0\n", Options{Label: "y"}, 2, 0, "quote"},
 	}
 	for _, c := range cases {
@@ -125,5 +132,69 @@ func TestWithIntercept(t *testing.T) {
 		if x[i] != want[i] {
 			t.Fatalf("x = %v, want %v", x, want)
 		}
+	}
+}
+
+// A byte order mark is stripped, also before a quoted header, so that the
+// first column is found by its name; quoted names with commas are kept
+// whole.
+func TestReadBOMAndQuotedHeader(t *testing.T) {
+	for _, in := range []string{
+		"\uFEFFlabel,\"x, in cm\"\n1,2\n0,3\n",
+		"\uFEFF\"label\",\"x, in cm\"\n1,2\n0,3\n",
+		"\"label\",\"x, in cm\"\n1,2\n0,3\n",
+	} {
+		d, err := Read(strings.NewReader(in), "t.csv", Options{Label: "label"})
+		if err != nil {
+			t.Errorf("%q: %v", in, err)
+			continue
+		}
+		if d.Label != "label" || len(d.Names) != 1 || d.Names[0] != "x, in cm" || len(d.Warnings) != 0 {
+			t.Errorf("%q: label %q, names %q, warnings %q", in, d.Label, d.Names, d.Warnings)
+		}
+	}
+}
+
+// A first line of numbers read as a header draws a warning naming the
+// line; a real header does not.
+func TestReadWarnsOnNumericHeader(t *testing.T) {
+	d, err := Read(strings.NewReader("1.5,0\n2,1\n3,0\n"), "t.csv", Options{Label: "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], "t.csv:1: the header line (1.5,0) is all numbers") || !strings.Contains(d.Warnings[0], "--no-header") {
+		t.Errorf("warnings %q", d.Warnings)
+	}
+	d, err = Read(strings.NewReader("a,1\n2,1\n3,0\n"), "t.csv", Options{Label: "2"})
+	if err != nil || len(d.Warnings) != 0 {
+		t.Errorf("header with a name: warnings %q, error %v", d.Warnings, err)
+	}
+}
+
+// Features from about 1e154 up, whose squares overflow, are standardised
+// by rescaling: the result is the same as for the column divided by 1e200,
+// up to rounding.
+func TestReadHugeValues(t *testing.T) {
+	small, err := Read(strings.NewReader("a,y\n1,0\n2,1\n4,1\n"), "t.csv", Options{Label: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"1e200", "1e300", "1e154"} {
+		big := strings.NewReplacer("1,", "1"+s[1:]+",", "2,", "2"+s[1:]+",", "4,", "4"+s[1:]+",").Replace("a,y\n1,0\n2,1\n4,1\n")
+		d, err := Read(strings.NewReader(big), "t.csv", Options{Label: "y"})
+		if err != nil {
+			t.Fatalf("%s: %v", big, err)
+		}
+		for i := range d.X {
+			if math.Abs(d.X[i]-small.X[i]) > 1e-14 || math.IsInf(d.SDs[0], 0) {
+				t.Errorf("%s: standardised %v, want %v (sd %v)", s, d.X, small.X, d.SDs)
+				break
+			}
+		}
+	}
+	// ±1.7e308: the mean is 0 and the sd 1.7e308, finite.
+	d, err := Read(strings.NewReader("a,y\n1.7e308,0\n-1.7e308,1\n"), "t.csv", Options{Label: "y"})
+	if err != nil || d.SDs[0] != 1.7e308 || d.X[0] != 1 || d.X[1] != -1 {
+		t.Errorf("±1.7e308: %v, %+v", err, d)
 	}
 }

@@ -80,14 +80,27 @@ func (d *draws) rhat() float64 {
 	if d.nan {
 		return math.NaN()
 	}
-	return nanMax(rhatOf(d.zBulk()), rhatOf(d.zFolded()))
+	zb, okb := d.zBulk()
+	bulk := math.NaN()
+	if okb {
+		bulk = rhatOfChecked(zb, true)
+	}
+	tail := math.NaN()
+	if zf, okf := d.zFolded(); okf {
+		tail = rhatOfChecked(zf, true)
+	}
+	return nanMax(bulk, tail)
 }
 
 func (d *draws) essBulk() float64 {
 	if d.nan {
 		return math.NaN()
 	}
-	return essOf(d.zBulk(), &d.acov)
+	zb, ok := d.zBulk()
+	if !ok {
+		return math.NaN()
+	}
+	return essOfChecked(zb, &d.acov, true)
 }
 
 func (d *draws) essMean() float64 { return essOf(d.split, &d.acov) }
@@ -111,7 +124,11 @@ func (d *draws) essQuantile(prob float64) float64 {
 		s := float64(len(d.all))
 		prob = (s - 0.5) / s
 	}
-	return essOf(d.indicator(quantile7(d.sorted, prob)), &d.acov)
+	q := quantile7(d.sorted, prob)
+	if !d.indicatorVaries(q) {
+		return math.NaN() // posterior: the indicator is constant
+	}
+	return essIndicator(d.split, q, &d.acov)
 }
 
 // eps is R's .Machine$double.eps, posterior's tolerance for constant draws.

@@ -178,6 +178,7 @@ func noisyGaussianBuild(sc, sh, eta float64, seed uint64) Build {
 //     that difference spans about two old pairs' errors, sd ≤ 2σ_e, σ_e the
 //     per-pair estimation sd measured over seeds.
 func TestAdaptNoisyGaussian(t *testing.T) {
+	skipSlow(t)
 	const K, lo, hi, eta, sc, sh = 6, 1.0, 1000.0, 0.1, 0.5, 1.0
 	const seeds = 8
 	V := make([]float64, K-1)

@@ -249,6 +249,7 @@ func acceptance(t *testing.T, rule Rule, mode EnergyMode, x, y float64, T int) (
 var swapPairs = [][2]float64{{0.6, 0.0}, {0.0, 0.9}, {-0.5, 1.2}}
 
 func TestSwapAcceptanceFollowsExactLaw(t *testing.T) {
+	skipSlow(t)
 	// 4 sds: with 3 rules × 4 modes × 3 pairs = 36 comparisons, a false
 	// alarm has probability about 36·6e−5 = 0.2%.
 	const T = 20000
@@ -269,6 +270,7 @@ func TestSwapAcceptanceFollowsExactLaw(t *testing.T) {
 // whose V comes from the draw that gave D̂ (DrawEnergies on minibatches, n =
 // 3 and 2): its accepts are not Bernoulli(acc(V_t)), and the test sees it.
 func TestSwapAcceptanceSameDrawFails(t *testing.T) {
+	skipSlow(t)
 	const T = 20000
 	worst := 0.0
 	for _, rule := range []Rule{ReSGLD, MReSGLD, FReSGLD} {

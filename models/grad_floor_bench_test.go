@@ -24,13 +24,16 @@ import (
 //   - kernel=grad+var: Minibatch.Grad with its per-coordinate variance
 //     report (the sums of squares of the per-example gradients).
 //   - kernel=grad: Minibatch.Grad without variances (plain SGLD).
+//   - kernel=per-term+var: Minibatch.Grad with variances on the same model
+//     with LinearTerms hidden (Touch kept): one Term call per example, the
+//     path every Terms takes and the one a Logistic took before.
 //
 // x-floor is a kernel's CPU time over the floor's, each timed in its own
 // sub-benchmark of the same run; compare them with benchstat -col /kernel.
 func BenchmarkGradFloor(b *testing.B) {
 	const N, n = 100_000, 100
 	for _, p := range []int{10, 100} {
-		for _, kernel := range []string{"floor", "grad+var", "grad"} {
+		for _, kernel := range []string{"floor", "grad+var", "grad", "per-term+var"} {
 			b.Run(fmt.Sprintf("p=%d/kernel=%s", p, kernel), func(b *testing.B) {
 				l := synthetic(b, N, p)
 				rng := rand.New(rand.NewPCG(1, 2))
@@ -69,8 +72,12 @@ func BenchmarkGradFloor(b *testing.B) {
 							grad[j] += w * t
 						}
 					}
-				case "grad+var", "grad":
-					mb, err := target.NewMinibatch(l, n)
+				case "grad+var", "grad", "per-term+var":
+					var t target.Terms = l
+					if kernel == "per-term+var" {
+						t = touched{untouched{l}}
+					}
+					mb, err := target.NewMinibatch(t, n)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -90,3 +97,8 @@ func BenchmarkGradFloor(b *testing.B) {
 		}
 	}
 }
+
+// touched hides Logistic's LinearTerms but keeps its Touch.
+type touched struct{ untouched }
+
+func (t touched) Touch(idx []int32) float64 { return t.l.Touch(idx) }

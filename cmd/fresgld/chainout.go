@@ -34,6 +34,10 @@ func finishChains(dir *output.Dir, chains []*stanChain, sum *chainsSummary, full
 	writeWarnings(os.Stderr, s)
 	errs := []error{writeErr, dir.WriteFile("summary.txt", func(w io.Writer) error { _, err := w.Write(tbl.Bytes()); return err })}
 	if s.Draws > 0 {
+		if n := s.Draws * len(s.Parameters) * len(s.Chains); n > bigOutput {
+			// Drawing takes seconds at this size: say what is happening.
+			fmt.Fprintf(os.Stderr, "writing the figures (%d chains × %d draws of %d variables)…\n", len(s.Chains), s.Draws, len(s.Parameters))
+		}
 		note, err := chainFigures(dir, chains, s)
 		if note != "" {
 			fmt.Println("figures:", note)
@@ -44,6 +48,10 @@ func finishChains(dir *output.Dir, chains []*stanChain, sum *chainsSummary, full
 	fmt.Println(dir.Wrote())
 	return errors.Join(append(errs, stoppedError(s, len(chains)))...)
 }
+
+// bigOutput is the number of drawn values above which finishChains says it
+// is writing the figures.
+const bigOutput = 1_000_000
 
 // figurePanels is the most variables a chain figure shows.
 const figurePanels = 12

@@ -16,7 +16,7 @@ func TestLogisticCorrection(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if !strings.Contains(string(b), `"correction": "full"`) || !strings.Contains(string(b), `"samples": 300`) {
+	if !strings.Contains(string(b), `"correction": "full"`) || !strings.Contains(string(b), `"draws_per_chain": 300`) {
 		t.Errorf("summary: %s", b[:min(len(b), 600)])
 	}
 	for _, c := range []struct {

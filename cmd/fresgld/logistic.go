@@ -4,13 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/target"
@@ -39,6 +39,10 @@ type logisticFlags struct {
 	SwapPerStep   float64 `json:"swap_probability_per_step"`
 	SwapBatch     int     `json:"swap_batch"` // 0 with SwapBatchAuto: the chain's own n
 	SwapBatchAuto bool    `json:"swap_batch_automatic"`
+	SwapEnergies  string  `json:"swap_energies"`
+	ExactEvery    int     `json:"exact_every"` // 0: ⌈8N/n⌉
+	SwapPilot     int     `json:"swap_pilot"`
+	Levels        int     `json:"levels"`
 	Burn          int     `json:"burn"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
@@ -57,6 +61,9 @@ type logisticSummary struct {
 	HotBatch      []*variance.AutoStats `json:"hot_batch_automatic,omitempty"` // per chain
 	WallSeconds   float64               `json:"wall_seconds"`
 	StepRuleNotes string                `json:"step_rule,omitempty"`
+	BatchRule     string                `json:"batch_rule,omitempty"`
+	Swap          *swapChoice           `json:"swap_energies,omitempty"`
+	SwapNoise     []float64             `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
 	chainsSummary
 }
 
@@ -71,12 +78,17 @@ or a column number counted from 1). Features are standardised unless
 --no-standardize; an intercept column is added unless --no-intercept; the prior
 on every coefficient is N(0, --prior-sd²).
 
-The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples
-(default ⌈N/10⌉); for resgld, mresgld and fresgld a hot chain at --tau2 steps on
+The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples,
+by default the n at which its gradient noise takes half its noise budget 2η at
+the coefficient where the examples disagree most (from pilot draws of 2000 at
+the chains' start and at the posterior mode), bounded to [100, 4096] and N;
+where the automatic η would need more than 4096, η is lowered until 4096
+suffices. For resgld, mresgld and fresgld a hot chain at --tau2 steps on
 --hot-batch examples, by default chosen automatically so that its gradient noise
 supplies --hot-share of its noise budget. With --eta auto (the default) the
 step size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the
-negative log posterior at its mode.
+negative log posterior at its mode, or, when N·p² exceeds 5·10⁸, its bound
+λ_max(XᵀX)/4 + 1/σ₀² over all θ, which costs O(Np) instead of O(Np²).
 
 --chains independent chains (default 4) run in parallel, each on random
 streams of its own: chain c's draws are the same whether it runs alone
@@ -96,7 +108,17 @@ standardisation's means and sds) and figures: trace, ranks (rank histograms),
 marginals and replicas (which replica sits at each level), as PNG and SVG.
 Draws are written as they are taken: after an error, Ctrl-C (SIGINT) or
 SIGTERM the files hold every draw taken; after kill -9, the chain CSVs hold
-all but the last second's.`,
+all but the last second's.
+
+Swap energies (--swap-energies): draw (each chain's minibatch, variance from
+the same draw: noise-driven at small n), minibatch (variance from a window of
+earlier draws), cv (control variates about anchors refreshed by full passes),
+pair (both states on one common minibatch), pair-cv, exact (full data, an
+attempt every --exact-every steps). The command prints each pair's mean swap
+noise τδ²V/2 and warns when it exceeds 1 nat. --levels spaces that many
+temperatures geometrically from 1 to --tau2.
+
+` + swapModeRule,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(cmd, f) },
 	}
@@ -113,11 +135,15 @@ all but the last second's.`,
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
 	fl.Var(autoFloat{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: ⌈N/10⌉)")
+	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget, n in [100, 4096])")
 	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
 	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
+	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv or exact (see above)")
+	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
+	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
+	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
 	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
@@ -151,6 +177,17 @@ func (f *logisticFlags) validate() error {
 	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
 		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, maxTau2)
 	}
+	if f.SwapEnergies != "auto" {
+		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
+			return fmt.Errorf("--swap-energies: %w", err)
+		}
+	}
+	if f.Levels < 2 {
+		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
+	}
+	if f.ExactEvery < 0 || f.SwapPilot < 1 {
+		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
+	}
 	if !(f.Share > 0 && f.Share <= 1) {
 		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
 	}
@@ -181,13 +218,21 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	m, _ := exchange.ParseMethod(f.Method)
 	corr, _ := parseCorrection(f.Correction, m)
-	d, err := dataset.ReadFile(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
+	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
 		return err
 	}
+	for _, w := range d.Warnings {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+	}
+	if f.NoStandardize {
+		if err := rawScale(d); err != nil {
+			return err
+		}
+	}
 	x, p, names := d.X, d.P, d.Names
 	if !f.NoIntercept {
-		x, p = d.WithIntercept()
+		x, p = d.TakeWithIntercept() // in X's own storage: one copy of the data
 		names = append([]string{"intercept"}, names...)
 	}
 	lr, err := models.NewLogistic(x, d.Y, p, f.PriorSD)
@@ -195,21 +240,34 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		return fmt.Errorf("%s: %w", f.Data, err)
 	}
 	sum := logisticSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs}
-	// The curvature at the mode sets the automatic step size and the scale
-	// against which a stuck chain is recognised (lmin = 0: unknown).
-	_, lmin, lmax, curvErr := mala.Curvature(lr, make([]float64, p))
-	if curvErr != nil {
-		lmin = 0
-	}
+	// The curvature sets the automatic step size and the scale against
+	// which a stuck chain is recognised (lmin = 0: unknown; see
+	// logisticCurvature for data too large for a Hessian).
+	curv, curvErr := logisticCurvature(lr)
+	lmin := curv.lmin
 	if f.EtaAuto {
 		if curvErr != nil {
 			return fmt.Errorf("automatic step size: %w (give --eta)", curvErr)
 		}
-		f.Eta = 0.2 / lmax
-		sum.StepRuleNotes = fmt.Sprintf("η = 0.2/λ_max, λ_max = %.4g at the posterior mode", lmax)
+		f.Eta = 0.2 / curv.lmax
+		sum.StepRuleNotes = "η = 0.2/λ_max, " + curv.note
 	}
 	if f.BatchAuto {
-		f.Batch = (d.N + 9) / 10
+		// The gradients' spread at the chains' start and at the mode.
+		at := [][]float64{make([]float64, p)}
+		if curv.mode != nil {
+			at = append(at, curv.mode)
+		}
+		n, nstar, s2, err := coldSize(lr, at, f.Eta, 1, f.Seed)
+		if err != nil {
+			return fmt.Errorf("automatic --batch: %w", err)
+		}
+		sum.BatchRule = fmt.Sprintf("n = ⌈n*⌉ in [%d, %d]: n* = %.4g gives gradient noise %.0f%% of the budget 2τη at S²_max = %.4g", coldMin, coldMax, nstar, 100*coldShare, s2)
+		if float64(n) < nstar && f.EtaAuto {
+			f.Eta = etaFor(d.N, n, s2, 1, coldShare)
+			sum.StepRuleNotes += fmt.Sprintf("; lowered to η = %.4g, at which n = %d meets the batch rule", f.Eta, n)
+		}
+		f.Batch = n
 	}
 	for _, b := range []struct {
 		flag string
@@ -231,10 +289,13 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		hotStart = f.Batch // the automatic rule's pilot draw
 	}
 	eta := langevin.Constant{Step: f.Eta}
+	var buildWith func(id int, e exchange.Energies) (*exchange.Sampler, error)
 	autos := map[int]*variance.AutoBatch{}
+	var energies exchange.Energies
 	// build makes chain id's ladder: minibatches, variance models and random
-	// streams of its own.
-	build := func(id int) (*exchange.Sampler, error) {
+	// streams of its own, with the swap energies chosen below.
+	build := func(id int) (*exchange.Sampler, error) { return buildWith(id, energies) }
+	buildWith = func(id int, energies exchange.Energies) (*exchange.Sampler, error) {
 		cold, err := target.NewMinibatch(lr, f.Batch)
 		if err != nil {
 			return nil, fmt.Errorf("--batch: %w", err)
@@ -250,30 +311,62 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 				}
 			}
 		}
-		var autoErr error
+		energies.Terms = lr
 		setup := exchange.Setup{
-			Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
+			Tau1: 1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta, Cold: cold, Hot: hot,
 			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id), Correction: corr,
+			Energies: energies,
 		}
 		if f.HotBatchAuto {
-			setup.HotVar = func() variance.Model {
-				a, err := variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
-				autos[id], autoErr = a, err
-				return a
+			delete(autos, id)
+			// Every hot level sizes its own minibatch at its own τ; the
+			// summary reports the first hot level's.
+			setup.HotVarAt = func(est target.Estimator, tau float64) (variance.Model, error) {
+				mb, ok := est.(*target.Minibatch)
+				if !ok {
+					return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
+				}
+				a, err := variance.NewAutoBatch(mb, tau, eta, variance.AutoOptions{Share: f.Share})
+				if err != nil {
+					return nil, fmt.Errorf("--hot-share: %w", err)
+				}
+				if autos[id] == nil {
+					autos[id] = a
+				}
+				return a, nil
 			}
 		}
 		cfg, err := m.Config(setup)
 		if err != nil {
 			return nil, err
 		}
-		if autoErr != nil {
-			return nil, fmt.Errorf("--hot-share: %w", autoErr)
-		}
 		inits := make([][]float64, len(cfg.Levels))
 		for l := range inits {
 			inits[l] = make([]float64, p)
 		}
 		return exchange.New(cfg, inits)
+	}
+	if m != exchange.SGLDMethod {
+		pilot := func(e exchange.Energies) (noise, accept, cost float64, err error) {
+			smp, err := buildWith(ids[0], e)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			defer smp.Close()
+			for range f.SwapPilot {
+				if err := smp.Step(); err != nil {
+					return 0, 0, 0, err
+				}
+			}
+			ps := smp.Stats().Pairs[0]
+			return ps.Noise, ps.Rate(), smp.Units(), nil
+		}
+		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
+		if err != nil {
+			return err
+		}
+		energies, sum.Swap = ch.Energies, &ch
+		fmt.Fprintf(os.Stderr, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
 	}
 	settings, err := settingsOf(f)
 	if err != nil {
@@ -325,5 +418,34 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 	}
 	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
+	if sum.Swap != nil {
+		var ladders []exchange.Stats
+		for _, c := range chains {
+			ladders = append(ladders, c.Ladder)
+		}
+		var lines []string
+		sum.SwapNoise, lines = swapNoise(ladders, sum.Swap.Mode)
+		for _, l := range lines {
+			fmt.Println(l)
+		}
+		extra = append(extra, noiseWarnings(sum.SwapNoise)...)
+	}
 	return finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, extra)
+}
+
+// rawScale rejects unstandardised features so large that the likelihood's
+// curvature, a sum of N squared values, overflows: no step size or
+// posterior scale could then be computed.
+func rawScale(d *dataset.Data) error {
+	for j := range d.P {
+		var m float64
+		for i := range d.N {
+			m = math.Max(m, math.Abs(d.X[i*d.P+j]))
+		}
+		if !(m*m*float64(d.N) < math.MaxFloat64) {
+			return fmt.Errorf("--no-standardize: column %d (%q) has values up to %g, whose squares summed over %d examples overflow; standardise (drop --no-standardize) or rescale the column",
+				d.Column(j), d.Names[j], m, d.N)
+		}
+	}
+	return nil
 }

@@ -1,11 +1,15 @@
 package heat
 
 import (
+	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -75,6 +79,17 @@ func (f *Settings) Validate() error {
 		return fmt.Errorf("--max-points = %d: need at least 1", f.MaxPoints)
 	case f.Variance != "known" && f.Variance != "running":
 		return fmt.Errorf("--variance %q: want known or running", f.Variance)
+	case !(f.Eta > 0) || math.IsInf(f.Eta, 0):
+		return fmt.Errorf("--eta = %v: must be positive and finite", f.Eta)
+	case !(f.Tau1 > 0) || math.IsInf(f.Tau1, 0):
+		return fmt.Errorf("--tau1 = %v: must be positive and finite", f.Tau1)
+	case !(f.Tau2 > f.Tau1) || math.IsInf(f.Tau2, 0):
+		return fmt.Errorf("--tau2 = %v: must exceed --tau1 = %v and be finite", f.Tau2, f.Tau1)
+	}
+	for _, fd := range []heat.Fidelity{{Name: "fine", N: f.FineN, Steps: f.FineSteps}, {Name: "coarse", N: f.CoarseN, Steps: f.CoarseSteps}} {
+		if _, err := heat.NewSolved(heat.Paper(), fd.N, fd.Steps); err != nil {
+			return fmt.Errorf("--%s-n/--%s-steps: %w", fd.Name, fd.Name, err)
+		}
 	}
 	return nil
 }
@@ -288,21 +303,23 @@ func heatTable(f *Settings, sc heat.Scorer, runs [][]heatRun, ref [2][]heat.Metr
 }
 
 func writeHeatRuns(path string, runs [][]heatRun) error {
-	var b strings.Builder
-	b.WriteString("method,seed,samples,coverage,tv,near,swaps,fine_solves,coarse_solves,cpu_seconds,wall_seconds\n")
-	for mi, rs := range runs {
-		for s, r := range rs {
-			for _, x := range []struct {
-				n int
-				m heat.Metrics
-			}{{0, r.early}, {1, r.full}} {
-				label := "early"
-				if x.n == 1 {
-					label = "all"
+	return output.WriteFile(path, func(w io.Writer) error {
+		cw := csv.NewWriter(w)
+		cw.Write([]string{"method", "seed", "samples", "coverage", "tv", "near", "swaps", "fine_solves", "coarse_solves", "cpu_seconds", "wall_seconds"})
+		f := func(x float64, prec int) string { return strconv.FormatFloat(x, 'f', prec, 64) }
+		for mi, rs := range runs {
+			for s, r := range rs {
+				for k, m := range []heat.Metrics{r.early, r.full} {
+					label := "early"
+					if k == 1 {
+						label = "all"
+					}
+					cw.Write([]string{heatMethods[mi].Name, strconv.Itoa(s + 1), label, f(m.Coverage, 4), f(m.TV, 4), f(m.Near, 4),
+						strconv.Itoa(r.swaps), strconv.FormatInt(r.fine, 10), strconv.FormatInt(r.coarse, 10), f(r.cpu.Seconds(), 2), f(r.wall.Seconds(), 2)})
 				}
-				fmt.Fprintf(&b, "%s,%d,%s,%.4f,%.4f,%.4f,%d,%d,%d,%.2f,%.2f\n", heatMethods[mi].Name, s+1, label, x.m.Coverage, x.m.TV, x.m.Near, r.swaps, r.fine, r.coarse, r.cpu.Seconds(), r.wall.Seconds())
 			}
 		}
-	}
-	return output.WriteBytes(path, []byte(b.String()))
+		cw.Flush()
+		return cw.Error()
+	})
 }

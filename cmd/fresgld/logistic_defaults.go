@@ -1,0 +1,114 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime/debug"
+
+	"github.com/fresgld/fresgld/dataset"
+	"github.com/fresgld/fresgld/mala"
+	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/variance"
+)
+
+// The defaults of `fresgld logistic` that must scale with the data size N.
+const (
+	// coldShare is the share of the cold chain's noise budget 2τ1η that
+	// its gradient noise takes by default at the coordinate where the
+	// examples disagree most: half, so that the corrected chain injects at
+	// least half the noise itself and an error in the estimated gradient
+	// variance moves its temperature by at most half as much.
+	coldShare = 0.5
+	// coldMin and coldMax bound the default cold minibatch (and N bounds
+	// both). Below 100 the per-draw variance estimate scatters widely;
+	// above 4096 a step costs more than the default run can afford on 10⁶
+	// examples. Where the rule asks for more than coldMax, an automatic η
+	// is lowered until coldMax meets the share.
+	coldMin, coldMax = 100, 4096
+	// pilotSize is the size of the draw that estimates the per-example
+	// gradient spread for the rule.
+	pilotSize = 2000
+	// hessianWork is the N·p² up to which the automatic η comes from the
+	// Hessian at the posterior mode (Newton's method with finite-difference
+	// Hessians, 2p full gradients an iteration); above it, from a bound on
+	// the Hessian over all θ, O(Np) a power iteration.
+	hessianWork = 5e8
+)
+
+// curvature is what the automatic step size rests on.
+type curvature struct {
+	lmin, lmax float64 // lmin = 0: unknown
+	mode       []float64
+	note       string
+}
+
+// logisticCurvature finds λ_max of the Hessian of U: at the posterior mode
+// (with λ_min) where that is affordable, else the bound
+// λ_max(XᵀX)/4 + 1/σ₀² that holds at every θ (models.CurvatureBound).
+func logisticCurvature(lr *models.Logistic) (curvature, error) {
+	N, p := float64(lr.Len()), float64(lr.Dim())
+	if N*p*p <= hessianWork {
+		mode, lmin, lmax, err := mala.Curvature(lr, make([]float64, lr.Dim()))
+		if err != nil {
+			return curvature{}, err
+		}
+		return curvature{lmin: lmin, lmax: lmax, mode: mode, note: fmt.Sprintf("λ_max = %.4g at the posterior mode", lmax)}, nil
+	}
+	lmax := lr.CurvatureBound(1e-4, 200)
+	return curvature{lmax: lmax, note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (N·p² = %.3g: a Hessian at the mode would cost more than the run)", lmax, N*p*p)}, nil
+}
+
+// coldSize is the default cold minibatch: the n at which the gradient noise
+// of a size-n minibatch, η²·N(N − n)/n·S²_max, is coldShare of the noise
+// budget 2τη (variance.SizeFor), S²_max the largest per-example variance of
+// a gradient coordinate, estimated from a pilot draw of pilotSize examples
+// at each of thetas (the largest counts: the chains' start and the mode,
+// so that the rule holds through the burn-in); bounded to [coldMin,
+// coldMax] and to N. It returns n, the unbounded n* and S²_max.
+func coldSize(lr *models.Logistic, thetas [][]float64, eta, tau float64, seed uint64) (n int, nstar, s2 float64, err error) {
+	N := lr.Len()
+	m := min(N, pilotSize)
+	if m < 2 {
+		return N, float64(N), 0, nil
+	}
+	mb, err := target.NewMinibatch(lr, m)
+	if err != nil {
+		return 0, 0, 0, err
+	}
+	p := lr.Dim()
+	g, gv := make([]float64, p), make([]float64, p)
+	// A stream of its own: the chains' streams stay as they were.
+	rng := rand.New(rand.NewPCG(seed, 1<<40))
+	for _, theta := range thetas {
+		mb.ResetSpread()
+		mb.Grad(g, gv, theta, rng)
+		mb.Spread(gv) // the draw's s_j², whatever m
+		for _, v := range gv {
+			s2 = max(s2, v)
+		}
+	}
+	nstar = variance.SizeFor(N, s2, eta, tau, coldShare)
+	n = int(math.Ceil(nstar))
+	n = min(max(n, coldMin), coldMax, N)
+	return n, nstar, s2, nil
+}
+
+// etaFor is the step size at which a size-n minibatch's gradient noise
+// η²·N(N − n)/n·s2 is share·2τη: η = 2·share·τ/(N(N − n)/n·s2).
+func etaFor(N, n int, s2, tau, share float64) float64 {
+	return 2 * share * tau / (target.FPC(N, n) * s2)
+}
+
+// readData reads the CSV file with the garbage collector at a tenth of its
+// usual headroom. The reader turns every line into a string that is garbage
+// once parsed, as much garbage as the file is long, while the matrix it
+// fills, reserved at its final size, is live from the start: at the usual
+// headroom (GOGC = 100) the heap could grow to twice the matrix before a
+// collection. The matrix holds no pointers, so the extra collections cost
+// little.
+func readData(path string, opt dataset.Options) (*dataset.Data, error) {
+	defer debug.SetGCPercent(debug.SetGCPercent(10))
+	return dataset.ReadFile(path, opt)
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/variance"
+)
+
+// TestColdSize checks the default cold minibatch against the rule computed
+// from the exact population spread. At θ = 0 every per-example gradient is
+// (1/2 − y_i)x_i, so S_j² is the population variance (divisor N − 1) of
+// those values over all N examples. The pilot's s_j² from m = 2000 of them
+// has relative sd about √(κ_j/m) (κ_j the kurtosis term Var((g − ḡ)²)/S⁴,
+// computed here), so the S²_max it reports must lie within 5 such sd.
+func TestColdSize(t *testing.T) {
+	const N, p = 20_000, 5
+	l, _, err := models.SyntheticLogistic(N, p, 1, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zero := make([]float64, p)
+	S2, tol := 0.0, 0.0
+	for j := range p {
+		var mean float64
+		g := make([]float64, N)
+		for i := range N {
+			g[i] = (0.5 - l.Y[i]) * l.Row(i)[j]
+			mean += g[i] / N
+		}
+		var v, v4 float64
+		for _, x := range g {
+			v += (x - mean) * (x - mean) / (N - 1)
+		}
+		for _, x := range g {
+			d := (x-mean)*(x-mean) - v
+			v4 += d * d / N
+		}
+		if v > S2 {
+			S2, tol = v, 5*math.Sqrt(v4/pilotSize)
+		}
+	}
+	for _, eta := range []float64{1e-7, 1e-5, 1e-3} {
+		n, nstar, s2, err := coldSize(l, [][]float64{zero}, eta, 1, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if math.Abs(s2-S2) > tol || math.IsNaN(s2) {
+			t.Errorf("η = %v: S²_max %v, exact %v ± %v", eta, s2, S2, tol)
+		}
+		if want := variance.SizeFor(N, s2, eta, 1, coldShare); nstar != want {
+			t.Errorf("η = %v: n* = %v, the rule gives %v", eta, nstar, want)
+		}
+		if want := min(max(int(math.Ceil(nstar)), coldMin), coldMax); n != want {
+			t.Errorf("η = %v: n = %d, want ⌈n*⌉ = ⌈%v⌉ bounded to [%d, %d]", eta, n, nstar, coldMin, coldMax)
+		}
+		if n < int(math.Ceil(nstar)) {
+			// The step size that makes n meet the rule gives back n.
+			e := etaFor(N, n, s2, 1, coldShare)
+			if got := variance.SizeFor(N, s2, e, 1, coldShare); math.Abs(got-float64(n)) > 1e-6*float64(n) {
+				t.Errorf("η = %v lowered to %v: the rule then asks n* = %v, not n = %d", eta, e, got, n)
+			}
+		}
+	}
+	// The three η above span the bounds: n = 100 (n* small), n* itself,
+	// and n = 4096 (n* large), else the test checks less than it says.
+	lo, _, _, _ := coldSize(l, [][]float64{zero}, 1e-7, 1, 3)
+	hi, _, _, _ := coldSize(l, [][]float64{zero}, 1e-3, 1, 3)
+	if lo != coldMin || hi != coldMax {
+		t.Errorf("n at η = 1e-7 and 1e-3: %d and %d, want the bounds %d and %d", lo, hi, coldMin, coldMax)
+	}
+}
