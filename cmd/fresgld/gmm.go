@@ -206,12 +206,18 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		return writeErr
 	}
 	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, WallSeconds: wall.Seconds()}
-	// The distances to the exact density are of the chains that finished.
-	var xs []float64
+	// The distances to the exact density are of the chains that finished,
+	// or of all when none did (as in the table).
+	var xs, all []float64
 	for _, c := range chains {
+		x := c.Cols[len(c.Columns)-1]
 		if c.Stats.Stopped == "" {
-			xs = append(xs, c.Cols[len(c.Columns)-1]...)
+			xs = append(xs, x...)
 		}
+		all = append(all, x...)
+	}
+	if xs == nil {
+		xs = all
 	}
 	var errs []error
 	fmt.Printf("%s: %d chain(s) in %v\n", f.Method, len(ids), wall.Round(time.Millisecond))
@@ -230,7 +236,7 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 			out.Record("density.png", "density.svg")
 		}
 	}
-	errs = append(errs, finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, nil))
+	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, nil))
 	return errors.Join(errs...)
 }
 

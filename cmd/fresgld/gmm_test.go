@@ -100,3 +100,34 @@ func TestGMMBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestGMMDivergence: a step size far beyond the curvature makes every chain
+// blow up; the run keeps each chain's draws, reports it on stderr and in
+// summary.json, and fails.
+func TestGMMDivergence(t *testing.T) {
+	out := t.TempDir()
+	err := run(t, "gmm", "--eta", "5", "--chains", "2", "--keep", "1000", "--burn", "0", "--thin", "1", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "chain 1 of 2 stopped after") {
+		t.Fatalf("error %v, want one saying chain 1 stopped", err)
+	}
+	var sum chainsSummary
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Stopped) != 2 || sum.Draws == 0 || len(sum.Warnings) == 0 {
+		t.Errorf("summary: %d chains stopped, %d draws, warnings %q", len(sum.Stopped), sum.Draws, sum.Warnings)
+	}
+	for _, l := range sum.Clamped {
+		if !(l.Share <= 1) {
+			t.Errorf("level %d: clamped share %v", l.Level, l.Share)
+		}
+	}
+	c, err := readStanCSV(filepath.Join(out, "chain-1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Stats.Stopped == "" || len(c.Cols[0]) == 0 {
+		t.Errorf("chain-1.csv: stopped %q with %d draws", c.Stats.Stopped, len(c.Cols[0]))
+	}
+}

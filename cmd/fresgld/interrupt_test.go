@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -76,10 +74,17 @@ func startLong(t *testing.T, out string, lines int, args ...string) (cmd *exec.C
 	}
 }
 
-// parseChain parses a chain's CSV strictly: CmdStan's comment lines, then
-// every line with the header's field count. It returns the header and the
-// draws.
-func parseChain(t *testing.T, path string) (header []string, rows [][]string) {
+// parseSamples parses a chain's CSV strictly (every line but the comments
+// with the header's field count) and returns its data rows.
+func parseSamples(t *testing.T, path string, fields int) [][]string {
+	t.Helper()
+	_, rows := parseChain(t, path, fields)
+	return rows
+}
+
+// parseChain is parseSamples that also returns the header; fields < 0
+// takes the header's field count.
+func parseChain(t *testing.T, path string, fields int) (header []string, rows [][]string) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -87,6 +92,9 @@ func parseChain(t *testing.T, path string) (header []string, rows [][]string) {
 	}
 	defer f.Close()
 	r := csv.NewReader(f)
+	if fields >= 0 {
+		r.FieldsPerRecord = fields
+	}
 	r.Comment = '#'
 	recs, err := r.ReadAll()
 	if err != nil || len(recs) == 0 {
@@ -95,32 +103,9 @@ func parseChain(t *testing.T, path string) (header []string, rows [][]string) {
 	return recs[0], recs[1:]
 }
 
-// chainSummary is what the tests read of summary.json.
-type chainSummary struct {
-	Draws   int `json:"draws_per_chain"`
-	Stopped []struct {
-		Chain int    `json:"chain"`
-		Error string `json:"error"`
-	} `json:"stopped_chains"`
-	Warnings []string `json:"warnings"`
-}
-
-func readSummary(t *testing.T, dir string) chainSummary {
-	t.Helper()
-	var s chainSummary
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatalf("summary.json: %v", err)
-	}
-	return s
-}
-
-// SIGINT and SIGTERM stop sampling: the command finishes its files, writes
-// a summary that marks every chain interrupted and pools what they drew,
-// and exits non-zero saying so.
+// SIGINT stops sampling: the command finishes its files, writes a summary
+// marked interrupted that counts, for each chain, exactly the draws in its
+// CSV, and exits non-zero saying so.
 func TestInterruptKeepsSamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
@@ -141,25 +126,28 @@ func TestInterruptKeepsSamples(t *testing.T) {
 		if err == nil || cmd.ProcessState.ExitCode() == 0 {
 			t.Errorf("%v: exit status %v, want non-zero", sig, err)
 		}
-		if !strings.Contains(stderr.String(), "interrupted") {
+		if !strings.Contains(stderr.String(), "interrupted after") {
 			t.Errorf("%v: stderr lacks the interrupt message:\n%s", sig, stderr.String())
 		}
-		sum := readSummary(t, out)
-		if len(sum.Stopped) != 2 {
-			t.Errorf("%v: %d chains marked stopped, want 2", sig, len(sum.Stopped))
+		var sum chainsSummary
+		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err != nil {
+			t.Fatalf("%v: %v", sig, err)
+		}
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatalf("%v: summary.json: %v", sig, err)
+		}
+		if !sum.Interrupted || len(sum.Stopped) != 2 {
+			t.Errorf("%v: summary says interrupted=%v, %d chains stopped", sig, sum.Interrupted, len(sum.Stopped))
 		}
 		for _, c := range sum.Stopped {
-			if !strings.HasSuffix(c.Error, "interrupted") {
-				t.Errorf("%v: chain %d stopped with %q", sig, c.Chain, c.Error)
+			// --burn 0 --thin 1: a draw for every step taken.
+			rows := parseSamples(t, chainFile(out, c.Chain), 6)
+			if c.Steps != len(rows) || (c.Chain == 1 && len(rows) < 2000-40) {
+				t.Errorf("%v: summary says chain %d took %d steps; its CSV has %d draws", sig, c.Chain, c.Steps, len(rows))
 			}
 		}
-		for id := 1; id <= 2; id++ {
-			_, rows := parseChain(t, filepath.Join(out, fmt.Sprintf("chain-%d.csv", id)))
-			if len(rows) < sum.Draws || sum.Draws < 1000 {
-				t.Errorf("%v: chain %d has %d draws, the summary pools %d", sig, id, len(rows), sum.Draws)
-			}
-		}
-		for _, f := range []string{"summary.txt", "trace.png", "trace.svg"} {
+		for _, f := range []string{"summary.txt", "density.png", "density.svg", "trace.svg"} {
 			if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 				t.Errorf("%v: %s missing or empty after the interrupt", sig, f)
 			}
@@ -167,8 +155,8 @@ func TestInterruptKeepsSamples(t *testing.T) {
 	}
 }
 
-// kill -9 cannot be caught: every chain's CSV still parses, every line
-// whole, with every draw flushed before the kill.
+// kill -9 cannot be caught: chain-1.csv still parses, every line whole,
+// with every draw flushed before the kill.
 func TestKillLeavesParsableSamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
@@ -178,18 +166,17 @@ func TestKillLeavesParsableSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 31 coefficients per line, as in the truncated line this guards against.
-	cmd, _, done := startLong(t, out, 3000, "logistic", "--data", data, "--label", "benign", "--chains", "2", "--keep", "1000000", "--burn", "0", "--thin", "1")
+	// 36 columns per line (lp__, 4 sampler columns, 31 coefficients), as
+	// in the truncated line this guards against.
+	const lines = 3000
+	cmd, _, done := startLong(t, out, lines, "logistic", "--data", data, "--label", "benign", "--chains", "2", "--keep", "1000000", "--burn", "0", "--thin", "1")
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done
-	for id := 1; id <= 2; id++ {
-		header, rows := parseChain(t, filepath.Join(out, fmt.Sprintf("chain-%d.csv", id)))
-		if !slices.Contains(header, "mean_radius") || len(rows) == 0 {
-			t.Errorf("chain %d: header %q, %d draws", id, header, len(rows))
-		}
-		if id == 1 && len(rows) < 3000-100 {
-			t.Errorf("chain 1: %d draws survived the kill; more were on disk before it", len(rows))
-		}
+	rows := parseSamples(t, filepath.Join(out, "chain-1.csv"), 36)
+	// The lines on disk before the kill: the draws, the header and the
+	// comment lines of the settings (under 40).
+	if len(rows) < lines-40 {
+		t.Errorf("%d draws survived the kill; at least %d were on disk before it", len(rows), lines-40)
 	}
 	if _, err := os.Stat(filepath.Join(out, "summary.json")); err == nil {
 		t.Errorf("summary.json exists after kill -9 (the earlier run's was not removed?)")
@@ -213,31 +200,51 @@ func TestUnwritableOutFailsFirst(t *testing.T) {
 	}
 }
 
-// A run never leaves an earlier run's outputs beside its own: a run of two
-// chains after one of four leaves two chain files, and a run that fails
-// before drawing leaves no figure of the earlier run.
+// A failed run never leaves an earlier run's outputs beside its own.
 func TestEarlierOutputsRemoved(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "gmm", "--chains", "4", "--keep", "100", "--burn", "0", "--out", out); err != nil {
+	if err := run(t, "gmm", "--keep", "100", "--burn", "0", "--out", out); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(t, "gmm", "--chains", "2", "--keep", "100", "--burn", "0", "--out", out); err != nil {
-		t.Fatal(err)
-	}
-	m, _ := filepath.Glob(filepath.Join(out, "chain-*.csv"))
-	if len(m) != 2 {
-		t.Errorf("%d chain files after a run of 2 chains: %v", len(m), m)
-	}
-	// Diverges at once: no draw, so no figure may be there.
-	if err := run(t, "gmm", "--chains", "2", "--keep", "100", "--burn", "1000", "--eta", "1e6", "--out", out); err == nil {
+	// The next run fails while sampling (the step size makes the chain
+	// diverge); its density figure must not be the earlier run's.
+	err := run(t, "gmm", "--keep", "100000", "--burn", "0", "--eta", "1e6", "--out", out)
+	if err == nil {
 		t.Fatal("a diverging run reported no error")
 	}
-	if sum := readSummary(t, out); len(sum.Stopped) != 2 {
-		t.Errorf("summary of the failed run: %d chains stopped", len(sum.Stopped))
+	var sum chainsSummary
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Stopped) == 0 {
+		t.Errorf("summary of the failed run: %s (%v)", b, err)
 	}
-	for _, f := range []string{"trace.png", "trace.svg", "marginals.png"} {
-		if _, err := os.Stat(filepath.Join(out, f)); err == nil {
-			t.Errorf("%s of the earlier run is still there", f)
+	draws := 0
+	for _, c := range sum.Stopped {
+		// --burn 0 and the default --thin 5: a draw every 5 steps.
+		rows := parseSamples(t, chainFile(out, c.Chain), 6)
+		if len(rows) != c.Steps/5 {
+			t.Errorf("chain %d: its CSV has %d rows, the summary %d steps", c.Chain, len(rows), c.Steps)
+		}
+		draws += len(rows)
+	}
+	if draws == 0 {
+		for _, f := range []string{"density.png", "density.svg"} {
+			if _, err := os.Stat(filepath.Join(out, f)); err == nil {
+				t.Errorf("%s of the earlier run is still there", f)
+			}
 		}
 	}
+}
+
+// readSummary reads dir's summary.json.
+func readSummary(t *testing.T, dir string) chainsSummary {
+	t.Helper()
+	var s chainsSummary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	return s
 }

@@ -430,7 +430,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 		extra = append(extra, noiseWarnings(sum.SwapNoise)...)
 	}
-	return finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, extra)
+	return finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra)
 }
 
 // rawScale rejects unstandardised features so large that the likelihood's
