@@ -1,6 +1,7 @@
 package ladder
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -151,8 +152,14 @@ func sample(smp *exchange.Sampler, burn, steps int, cpu0 time.Duration, cpuLimit
 			x := smp.State(0)
 			xs, ys = append(xs, x[0]), append(ys, x[1])
 		}
-		if cpuLimit > 0 && k%100 == 0 && (cputime.Thread()-cpu0).Seconds() >= cpuLimit {
-			break
+		if cpuLimit > 0 && k%100 == 0 {
+			now := cputime.Thread()
+			if now == 0 {
+				return xs, ys, errors.New("equal-CPU stopping needs the thread's CPU time, which this platform does not report")
+			}
+			if (now - cpu0).Seconds() >= cpuLimit {
+				break
+			}
 		}
 	}
 	return xs, ys, nil
