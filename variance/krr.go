@@ -23,7 +23,8 @@ import (
 // The regression is chosen by the data alone, by leave-one-out
 // cross-validation on the recorded points, through the closed-form shortcut
 // of a linear smoother, which for this centred ridge approximates the
-// brute-force leave-one-out error within 2% (see fitKRR and looShortcut). Nothing about the sampler's accuracy enters.
+// brute-force leave-one-out error within 2% (see fitKRR and looShortcut).
+// Nothing about the sampler's accuracy enters.
 //
 // A model made by Follower uses its leader's fit once it exists: the paper
 // fits on the hot chain and applies the fit to every state, which is right
