@@ -45,8 +45,7 @@ func (d *draws) quantile(prob float64) float64 {
 
 // sdAll is R's sd of all draws.
 func (d *draws) sdAll() float64 {
-	_, v := meanVar(d.all)
-	return math.Sqrt(v)
+	return math.Sqrt(d.vr)
 }
 
 func mcseMean(sd, essMean float64) float64 {

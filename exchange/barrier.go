@@ -24,6 +24,7 @@ import (
 type Barrier struct {
 	LogTau []float64 // ln τ_l, cold to hot
 	Lambda []float64 // Λ at the levels; Lambda[0] = 0
+	lo, hi float64   // the coldest and hottest τ, kept exactly
 	fit    interp.FritschButland
 }
 
@@ -34,7 +35,7 @@ func NewBarrier(taus, rejection []float64) (*Barrier, error) {
 	if K < 2 || len(rejection) != K-1 {
 		return nil, fmt.Errorf("barrier: %d temperatures and %d rejection rates (need K ≥ 2 and K − 1)", K, len(rejection))
 	}
-	b := &Barrier{LogTau: make([]float64, K), Lambda: make([]float64, K)}
+	b := &Barrier{LogTau: make([]float64, K), Lambda: make([]float64, K), lo: taus[0], hi: taus[K-1]}
 	for l, tau := range taus {
 		if !(tau > 0) || math.IsInf(tau, 0) || (l > 0 && !(tau > taus[l-1])) {
 			return nil, fmt.Errorf("barrier: temperature %d is %v: need positive, finite, increasing", l, tau)
@@ -77,7 +78,7 @@ func (b *Barrier) Schedule(K int) []float64 {
 		}
 		taus[i] = math.Exp(x)
 	}
-	taus[0], taus[K-1] = math.Exp(lo), math.Exp(hi)
+	taus[0], taus[K-1] = b.lo, b.hi
 	return taus
 }
 

@@ -131,10 +131,21 @@ func TestLogisticFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	for _, want := range []string{`"eta_automatic": true`, `"batch": 20`, `"batch_automatic": true`, `"hot_share": 0.9`} {
+	for _, want := range []string{`"eta_automatic": true`, `"batch_automatic": true`, `"hot_share": 0.9`} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("summary lacks %s", want)
 		}
+	}
+	// The automatic batch lies in the rule's bounds, capped by the N = 200
+	// rows of the data, and the rule is recorded beside it.
+	var auto struct {
+		Settings struct {
+			Batch int `json:"batch"`
+		} `json:"settings"`
+		Rule string `json:"batch_rule"`
+	}
+	if err := json.Unmarshal(b, &auto); err != nil || auto.Settings.Batch < min(coldMin, 200) || auto.Settings.Batch > min(coldMax, 200) || auto.Rule == "" {
+		t.Errorf("automatic --batch recorded as %d (rule %q; %v)", auto.Settings.Batch, auto.Rule, err)
 	}
 }
 
