@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/variance"
 )
 
 // gaussAccept is the exact acceptance rate E[min(1, Ŝ)] of a swap between
@@ -303,5 +305,41 @@ func TestAdaptGrows(t *testing.T) {
 	capped, err := Adapt(noisyGaussianBuild(0, 0, 0.1, 9), []float64{1, 31.6, 1000}, zeros(3, 1), AdaptOptions{Rounds: 2, First: 1000, Grow: true, MaxLevels: 3})
 	if err != nil || len(capped.Taus) != 3 {
 		t.Errorf("capped at 3 levels: got %d (%v)", len(capped.Taus), err)
+	}
+}
+
+// TestBuildFollowsTaus: a ladder built for new temperatures gives every
+// level its own τ and the coldest level the accurate estimator, and makes
+// each hot level's variance model at that level's τ, for that level's
+// estimator (so an AutoBatch sizes each level's minibatch for its own τ).
+func TestBuildFollowsTaus(t *testing.T) {
+	cold, hot := target.NewNoisy(target.Quadratic{Lambda: []float64{1}}, 0.1, 0.1), target.NewNoisy(target.Quadratic{Lambda: []float64{1}}, 1, 1)
+	var seen []float64
+	var ests []target.Estimator
+	s := Setup{Tau1: 1, Tau2: 9, Eta: langevin.Constant{Step: 0.01}, Cold: cold, Hot: hot, PerStep: true,
+		HotVarAt: func(est target.Estimator, tau float64) (variance.Model, error) {
+			seen, ests = append(seen, tau), append(ests, est)
+			return variance.Known{}, nil
+		}}
+	taus := []float64{1, 1.7, 4, 9}
+	cfg, err := FReSGLDMethod.Build(s)(taus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l, lv := range cfg.Levels {
+		if lv.Tau != taus[l] {
+			t.Errorf("level %d: τ = %v, want %v", l, lv.Tau, taus[l])
+		}
+	}
+	if !slices.Equal(seen, taus[1:]) {
+		t.Errorf("hot variance models made at τ = %v, want %v", seen, taus[1:])
+	}
+	if cfg.Levels[0].Est != target.Estimator(cold) {
+		t.Error("the coldest level lost the accurate estimator")
+	}
+	for i, e := range ests {
+		if e != cfg.Levels[i+1].Est {
+			t.Errorf("level %d's variance model was made for another level's estimator", i+1)
+		}
 	}
 }

@@ -59,7 +59,12 @@ func (b *Barrier) Total() float64 { return b.Lambda[len(b.Lambda)-1] }
 func (b *Barrier) At(tau float64) float64 { return b.fit.Predict(math.Log(tau)) }
 
 // Recommended is the number of levels Syed et al. advise for this barrier,
-// about 2Λ̂ and at least 2.
+// about 2Λ̂ and at least 2. Λ̂ = Σ r is the barrier of the ladder as it
+// stands: on a coarse ladder a pair's rejection falls short of its
+// interval's share of the continuum barrier (a rejection is at most 1), so
+// the advice from a coarse ladder is low (on U = θ²/2 from τ = 1 to 1000,
+// Λ = 2.20 but four levels give Σ r = 1.83); Adapt re-estimates after each
+// growth.
 func (b *Barrier) Recommended() int { return max(2, int(math.Ceil(2*b.Total()))) }
 
 // Schedule returns K temperatures from the same coldest to the same hottest

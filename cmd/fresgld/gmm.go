@@ -254,8 +254,9 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 			out.Record("density.png", "density.svg")
 		}
 	}
-	errs = append(errs, f.Ladder.report(out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method))
-	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, nil))
+	warns, err := f.Ladder.report(out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
+	errs = append(errs, err)
+	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, warns))
 	return errors.Join(errs...)
 }
 

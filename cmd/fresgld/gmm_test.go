@@ -199,3 +199,27 @@ func TestGMMLadderBadSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestGMMLadderWarning: two levels at τ = 1 and 100 on the mixture reject
+// nearly every swap; the run says so, with the number and a remedy, on
+// stderr and in summary.json.
+func TestGMMLadderWarning(t *testing.T) {
+	out := t.TempDir()
+	if err := run(t, "gmm", "--tau2", "100", "--keep", "500", "--burn", "100", "--thin", "2", "--chains", "1", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Warnings []string `json:"warnings"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range sum.Warnings {
+		found = found || (strings.Contains(w, "levels 1–2 (τ = 1, 100) rejected") && strings.Contains(w, "--levels auto"))
+	}
+	if !found {
+		t.Errorf("no warning about the rejecting pair in %q", sum.Warnings)
+	}
+}

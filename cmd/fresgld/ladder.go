@@ -186,15 +186,18 @@ func (s *ladderSummary) print() {
 // report summarises every chain's ladder into dst, prints the per-round
 // table of the first chain (one line for each other), and writes rounds.csv
 // (every chain's tuning rounds and sampling run, with cost) and the first
-// chain's ladder trace (ladder-trace.png/svg) into out. Nothing for K = 1.
-func (f *ladderFlags) report(out *output.Dir, chains []*stanChain, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted, dst *[]*ladderSummary, title string) error {
+// chain's ladder trace (ladder-trace.png/svg) into out. It returns the
+// warnings of ladders that barely communicate. Nothing for K = 1.
+func (f *ladderFlags) report(out *output.Dir, chains []*stanChain, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted, dst *[]*ladderSummary, title string) ([]string, error) {
+	var warns []string
 	for i, c := range chains {
 		id := c.Header.ID
 		s := summariseLadder(cfgs[id], c.Ladder, tunings[id])
 		if s == nil {
-			return nil
+			return nil, nil
 		}
 		*dst = append(*dst, s)
+		warns = append(warns, s.warnings(id)...)
 		if i == 0 {
 			fmt.Printf("chain %d's ladder:\n", id)
 			s.print()
@@ -209,7 +212,29 @@ func (f *ladderFlags) report(out *output.Dir, chains []*stanChain, cfgs map[int]
 		}
 		return nil
 	})
-	return errors.Join(err, ladderTrace(out, chains[0], title))
+	return warns, errors.Join(err, ladderTrace(out, chains[0], title))
+}
+
+// poorRejection is the rejection rate above which a pair is reported as
+// barely communicating: fewer than one attempt in ten swaps, so a replica
+// waits ten rounds on average to cross it.
+const poorRejection = 0.9
+
+// warnings says where a chain's ladder barely communicates, with the number
+// and a remedy: a pair that rejects nearly every swap, and a run in which no
+// replica went from the coldest level to the hottest and back (the cold
+// level then never received a state mixed at the hottest level).
+func (s *ladderSummary) warnings(id int) []string {
+	var w []string
+	for l, r := range s.Rejection {
+		if r != nil && *r > poorRejection {
+			w = append(w, fmt.Sprintf("chain %d: levels %d–%d (τ = %.4g, %.4g) rejected %.1f%% of their swap attempts: the ladder barely communicates there; add levels (--levels auto, or more --levels)", id, l+1, l+2, s.Taus[l], s.Taus[l+1], 100**r))
+		}
+	}
+	if s.RoundTrips == 0 {
+		w = append(w, fmt.Sprintf("chain %d: no replica made a round trip between the coldest and the hottest level in %d steps, so the cold level never received a state mixed at the hottest: run longer or tune the ladder (--levels auto)", id, s.Steps))
+	}
+	return w
 }
 
 // writeRounds writes one chain's rows of rounds.csv: its tuning rounds and
