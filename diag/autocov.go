@@ -109,9 +109,9 @@ func (w *acovWork) geyer(m, n int) float64 {
 	return s / tau
 }
 
-// rangeOK is false for what posterior's should_return_NA flags: a NaN or
-// infinite value, or a range below the machine epsilon. Plain comparisons
-// (not math.Min and math.Max) keep it cheap; NaN shows in the sum.
+// rangeOK extends a running minimum, maximum and sum over xs, with plain
+// comparisons (not math.Min and math.Max) to keep it cheap; okRange then
+// applies posterior's should_return_NA.
 func rangeOK(xs []float64, lo, hi, sum float64) (float64, float64, float64) {
 	for _, x := range xs {
 		if x < lo {
@@ -125,8 +125,24 @@ func rangeOK(xs []float64, lo, hi, sum float64) (float64, float64, float64) {
 	return lo, hi, sum
 }
 
-func okRange(lo, hi, sum float64) bool {
-	return !math.IsNaN(sum) && !math.IsInf(lo, 0) && !math.IsInf(hi, 0) && math.Abs(hi-lo) >= eps
+// okRange is false for what posterior's should_return_NA flags: a NaN or
+// infinite value, or a range below the machine epsilon. A NaN, which the
+// comparisons skip, shows in the sum; a sum that is NaN from overflow alone
+// is told apart by looking for the NaN.
+func okRange(lo, hi, sum float64, chains [][]float64) bool {
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.Abs(hi-lo) < eps {
+		return false
+	}
+	if math.IsNaN(sum) {
+		for _, c := range chains {
+			for _, x := range c {
+				if x != x {
+					return false
+				}
+			}
+		}
+	}
+	return true
 }
 
 // prepare centres every chain by its mean and forgets the lags computed
@@ -140,8 +156,7 @@ func (w *acovWork) prepare(chains [][]float64, known bool) bool {
 	for c, ch := range chains {
 		var l, h, sum float64
 		if known {
-			l, h, sum = 0, 1, floats.Sum(ch)
-			lo, hi = 0, 1
+			l, h, sum = 0, 1, floats.Sum(ch) // a range okRange passes
 		} else {
 			l, h, sum = rangeOK(ch, math.Inf(1), math.Inf(-1), 0)
 		}
@@ -159,7 +174,7 @@ func (w *acovWork) prepare(chains [][]float64, known bool) bool {
 		}
 	}
 	w.sums = w.sums[:0]
-	return okRange(lo, hi, total)
+	return okRange(lo, hi, total, chains)
 }
 
 // lag is the sum over chains of the biased autocovariance at lag t,
@@ -353,7 +368,7 @@ func rhatOfChecked(chains [][]float64, known bool) float64 {
 		var sum float64
 		if known {
 			sum = floats.Sum(ch)
-			lo, hi = 0, 1
+			lo, hi = 0, 1 // a range okRange passes
 		} else {
 			lo, hi, sum = rangeOK(ch, lo, hi, 0)
 		}
@@ -367,7 +382,7 @@ func rhatOfChecked(chains [][]float64, known bool) float64 {
 		means = append(means, mu)
 		within += ss / (n - 1)
 	}
-	if !okRange(lo, hi, total) {
+	if !okRange(lo, hi, total, chains) {
 		return math.NaN()
 	}
 	within /= float64(m)

@@ -11,8 +11,9 @@ import (
 // Summary is what posterior::summarise_draws reports for one parameter, with
 // the Monte Carlo standard errors beside: the pooled mean, sd and 5/50/95%
 // quantiles, the MCSEs of the mean, sd and outer quantiles, bulk and tail
-// ESS, and R̂. A NaN field (posterior's NA) marshals to JSON null and null
-// unmarshals to NaN.
+// ESS, and R̂. A NaN field (posterior's NA) marshals to JSON null, as does
+// ±Inf (JSON has no infinities; a mean can be one), and null unmarshals to
+// NaN.
 type Summary struct {
 	Mean     float64 `json:"mean"`
 	SD       float64 `json:"sd"`

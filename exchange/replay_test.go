@@ -6,6 +6,7 @@ import (
 
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/variance"
 )
 
 // Each level steps with its own temperature, its own step size η_k at step
@@ -88,5 +89,28 @@ func TestReplayClamps(t *testing.T) {
 	// η²s² = 0.16 > 2τη = 0.12 on both coordinates at every step.
 	if st := s.Stats().Levels[0]; st.Clamped != 20 || st.ClampedSteps != 10 {
 		t.Errorf("clamped %d coordinate-steps in %d steps, want 20 in 10", st.Clamped, st.ClampedSteps)
+	}
+}
+
+// A level's variance model observes each step with that step's number, at
+// the level's current state, before the gradient draw, and its draws are
+// charged as variance-estimation cost: a Running model of period 5 and 2
+// repeats updates at steps 0 and 5 only.
+func TestVarianceModelObservesEachStep(t *testing.T) {
+	est := target.Hidden{Estimator: target.NewNoisy(target.NewIsoQuadratic(1, 1), 0.5, 1)}
+	run, _ := variance.NewRunning(2, 5)
+	s, err := New(Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}, Noise: langevin.Corrected, Var: run}}}, [][]float64{{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 7 {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		want := 1 + k/5 // updates after steps 0..k
+		c := s.Stats().Levels[0].Cost
+		if run.Updates() != want || c.VarGrad.Calls != int64(2*want) || c.VarEnergy.Calls != int64(2*want) || c.Grad.Calls != int64(k+1) {
+			t.Fatalf("after step %d: %d updates, variance draws %d/%d, gradient draws %d; want %d updates of 2", k, run.Updates(), c.VarGrad.Calls, c.VarEnergy.Calls, c.Grad.Calls, want)
+		}
 	}
 }
