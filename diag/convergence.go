@@ -13,9 +13,11 @@ import (
 // A result posterior reports as NA is NaN here. Posterior returns NA where
 // the series a statistic is computed from (the split chains, their ranks,
 // their indicators) has a NaN or infinite value or a range below the machine
-// epsilon, and for an ESS where the split chains have fewer than 3 draws.
-// So a single infinite draw leaves R̂ and bulk ESS (computed from ranks)
-// defined, and makes the mean's ESS and MCSE NaN.
+// epsilon, and for an ESS where the split chains have fewer than 3 draws;
+// the quantile ESSs (so tail ESS and the quantiles' MCSEs) check the draws
+// themselves too. So a single infinite draw leaves R̂ and bulk ESS (computed
+// from ranks) defined, and makes the mean's ESS and MCSE NaN. How posterior
+// splits chains of 1–3 draws is reproduced too (see buildSplitViews).
 
 // Rhat is the split rank-normalised R̂: the larger of the bulk R̂ (of the
 // rank-normalised split chains) and the tail R̂ (of the same for the draws
@@ -80,14 +82,27 @@ func (d *draws) rhat() float64 {
 	if d.nan {
 		return math.NaN()
 	}
-	return nanMax(rhatOf(d.zBulk()), rhatOf(d.zFolded()))
+	zb, okb := d.zBulk()
+	bulk := math.NaN()
+	if okb {
+		bulk = rhatOfChecked(zb, true)
+	}
+	tail := math.NaN()
+	if zf, okf := d.zFolded(); okf {
+		tail = rhatOfChecked(zf, true)
+	}
+	return nanMax(bulk, tail)
 }
 
 func (d *draws) essBulk() float64 {
 	if d.nan {
 		return math.NaN()
 	}
-	return essOf(d.zBulk(), &d.acov)
+	zb, ok := d.zBulk()
+	if !ok {
+		return math.NaN()
+	}
+	return essOfChecked(zb, &d.acov, true)
 }
 
 func (d *draws) essMean() float64 { return essOf(d.split, &d.acov) }
@@ -111,7 +126,11 @@ func (d *draws) essQuantile(prob float64) float64 {
 		s := float64(len(d.all))
 		prob = (s - 0.5) / s
 	}
-	return essOf(d.indicator(quantile7(d.sorted, prob)), &d.acov)
+	q := quantile7(d.sorted, prob)
+	if !d.indicatorVaries(q) {
+		return math.NaN() // posterior: the indicator is constant
+	}
+	return essIndicator(d.split, q, &d.acov)
 }
 
 // eps is R's .Machine$double.eps, posterior's tolerance for constant draws.

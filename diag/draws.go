@@ -2,6 +2,7 @@ package diag
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -18,9 +19,12 @@ type draws struct {
 	bad     bool      // posterior's should_return_NA of all draws: NaN, ±Inf or constant
 	nan     bool      // some draw is NaN
 	mean    float64   // R's mean of all draws
+	vr      float64   // R's var of all draws
 
-	split [][]float64 // views of all as 2m split chains of h draws (see buildSplitViews)
-	quirk []float64   // the split chains when posterior's are two of m draws
+	split  [][]float64 // views of all as 2m split chains of h draws (see buildSplitViews)
+	quirk  []float64   // the split chains when posterior's are two of m draws
+	zbDone bool        // views[0] holds zBulk for this parameter
+	zbOK   bool
 
 	// Split-layout ranks: the draws of the split chains in ascending order
 	// (sv) and where each sits in the split layout (sd).
@@ -28,11 +32,13 @@ type draws struct {
 	sd []uint32
 
 	keys, tmpK []uint64
-	pay, tmpP  []uint32
+	at         []uint32 // at[i] is the index in all of sorted[i]
+	idx        []int32  // splitIndex of every draw, for chains of idxM × idxN
+	idxM, idxN int
 	fv         []float64 // folded values in ascending order
 	fd         []uint32
-	buf        [4][]float64 // split-layout series: z bulk, z folded, f(x − mean), indicator
-	views      [4][][]float64
+	buf        [3][]float64 // split-layout series: z bulk, z folded, f(x − mean)
+	views      [3][][]float64
 	acov       acovWork
 }
 
@@ -58,9 +64,10 @@ func (d *draws) load(chains [][]float64) (ok bool) {
 	}
 	d.h = d.n / 2
 	d.split = d.split[:0]
+	d.zbDone = false
 	d.buildSplitViews(&d.split, d.all)
 	d.sortDraws()
-	d.mean, _ = meanVar(d.all)
+	d.mean, d.vr = meanVar(d.all)
 	return true
 }
 
@@ -125,78 +132,94 @@ func (d *draws) splitIndex(p int) int {
 func (d *draws) sortDraws() {
 	s := len(d.all)
 	d.keys, d.tmpK = grow(d.keys, s), grow(d.tmpK, s)
-	d.pay, d.tmpP = grow(d.pay, s), grow(d.tmpP, s)
-	d.nan = false
-	inf := false
-	for p, x := range d.all {
-		d.keys[p] = sortKey(x)
-		idx := d.splitIndex(p)
-		d.pay[p] = uint32(idx)
-		if idx < 0 {
-			d.pay[p] = math.MaxUint32
-		}
-		if x != x {
-			d.nan = true
-		} else if math.IsInf(x, 0) {
-			inf = true
-		}
-	}
-	keys, pay := sortWithPayload(d.keys, d.tmpK, d.pay, d.tmpP)
+	d.at = grow(d.at, s)
 	d.sorted = grow(d.sorted, s)
-	d.sv, d.sd = d.sv[:0], d.sd[:0]
-	for i, k := range keys {
-		x := keyValue(k)
-		d.sorted[i] = x
-		if pay[i] != math.MaxUint32 {
-			d.sv = append(d.sv, x)
-			d.sd = append(d.sd, pay[i])
+	argsort(d.all, d.sorted, d.at, d.keys, d.tmpK)
+	d.nan, d.bad = false, false
+	lo, hi := d.sorted[0], d.sorted[s-1]
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) || math.Abs(hi-lo) < eps {
+		d.bad = true
+	}
+	// NaN sorts to either end; only there need it be looked for.
+	if lo != lo || hi != hi {
+		d.nan, d.bad = true, true
+	}
+	idx := d.layout()
+	d.sv, d.sd = grow(d.sv, s), grow(d.sd, s)
+	k := 0
+	for i, p := range d.at {
+		if j := idx[p]; j >= 0 {
+			d.sv[k], d.sd[k] = d.sorted[i], uint32(j)
+			k++
 		}
 	}
-	d.bad = d.nan || inf || math.Abs(d.sorted[s-1]-d.sorted[0]) < eps
+	d.sv, d.sd = d.sv[:k], d.sd[:k]
+}
+
+// layout returns splitIndex of every draw, kept from the last parameter
+// when the chains have the same shape.
+func (d *draws) layout() []int32 {
+	if d.idxM == d.m && d.idxN == d.n && len(d.idx) == d.m*d.n {
+		return d.idx
+	}
+	d.idx = grow(d.idx, d.m*d.n)
+	for p := range d.idx {
+		d.idx[p] = int32(d.splitIndex(p))
+	}
+	d.idxM, d.idxN = d.m, d.n
+	return d.idx
 }
 
 // median is R's median of all draws.
 func (d *draws) median() float64 { return quantileMedian(d.sorted) }
 
 // zBulk returns the rank-normalised split chains (posterior's
-// z_scale(.split_chains(x))).
-func (d *draws) zBulk() [][]float64 {
-	out := d.series(0)
-	rankZ(d.sv, d.sd, out)
-	return d.views[0]
+// z_scale(.split_chains(x))), computed once per parameter, and whether they
+// pass posterior's NA check (they are finite, so: not all tied).
+func (d *draws) zBulk() ([][]float64, bool) {
+	if !d.zbDone {
+		out := d.series(0)
+		d.zbOK = rankZ(d.sv, d.sd, out) > 1
+		d.zbDone = true
+	}
+	return d.views[0], d.zbOK
 }
 
 // zFolded returns the rank-normalised split chains of the draws folded
 // about their median (z_scale(.split_chains(fold_draws(x)))). The folded
 // values come in ascending order by merging the two sides of the median in
 // the sorted draws, without a second sort.
-func (d *draws) zFolded() [][]float64 {
+func (d *draws) zFolded() ([][]float64, bool) {
 	med := d.median()
 	if math.IsInf(med, 0) {
-		return nil // |x − med| is NaN for x = med: posterior's ranks are NA
+		return nil, false // |x − med| is NaN for x = med: posterior's ranks are NA
 	}
-	k := len(d.sv)
-	d.fv, d.fd = grow(d.fv, k)[:0], grow(d.fd, k)[:0]
-	r := 0
-	for r < k && d.sv[r] < med {
-		r++
-	}
-	l := r - 1
-	for l >= 0 || r < k {
-		// |x − med| is med − x below the median: fl(x − med) = −fl(med − x).
-		if r >= k || (l >= 0 && med-d.sv[l] <= d.sv[r]-med) {
-			d.fv = append(d.fv, med-d.sv[l])
-			d.fd = append(d.fd, d.sd[l])
+	sv, sd := d.sv, d.sd
+	k := len(sv)
+	d.fv, d.fd = grow(d.fv, k), grow(d.fd, k)
+	fv, fd := d.fv, d.fd
+	r, _ := slices.BinarySearch(sv, med) // first draw ≥ med
+	l, o := r-1, 0
+	// |x − med| is med − x below the median: fl(x − med) = −fl(med − x).
+	for ; l >= 0 && r < k; o++ {
+		a, b := med-sv[l], sv[r]-med
+		if a <= b {
+			fv[o], fd[o] = a, sd[l]
 			l--
 		} else {
-			d.fv = append(d.fv, d.sv[r]-med)
-			d.fd = append(d.fd, d.sd[r])
+			fv[o], fd[o] = b, sd[r]
 			r++
 		}
 	}
+	for ; l >= 0; o, l = o+1, l-1 {
+		fv[o], fd[o] = med-sv[l], sd[l]
+	}
+	for ; r < k; o, r = o+1, r+1 {
+		fv[o], fd[o] = sv[r]-med, sd[r]
+	}
 	out := d.series(1)
-	rankZ(d.fv, d.fd, out)
-	return d.views[1]
+	ok := rankZ(d.fv, d.fd, out) > 1
+	return d.views[1], ok
 }
 
 // centred returns the split chains of f(x − mean), the mean over all draws.
@@ -210,19 +233,10 @@ func (d *draws) centred(f func(float64) float64) [][]float64 {
 	return d.views[2]
 }
 
-// indicator returns the split chains of the indicator x ≤ q.
-func (d *draws) indicator(q float64) [][]float64 {
-	out := d.series(3)
-	for _, c := range d.split {
-		for _, x := range c {
-			v := 0.0
-			if x <= q {
-				v = 1
-			}
-			out = append(out, v)
-		}
-	}
-	return d.views[3]
+// indicatorVaries reports whether the indicator x ≤ q over the split
+// chains takes both values, which posterior's NA check asks.
+func (d *draws) indicatorVaries(q float64) bool {
+	return len(d.sv) > 0 && d.sv[0] <= q && d.sv[len(d.sv)-1] > q
 }
 
 // series readies scratch series k in the split layout and its views,
@@ -241,8 +255,10 @@ func (d *draws) series(k int) []float64 {
 
 // rankZ writes to out[dst[i]] the normal score Φ⁻¹((r − 3/8)/(S + 1/4)) of
 // the rank r of vals[i] among the S sorted vals, ties given their average
-// rank, as posterior's z_scale with its fractional offset 3/8.
-func rankZ(vals []float64, dst []uint32, out []float64) {
+// rank, as posterior's z_scale with its fractional offset 3/8. It returns
+// the number of distinct values.
+func rankZ(vals []float64, dst []uint32, out []float64) int {
+	groups := 0
 	out = out[:cap(out)]
 	s := len(vals)
 	tab := zTableFor(s)
@@ -261,7 +277,9 @@ func rankZ(vals []float64, dst []uint32, out []float64) {
 			out[j] = z
 		}
 		lo = hi
+		groups++
 	}
+	return groups
 }
 
 // zScore is posterior's qnorm(backtransform_ranks(r)) for rank r of s.

@@ -6,7 +6,9 @@ import "math"
 // monotone sequence estimator: n / (1 + 2Σρ_k), the autocorrelations summed
 // in pairs Γ_m = ρ_{2m} + ρ_{2m+1} while the pairs stay positive, each pair
 // capped by the previous one. It costs O(n·L) for the L lags it needs.
-// Returns NaN for fewer than 4 draws or a constant chain.
+// Returns NaN for fewer than 4 draws or a constant chain. This is the
+// classic single-chain estimate; ESSBulk, ESSTail and ESSMean are the
+// split-chain ones of R's posterior package, for one chain or several.
 func ESS(xs []float64) float64 {
 	n := len(xs)
 	if n < 4 {

@@ -46,6 +46,15 @@ func (c Correction) Policy() langevin.Policy {
 	return langevin.Corrected
 }
 
+// MarshalText writes the correction by name.
+func (c Correction) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// UnmarshalText reads a correction by name.
+func (c *Correction) UnmarshalText(b []byte) (err error) {
+	*c, err = ParseCorrection(string(b))
+	return err
+}
+
 // ParseCorrection reads a correction by name.
 func ParseCorrection(s string) (Correction, error) {
 	for _, c := range Corrections {

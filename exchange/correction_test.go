@@ -334,3 +334,73 @@ func TestSetupCorrection(t *testing.T) {
 		t.Errorf(`ParseCorrection("dense"): error %v, want one naming "dense"`, err)
 	}
 }
+
+// TestFullCorrectionConcurrent: a three-level f-reSGLD ladder with the full
+// correction gives bit-identical states stepping its levels concurrently or
+// not (each level owns its estimator's rows and its workspace).
+func TestFullCorrectionConcurrent(t *testing.T) {
+	st, xbar, _ := newShiftTerms(60, 4, 1, 5)
+	var states [2][]float64
+	for i, conc := range []bool{false, true} {
+		cold, _ := target.NewMinibatch(st, 20)
+		hot, _ := target.NewMinibatch(st, 5)
+		cfg, err := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 4, Levels: 3, Eta: langevin.Constant{Step: 1e-3}, Cold: cold, Hot: hot, PerStep: true, Seed: 2, Correction: Full, Concurrent: conc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(cfg, [][]float64{xbar, xbar, xbar})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 300 {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for l := 0; l < 3; l++ {
+			states[i] = append(states[i], s.State(l)...)
+		}
+		s.Close()
+	}
+	for j := range states[0] {
+		if states[0][j] != states[1][j] {
+			t.Fatalf("coordinate %d: %v sequentially, %v concurrently", j, states[0][j], states[1][j])
+		}
+	}
+}
+
+// TestFullCorrectionStepByHand replays a level's steps by hand, from the
+// same random stream: the minibatch gradient, then langevin.LowRank.Step
+// with f = N(N − n)/n, the level's own η and τ. The driver must give the
+// same states bit for bit, so any other factor, temperature or step size
+// (as small as f·n/(n − 1), which the stationary test cannot resolve) fails.
+func TestFullCorrectionStepByHand(t *testing.T) {
+	const N, n, tau, eta, seed = 60, 20, 2.5, 1e-3, 4
+	for _, p := range []int{3, 30} { // the dense and the low-rank form
+		st, xbar, _ := newShiftTerms(N, p, 3, 5)
+		mb, _ := target.NewMinibatch(st, n)
+		s, err := New(Config{Levels: []Level{{Tau: tau, Est: mb, Eta: langevin.Constant{Step: eta}, Noise: langevin.CorrectedFull}}, Seed: seed}, [][]float64{xbar})
+		if err != nil {
+			t.Fatal(err)
+		}
+		hand, _ := target.NewMinibatch(st, n)
+		hand.KeepRows()
+		rng := rand.New(rand.NewPCG(seed, 0)) // level 0's stream
+		theta := append([]float64(nil), xbar...)
+		grad := make([]float64, p)
+		var lr langevin.LowRank
+		for k := range 50 {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+			hand.Grad(grad, nil, theta, rng)
+			rows, m := hand.Rows()
+			lr.Step(theta, grad, rows, m, float64(N)*float64(N-n)/float64(n), eta, tau, rng)
+			for j, x := range s.State(0) {
+				if x != theta[j] {
+					t.Fatalf("p = %d, step %d, coordinate %d: driver %v, by hand %v", p, k, j, x, theta[j])
+				}
+			}
+		}
+	}
+}

@@ -194,6 +194,7 @@ func (g eulerGaussian) Grad(grad, theta []float64) { grad[0] = g.lambdaEff * the
 // TestDEOLevelsMatchTemperedGaussian: with exact energies, K = 5 levels and
 // DEO swaps, every level's states follow π^(1/τ_l) = N(0, τ_l) for U = θ²/2.
 func TestDEOLevelsMatchTemperedGaussian(t *testing.T) {
+	skipSlow(t)
 	taus := []float64{1, 2, 4, 8, 16}
 	const eta, burn, n, thin = 0.1, 2000, 200_000, 2
 	for _, w := range []int{1, 5} {

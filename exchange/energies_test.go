@@ -249,6 +249,7 @@ func acceptance(t *testing.T, rule Rule, mode EnergyMode, x, y float64, T int) (
 var swapPairs = [][2]float64{{0.6, 0.0}, {0.0, 0.9}, {-0.5, 1.2}}
 
 func TestSwapAcceptanceFollowsExactLaw(t *testing.T) {
+	skipSlow(t)
 	// 4 sds: with 3 rules × 4 modes × 3 pairs = 36 comparisons, a false
 	// alarm has probability about 36·6e−5 = 0.2%.
 	const T = 20000
@@ -269,6 +270,7 @@ func TestSwapAcceptanceFollowsExactLaw(t *testing.T) {
 // whose V comes from the draw that gave D̂ (DrawEnergies on minibatches, n =
 // 3 and 2): its accepts are not Bernoulli(acc(V_t)), and the test sees it.
 func TestSwapAcceptanceSameDrawFails(t *testing.T) {
+	skipSlow(t)
 	const T = 20000
 	worst := 0.0
 	for _, rule := range []Rule{ReSGLD, MReSGLD, FReSGLD} {
@@ -414,5 +416,36 @@ func TestEnergiesValidation(t *testing.T) {
 		if m, err := ParseEnergyMode(name); err != nil || m.String() != name {
 			t.Errorf("%q: %v, %v", name, m, err)
 		}
+	}
+}
+
+// TestAnchorsTravelMeasured measures the choice between anchors that travel
+// with their replicas and anchors that stay with their levels, where swaps
+// are frequent (the outlier data, an attempt every step, anchors refreshed
+// every 10 steps), over 5 seeds of 20,000 steps, and prints the mean swap
+// noise and acceptance of each (go test -v -run AnchorsTravelMeasured
+// ./exchange). It pins the documented finding: the two choices differ by
+// less than a quarter in swap noise, so neither is preferred on this
+// evidence (the default, travelling, keeps a state with the anchor it was
+// refreshed at).
+func TestAnchorsTravelMeasured(t *testing.T) {
+	const steps, seeds = 20000, 5
+	var noise, rate [2]float64
+	for k, level := range []bool{false, true} {
+		for seed := range uint64(seeds) {
+			s := cvSampler(t, 21+seed, level)
+			for range steps {
+				if err := s.Step(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := s.Stats().Pairs[0]
+			noise[k] += p.Noise / seeds
+			rate[k] += p.Rate() / seeds
+		}
+	}
+	t.Logf("anchors travelling: swap noise %.4f nats, acceptance %.4f; staying with levels: %.4f nats, %.4f", noise[0], rate[0], noise[1], rate[1])
+	if r := noise[0] / noise[1]; !(r > 0.75 && r < 1.25) {
+		t.Errorf("travelling anchors' swap noise %.4g against the level anchors' %.4g (ratio %.3g): the choice now matters; revisit the default", noise[0], noise[1], r)
 	}
 }

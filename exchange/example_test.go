@@ -39,6 +39,6 @@ func Example() {
 			right++
 		}
 	}
-	fmt.Printf("weight of the right-hand mode: %.1f (exact 0.6)\n", float64(right)/float64(tr.Len()))
-	// Output: weight of the right-hand mode: 0.6 (exact 0.6)
+	fmt.Printf("weight of the right-hand mode: %.2f (exact 0.60)\n", float64(right)/float64(tr.Len()))
+	// Output: weight of the right-hand mode: 0.60 (exact 0.60)
 }

@@ -188,3 +188,45 @@ func TestSameNeverPanics(t *testing.T) {
 		t.Error("pointer identity misjudged")
 	}
 }
+
+// energyTap records the variance each energy draw reports.
+type energyTap struct {
+	target.Estimator
+	reps []float64
+}
+
+func (e *energyTap) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
+	u, v := e.Estimator.Energy(theta, rng)
+	e.reps = append(e.reps, v)
+	return u, v
+}
+
+// A model that passes the estimator's energy reports on (AutoBatch) gets
+// them: the swap's correction τδ²V/2 uses V = the two draws' own reports.
+func TestModelGetsEnergyReports(t *testing.T) {
+	terms := newLocTerms(300, []float64{2}, 8)
+	eta := langevin.Constant{Step: 1e-4}
+	var taps [2]*energyTap
+	cfg := Config{Swap: Swap{Rule: FReSGLD, A: 1}}
+	for l, tau := range []float64{1, 4} {
+		mb, _ := target.NewMinibatch(terms, 30)
+		a, err := variance.NewAutoBatch(mb, tau, eta, variance.AutoOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		taps[l] = &energyTap{Estimator: mb}
+		cfg.Levels = append(cfg.Levels, Level{Tau: tau, Est: taps[l], Eta: eta, Noise: langevin.Corrected, Var: a})
+	}
+	s, err := New(cfg, [][]float64{{0.5}, {-1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, noise, err := s.LogRatioNoise(0, []float64{0.5}, []float64{-1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	td := 1 - 1.0/4
+	if v := taps[0].reps[0] + taps[1].reps[0]; !(v > 0) || math.Abs(noise-td*td*v/2) > 1e-12*noise {
+		t.Errorf("correction τδ²V/2 = %v, want %v from the reports %v and %v", noise, td*td*v/2, taps[0].reps, taps[1].reps)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/target"
 )
 
 // recorder is a one-dimensional estimator with a linear energy
@@ -191,6 +192,73 @@ func TestCostShares(t *testing.T) {
 		}
 		if tot := st.Total(); tot.Calls != int64(2*n)+int64(math.Round(k.swap/(1-k.swap)*2*n)) {
 			t.Errorf("%v: total %d calls", k.rule, tot.Calls)
+		}
+	}
+}
+
+// alternating is η_k = Big at even k and a negligible Small at odd k.
+type alternating struct{ Big, Small float64 }
+
+func (a alternating) Eta(k int) float64 {
+	if k%2 == 0 {
+		return a.Big
+	}
+	return a.Small
+}
+func (alternating) Validate() error { return nil }
+
+// The attempt at step k uses η_k of that very step: with a·η_k = 1 at even
+// k and 10⁻¹¹ at odd k, and S > 1, swaps happen at exactly the even steps.
+func TestIntensityUsesThisStepsEta(t *testing.T) {
+	var log []string
+	cfg := Config{Levels: []Level{
+		{Tau: 1, Est: &recorder{name: "c", B: 1, noVar: true, log: &log}, Eta: alternating{0.1, 1e-12}},
+		{Tau: 2, Est: &recorder{name: "h", noVar: true, log: &log}, Eta: alternating{0.1, 1e-12}},
+	}, Swap: Swap{Rule: FReSGLD, A: 10}, Seed: 5, RecordSwaps: true}
+	s, err := New(cfg, [][]float64{{0}, {0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 40 {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var want []int
+	for k := 0; k < 40; k += 2 {
+		want = append(want, k)
+	}
+	if got := s.Stats().Pairs[0].Times; !slices.Equal(got, want) {
+		t.Errorf("swaps at %v, want at the even steps %v", got, want)
+	}
+}
+
+// Cost is counted in the estimator's own units: a minibatch of n = 7 with
+// energies of 11 examples costs 7 a gradient draw and 11 an energy draw.
+func TestCostInEstimatorUnits(t *testing.T) {
+	terms := newLocTerms(100, []float64{1}, 6)
+	var ests [2]*target.Minibatch
+	for l := range ests {
+		ests[l], _ = target.NewMinibatch(terms, 7)
+		ests[l].SetEnergySize(11)
+	}
+	cfg := Config{Levels: []Level{
+		{Tau: 1, Est: ests[0], Eta: langevin.Constant{Step: 1e-3}},
+		{Tau: 2, Est: ests[1], Eta: langevin.Constant{Step: 1e-3}},
+	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 2}
+	s, err := New(cfg, [][]float64{{0}, {0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 30 {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for l, lv := range s.Stats().Levels {
+		c := lv.Cost
+		if c.Grad.Calls != 30 || c.Grad.Units != 7*30 || c.Energy.Calls != 30 || c.Energy.Units != 11*30 {
+			t.Errorf("level %d: gradients %+v, energies %+v; want 30 calls of 7 and 30 of 11", l, c.Grad, c.Energy)
 		}
 	}
 }

@@ -81,12 +81,12 @@ func (s *Sampler) ClampedSteps(l int) int64 { return s.lv[l].stats.ClampedSteps 
 
 // Units is the cost spent so far by the whole ladder, in the estimators'
 // units (per-example evaluations for minibatch estimators): every gradient
-// and energy draw of every level, variance estimation included.
+// and energy draw of every level, variance estimation and anchor passes
+// included.
 func (s *Sampler) Units() float64 {
 	var u float64
 	for l := range s.lv {
-		c := &s.lv[l].stats.Cost
-		u += c.Grad.Units + c.Energy.Units + c.VarGrad.Units + c.VarEnergy.Units
+		u += s.lv[l].stats.Cost.Total()
 	}
 	return u
 }

@@ -36,6 +36,7 @@ func ar1Variance(t *testing.T, pol langevin.Policy, lambda, tau, eta, s float64,
 }
 
 func TestStationaryVarianceGaussian(t *testing.T) {
+	skipSlow(t)
 	const lambda, tau, n = 1.0, 1.0, 2_000_000
 	for _, c := range []struct{ eta, s float64 }{{0.1, 2}, {0.05, 4}, {0.2, 1.5}} {
 		d := lambda * (2 - c.eta*lambda)

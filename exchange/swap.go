@@ -14,7 +14,10 @@ import (
 //
 // Every noisy rule forms an unbiased estimate D of U(x) − U(y) with variance
 // V and returns log Ŝ = τδ·D − τδ²·V/2, so that E[Ŝ] = S when the energy
-// noise is Gaussian.
+// noise is Gaussian. The descriptions below are for the level estimators'
+// own draws (DrawEnergies); Energies says what each rule means when swap
+// energies come from the data (one common minibatch, control variates, or
+// exact energies).
 type Rule int
 
 const (

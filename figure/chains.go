@@ -44,8 +44,16 @@ func chainLine(xy plotter.XYs, c int) (*plotter.Line, error) {
 	return l, nil
 }
 
-// stride is the step between drawn points of n.
-func stride(n int) int { return max(1, (n+MaxDrawn-1)/MaxDrawn) }
+// thinned is at most MaxDrawn evenly spaced points of xs against the step
+// (draw i is step first + i·thin), shifted up by dy.
+func thinned(xs []float64, first, thin int, dy float64) plotter.XYs {
+	st := max(1, (len(xs)+MaxDrawn-1)/MaxDrawn)
+	xy := make(plotter.XYs, 0, len(xs)/st+1)
+	for i := 0; i < len(xs); i += st {
+		xy = append(xy, plotter.XY{X: float64(first + i*thin), Y: xs[i] + dy})
+	}
+	return xy
+}
 
 func panel(title string) *plot.Plot {
 	p := plot.New()
@@ -66,12 +74,7 @@ func Traces(vars []Variable, first, thin int) ([]*plot.Plot, error) {
 		p := panel(v.Name)
 		p.X.Label.Text = "step"
 		for c, xs := range v.Chains {
-			st := stride(len(xs))
-			xy := make(plotter.XYs, 0, len(xs)/st+1)
-			for i := 0; i < len(xs); i += st {
-				xy = append(xy, plotter.XY{X: float64(first + i*thin), Y: xs[i]})
-			}
-			l, err := chainLine(xy, c)
+			l, err := chainLine(thinned(xs, first, thin, 0), c)
 			if err != nil {
 				return nil, fmt.Errorf("trace of %s: %w", v.Name, err)
 			}
@@ -100,11 +103,7 @@ func Ranks(vars []Variable) ([]*plot.Plot, error) {
 		p := panel(v.Name)
 		p.X.Label.Text = "rank"
 		for c, rs := range ranks {
-			counts := make([]float64, RankBins)
-			for _, r := range rs {
-				b := min(int((r-1)/float64(n)*RankBins), RankBins-1)
-				counts[b]++
-			}
+			counts := rankCounts(rs, n)
 			xy := make(plotter.XYs, 0, 2*RankBins)
 			for b, k := range counts {
 				xy = append(xy, plotter.XY{X: float64(b) * float64(n) / RankBins, Y: k}, plotter.XY{X: float64(b+1) * float64(n) / RankBins, Y: k})
@@ -129,6 +128,15 @@ func Ranks(vars []Variable) ([]*plot.Plot, error) {
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// rankCounts is the histogram over RankBins equal bins of ranks among n.
+func rankCounts(ranks []float64, n int) []float64 {
+	counts := make([]float64, RankBins)
+	for _, r := range ranks {
+		counts[min(int((r-1)/float64(n)*RankBins), RankBins-1)]++
+	}
+	return counts
 }
 
 // rankAll returns the ranks (from 1, ties averaged) of every chain's draws
@@ -203,12 +211,9 @@ func Replicas(chainIDs []int, levels [][][]float64, first, thin int) ([]*plot.Pl
 		p.X.Label.Text = "step"
 		p.Y.Label.Text = "replica"
 		for l, xs := range lv {
-			st := stride(len(xs))
-			xy := make(plotter.XYs, 0, len(xs)/st+1)
-			for i := 0; i < len(xs); i += st {
-				xy = append(xy, plotter.XY{X: float64(first + i*thin), Y: xs[i] + 0.08*float64(l)})
-			}
-			line, err := chainLine(xy, l)
+			// Shifted a little per level, so that lines on top of each
+			// other stay visible.
+			line, err := chainLine(thinned(xs, first, thin, 0.08*float64(l)), l)
 			if err != nil {
 				return nil, fmt.Errorf("replicas of chain %d: %w", chainIDs[c], err)
 			}

@@ -29,3 +29,22 @@ func TestStepRefusesBrokenVariance(t *testing.T) {
 		t.Errorf("ŝ² = MaxFloat64: clamped %d, finite %v, θ = %v; want 1 clamp and no move", c, finite, theta)
 	}
 }
+
+// The SGLD step is θ − ηg + √(2τη)ξ with ξ the stream's next normals, one
+// per coordinate in order, whatever gradVar says; the corrected step with
+// ŝ² = 0 is the same step.
+func TestStepExactDraws(t *testing.T) {
+	const eta, tau = 0.02, 3.0
+	grad := []float64{1.5, -2}
+	for _, pol := range []Policy{SGLD, Corrected} {
+		theta := []float64{0.25, -1}
+		rng := rand.New(rand.NewPCG(4, 5))
+		c, finite := Step(theta, grad, []float64{0, 0}, make([]float64, 2), eta, tau, pol, rng)
+		ref := rand.New(rand.NewPCG(4, 5))
+		sd := math.Sqrt(2 * tau * eta)
+		want := []float64{0.25 - eta*1.5 + sd*ref.NormFloat64(), -1 + eta*2 + sd*ref.NormFloat64()}
+		if c != 0 || !finite || math.Abs(theta[0]-want[0]) > 1e-15 || math.Abs(theta[1]-want[1]) > 1e-15 {
+			t.Errorf("%v: θ = %v (clamped %d), want %v", pol, theta, c, want)
+		}
+	}
+}

@@ -17,9 +17,12 @@ const (
 )
 
 // Stream is a CSV file written while a run goes on. Lines are buffered and
-// handed to the file whole, in one write per flush, so that the file always
-// ends at a line boundary and parses after an interrupt or a kill -9 (it
-// holds every line but those buffered since the last flush).
+// handed to the file whole, in one write per flush, so that the file ends
+// at a line boundary and parses after an interrupt or a kill -9 (it holds
+// every line but those buffered since the last flush). One caveat: Linux
+// may cut a write to a regular file short when SIGKILL arrives while it
+// copies, at a page boundary; flushes every FlushRows lines keep writes to
+// tens of kilobytes, so this needs a kill within microseconds of a flush.
 //
 // Text fields go through encoding/csv, which quotes them as needed (a
 // column name with a comma). Numeric rows are formatted straight into the

@@ -34,3 +34,32 @@ func TestMinibatchCloneKeepsEnergySize(t *testing.T) {
 		}
 	}
 }
+
+// Which estimators declare their energies exact: Exact always, Noisy only
+// without energy noise, a Minibatch only at energy size N.
+func TestExactEnergyDeclarations(t *testing.T) {
+	q := NewIsoQuadratic(1, 1)
+	mb, _ := NewMinibatch(newShiftTerms(20, 1, 2), 5)
+	cases := []struct {
+		name string
+		est  ExactEnergy
+		want bool
+	}{
+		{"exact", Exact{E: q}, true},
+		{"noisy gradient only", NewNoisy(q, 0, 3), true},
+		{"noisy energy", NewNoisy(q, 0.1, 0), false},
+		{"minibatch n = 5 of 20", mb, false},
+	}
+	for _, c := range cases {
+		if got := c.est.ExactEnergy(); got != c.want {
+			t.Errorf("%s: ExactEnergy = %v, want %v", c.name, got, c.want)
+		}
+	}
+	mb.SetEnergySize(20)
+	if !mb.ExactEnergy() {
+		t.Error("minibatch with energies of all 20: not exact")
+	}
+	if _, ok := Estimator(Hidden{Estimator: Exact{E: q}}).(ExactEnergy); ok {
+		t.Error("Hidden declares its energies: a black box cannot")
+	}
+}

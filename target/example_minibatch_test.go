@@ -29,4 +29,11 @@ func ExampleNewMinibatch() {
 		fmt.Printf("∂_%dÛ = %8.1f ± %5.1f\n", j, grad[j], math.Sqrt(gradVar[j]))
 	}
 	fmt.Println("per-example gradients evaluated:", mb.GradCost())
+	// Output:
+	// ∂_0Û =    698.8 ± 610.7
+	// ∂_1Û =   -262.3 ± 513.8
+	// ∂_2Û =     37.4 ± 544.9
+	// ∂_3Û =    914.5 ± 299.4
+	// ∂_4Û =    888.6 ± 502.6
+	// per-example gradients evaluated: 50
 }

@@ -49,4 +49,5 @@ func ExampleNewAutoBatch() {
 	if w := auto.Warning(); w != "" {
 		fmt.Println(w)
 	}
+	// Output: hot chain n from 101 to 187 over 10 checks
 }

@@ -13,8 +13,10 @@ import (
 // mean, solved on the other points) and predicting it. For the uncentred
 // ridge (S = H) the shortcut is exact, which checks the brute force itself
 // to rounding (1e-9 relative); for the centred ridge it is an approximation,
-// and the documented claim is that the ratio stays within a few per cent:
-// here within 5%, on smooth and rough fits alike.
+// and the documented claim is that the ratio stays within 2% (measured
+// 0.9916–1.0059 here, on smooth and rough fits alike; the bound is 2.4 times
+// the largest deviation, and the uncentred leverage S_ii = H_ii would give
+// 0.95).
 func TestKRRLeaveOneOutShortcut(t *testing.T) {
 	const n, p = 40, 2
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -138,8 +140,8 @@ func TestKRRLeaveOneOutShortcut(t *testing.T) {
 			}
 			ratio := short / brute
 			lo, hi = math.Min(lo, ratio), math.Max(hi, ratio)
-			if !(math.Abs(ratio-1) < 0.05) {
-				t.Errorf("h = %v, λ = %v: centred shortcut / brute force = %v, want within 5%%", h, lam, ratio)
+			if !(math.Abs(ratio-1) < 0.02) {
+				t.Errorf("h = %v, λ = %v: centred shortcut / brute force = %v, want within 2%%", h, lam, ratio)
 			}
 		}
 	}

@@ -21,7 +21,7 @@ import (
 // (the table), summary.json (full, which holds *sum) and the chain figures
 // into dir. It returns an error when a chain stopped early or a file could
 // not be written; everything that could be written is.
-func finishChains(dir *output.Dir, chains []*stanChain, sum *chainsSummary, full any, writeErr error, extra []string) error {
+func finishChains(stderr io.Writer, dir *output.Dir, chains []*stanChain, sum *chainsSummary, full any, writeErr error, extra []string) error {
 	s, err := summarizeChains(chains)
 	if err != nil {
 		return errors.Join(writeErr, err)
@@ -31,9 +31,13 @@ func finishChains(dir *output.Dir, chains []*stanChain, sum *chainsSummary, full
 	var tbl bytes.Buffer
 	writeTable(&tbl, s)
 	os.Stdout.Write(tbl.Bytes())
-	writeWarnings(os.Stderr, s)
+	writeWarnings(stderr, s)
 	errs := []error{writeErr, dir.WriteFile("summary.txt", func(w io.Writer) error { _, err := w.Write(tbl.Bytes()); return err })}
 	if s.Draws > 0 {
+		if n := s.Draws * len(s.Parameters) * len(s.Chains); n > bigOutput {
+			// Drawing takes seconds at this size: say what is happening.
+			fmt.Fprintf(os.Stderr, "writing the figures (%d chains × %d draws of %d variables)…\n", len(s.Chains), s.Draws, len(s.Parameters))
+		}
 		note, err := chainFigures(dir, chains, s)
 		if note != "" {
 			fmt.Println("figures:", note)
@@ -44,6 +48,10 @@ func finishChains(dir *output.Dir, chains []*stanChain, sum *chainsSummary, full
 	fmt.Println(dir.Wrote())
 	return errors.Join(append(errs, stoppedError(s, len(chains)))...)
 }
+
+// bigOutput is the number of drawn values above which finishChains says it
+// is writing the figures.
+const bigOutput = 1_000_000
 
 // figurePanels is the most variables a chain figure shows.
 const figurePanels = 12
@@ -84,7 +92,7 @@ func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note s
 	}
 	var vars []figure.Variable
 	for _, r := range rows {
-		v := figure.Variable{Name: fmt.Sprintf("%s (R̂ %.3f)", r.Name, r.Rhat)}
+		v := figure.Variable{Name: fmt.Sprintf("%s (rhat %.3f)", r.Name, r.Rhat)} // the fonts draw no combining hat
 		for _, c := range used {
 			v.Chains = append(v.Chains, c.Cols[col[r.Name]][:s.Draws])
 		}
@@ -129,7 +137,11 @@ func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note s
 func stoppedError(s chainsSummary, n int) error {
 	var errs []error
 	for _, c := range s.Stopped {
-		errs = append(errs, fmt.Errorf("chain %d of %d stopped after %d steps (its draws are kept): %s", c.Chain, n, c.Steps, c.Error))
+		if interrupted(c.Error) {
+			errs = append(errs, fmt.Errorf("chain %d of %d interrupted after %d steps: its draws are kept, and the summary says so", c.Chain, n, c.Steps))
+		} else {
+			errs = append(errs, fmt.Errorf("chain %d of %d stopped after %d steps (its draws are kept): %s", c.Chain, n, c.Steps, c.Error))
+		}
 	}
 	return errors.Join(errs...)
 }

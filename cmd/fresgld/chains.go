@@ -95,7 +95,7 @@ type chainRun struct {
 
 // run builds every chain's sampler first, so that a setup error comes
 // before any sampling, then runs the chains in parallel, each streaming its
-// draws to chain-<id>.csv in r.Out. It returns the chains as the CSVs hold
+// draws to chain-<id>.csv in r.Dir. It returns the chains as the CSVs hold
 // them; a chain's stopping error is in its Stats.Stopped, a write error is
 // returned beside the chains.
 func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
@@ -181,12 +181,19 @@ type chainSink struct {
 	done    <-chan struct{}
 }
 
+// Observe records the draw of a retained step, then stops the chain if
+// the run was interrupted: every step taken is accounted for.
 func (k *chainSink) Observe(step int, s *exchange.Sampler) error {
+	k.record(step, s)
 	select {
 	case <-k.done:
 		return errInterrupted
 	default:
+		return nil
 	}
+}
+
+func (k *chainSink) record(step int, s *exchange.Sampler) {
 	// The clock is read twice a chain, at its first step and at the end
 	// of burn-in: the first step's own time is not counted as warm-up.
 	if step == 1 {
@@ -196,7 +203,7 @@ func (k *chainSink) Observe(step int, s *exchange.Sampler) error {
 		k.warm = time.Since(k.start)
 	}
 	if _, ok := k.plan.Retained(step); !ok {
-		return nil
+		return
 	}
 	theta := s.State(0)
 	swaps := 0
@@ -218,5 +225,4 @@ func (k *chainSink) Observe(step int, s *exchange.Sampler) error {
 	for j, x := range k.row {
 		k.c.Cols[j] = append(k.c.Cols[j], x)
 	}
-	return nil
 }

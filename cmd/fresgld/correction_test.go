@@ -16,7 +16,7 @@ func TestLogisticCorrection(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if !strings.Contains(string(b), `"correction": "full"`) || !strings.Contains(string(b), `"samples": 300`) {
+	if !strings.Contains(string(b), `"correction": "full"`) || !strings.Contains(string(b), `"draws_per_chain": 300`) {
 		t.Errorf("summary: %s", b[:min(len(b), 600)])
 	}
 	for _, c := range []struct {
@@ -37,5 +37,37 @@ func TestLogisticCorrection(t *testing.T) {
 		if _, serr := os.Stat(dir); serr == nil {
 			t.Errorf("%v: the output directory was created before the error", c.args)
 		}
+	}
+}
+
+// TestReproduceMinibatchCorrection runs the breast-cancer study at the
+// smoke size with the full correction: its outputs carry the suffix and
+// leave the study's own names alone, and a bad --correction is an error
+// naming the flag.
+func TestReproduceMinibatchCorrection(t *testing.T) {
+	ref, err := filepath.Abs("../../docs/results/minibatch/breast-cancer-reference.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs := docsSnapshot(t)
+	if err := run(t, "reproduce", "minibatch", "--smoke", "--seeds", "2", "--problems", "breast-cancer", "--correction", "full", "--reference", ref); err != nil {
+		t.Fatal(err)
+	}
+	docs.untouched(t)
+	res := filepath.Join("out", "minibatch")
+	md, err := os.ReadFile(filepath.Join(res, "breast-cancer-full.md"))
+	if err != nil || !strings.Contains(string(md), "--correction full") {
+		t.Errorf("breast-cancer-full.md: %v\n%s", err, md)
+	}
+	for _, f := range []string{"summary-full.json", "minibatch-breast-cancer-full-sd-error.png"} {
+		if _, err := os.Stat(filepath.Join(res, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(res, "breast-cancer.md")); err == nil {
+		t.Error("a full-correction run wrote the study's own breast-cancer.md")
+	}
+	if err := run(t, "reproduce", "minibatch", "--smoke", "--correction", "cholesky", "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), `--correction: unknown correction "cholesky"`) {
+		t.Errorf("bad --correction: error %v", err)
 	}
 }

@@ -43,7 +43,7 @@ func binary(t *testing.T) string {
 }
 
 // startLong starts a run far longer than the test, and waits until its
-// samples.csv holds at least lines lines. done receives the run's exit.
+// chain-1.csv holds at least lines lines. done receives the run's exit.
 func startLong(t *testing.T, out string, lines int, args ...string) (cmd *exec.Cmd, stderr *bytes.Buffer, done chan error) {
 	t.Helper()
 	cmd = exec.Command(binary(t), append(args, "--out", out)...)
@@ -56,7 +56,7 @@ func startLong(t *testing.T, out string, lines int, args ...string) (cmd *exec.C
 	go func() { done <- cmd.Wait() }()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
-		b, _ := os.ReadFile(filepath.Join(out, "samples.csv"))
+		b, _ := os.ReadFile(filepath.Join(out, "chain-1.csv"))
 		if bytes.Count(b, []byte("\n")) >= lines {
 			return cmd, stderr, done
 		}
@@ -68,15 +68,23 @@ func startLong(t *testing.T, out string, lines int, args ...string) (cmd *exec.C
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
 			<-done
-			t.Fatalf("no %d lines in samples.csv after 60 s; stderr:\n%s", lines, stderr.String())
+			t.Fatalf("no %d lines in chain-1.csv after 60 s; stderr:\n%s", lines, stderr.String())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
 
-// parseSamples parses samples.csv strictly (every line with the header's
-// field count) and returns its data rows.
+// parseSamples parses a chain's CSV strictly (every line but the comments
+// with the header's field count) and returns its data rows.
 func parseSamples(t *testing.T, path string, fields int) [][]string {
+	t.Helper()
+	_, rows := parseChain(t, path, fields)
+	return rows
+}
+
+// parseChain is parseSamples that also returns the header; fields < 0
+// takes the header's field count.
+func parseChain(t *testing.T, path string, fields int) (header []string, rows [][]string) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -84,24 +92,27 @@ func parseSamples(t *testing.T, path string, fields int) [][]string {
 	}
 	defer f.Close()
 	r := csv.NewReader(f)
-	r.FieldsPerRecord = fields
+	if fields >= 0 {
+		r.FieldsPerRecord = fields
+	}
+	r.Comment = '#'
 	recs, err := r.ReadAll()
-	if err != nil {
+	if err != nil || len(recs) == 0 {
 		t.Fatalf("%s does not parse: %v", path, err)
 	}
-	return recs[1:]
+	return recs[0], recs[1:]
 }
 
 // SIGINT stops sampling: the command finishes its files, writes a summary
-// marked interrupted that counts exactly the samples in samples.csv, and
-// exits non-zero saying so.
+// marked interrupted that counts, for each chain, exactly the draws in its
+// CSV, and exits non-zero saying so.
 func TestInterruptKeepsSamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		out := filepath.Join(t.TempDir(), "out")
-		cmd, stderr, done := startLong(t, out, 2000, "gmm", "--keep", "1000000000", "--thin", "1", "--burn", "0")
+		cmd, stderr, done := startLong(t, out, 2000, "gmm", "--chains", "2", "--keep", "1000000000", "--thin", "1", "--burn", "0")
 		if err := cmd.Process.Signal(sig); err != nil {
 			t.Fatal(err)
 		}
@@ -118,11 +129,7 @@ func TestInterruptKeepsSamples(t *testing.T) {
 		if !strings.Contains(stderr.String(), "interrupted after") {
 			t.Errorf("%v: stderr lacks the interrupt message:\n%s", sig, stderr.String())
 		}
-		rows := parseSamples(t, filepath.Join(out, "samples.csv"), 1)
-		var sum struct {
-			Samples     int  `json:"samples"`
-			Interrupted bool `json:"interrupted"`
-		}
+		var sum chainsSummary
 		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
 		if err != nil {
 			t.Fatalf("%v: %v", sig, err)
@@ -130,10 +137,17 @@ func TestInterruptKeepsSamples(t *testing.T) {
 		if err := json.Unmarshal(b, &sum); err != nil {
 			t.Fatalf("%v: summary.json: %v", sig, err)
 		}
-		if !sum.Interrupted || sum.Samples != len(rows) || len(rows) < 2000 {
-			t.Errorf("%v: summary says interrupted=%v, %d samples; samples.csv has %d", sig, sum.Interrupted, sum.Samples, len(rows))
+		if !sum.Interrupted || len(sum.Stopped) != 2 {
+			t.Errorf("%v: summary says interrupted=%v, %d chains stopped", sig, sum.Interrupted, len(sum.Stopped))
 		}
-		for _, f := range []string{"swaps.csv", "density.png", "density.svg"} {
+		for _, c := range sum.Stopped {
+			// --burn 0 --thin 1: a draw for every step taken.
+			rows := parseSamples(t, chainFile(out, c.Chain), 6)
+			if c.Steps != len(rows) || (c.Chain == 1 && len(rows) < 2000-40) {
+				t.Errorf("%v: summary says chain %d took %d steps; its CSV has %d draws", sig, c.Chain, c.Steps, len(rows))
+			}
+		}
+		for _, f := range []string{"summary.txt", "density.png", "density.svg", "trace.svg"} {
 			if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 				t.Errorf("%v: %s missing or empty after the interrupt", sig, f)
 			}
@@ -141,8 +155,8 @@ func TestInterruptKeepsSamples(t *testing.T) {
 	}
 }
 
-// kill -9 cannot be caught: samples.csv still parses, every line whole,
-// with every sample flushed before the kill.
+// kill -9 cannot be caught: chain-1.csv still parses, every line whole,
+// with every draw flushed before the kill.
 func TestKillLeavesParsableSamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
@@ -152,13 +166,17 @@ func TestKillLeavesParsableSamples(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// 31 columns per line, as in the truncated line this guards against.
-	cmd, _, done := startLong(t, out, 3000, "logistic", "--data", data, "--label", "benign", "--keep", "1000000", "--burn", "0", "--thin", "1")
+	// 36 columns per line (lp__, 4 sampler columns, 31 coefficients), as
+	// in the truncated line this guards against.
+	const lines = 3000
+	cmd, _, done := startLong(t, out, lines, "logistic", "--data", data, "--label", "benign", "--chains", "2", "--keep", "1000000", "--burn", "0", "--thin", "1")
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done
-	rows := parseSamples(t, filepath.Join(out, "samples.csv"), 31)
-	if len(rows) < 3000-1 {
-		t.Errorf("%d samples survived the kill; at least %d were on disk before it", len(rows), 3000-1)
+	rows := parseSamples(t, filepath.Join(out, "chain-1.csv"), 36)
+	// The lines on disk before the kill: the draws, the header and the
+	// comment lines of the settings (under 40).
+	if len(rows) < lines-40 {
+		t.Errorf("%d draws survived the kill; at least %d were on disk before it", len(rows), lines-40)
 	}
 	if _, err := os.Stat(filepath.Join(out, "summary.json")); err == nil {
 		t.Errorf("summary.json exists after kill -9 (the earlier run's was not removed?)")
@@ -194,22 +212,39 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 	if err == nil {
 		t.Fatal("a diverging run reported no error")
 	}
-	var sum struct {
-		Samples int    `json:"samples"`
-		Error   string `json:"error"`
-	}
+	var sum chainsSummary
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil || sum.Error == "" {
+	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Stopped) == 0 {
 		t.Errorf("summary of the failed run: %s (%v)", b, err)
 	}
-	if rows := parseSamples(t, filepath.Join(out, "samples.csv"), 1); len(rows) != sum.Samples {
-		t.Errorf("samples.csv has %d rows, the summary %d", len(rows), sum.Samples)
+	draws := 0
+	for _, c := range sum.Stopped {
+		// --burn 0 and the default --thin 5: a draw every 5 steps.
+		rows := parseSamples(t, chainFile(out, c.Chain), 6)
+		if len(rows) != c.Steps/5 {
+			t.Errorf("chain %d: its CSV has %d rows, the summary %d steps", c.Chain, len(rows), c.Steps)
+		}
+		draws += len(rows)
 	}
-	if sum.Samples == 0 {
+	if draws == 0 {
 		for _, f := range []string{"density.png", "density.svg"} {
 			if _, err := os.Stat(filepath.Join(out, f)); err == nil {
 				t.Errorf("%s of the earlier run is still there", f)
 			}
 		}
 	}
+}
+
+// readSummary reads dir's summary.json.
+func readSummary(t *testing.T, dir string) chainsSummary {
+	t.Helper()
+	var s chainsSummary
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &s); err != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+	return s
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -38,6 +39,10 @@ type logisticFlags struct {
 	SwapPerStep   float64 `json:"swap_probability_per_step"`
 	SwapBatch     int     `json:"swap_batch"` // 0 with SwapBatchAuto: the chain's own n
 	SwapBatchAuto bool    `json:"swap_batch_automatic"`
+	SwapEnergies  string  `json:"swap_energies"`
+	ExactEvery    int     `json:"exact_every"` // 0: ⌈8N/n⌉
+	SwapPilot     int     `json:"swap_pilot"`
+	Levels        int     `json:"levels"`
 	Burn          int     `json:"burn"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
@@ -57,6 +62,9 @@ type logisticSummary struct {
 	WallSeconds   float64               `json:"wall_seconds"`
 	StepRuleNotes string                `json:"step_rule,omitempty"`
 	BatchRule     string                `json:"batch_rule,omitempty"`
+	Swap          *swapChoice           `json:"swap_energies,omitempty"`
+	SwapNoise     []float64             `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
+	SwapCost      *swapCost             `json:"swap_cost,omitempty"`  // per-example evaluations, all chains
 	chainsSummary
 }
 
@@ -103,7 +111,17 @@ standardisation's means and sds) and figures: trace, ranks (rank histograms),
 marginals and replicas (which replica sits at each level), as PNG and SVG.
 Draws are written as they are taken: after an error, Ctrl-C (SIGINT) or
 SIGTERM the files hold every draw taken; after kill -9, the chain CSVs hold
-all but the last second's.`,
+all but the last second's.
+
+Swap energies (--swap-energies): draw (each chain's minibatch, variance from
+the same draw: noise-driven at small n), minibatch (variance from a window of
+earlier draws), cv (control variates about anchors refreshed by full passes),
+pair (both states on one common minibatch), pair-cv, exact (full data, an
+attempt every --exact-every steps). The command prints each pair's mean swap
+noise τδ²V/2 and warns when it exceeds 1 nat. --levels spaces that many
+temperatures geometrically from 1 to --tau2.
+
+` + swapModeRule,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(cmd, f) },
 	}
@@ -125,6 +143,10 @@ all but the last second's.`,
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
 	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
+	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv or exact (see above)")
+	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
+	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
+	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
 	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
 	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
@@ -157,6 +179,17 @@ func (f *logisticFlags) validate() error {
 	}
 	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
 		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, maxTau2)
+	}
+	if f.SwapEnergies != "auto" {
+		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
+			return fmt.Errorf("--swap-energies: %w", err)
+		}
+	}
+	if f.Levels < 2 {
+		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
+	}
+	if f.ExactEvery < 0 || f.SwapPilot < 1 {
+		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
 	}
 	if !(f.Share > 0 && f.Share <= 1) {
 		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
@@ -259,10 +292,13 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		hotStart = f.Batch // the automatic rule's pilot draw
 	}
 	eta := langevin.Constant{Step: f.Eta}
+	var buildWith func(id int, e exchange.Energies) (*exchange.Sampler, error)
 	autos := map[int]*variance.AutoBatch{}
+	var energies exchange.Energies
 	// build makes chain id's ladder: minibatches, variance models and random
-	// streams of its own.
-	build := func(id int) (*exchange.Sampler, error) {
+	// streams of its own, with the swap energies chosen below.
+	build := func(id int) (*exchange.Sampler, error) { return buildWith(id, energies) }
+	buildWith = func(id int, energies exchange.Energies) (*exchange.Sampler, error) {
 		cold, err := target.NewMinibatch(lr, f.Batch)
 		if err != nil {
 			return nil, fmt.Errorf("--batch: %w", err)
@@ -278,30 +314,62 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 				}
 			}
 		}
-		var autoErr error
+		energies.Terms = lr
 		setup := exchange.Setup{
-			Tau1: 1, Tau2: f.Tau2, Eta: eta, Cold: cold, Hot: hot,
+			Tau1: 1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta, Cold: cold, Hot: hot,
 			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id), Correction: corr,
+			Energies: energies,
 		}
 		if f.HotBatchAuto {
-			setup.HotVar = func() variance.Model {
-				a, err := variance.NewAutoBatch(hot, f.Tau2, eta, variance.AutoOptions{Share: f.Share})
-				autos[id], autoErr = a, err
-				return a
+			delete(autos, id)
+			// Every hot level sizes its own minibatch at its own τ; the
+			// summary reports the first hot level's.
+			setup.HotVarAt = func(est target.Estimator, tau float64) (variance.Model, error) {
+				mb, ok := est.(*target.Minibatch)
+				if !ok {
+					return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
+				}
+				a, err := variance.NewAutoBatch(mb, tau, eta, variance.AutoOptions{Share: f.Share})
+				if err != nil {
+					return nil, fmt.Errorf("--hot-share: %w", err)
+				}
+				if autos[id] == nil {
+					autos[id] = a
+				}
+				return a, nil
 			}
 		}
 		cfg, err := m.Config(setup)
 		if err != nil {
 			return nil, err
 		}
-		if autoErr != nil {
-			return nil, fmt.Errorf("--hot-share: %w", autoErr)
-		}
 		inits := make([][]float64, len(cfg.Levels))
 		for l := range inits {
 			inits[l] = make([]float64, p)
 		}
 		return exchange.New(cfg, inits)
+	}
+	if m != exchange.SGLDMethod {
+		pilot := func(e exchange.Energies) (noise, accept, cost float64, err error) {
+			smp, err := buildWith(ids[0], e)
+			if err != nil {
+				return 0, 0, 0, err
+			}
+			defer smp.Close()
+			for range f.SwapPilot {
+				if err := smp.Step(); err != nil {
+					return 0, 0, 0, err
+				}
+			}
+			ps := smp.Stats().Pairs[0]
+			return ps.Noise, ps.Rate(), smp.Units(), nil
+		}
+		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
+		if err != nil {
+			return err
+		}
+		energies, sum.Swap = ch.Energies, &ch
+		fmt.Fprintf(os.Stderr, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
 	}
 	settings, err := settingsOf(f)
 	if err != nil {
@@ -353,7 +421,22 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 	}
 	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
-	return finishChains(out, chains, &sum.chainsSummary, &sum, writeErr, extra)
+	if sum.Swap != nil {
+		var ladders []exchange.Stats
+		for _, c := range chains {
+			ladders = append(ladders, c.Ladder)
+		}
+		var lines []string
+		sum.SwapNoise, lines = swapNoise(ladders, sum.Swap.Mode)
+		c := swapCosts(ladders)
+		sum.SwapCost = &c
+		lines = append(lines, fmt.Sprintf("swap cost: %.4g per-example evaluations of swap energies and %.4g of anchor passes, %.1f%% of the %.4g of gradients", c.Energies, c.Anchors, 100*(c.Energies+c.Anchors)/c.Gradients, c.Gradients))
+		for _, l := range lines {
+			fmt.Println(l)
+		}
+		extra = append(extra, noiseWarnings(sum.SwapNoise, sum.Swap.Mode)...)
+	}
+	return finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra)
 }
 
 // rawScale rejects unstandardised features so large that the likelihood's

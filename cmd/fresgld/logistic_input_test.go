@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -43,17 +43,15 @@ func TestLogisticCSVInput(t *testing.T) {
 	if err := run(t, append([]string{"logistic", "--data", data, "--label", "label", "--out", out}, short...)...); err != nil {
 		t.Fatal(err)
 	}
-	f, _ := os.Open(filepath.Join(out, "samples.csv"))
-	recs, err := csv.NewReader(f).ReadAll()
-	f.Close()
-	if err != nil || len(recs) != 51 || strings.Join(recs[0], "|") != "intercept|size, cm|x2" {
-		t.Errorf("samples.csv: %v, %d lines, header %q", err, len(recs), recs[0])
+	header, rows := parseChain(t, filepath.Join(out, "chain-1.csv"), -1)
+	if len(rows) != 50 || !slices.Contains(header, "size, cm") || !slices.Contains(header, "intercept") {
+		t.Errorf("chain-1.csv: %d draws, header %q", len(rows), header)
 	}
 
 	// A headerless file: its first line is used as names, with a warning.
 	var stderr bytes.Buffer
 	rootCmd.SetErr(&stderr)
-	err = run(t, append([]string{"logistic", "--data", writeData(t, "", "1,2,0\n", 1), "--label", "3", "--out", t.TempDir()}, short...)...)
+	err := run(t, append([]string{"logistic", "--data", writeData(t, "", "1,2,0\n", 1), "--label", "3", "--out", t.TempDir()}, short...)...)
 	rootCmd.SetErr(nil)
 	if err != nil || !strings.Contains(stderr.String(), "warning: ") || !strings.Contains(stderr.String(), "--no-header") {
 		t.Errorf("headerless file: error %v, stderr %q", err, stderr.String())
@@ -86,6 +84,9 @@ func TestLogisticCSVInput(t *testing.T) {
 		}
 		var sum struct {
 			SD []float64 `json:"feature_sds"`
+		}
+		if s := readSummary(t, out); s.Draws != 50 || len(s.Stopped) != 0 {
+			t.Errorf("%s: %d draws, stopped %v", c.name, s.Draws, s.Stopped)
 		}
 		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 		if err := json.Unmarshal(b, &sum); err != nil || len(sum.SD) != 2 || !(sum.SD[0] > 0) {
@@ -130,10 +131,21 @@ func TestLogisticFlags(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	for _, want := range []string{`"eta_automatic": true`, `"batch": 20`, `"batch_automatic": true`, `"hot_share": 0.9`} {
+	for _, want := range []string{`"eta_automatic": true`, `"batch_automatic": true`, `"hot_share": 0.9`} {
 		if !bytes.Contains(b, []byte(want)) {
 			t.Errorf("summary lacks %s", want)
 		}
+	}
+	// The automatic batch lies in the rule's bounds, capped by the N = 200
+	// rows of the data, and the rule is recorded beside it.
+	var auto struct {
+		Settings struct {
+			Batch int `json:"batch"`
+		} `json:"settings"`
+		Rule string `json:"batch_rule"`
+	}
+	if err := json.Unmarshal(b, &auto); err != nil || auto.Settings.Batch < min(coldMin, 200) || auto.Settings.Batch > min(coldMax, 200) || auto.Rule == "" {
+		t.Errorf("automatic --batch recorded as %d (rule %q; %v)", auto.Settings.Batch, auto.Rule, err)
 	}
 }
 

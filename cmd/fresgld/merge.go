@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -31,7 +32,7 @@ chain's CSV file. The chains must come from the same command and settings and
 carry distinct chain ids. With --out it also writes summary.txt, summary.json
 and the chain figures there.`,
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(args, out) },
+		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(cmd, args, out) },
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory for summary.txt, summary.json and figures (default: print only)")
 	rootCmd.AddCommand(cmd)
@@ -92,22 +93,18 @@ func readChains(files []string) ([]*stanChain, error) {
 // sameSettings compares the comment lines before the header, but for the
 // chain id.
 func sameSettings(a, b *stanChain) error {
-	h := b.Header
-	h.ID = a.Header.ID
-	want := h.lines()
-	got := a.Header.lines()
-	if len(a.Comments) != len(got) || len(b.Comments) != len(want) {
-		return fmt.Errorf("%s or %s: unexpected comment lines before the header", a.Path, b.Path)
+	if len(a.Comments) != len(b.Comments) {
+		return fmt.Errorf("%s and %s come from different settings: %d and %d comment lines before the header", a.Path, b.Path, len(a.Comments), len(b.Comments))
 	}
-	for i := range got {
-		if got[i] != want[i] {
-			return fmt.Errorf("%s and %s come from different settings: %q against %q", a.Path, b.Path, got[i], want[i])
+	for i, x := range a.Comments {
+		if y := b.Comments[i]; x != y && !(strings.HasPrefix(x, "# id = ") && strings.HasPrefix(y, "# id = ")) {
+			return fmt.Errorf("%s and %s come from different settings: %q against %q", a.Path, b.Path, x, y)
 		}
 	}
 	return nil
 }
 
-func runMerge(args []string, out string) error {
+func runMerge(cmd *cobra.Command, args []string, out string) error {
 	files, err := chainFiles(args)
 	if err != nil {
 		return err
@@ -122,7 +119,7 @@ func runMerge(args []string, out string) error {
 			return err
 		}
 		writeTable(os.Stdout, s)
-		writeWarnings(os.Stderr, s)
+		writeWarnings(cmd.ErrOrStderr(), s)
 		return stoppedError(s, len(chains))
 	}
 	dir, err := output.Prepare(out, summaryOutputs()...)
@@ -130,5 +127,5 @@ func runMerge(args []string, out string) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	sum := mergeSummary{Files: files, Settings: chains[0].Header.Settings}
-	return finishChains(dir, chains, &sum.chainsSummary, &sum, nil, nil)
+	return finishChains(cmd.ErrOrStderr(), dir, chains, &sum.chainsSummary, &sum, nil, nil)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -58,6 +59,11 @@ func TestMergeOfSingleChainsMatchesOneRun(t *testing.T) {
 		got, _ := os.ReadFile(filepath.Join(merged, "summary.txt"))
 		if len(want) == 0 || !bytes.Equal(got, want) {
 			t.Errorf("%s: merged table\n%s\nthe four-chain run's\n%s", cmd[0], got, want)
+		}
+		// Without --out, merge prints the table and nothing else.
+		printed := captureStdout(t, func() error { return run(t, append([]string{"merge"}, dirs...)...) })
+		if printed != string(want) {
+			t.Errorf("%s: merge printed\n%s\nthe four-chain run's table is\n%s", cmd[0], printed, want)
 		}
 		if !strings.Contains(string(want), "4 chains × ") {
 			t.Errorf("%s: table does not say it pools 4 chains:\n%s", cmd[0], want)
@@ -206,4 +212,26 @@ func TestParamRowJSONRoundTrip(t *testing.T) {
 	if len(back.Parameters) != 2 || back.Parameters[1].Name != "x" || back.Parameters[1].Mean != s.Parameters[1].Mean {
 		t.Errorf("round trip of %s gave %+v", b, back.Parameters)
 	}
+}
+
+// captureStdout runs f with os.Stdout sent to a pipe and returns what it
+// printed.
+func captureStdout(t *testing.T, f func() error) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(r); done <- b }()
+	ferr := f()
+	os.Stdout = old
+	w.Close()
+	b := <-done
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	return string(b)
 }

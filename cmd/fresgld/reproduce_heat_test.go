@@ -64,11 +64,16 @@ func TestReproduceHeatBadSettings(t *testing.T) {
 		{[]string{"--fine-n", "2"}, "grid too small: N = 2"},
 		{[]string{"--coarse-steps", "0"}, "time steps = 0"},
 		{[]string{"--variance", "magic"}, `--variance "magic"`},
-		{[]string{"--eta", "-1", "--keep", "10", "--early", "5", "--error-grid", "2", "--grid", "50"}, "step size η = -1"},
-		{[]string{"--tau2", "0.01", "--keep", "10", "--early", "5", "--error-grid", "2", "--grid", "50"}, "must exceed"},
+		{[]string{"--eta", "-1"}, "--eta = -1"},
+		{[]string{"--eta", "NaN"}, "--eta = NaN"},
+		{[]string{"--tau1", "0"}, "--tau1 = 0"},
+		{[]string{"--tau2", "0.01"}, "--tau2 = 0.01: must exceed --tau1 = 0.08"},
 	} {
-		dir := t.TempDir()
+		dir := filepath.Join(t.TempDir(), "out")
 		err := run(t, append([]string{"reproduce", "heat", "--out", dir}, c.args...)...)
+		if _, serr := os.Stat(dir); serr == nil {
+			t.Errorf("%v: --out created before the flags were checked", c.args)
+		}
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.want)
 		}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/output"
 )
@@ -26,6 +27,7 @@ type minibatchFlags struct {
 	ReferenceOnly      bool
 	Smoke              bool
 	Problems           string
+	Correction         string
 }
 
 // refCommand is the command that regenerates the cached reference.
@@ -62,6 +64,10 @@ The MALA reference is read from --reference; when that file is missing, or with
 (` + refFile + `).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// summary.json holds every problem run: in docs/ it must hold both.
+			if o.docs && !bothProblems(f.Problems) {
+				return fmt.Errorf("--docs with --problems %s: docs/ holds the study of both problems; drop --problems or write under --out", f.Problems)
+			}
 			var err error
 			if f.Results, f.Figures, err = o.dirs(cmd, "minibatch"); err != nil {
 				return err
@@ -78,8 +84,18 @@ The MALA reference is read from --reference; when that file is missing, or with
 	fl.BoolVar(&f.ReferenceOnly, "reference-only", false, "compute or load the MALA reference, print its summary and stop")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
 	fl.StringVar(&f.Problems, "problems", "welling-teh,breast-cancer", "comma-separated problems to run")
+	fl.StringVar(&f.Correction, "correction", "diagonal", "noise correction of fresgld and corrected-sgld: diagonal (the study's) or full (outputs named <problem>-full.md, summary-full.json, minibatch-<problem>-full-<metric>.png)")
 	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
+}
+
+// bothProblems reports whether the comma-separated list names both problems.
+func bothProblems(list string) bool {
+	seen := map[string]bool{}
+	for _, n := range strings.Split(list, ",") {
+		seen[strings.TrimSpace(n)] = true
+	}
+	return len(seen) == 2 && seen["welling-teh"] && seen["breast-cancer"]
 }
 
 func runMinibatch(f *minibatchFlags) error {
@@ -101,6 +117,10 @@ func runMinibatch(f *minibatchFlags) error {
 			f.Reference, ref.Burn, ref.Steps, ref.Step, ref.Thin, ref.Accept, ref.FullEvals, ref.Wall, ref.Batches, ref.MinESS, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD)
 		return nil
 	}
+	corr, err := exchange.ParseCorrection(f.Correction)
+	if err != nil {
+		return fmt.Errorf("--correction: %w", err)
+	}
 	sz := minibatch.Full
 	if f.Smoke {
 		sz = minibatch.Smoke
@@ -111,12 +131,14 @@ func runMinibatch(f *minibatchFlags) error {
 			return fmt.Errorf("--problems: unknown problem %q (want welling-teh or breast-cancer)", name)
 		}
 	}
-	if _, err := output.Prepare(f.Results, minibatchOutputs...); err != nil {
+	outs, figs := minibatchOutputs(corr)
+	if _, err := output.Prepare(f.Results, outs...); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	if _, err := output.Prepare(f.Figures, minibatchFigures...); err != nil {
+	if _, err := output.Prepare(f.Figures, figs...); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
+	suffix := correctionSuffix(corr)
 	var sums []minibatch.Summary
 	for _, name := range names {
 		var pr minibatch.Problem
@@ -136,6 +158,7 @@ func runMinibatch(f *minibatchFlags) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		pr.Setting.Correction = corr
 		start := time.Now()
 		sum, err := minibatch.Study(pr, minibatch.Methods, f.Seeds, f.Workers, newProgress(pr.Name, f.Seeds*len(minibatch.Methods)).update)
 		if err != nil {
@@ -145,11 +168,11 @@ func runMinibatch(f *minibatchFlags) error {
 		var b strings.Builder
 		sum.Markdown(&b)
 		fmt.Print(b.String())
-		if err := output.WriteBytes(filepath.Join(f.Results, pr.Name+".md"), []byte(b.String())); err != nil {
+		if err := output.WriteBytes(filepath.Join(f.Results, pr.Name+suffix+".md"), []byte(b.String())); err != nil {
 			return err
 		}
 		for k, m := range pr.Metrics {
-			base := filepath.Join(f.Figures, "minibatch-"+pr.Name+"-"+strings.ReplaceAll(m, " ", "-"))
+			base := filepath.Join(f.Figures, "minibatch-"+pr.Name+suffix+"-"+strings.ReplaceAll(m, " ", "-"))
 			if err := sum.Plot(k, base); err != nil {
 				return err
 			}
@@ -160,19 +183,28 @@ func runMinibatch(f *minibatchFlags) error {
 	if err != nil {
 		return err
 	}
-	return output.WriteBytes(filepath.Join(f.Results, "summary.json"), append(js, '\n'))
+	return output.WriteBytes(filepath.Join(f.Results, "summary"+suffix+".json"), append(js, '\n'))
 }
 
-// The study's outputs, removed before a run so that a failed run never
-// leaves an earlier run's beside its own.
-var (
-	minibatchOutputs = []string{"welling-teh.md", "breast-cancer.md", "summary.json"}
-	minibatchFigures = []string{
-		"minibatch-welling-teh-TV.png", "minibatch-welling-teh-TV.svg",
-		"minibatch-breast-cancer-mean-error.png", "minibatch-breast-cancer-mean-error.svg",
-		"minibatch-breast-cancer-sd-error.png", "minibatch-breast-cancer-sd-error.svg",
+// minibatchOutputs are the study's outputs under correction c, removed
+// before a run so that a failed run never leaves an earlier run's beside its
+// own. The full correction's carry a suffix, so that they never replace the
+// study's.
+func minibatchOutputs(c exchange.Correction) (results, figures []string) {
+	s := correctionSuffix(c)
+	results = []string{"welling-teh" + s + ".md", "breast-cancer" + s + ".md", "summary" + s + ".json"}
+	for _, f := range []string{"welling-teh" + s + "-TV", "breast-cancer" + s + "-mean-error", "breast-cancer" + s + "-sd-error"} {
+		figures = append(figures, "minibatch-"+f+".png", "minibatch-"+f+".svg")
 	}
-)
+	return results, figures
+}
+
+func correctionSuffix(c exchange.Correction) string {
+	if c == exchange.Diagonal {
+		return ""
+	}
+	return "-" + c.String()
+}
 
 // breastCancerReference loads the cached MALA reference or computes it.
 func breastCancerReference(f *minibatchFlags) (minibatch.Reference, error) {

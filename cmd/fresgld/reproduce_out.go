@@ -23,7 +23,7 @@ type outFlags struct {
 // docsFree are the flags that --docs allows to differ from their defaults:
 // they do not change the results written (workers), or select what is
 // written rather than its size.
-var docsFree = map[string]bool{"docs": true, "workers": true, "reference-only": true, "recompute-reference": true, "reference": true, "summary": true}
+var docsFree = map[string]bool{"docs": true, "workers": true, "reference-only": true, "recompute-reference": true, "reference": true, "summary": true, "problems": true, "levels": true}
 
 // docsAtLeast are the flags --docs allows only to grow: more seeds or a
 // longer reference run than the default are still full size.

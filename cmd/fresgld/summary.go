@@ -24,8 +24,10 @@ type chainsSummary struct {
 	Cost       float64     `json:"total_cost"`
 	CostUnit   string      `json:"cost_unit"`
 	Stopped    []chainStop `json:"stopped_chains,omitempty"`
-	Notes      []string    `json:"notes,omitempty"`
-	Warnings   []string    `json:"warnings"`
+	// Interrupted is set when a chain was stopped by SIGINT or SIGTERM.
+	Interrupted bool     `json:"interrupted"`
+	Notes       []string `json:"notes,omitempty"`
+	Warnings    []string `json:"warnings"`
 }
 
 // paramRow is one variable's row of the table.
@@ -103,8 +105,14 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 			return s, fmt.Errorf("%s: %d levels, %s has %d", c.Path, len(c.Stats.Clamped), c0.Path, K)
 		}
 		s.Cost += c.Stats.Cost
+		// A step that failed moved its levels (and may have clamped)
+		// before the error: it counts as a step of each level.
+		failed := 0
+		if c.Stats.Stopped != "" && !interrupted(c.Stats.Stopped) {
+			failed = 1
+		}
 		for l := range s.Clamped {
-			s.Clamped[l].Steps += c.Stats.Steps
+			s.Clamped[l].Steps += c.Stats.Steps + failed
 			s.Clamped[l].ClampedSteps += c.Stats.Clamped[l]
 		}
 		for l := range s.Swaps {
@@ -115,6 +123,7 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 			}
 		}
 		if c.Stats.Stopped != "" {
+			s.Interrupted = s.Interrupted || interrupted(c.Stats.Stopped)
 			s.Stopped = append(s.Stopped, chainStop{Chain: c.Header.ID, Steps: c.Stats.Steps, Error: c.Stats.Stopped})
 			if finished > 0 {
 				continue
@@ -192,7 +201,7 @@ func remediesFor(command string) remedies {
 	switch command {
 	case "logistic":
 		r.Clamp = "lower --eta or raise --batch (cold level) or lower --hot-share (hot levels)"
-		r.NoSwap += " or give exact swap energies (--swap-batch N, N the data size)"
+		r.NoSwap += " or give exact swap energies (--swap-energies exact), or more levels (--levels)"
 		r.NoAttempt = "raise --swap-rate"
 	case "gmm":
 		r.NoSwap += " or add levels (--levels)"
@@ -235,7 +244,7 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 				worst = p
 			}
 		}
-		w = append(w, fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chains): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.Chains), r.ESS))
+		w = append(w, fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.Chains), r.ESS))
 	}
 	for _, l := range s.Clamped {
 		if l.Share > clampMax {
@@ -251,7 +260,7 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 		}
 	}
 	for _, c := range s.Stopped {
-		if strings.HasSuffix(c.Error, errInterrupted.Error()) {
+		if interrupted(c.Error) {
 			w = append(w, fmt.Sprintf("chain %d was interrupted after %d steps: the table holds only what was sampled", c.Chain, c.Steps))
 		} else {
 			w = append(w, fmt.Sprintf("chain %d stopped after %d steps: %s: %s", c.Chain, c.Steps, c.Error, r.Stop))
@@ -296,3 +305,6 @@ func writeWarnings(w io.Writer, s chainsSummary) {
 		fmt.Fprintln(w, "warning:", x)
 	}
 }
+
+// interrupted reports whether a chain's stopping error was an interrupt.
+func interrupted(stopped string) bool { return strings.HasSuffix(stopped, errInterrupted.Error()) }

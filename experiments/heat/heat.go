@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -78,6 +79,17 @@ func (f *Settings) Validate() error {
 		return fmt.Errorf("--max-points = %d: need at least 1", f.MaxPoints)
 	case f.Variance != "known" && f.Variance != "running":
 		return fmt.Errorf("--variance %q: want known or running", f.Variance)
+	case !(f.Eta > 0) || math.IsInf(f.Eta, 0):
+		return fmt.Errorf("--eta = %v: must be positive and finite", f.Eta)
+	case !(f.Tau1 > 0) || math.IsInf(f.Tau1, 0):
+		return fmt.Errorf("--tau1 = %v: must be positive and finite", f.Tau1)
+	case !(f.Tau2 > f.Tau1) || math.IsInf(f.Tau2, 0):
+		return fmt.Errorf("--tau2 = %v: must exceed --tau1 = %v and be finite", f.Tau2, f.Tau1)
+	}
+	for _, fd := range []heat.Fidelity{{Name: "fine", N: f.FineN, Steps: f.FineSteps}, {Name: "coarse", N: f.CoarseN, Steps: f.CoarseSteps}} {
+		if _, err := heat.NewSolved(heat.Paper(), fd.N, fd.Steps); err != nil {
+			return fmt.Errorf("--%s-n/--%s-steps: %w", fd.Name, fd.Name, err)
+		}
 	}
 	return nil
 }

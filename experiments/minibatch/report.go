@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/figure"
 )
 
@@ -39,6 +40,9 @@ func (s Summary) Markdown(w io.Writer) {
 	st := s.Setting
 	fmt.Fprintf(w, "Problem %s: τ1 = %g, τ2 = %g, η = %.4g, cold n = %d, swap attempts with probability a·η = %g per step (m-reSGLD a1 = %g), hot n automatic (share %g of 2τ2η, checked every %d steps), burn-in %.3g per-example evaluations, %d seeds.\n\n",
 		s.Problem, st.Tau1, st.Tau2, st.Eta, st.NCold, st.SwapA*st.Eta, st.A1, st.Share, st.Every, st.BurnCost, s.Seeds)
+	if st.Correction == exchange.Full {
+		fmt.Fprintf(w, "fresgld and corrected-sgld correct their noise against each minibatch draw's full gradient covariance (--correction full), not only its diagonal.\n\n")
+	}
 	for k, name := range s.Metrics {
 		fmt.Fprintf(w, "%s (mean ± se over seeds) against per-example evaluations:\n\n| evaluations |", name)
 		for _, m := range s.Methods {

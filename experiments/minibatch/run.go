@@ -35,6 +35,9 @@ type Setting struct {
 	BurnCost float64
 	Budgets  []float64
 	Init     []float64
+	// Correction is the form of the noise correction of f-reSGLD and
+	// corrected-sgld: Diagonal (the study's) or Full.
+	Correction exchange.Correction `json:",omitempty"`
 }
 
 // Accumulator gathers the cold chain's samples and scores them.
@@ -134,11 +137,11 @@ func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 			auto, autoErr = variance.NewAutoBatch(hot, st.Tau2, eta, variance.AutoOptions{Share: st.Share, Every: st.Every})
 			return auto
 		},
-		A: st.SwapA, A1: st.A1, Seed: seed,
+		A: st.SwapA, A1: st.A1, Seed: seed, Correction: st.Correction,
 	}
 	var cfg exchange.Config
 	if m == CorrectedSGLD {
-		cfg = exchange.Config{Levels: []exchange.Level{{Tau: st.Tau1, Est: setup.Cold, Eta: eta, Noise: langevin.Corrected}}, Seed: seed}
+		cfg = exchange.Config{Levels: []exchange.Level{{Tau: st.Tau1, Est: setup.Cold, Eta: eta, Noise: st.Correction.Policy()}}, Seed: seed}
 	} else if cfg, err = m.Config(setup); err != nil {
 		return res, err
 	}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestReproduceSwapsSmoke runs the swap-energy study end to end at a tiny
+// size on the paper's Welling–Teh problem and a larger draw of its model.
+func TestReproduceSwapsSmoke(t *testing.T) {
+	res := t.TempDir()
+	if err := run(t, "reproduce", "swaps", "--smoke", "--seeds", "2", "--tune-seeds", "1", "--out", res, "--problems", "welling-teh,welling-teh-400"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"welling-teh", "welling-teh-400"} {
+		b, err := os.ReadFile(filepath.Join(res, name+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s struct {
+			Best       map[string]string
+			Tuning     []struct{ Arm string }
+			Comparison []struct {
+				Arm      string
+				SwapRate *float64
+			}
+		}
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatalf("%s.json: %v", name, err)
+		}
+		if len(s.Best) != 3 || len(s.Tuning) != 18 || len(s.Comparison) != 5 {
+			t.Errorf("%s: %d chosen modes, %d tuning arms, %d compared arms", name, len(s.Best), len(s.Tuning), len(s.Comparison))
+		}
+		for m, mode := range s.Best {
+			if mode == "draw" {
+				t.Errorf("%s: %s chose the same-draw energies", name, m)
+			}
+		}
+	}
+	if err := run(t, "reproduce", "swaps", "--problems", "welling-teh-x", "--out", res); err == nil {
+		t.Error("a bad problem name was accepted")
+	}
+	if err := run(t, "reproduce", "swaps", "--smoke", "--docs"); err == nil {
+		t.Error("--docs accepted a smoke run")
+	}
+}

@@ -1,0 +1,141 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/fresgld/fresgld/exchange"
+)
+
+// swapModeRule is the documented rule of --swap-energies auto.
+const swapModeRule = `auto picks the swap energies from N, the cold minibatch n and the measured swap
+noise: if exact energies at every attempt cost at most a quarter of the cold
+chain's gradients (2N·rate ≤ n/4), exact at every attempt; otherwise a pilot
+run of --swap-pilot steps with control-variate energies (anchors refreshed
+every m = ⌈8N/n⌉ steps, a quarter of the cold gradient cost) measures the swap
+noise τδ²V/2; below 1 nat it keeps cv, otherwise it takes exact energies every
+W = ⌈8N/n⌉ steps (again a quarter of the cold gradient cost). The pilot's
+evaluations are reported apart and not part of the run.`
+
+// swapPeriod is ⌈8N/n⌉: the anchor or exact-swap period whose full passes
+// (2N per period for two levels) cost a quarter of n per step.
+func swapPeriod(N, n int) int { return (8*N + n - 1) / n }
+
+// swapChoice is the resolved swap-energy setting and how it was chosen.
+type swapChoice struct {
+	Energies    exchange.Energies `json:"-"`
+	Mode        string            `json:"mode"`
+	Rule        string            `json:"rule"`
+	PilotNoise  float64           `json:"pilot_noise,omitempty"`
+	PilotAccept float64           `json:"pilot_acceptance,omitempty"`
+	PilotCost   float64           `json:"pilot_evaluations,omitempty"`
+}
+
+// chooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name).
+// pilot runs a short ladder under the given energies and returns its mean
+// swap noise, acceptance and cost; it is called only by auto when exact
+// energies at every attempt are too dear.
+func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(exchange.Energies) (noise, accept, cost float64, err error)) (swapChoice, error) {
+	period := swapPeriod(N, n)
+	if every == 0 {
+		every = period
+	}
+	e := exchange.Energies{AnchorEvery: period, ExactEvery: every}
+	if mode != "auto" {
+		m, err := exchange.ParseEnergyMode(mode)
+		if err != nil {
+			return swapChoice{}, fmt.Errorf("--swap-energies: %w", err)
+		}
+		e.Mode = m
+		return swapChoice{Energies: e, Mode: m.String(), Rule: "set by --swap-energies"}, nil
+	}
+	if 2*float64(N)*rate <= float64(n)/4 {
+		e.Mode, e.ExactEvery = exchange.ExactEnergies, max(1, int(math.Round(1/rate)))
+		return swapChoice{Energies: e, Mode: "exact", Rule: fmt.Sprintf("auto: exact energies at every attempt cost 2N·rate = %.3g ≤ n/4 = %.3g per step", 2*float64(N)*rate, float64(n)/4)}, nil
+	}
+	e.Mode = exchange.CVEnergies
+	noise, acc, cost, err := pilot(e)
+	if err != nil {
+		return swapChoice{}, fmt.Errorf("swap-energy pilot: %w", err)
+	}
+	c := swapChoice{PilotNoise: noise, PilotAccept: acc, PilotCost: cost}
+	if noise < 1 {
+		c.Energies, c.Mode = e, "cv"
+		c.Rule = fmt.Sprintf("auto: control-variate swap noise %.3g nats < 1 in the pilot", noise)
+		return c, nil
+	}
+	e.Mode = exchange.ExactEnergies
+	c.Energies, c.Mode = e, "exact"
+	c.Rule = fmt.Sprintf("auto: control-variate swap noise %.3g nats ≥ 1 in the pilot (acceptance %.3g): exact energies every W = %d steps", noise, acc, e.ExactEvery)
+	return c, nil
+}
+
+// swapNoise pools each pair's swap noise τδ²V/2 over the chains' ladders
+// (weighted by attempts) and describes it, one line per pair.
+func swapNoise(ladders []exchange.Stats, mode string) (noise []float64, lines []string) {
+	if len(ladders) == 0 {
+		return nil, nil
+	}
+	for l := range ladders[0].Pairs {
+		var sum, n float64
+		for _, st := range ladders {
+			if l < len(st.Pairs) {
+				sum += st.Pairs[l].Noise * float64(st.Pairs[l].Attempts)
+				n += float64(st.Pairs[l].Attempts)
+			}
+		}
+		v := 0.0
+		if n > 0 {
+			v = sum / n
+		}
+		noise = append(noise, v)
+		lines = append(lines, fmt.Sprintf("swap noise, levels %d–%d (%s energies): mean τδ²V/2 = %.3g nats over %.0f attempts", l+1, l+2, mode, v, n))
+	}
+	return noise, lines
+}
+
+// noiseWarnings names the pairs whose swaps the noise governs, with the
+// number and the remedies other than the mode in use.
+func noiseWarnings(noise []float64, mode string) []string {
+	var rem []string
+	for _, r := range []struct{ mode, text string }{
+		{"", "a larger energy batch (--swap-batch)"},
+		{"cv", "control variates (--swap-energies cv)"},
+		{"", "more levels (--levels)"},
+		{"exact", "exact swaps every W steps (--swap-energies exact --exact-every W)"},
+	} {
+		if r.mode == "" || r.mode != mode {
+			rem = append(rem, r.text)
+		}
+	}
+	var w []string
+	for l, v := range noise {
+		if v > 1 {
+			w = append(w, fmt.Sprintf("levels %d and %d: swaps are governed by noise: mean τδ²V/2 = %.3g nats > 1, so acceptance is at most about e^-%.3g whatever the states; remedies: %s",
+				l+1, l+2, v, v, strings.Join(rem, ", ")))
+		}
+	}
+	return w
+}
+
+// swapCost splits a run's per-example evaluations: gradients (variance
+// estimation included), swap energies (pilot draws included) and anchor
+// passes.
+type swapCost struct {
+	Gradients float64 `json:"gradients"`
+	Energies  float64 `json:"swap_energies"`
+	Anchors   float64 `json:"anchor_passes"`
+}
+
+func swapCosts(ladders []exchange.Stats) swapCost {
+	var c swapCost
+	for _, st := range ladders {
+		for _, l := range st.Levels {
+			c.Gradients += l.Cost.TotalGrad().Units
+			c.Energies += l.Cost.TotalEnergy().Units
+			c.Anchors += l.Cost.Anchor.Units
+		}
+	}
+	return c
+}

@@ -1,0 +1,5 @@
+//go:build mutation
+
+package exchange
+
+const runSlow = false
