@@ -13,9 +13,11 @@ import (
 // A result posterior reports as NA is NaN here. Posterior returns NA where
 // the series a statistic is computed from (the split chains, their ranks,
 // their indicators) has a NaN or infinite value or a range below the machine
-// epsilon, and for an ESS where the split chains have fewer than 3 draws.
-// So a single infinite draw leaves R̂ and bulk ESS (computed from ranks)
-// defined, and makes the mean's ESS and MCSE NaN.
+// epsilon, and for an ESS where the split chains have fewer than 3 draws;
+// the quantile ESSs (so tail ESS and the quantiles' MCSEs) check the draws
+// themselves too. So a single infinite draw leaves R̂ and bulk ESS (computed
+// from ranks) defined, and makes the mean's ESS and MCSE NaN. How posterior
+// splits chains of 1–3 draws is reproduced too (see buildSplitViews).
 
 // Rhat is the split rank-normalised R̂: the larger of the bulk R̂ (of the
 // rank-normalised split chains) and the tail R̂ (of the same for the draws

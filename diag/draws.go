@@ -2,6 +2,7 @@ package diag
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -18,6 +19,7 @@ type draws struct {
 	bad     bool      // posterior's should_return_NA of all draws: NaN, ±Inf or constant
 	nan     bool      // some draw is NaN
 	mean    float64   // R's mean of all draws
+	vr      float64   // R's var of all draws
 
 	split  [][]float64 // views of all as 2m split chains of h draws (see buildSplitViews)
 	quirk  []float64   // the split chains when posterior's are two of m draws
@@ -65,7 +67,7 @@ func (d *draws) load(chains [][]float64) (ok bool) {
 	d.zbDone = false
 	d.buildSplitViews(&d.split, d.all)
 	d.sortDraws()
-	d.mean, _ = meanVar(d.all)
+	d.mean, d.vr = meanVar(d.all)
 	return true
 }
 
@@ -143,13 +145,15 @@ func (d *draws) sortDraws() {
 		d.nan, d.bad = true, true
 	}
 	idx := d.layout()
-	d.sv, d.sd = d.sv[:0], d.sd[:0]
+	d.sv, d.sd = grow(d.sv, s), grow(d.sd, s)
+	k := 0
 	for i, p := range d.at {
 		if j := idx[p]; j >= 0 {
-			d.sv = append(d.sv, d.sorted[i])
-			d.sd = append(d.sd, uint32(j))
+			d.sv[k], d.sd[k] = d.sorted[i], uint32(j)
+			k++
 		}
 	}
+	d.sv, d.sd = d.sv[:k], d.sd[:k]
 }
 
 // layout returns splitIndex of every draw, kept from the last parameter
@@ -190,24 +194,28 @@ func (d *draws) zFolded() ([][]float64, bool) {
 	if math.IsInf(med, 0) {
 		return nil, false // |x − med| is NaN for x = med: posterior's ranks are NA
 	}
-	k := len(d.sv)
-	d.fv, d.fd = grow(d.fv, k)[:0], grow(d.fd, k)[:0]
-	r := 0
-	for r < k && d.sv[r] < med {
-		r++
-	}
-	l := r - 1
-	for l >= 0 || r < k {
-		// |x − med| is med − x below the median: fl(x − med) = −fl(med − x).
-		if r >= k || (l >= 0 && med-d.sv[l] <= d.sv[r]-med) {
-			d.fv = append(d.fv, med-d.sv[l])
-			d.fd = append(d.fd, d.sd[l])
+	sv, sd := d.sv, d.sd
+	k := len(sv)
+	d.fv, d.fd = grow(d.fv, k), grow(d.fd, k)
+	fv, fd := d.fv, d.fd
+	r, _ := slices.BinarySearch(sv, med) // first draw ≥ med
+	l, o := r-1, 0
+	// |x − med| is med − x below the median: fl(x − med) = −fl(med − x).
+	for ; l >= 0 && r < k; o++ {
+		a, b := med-sv[l], sv[r]-med
+		if a <= b {
+			fv[o], fd[o] = a, sd[l]
 			l--
 		} else {
-			d.fv = append(d.fv, d.sv[r]-med)
-			d.fd = append(d.fd, d.sd[r])
+			fv[o], fd[o] = b, sd[r]
 			r++
 		}
+	}
+	for ; l >= 0; o, l = o+1, l-1 {
+		fv[o], fd[o] = med-sv[l], sd[l]
+	}
+	for ; r < k; o, r = o+1, r+1 {
+		fv[o], fd[o] = sv[r]-med, sd[r]
 	}
 	out := d.series(1)
 	ok := rankZ(d.fv, d.fd, out) > 1

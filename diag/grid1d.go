@@ -1,5 +1,7 @@
-// Package diag holds distances between samples and exact answers, and the
-// summaries the studies report.
+// Package diag holds distances between samples and exact answers, the
+// summaries the studies report, and the convergence diagnostics of several
+// chains as R's posterior package computes them (R̂, bulk and tail ESS,
+// MCSE).
 package diag
 
 import (

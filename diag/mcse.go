@@ -16,8 +16,8 @@ func MCSEMean(chains [][]float64) float64 {
 // mcse_sd computes it, without assuming normal draws (Kenney and Keeping
 // 1951): with y = x − mean, the variance of the variance estimate
 // (mean(y⁴) − mean(y²)²)/E, E the ESS of y², carried to the sd by the first
-// order Taylor approximation, √(varvar/mean(y²)/4). (Posterior before 1.4.0
-// assumed normality and used Stirling's approximation.)
+// order Taylor approximation, √(varvar/mean(y²)/4). (Posterior before 1.2.2
+// assumed normality and used Stirling's approximation; its NEWS.md.)
 func MCSESd(chains [][]float64) float64 {
 	return with(chains, (*draws).mcseSd)
 }
@@ -45,8 +45,7 @@ func (d *draws) quantile(prob float64) float64 {
 
 // sdAll is R's sd of all draws.
 func (d *draws) sdAll() float64 {
-	_, v := meanVar(d.all)
-	return math.Sqrt(v)
+	return math.Sqrt(d.vr)
 }
 
 func mcseMean(sd, essMean float64) float64 {

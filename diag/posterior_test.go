@@ -44,7 +44,7 @@ type diagCase struct {
 
 // referenceCases are the draws the reference values are computed on: mixing
 // well and badly, with heavy tails, ties, constant or nearly constant values,
-// an infinite draw, and too few draws for some statistics.
+// an infinite draw, a NaN draw, and too few draws for some statistics.
 func referenceCases() []diagCase {
 	rng := rand.New(rand.NewPCG(2021, 9))
 	gen := func(m, n int, f func(c, i int, prev float64) float64) [][]float64 {
@@ -101,6 +101,12 @@ func referenceCases() []diagCase {
 		{"inf", gen(4, 100, func(c, i int, _ float64) float64 {
 			if c == 2 && i == 50 {
 				return math.Inf(1)
+			}
+			return rng.NormFloat64()
+		})},
+		{"nan", gen(4, 100, func(c, i int, _ float64) float64 {
+			if c == 1 && i == 7 {
+				return math.NaN()
 			}
 			return rng.NormFloat64()
 		})},

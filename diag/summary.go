@@ -11,8 +11,9 @@ import (
 // Summary is what posterior::summarise_draws reports for one parameter, with
 // the Monte Carlo standard errors beside: the pooled mean, sd and 5/50/95%
 // quantiles, the MCSEs of the mean, sd and outer quantiles, bulk and tail
-// ESS, and R̂. A NaN field (posterior's NA) marshals to JSON null and null
-// unmarshals to NaN.
+// ESS, and R̂. A NaN field (posterior's NA) marshals to JSON null, as does
+// ±Inf (JSON has no infinities; a mean can be one), and null unmarshals to
+// NaN.
 type Summary struct {
 	Mean     float64 `json:"mean"`
 	SD       float64 `json:"sd"`
@@ -33,12 +34,15 @@ type Summary struct {
 func Summarize(chains [][]float64) Summary {
 	d := drawsPool.Get().(*draws)
 	defer drawsPool.Put(d)
+	return d.summarize(chains)
+}
+
+func (d *draws) summarize(chains [][]float64) Summary {
 	if !d.load(chains) {
 		nan := math.NaN()
 		return Summary{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
 	}
-	mean, v := meanVar(d.all)
-	sd := math.Sqrt(v)
+	mean, sd := d.mean, d.sdAll()
 	essMean := d.essMean()
 	ess5, ess95 := d.essQuantile(0.05), d.essQuantile(0.95)
 	return Summary{
@@ -121,12 +125,13 @@ func SummarizeAll(params [][][]float64) []Summary {
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), len(params)) {
 		wg.Go(func() {
+			var d draws // scratch for the worker's lifetime, beyond the pool's reach of the GC
 			for {
 				p := int(next.Add(1)) - 1
 				if p >= len(params) {
 					return
 				}
-				out[p] = Summarize(params[p])
+				out[p] = d.summarize(params[p])
 			}
 		})
 	}

@@ -13,6 +13,15 @@ import (
 // variance.AutoBatch sizes each level's minibatch at that level's own τ.
 type Build func(taus []float64) (Config, error)
 
+// Build returns the Build of method m on setup s: its ladder at any
+// temperatures, with s.Taus replaced.
+func (m Method) Build(s Setup) Build {
+	return func(taus []float64) (Config, error) {
+		s.Taus = taus
+		return m.Config(s)
+	}
+}
+
 // AdaptOptions are the settings of Adapt.
 type AdaptOptions struct {
 	// Rounds is the number of tuning rounds (≥ 1); round n runs First·2^n

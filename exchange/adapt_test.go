@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/variance"
 )
 
 // gaussAccept is the exact acceptance rate E[min(1, Ŝ)] of a swap between
@@ -272,5 +274,72 @@ func TestAdaptValidation(t *testing.T) {
 	}
 	if _, err := NewBarrier([]float64{1, 1, 3}, []float64{0.1, 0.2}); err == nil {
 		t.Error("NewBarrier accepted equal temperatures")
+	}
+}
+
+// TestAdaptGrows: from three levels on a Gaussian from τ = 1 to 1000
+// (continuum barrier (1/π)·ln 1000 ≈ 2.2) the ladder grows to ⌈2Λ̂⌉ levels,
+// capped by MaxLevels, and hands back one state per level. Λ̂ = Σ r is the
+// barrier of the ladder as it stands: on a coarse ladder each rejection
+// falls short of its interval's share of Λ (a rejection is at most 1), so
+// growth stops below 2Λ (at 4 levels here, Λ̂ ≈ 1.8; with exact rates
+// gaussRejection gives the same).
+func TestAdaptGrows(t *testing.T) {
+	ad, err := Adapt(noisyGaussianBuild(0, 0, 0.1, 9), []float64{1, 31.6, 1000}, zeros(3, 1), AdaptOptions{Rounds: 4, First: 1000, Grow: true, MaxLevels: 16})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := int(math.Ceil(2 * ad.Lambda))
+	if ad.Recommended != rec || len(ad.Taus) != max(3, rec) || len(ad.States) != len(ad.Taus) || len(ad.Taus) < 4 {
+		t.Errorf("grew to %d levels (%d states), recommended %d from Λ̂ = %.3f", len(ad.Taus), len(ad.States), ad.Recommended, ad.Lambda)
+	}
+	if ad.Taus[0] != 1 || ad.Taus[len(ad.Taus)-1] != 1000 {
+		t.Errorf("ends moved: %v", ad.Taus)
+	}
+	// The exact barrier of the last round's ladder, against which Λ̂ is
+	// unbiased (TestAdaptNoisyGaussian checks that to 5 standard errors);
+	// here only that growth followed it: ⌈2Σr⌉ with exact r.
+	last := ad.Rounds[len(ad.Rounds)-1]
+	exact := sum(gaussRejection(last.Taus, make([]float64, len(last.Taus)-1)))
+	t.Logf("final K = %d; Λ̂ = %.3f, exact Σ r on the last round's ladder %.3f, continuum Λ %.3f", len(ad.Taus), ad.Lambda, exact, math.Log(1000)/math.Pi)
+	capped, err := Adapt(noisyGaussianBuild(0, 0, 0.1, 9), []float64{1, 31.6, 1000}, zeros(3, 1), AdaptOptions{Rounds: 2, First: 1000, Grow: true, MaxLevels: 3})
+	if err != nil || len(capped.Taus) != 3 {
+		t.Errorf("capped at 3 levels: got %d (%v)", len(capped.Taus), err)
+	}
+}
+
+// TestBuildFollowsTaus: a ladder built for new temperatures gives every
+// level its own τ and the coldest level the accurate estimator, and makes
+// each hot level's variance model at that level's τ, for that level's
+// estimator (so an AutoBatch sizes each level's minibatch for its own τ).
+func TestBuildFollowsTaus(t *testing.T) {
+	cold, hot := target.NewNoisy(target.Quadratic{Lambda: []float64{1}}, 0.1, 0.1), target.NewNoisy(target.Quadratic{Lambda: []float64{1}}, 1, 1)
+	var seen []float64
+	var ests []target.Estimator
+	s := Setup{Tau1: 1, Tau2: 9, Eta: langevin.Constant{Step: 0.01}, Cold: cold, Hot: hot, PerStep: true,
+		HotVarAt: func(est target.Estimator, tau float64) (variance.Model, error) {
+			seen, ests = append(seen, tau), append(ests, est)
+			return variance.Known{}, nil
+		}}
+	taus := []float64{1, 1.7, 4, 9}
+	cfg, err := FReSGLDMethod.Build(s)(taus)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for l, lv := range cfg.Levels {
+		if lv.Tau != taus[l] {
+			t.Errorf("level %d: τ = %v, want %v", l, lv.Tau, taus[l])
+		}
+	}
+	if !slices.Equal(seen, taus[1:]) {
+		t.Errorf("hot variance models made at τ = %v, want %v", seen, taus[1:])
+	}
+	if cfg.Levels[0].Est != target.Estimator(cold) {
+		t.Error("the coldest level lost the accurate estimator")
+	}
+	for i, e := range ests {
+		if e != cfg.Levels[i+1].Est {
+			t.Errorf("level %d's variance model was made for another level's estimator", i+1)
+		}
 	}
 }

@@ -24,6 +24,7 @@ import (
 type Barrier struct {
 	LogTau []float64 // ln τ_l, cold to hot
 	Lambda []float64 // Λ at the levels; Lambda[0] = 0
+	lo, hi float64   // the coldest and hottest τ, kept exactly
 	fit    interp.FritschButland
 }
 
@@ -34,7 +35,7 @@ func NewBarrier(taus, rejection []float64) (*Barrier, error) {
 	if K < 2 || len(rejection) != K-1 {
 		return nil, fmt.Errorf("barrier: %d temperatures and %d rejection rates (need K ≥ 2 and K − 1)", K, len(rejection))
 	}
-	b := &Barrier{LogTau: make([]float64, K), Lambda: make([]float64, K)}
+	b := &Barrier{LogTau: make([]float64, K), Lambda: make([]float64, K), lo: taus[0], hi: taus[K-1]}
 	for l, tau := range taus {
 		if !(tau > 0) || math.IsInf(tau, 0) || (l > 0 && !(tau > taus[l-1])) {
 			return nil, fmt.Errorf("barrier: temperature %d is %v: need positive, finite, increasing", l, tau)
@@ -58,7 +59,12 @@ func (b *Barrier) Total() float64 { return b.Lambda[len(b.Lambda)-1] }
 func (b *Barrier) At(tau float64) float64 { return b.fit.Predict(math.Log(tau)) }
 
 // Recommended is the number of levels Syed et al. advise for this barrier,
-// about 2Λ̂ and at least 2.
+// about 2Λ̂ and at least 2. Λ̂ = Σ r is the barrier of the ladder as it
+// stands: on a coarse ladder a pair's rejection falls short of its
+// interval's share of the continuum barrier (a rejection is at most 1), so
+// the advice from a coarse ladder is low (on U = θ²/2 from τ = 1 to 1000,
+// Λ = 2.20 but four levels give Σ r = 1.83); Adapt re-estimates after each
+// growth.
 func (b *Barrier) Recommended() int { return max(2, int(math.Ceil(2*b.Total()))) }
 
 // Schedule returns K temperatures from the same coldest to the same hottest
@@ -77,7 +83,7 @@ func (b *Barrier) Schedule(K int) []float64 {
 		}
 		taus[i] = math.Exp(x)
 	}
-	taus[0], taus[K-1] = math.Exp(lo), math.Exp(hi)
+	taus[0], taus[K-1] = b.lo, b.hi
 	return taus
 }
 

@@ -73,6 +73,12 @@ type Setup struct {
 	Seed    uint64
 	// Domain, if set, is a box the states are reflected into.
 	Domain *target.Box
+	// Scheme and Window choose the swap scheme (see Swap).
+	Scheme Scheme
+	Window int
+	// Taus, if set, are the temperatures, cold to hot, in place of the
+	// geometric ladder from Tau1 to Tau2 with Levels levels.
+	Taus []float64
 	// Concurrent steps the chains on separate goroutines.
 	Concurrent bool
 	// Correction is the form of the noise correction of the methods that
@@ -93,10 +99,13 @@ func (m Method) Config(s Setup) (Config, error) {
 	if K == 0 {
 		K = 2
 	}
+	if len(s.Taus) > 0 {
+		K = len(s.Taus)
+	}
 	if K < 2 {
 		return Config{}, fmt.Errorf("levels = %d: a ladder needs at least 2 (0 means 2)", s.Levels)
 	}
-	sw := Swap{A: s.A, PerStep: s.PerStep, A1: s.A1}
+	sw := Swap{A: s.A, PerStep: s.PerStep, A1: s.A1, Scheme: s.Scheme, Window: s.Window}
 	hotEst, hotVar, hotAt, noise := s.Hot, s.HotVar, s.HotVarAt, langevin.SGLD
 	switch m {
 	case SGLDMethod:
@@ -110,15 +119,22 @@ func (m Method) Config(s Setup) (Config, error) {
 	default:
 		return Config{}, fmt.Errorf("unknown method %q", m)
 	}
-	coldVar, err := model(s.ColdVarAt, s.ColdVar, s.Cold, s.Tau1, 0)
+	tau1 := s.Tau1
+	if len(s.Taus) > 0 {
+		tau1 = s.Taus[0]
+	}
+	coldVar, err := model(s.ColdVarAt, s.ColdVar, s.Cold, tau1, 0)
 	if err != nil {
 		return Config{}, err
 	}
-	levels := []Level{{Tau: s.Tau1, Est: s.Cold, Eta: s.Eta, Noise: noise, Var: coldVar}}
+	levels := []Level{{Tau: tau1, Est: s.Cold, Eta: s.Eta, Noise: noise, Var: coldVar}}
 	for l := 1; l < K; l++ {
 		tau := s.Tau1 * math.Pow(s.Tau2/s.Tau1, float64(l)/float64(K-1))
 		if l == K-1 {
 			tau = s.Tau2 // exactly, whatever the rounding of Pow
+		}
+		if len(s.Taus) > 0 {
+			tau = s.Taus[l]
 		}
 		est := hotEst
 		if l > 1 || sameEstimator(est, s.Cold) {

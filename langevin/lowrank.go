@@ -26,8 +26,10 @@ import (
 //
 // has covariance exactly C⁺, at O(np) beyond the decomposition; p×p is never
 // formed. Directions with d_k ≤ 1e-12·d_max count as null. When n > p the
-// p×p matrix G_cᵀG_c is smaller, and it is decomposed directly instead
-// (O(np² + p³)): the cost is that of the smaller side.
+// p×p matrix C is smaller, and it is factorised directly instead
+// (O(np² + p³)): by Cholesky when it is positive definite, by
+// eigen-decomposition when some direction is over budget. The cost is that
+// of the smaller side.
 //
 // A LowRank keeps its workspace between calls and allocates only when n or p
 // grows.

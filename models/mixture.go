@@ -82,6 +82,9 @@ func (Mixture) Dim() int { return 1 }
 // between the two passes of the log-sum-exp; more are computed twice.
 const maxTerms = 16
 
+// tiny is a log-ratio below which exp(tiny) < 2⁻⁵³ (= 1.1e-16; 53 ln 2 = 36.7).
+const tiny = -37.0
+
 // logTerms returns the largest log-term and Σ exp(term − max), for a stable
 // log-sum-exp; with grad it also returns Σ exp(term − max)·(θ − μ_k)/s_k².
 // mx is −Inf when every term underflows to −Inf (|θ − μ_k|/s_k so large
@@ -101,6 +104,23 @@ func (m Mixture) logTerms(x float64, grad bool) (mx, sum, dsum float64) {
 	}
 	if math.IsInf(mx, -1) {
 		return mx, 0, 0
+	}
+	if !grad && K <= maxTerms {
+		// Where every other term lies below the largest by more than
+		// 37 + log K, each exp(term − max) is below 2⁻⁵³/K: added in any
+		// order, with 1 among them, they round to exactly 1, so the sum is
+		// 1 without an exponential (the gradient's sum, whose terms are
+		// not dwarfed by a 1, always takes them).
+		small := true
+		for k := range K {
+			if d := buf[k] - mx; d != 0 && !(d < tiny-math.Log(float64(K))) {
+				small = false
+				break
+			}
+		}
+		if small {
+			return mx, 1, 0
+		}
 	}
 	for k := range K {
 		t := buf[k%maxTerms]
@@ -152,6 +172,9 @@ func (m Mixture) U(theta []float64) float64 {
 			return x
 		}
 		return math.Inf(1)
+	}
+	if sum == 1 {
+		return -(mx + 0) // log 1 = 0 exactly, and the same signed zero
 	}
 	return -(mx + math.Log(sum))
 }

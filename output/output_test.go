@@ -149,3 +149,23 @@ func TestStreamWriteFloatsAllocs(t *testing.T) {
 		t.Errorf("WriteFloats allocates %v times per row", a)
 	}
 }
+
+// "wrote" lists only the files written: a failed write is left out.
+func TestDirListsOnlyWritten(t *testing.T) {
+	d, err := Prepare(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteFile("a.json", func(w io.Writer) error { _, err := w.Write([]byte("{}")); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.WriteFile("b.json", func(io.Writer) error { return errors.New("boom") }); err == nil {
+		t.Fatal("failed write reported no error")
+	}
+	if got := d.Written(); len(got) != 1 || got[0] != "a.json" {
+		t.Errorf("Written() = %q, want [a.json]", got)
+	}
+	if _, err := os.Stat(d.File("b.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("b.json exists after its write failed (%v)", err)
+	}
+}

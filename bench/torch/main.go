@@ -54,9 +54,25 @@ func main() {
 	}
 }
 
+// findPython returns the first interpreter that imports torch and numpy:
+// the one on PATH, else Debian's, where python3-torch installs (a PATH
+// python3 from pyenv or a virtual environment does not see it).
+func findPython() (string, string) {
+	why := ""
+	for _, py := range []string{"python3", "/usr/bin/python3"} {
+		out, err := exec.Command(py, "-c", "import torch, numpy").CombinedOutput()
+		if err == nil {
+			return py, ""
+		}
+		why += fmt.Sprintf("%s: %v: %s; ", py, err, lastLine(out))
+	}
+	return "", why
+}
+
 func run(rounds, steps int) error {
-	if out, err := exec.Command("python3", "-c", "import torch").CombinedOutput(); err != nil {
-		fmt.Printf("SKIPPED: python3 cannot import torch (%v: %s); install Debian's python3-torch to run the comparison\n", err, lastLine(out))
+	py, why := findPython()
+	if py == "" {
+		fmt.Printf("SKIPPED: no python3 imports torch and numpy (%s); install Debian's python3-torch to run the comparison\n", why)
 		return nil
 	}
 	_, self, _, _ := runtime.Caller(0)
@@ -86,16 +102,16 @@ func run(rounds, steps int) error {
 		if err != nil {
 			return err
 		}
-		t64, err := torchLoop(script, data, steps, "float64")
+		t64, err := torchLoop(py, script, data, steps, "float64")
 		if err != nil {
 			return err
 		}
-		t32, err := torchLoop(script, data, steps, "float32")
+		t32, err := torchLoop(py, script, data, steps, "float32")
 		if err != nil {
 			return err
 		}
 		if r == 0 {
-			fmt.Printf("(torch %s, %d thread)\n", t64.Torch, t64.Threads)
+			fmt.Printf("(%s, torch %s, %d thread)\n", py, t64.Torch, t64.Threads)
 		}
 		ratios = append(ratios, t64.CPUPerSt/cpu)
 		ratios32 = append(ratios32, t32.CPUPerSt/cpu)
@@ -137,8 +153,8 @@ func goLoop(s *exchange.Sampler, steps int) (wall, cpu float64, err error) {
 	return float64(w.Nanoseconds()) / float64(steps), float64(c.Nanoseconds()) / float64(steps), nil
 }
 
-func torchLoop(script, data string, steps int, dtype string) (torchRun, error) {
-	cmd := exec.Command("python3", script, data, strconv.Itoa(N), strconv.Itoa(p), strconv.Itoa(n), strconv.FormatFloat(eta, 'g', -1, 64), strconv.Itoa(steps), dtype)
+func torchLoop(py, script, data string, steps int, dtype string) (torchRun, error) {
+	cmd := exec.Command(py, script, data, strconv.Itoa(N), strconv.Itoa(p), strconv.Itoa(n), strconv.FormatFloat(eta, 'g', -1, 64), strconv.Itoa(steps), dtype)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {

@@ -83,6 +83,9 @@ func TestDocsOnlyAtFullSize(t *testing.T) {
 		{[]string{"reproduce", "heat", "--docs", "--keep", "200", "--early", "100"}, "--docs with --"},
 		{[]string{"reproduce", "minibatch", "--docs", "--smoke"}, "--docs with --smoke"},
 		{[]string{"reproduce", "minibatch-sd", "--docs", "--smoke"}, "--docs with --smoke"},
+		{[]string{"reproduce", "ladder", "--docs", "--smoke"}, "--docs with --smoke"},
+		{[]string{"reproduce", "ladder", "--docs", "--budget", "1e5"}, "--docs with --budget"},
+		{[]string{"reproduce", "ladder-heat", "--docs", "--keep", "200"}, "--docs with --keep 200"},
 		{[]string{"reproduce", "gmm", "--docs", "--out", "x"}, "--docs and --out"},
 	} {
 		if err := run(t, c.args...); err == nil || !strings.Contains(err.Error(), c.want) {

@@ -42,6 +42,8 @@ type gmmFlags struct {
 	Concurrent bool    `json:"concurrent"`
 	chainFlags
 	Out string `json:"-"`
+
+	Ladder ladderFlags `json:"ladder"`
 }
 
 // runSummary is the JSON summary of a sampling run.
@@ -51,6 +53,9 @@ type runSummary struct {
 	WallSeconds float64        `json:"wall_seconds"`
 	Metrics     map[string]any `json:"metrics,omitempty"` // of the pooled draws
 	chainsSummary
+	// Ladders are each chain's ladder: rejection, barrier and round trips
+	// (K ≥ 2), with the tuning rounds under --levels auto.
+	Ladders []*ladderSummary `json:"ladders,omitempty"`
 }
 
 func init() {
@@ -78,7 +83,7 @@ taken: after an error, Ctrl-C or SIGTERM the files hold every draw taken.`,
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau1, "tau1", 1, "cold temperature τ1")
 	fl.Float64Var(&f.Tau2, "tau2", 10, "hot temperature τ2")
-	fl.IntVar(&f.Levels, "levels", 2, "temperature levels K, spaced geometrically from τ1 to τ2; every level above the coldest uses the hot estimator")
+	addLadderFlags(fl, &f.Ladder)
 	fl.Float64Var(&f.Eta, "eta", 0.03, "step size η (with --decay-gamma > 0: η_k = eta·(b/(b + k))^γ)")
 	fl.Float64Var(&f.DecayB, "decay-b", 1000, "decreasing step size: b")
 	fl.Float64Var(&f.DecayGamma, "decay-gamma", 0, "decreasing step size: γ in (0.5, 1] (0: constant η)")
@@ -98,22 +103,24 @@ taken: after an error, Ctrl-C or SIGTERM the files hold every draw taken.`,
 
 // validate checks every flag before any work.
 func (f *gmmFlags) validate() error {
-	if _, err := exchange.ParseMethod(f.Method); err != nil {
+	m, err := exchange.ParseMethod(f.Method)
+	if err != nil {
 		return fmt.Errorf("--method: %w", err)
 	}
+	if err := f.Ladder.parse(m, f.SwapA); err != nil {
+		return err
+	}
+	f.Levels = f.Ladder.k
 	if _, err := f.chainFlags.ids(); err != nil {
 		return err
 	}
 	if err := firstError(positive("--tau1", f.Tau1), positive("--tau2", f.Tau2), positive("--eta", f.Eta),
 		nonNegative("--swap-a", f.SwapA), within("--a1", f.A1, 0, 1), within("--decay-gamma", f.DecayGamma, 0, 1),
-		atLeast("--levels", f.Levels, 1), runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
+		runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
 		return err
 	}
 	if f.Method != "sgld" && !(f.Tau2 > f.Tau1) {
 		return fmt.Errorf("--tau2 = %v: must exceed --tau1 = %v", f.Tau2, f.Tau1)
-	}
-	if f.Method != "sgld" && f.Levels < 2 {
-		return fmt.Errorf("--levels = %d: %s needs at least 2", f.Levels, f.Method)
 	}
 	if f.SwapA*f.Eta > 1 {
 		return fmt.Errorf("--swap-a = %v: a·η = %v exceeds 1 (lower --swap-a, or 0 for a swap attempt every step)", f.SwapA, f.SwapA*f.Eta)
@@ -157,7 +164,8 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		f.Repeats, f.Period = 0, 0
 	}
 	// build makes chain id's ladder: estimators, variance models and random
-	// streams of its own.
+	// streams of its own; with --levels auto it tunes the ladder first.
+	cfgs, tunings := map[int]exchange.Config{}, map[int]*exchange.Adapted{}
 	build := func(id int) (*exchange.Sampler, error) {
 		cold, hot := models.PaperFixedNoise(mix)
 		setup := exchange.Setup{
@@ -171,21 +179,31 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 			mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
 			setup.ColdVar, setup.HotVar = mk, mk
 		}
+		if _, err := m.Config(setup); err != nil { // every setting checked before tuning
+			return nil, err
+		}
+		inits, tuning, err := f.Ladder.ladder(m, &setup, []float64{0})
+		if err != nil {
+			return nil, err
+		}
 		cfg, err := m.Config(setup)
 		if err != nil {
 			return nil, err
 		}
-		inits := make([][]float64, len(cfg.Levels))
-		for l := range inits {
-			inits[l] = []float64{0}
+		if inits == nil {
+			inits = make([][]float64, len(cfg.Levels))
+			for l := range inits {
+				inits[l] = []float64{0}
+			}
 		}
+		cfgs[id], tunings[id] = cfg, tuning
 		return exchange.New(cfg, inits)
 	}
 	settings, err := settingsOf(f)
 	if err != nil {
 		return err
 	}
-	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0, "density.png", "density.svg")...)
+	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0, "density.png", "density.svg", "rounds.csv", "ladder-trace.png", "ladder-trace.svg")...)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -236,7 +254,9 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 			out.Record("density.png", "density.svg")
 		}
 	}
-	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, nil))
+	warns, err := f.Ladder.report(out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
+	errs = append(errs, err)
+	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, warns))
 	return errors.Join(errs...)
 }
 

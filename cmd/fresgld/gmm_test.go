@@ -131,3 +131,95 @@ func TestGMMDivergence(t *testing.T) {
 		t.Errorf("chain-1.csv: stopped %q with %d draws", c.Stats.Stopped, len(c.Cols[0]))
 	}
 }
+
+func TestGMMLadderAuto(t *testing.T) {
+	out := t.TempDir()
+	if err := run(t, "gmm", "--levels", "auto", "--swaps", "deo", "--window", "2", "--auto-rounds", "2", "--auto-first", "100",
+		"--keep", "200", "--burn", "0", "--thin", "2", "--chains", "2", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Ladders []struct {
+			Taus       []float64  `json:"taus"`
+			Scheme     string     `json:"scheme"`
+			Rejection  []*float64 `json:"rejection"`
+			Lambda     float64    `json:"lambda"`
+			RoundTrips int        `json:"round_trips"`
+			Tuning     struct {
+				Rounds []struct {
+					Steps int `json:"steps"`
+				} `json:"rounds"`
+			} `json:"tuning"`
+		} `json:"ladders"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Ladders) != 2 {
+		t.Fatalf("%d ladders in the summary, want one per chain (2)", len(sum.Ladders))
+	}
+	lines := 1
+	for _, L := range sum.Ladders {
+		if L.Scheme != "deo" || len(L.Tuning.Rounds) != 2 || L.Tuning.Rounds[1].Steps != 200 || len(L.Rejection) != len(L.Taus)-1 ||
+			L.Taus[0] != 1 || L.Taus[len(L.Taus)-1] != 10 || !(L.Lambda > 0) {
+			t.Errorf("ladder summary %+v", L)
+		}
+		lines += len(L.Tuning.Rounds) + 1
+	}
+	csv, _ := os.ReadFile(filepath.Join(out, "rounds.csv"))
+	if n := strings.Count(string(csv), "\n"); n != lines {
+		t.Errorf("rounds.csv has %d lines, want %d: a header, then each chain's rounds and its sampling run", n, lines)
+	}
+	for _, f := range []string{"ladder-trace.png", "ladder-trace.svg"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty", f)
+		}
+	}
+}
+
+func TestGMMLadderBadSettings(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--swaps", "odd"}, `--swaps: unknown swap scheme "odd"`},
+		{[]string{"--swaps", "deo", "--window", "0"}, "--window = 0"},
+		{[]string{"--window", "3"}, "--window = 3"},
+		{[]string{"--swaps", "deo", "--swap-a", "1"}, "--swap-a = 1"},
+		{[]string{"--levels", "many"}, `--levels "many"`},
+		{[]string{"--levels", "auto", "--method", "sgld"}, "--levels auto"},
+		{[]string{"--levels", "auto", "--auto-rounds", "0"}, "--auto-rounds = 0"},
+		{[]string{"--levels", "auto", "--auto-levels", "1"}, "--auto-levels = 1"},
+		{[]string{"--levels", "auto", "--max-levels", "3"}, "--max-levels = 3"},
+	} {
+		err := run(t, append([]string{"gmm", "--out", t.TempDir()}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one containing %q", c.args, err, c.want)
+		}
+	}
+}
+
+// TestGMMLadderWarning: two levels at τ = 1 and 100 on the mixture reject
+// nearly every swap; the run says so, with the number and a remedy, on
+// stderr and in summary.json.
+func TestGMMLadderWarning(t *testing.T) {
+	out := t.TempDir()
+	if err := run(t, "gmm", "--tau2", "100", "--keep", "500", "--burn", "100", "--thin", "2", "--chains", "1", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	var sum struct {
+		Warnings []string `json:"warnings"`
+	}
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range sum.Warnings {
+		found = found || (strings.Contains(w, "levels 1–2 (τ = 1, 100) rejected") && strings.Contains(w, "--levels auto"))
+	}
+	if !found {
+		t.Errorf("no warning about the rejecting pair in %q", sum.Warnings)
+	}
+}

@@ -64,6 +64,7 @@ type logisticSummary struct {
 	BatchRule     string                `json:"batch_rule,omitempty"`
 	Swap          *swapChoice           `json:"swap_energies,omitempty"`
 	SwapNoise     []float64             `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
+	SwapCost      *swapCost             `json:"swap_cost,omitempty"`  // per-example evaluations, all chains
 	chainsSummary
 }
 
@@ -425,10 +426,13 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 		var lines []string
 		sum.SwapNoise, lines = swapNoise(ladders, sum.Swap.Mode)
+		c := swapCosts(ladders)
+		sum.SwapCost = &c
+		lines = append(lines, fmt.Sprintf("swap cost: %.4g per-example evaluations of swap energies and %.4g of anchor passes, %.1f%% of the %.4g of gradients", c.Energies, c.Anchors, 100*(c.Energies+c.Anchors)/c.Gradients, c.Gradients))
 		for _, l := range lines {
 			fmt.Println(l)
 		}
-		extra = append(extra, noiseWarnings(sum.SwapNoise)...)
+		extra = append(extra, noiseWarnings(sum.SwapNoise, sum.Swap.Mode)...)
 	}
 	return finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra)
 }

@@ -56,7 +56,7 @@ func logisticCurvature(lr *models.Logistic) (curvature, error) {
 		}
 		return curvature{lmin: lmin, lmax: lmax, mode: mode, note: fmt.Sprintf("λ_max = %.4g at the posterior mode", lmax)}, nil
 	}
-	lmax := lr.CurvatureBound(1e-4, 200)
+	lmax := lr.CurvatureBound(1e-3, 100)
 	return curvature{lmax: lmax, note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (N·p² = %.3g: a Hessian at the mode would cost more than the run)", lmax, N*p*p)}, nil
 }
 

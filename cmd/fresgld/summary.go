@@ -201,7 +201,7 @@ func remediesFor(command string) remedies {
 	switch command {
 	case "logistic":
 		r.Clamp = "lower --eta or raise --batch (cold level) or lower --hot-share (hot levels)"
-		r.NoSwap += " or give exact swap energies (--swap-batch N, N the data size)"
+		r.NoSwap += " or give exact swap energies (--swap-energies exact), or more levels (--levels)"
 		r.NoAttempt = "raise --swap-rate"
 	case "gmm":
 		r.NoSwap += " or add levels (--levels)"

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/fresgld/fresgld/exchange"
 )
@@ -95,14 +96,46 @@ func swapNoise(ladders []exchange.Stats, mode string) (noise []float64, lines []
 }
 
 // noiseWarnings names the pairs whose swaps the noise governs, with the
-// number and the remedies.
-func noiseWarnings(noise []float64) []string {
+// number and the remedies other than the mode in use.
+func noiseWarnings(noise []float64, mode string) []string {
+	var rem []string
+	for _, r := range []struct{ mode, text string }{
+		{"", "a larger energy batch (--swap-batch)"},
+		{"cv", "control variates (--swap-energies cv)"},
+		{"", "more levels (--levels)"},
+		{"exact", "exact swaps every W steps (--swap-energies exact --exact-every W)"},
+	} {
+		if r.mode == "" || r.mode != mode {
+			rem = append(rem, r.text)
+		}
+	}
 	var w []string
 	for l, v := range noise {
 		if v > 1 {
-			w = append(w, fmt.Sprintf("levels %d and %d: swaps are governed by noise: mean τδ²V/2 = %.3g nats > 1, so acceptance is at most about %.3g whatever the states; remedies: a larger energy batch (--swap-batch), control variates (--swap-energies cv), more levels (--levels), or exact swaps every W steps (--swap-energies exact --exact-every W)",
-				l+1, l+2, v, math.Exp(-v)))
+			w = append(w, fmt.Sprintf("levels %d and %d: swaps are governed by noise: mean τδ²V/2 = %.3g nats > 1, so acceptance is at most about e^-%.3g whatever the states; remedies: %s",
+				l+1, l+2, v, v, strings.Join(rem, ", ")))
 		}
 	}
 	return w
+}
+
+// swapCost splits a run's per-example evaluations: gradients (variance
+// estimation included), swap energies (pilot draws included) and anchor
+// passes.
+type swapCost struct {
+	Gradients float64 `json:"gradients"`
+	Energies  float64 `json:"swap_energies"`
+	Anchors   float64 `json:"anchor_passes"`
+}
+
+func swapCosts(ladders []exchange.Stats) swapCost {
+	var c swapCost
+	for _, st := range ladders {
+		for _, l := range st.Levels {
+			c.Gradients += l.Cost.TotalGrad().Units
+			c.Energies += l.Cost.TotalEnergy().Units
+			c.Anchors += l.Cost.Anchor.Units
+		}
+	}
+	return c
 }

@@ -52,9 +52,13 @@ func TestSwapNoiseAndWarnings(t *testing.T) {
 	if len(noise) != 1 || noise[0] != 5 || !strings.Contains(lines[0], "mean τδ²V/2 = 5 nats over 40 attempts") {
 		t.Errorf("noise %v, lines %q", noise, lines)
 	}
-	w := noiseWarnings([]float64{0.5, 12.5})
+	w := noiseWarnings([]float64{0.5, 12.5}, "pair")
 	if len(w) != 1 || !strings.Contains(w[0], "levels 2 and 3") || !strings.Contains(w[0], "12.5 nats > 1") || !strings.Contains(w[0], "--swap-energies cv") {
 		t.Errorf("warnings %q", w)
+	}
+	// The mode in use is not offered as its own remedy.
+	if w := noiseWarnings([]float64{2190}, "cv"); len(w) != 1 || strings.Contains(w[0], "--swap-energies cv") || !strings.Contains(w[0], "e^-2.19e+03") {
+		t.Errorf("cv warnings %q", w)
 	}
 }
 
@@ -95,10 +99,14 @@ func TestLogisticSwapEnergies(t *testing.T) {
 				Rule string `json:"rule"`
 			} `json:"swap_energies"`
 			Noise []float64 `json:"swap_noise"`
+			Cost  swapCost  `json:"swap_cost"`
 		}
 		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 		if err := json.Unmarshal(b, &sum); err != nil {
 			t.Fatal(err)
+		}
+		if mode == "cv" && !(sum.Cost.Anchors > 0 && sum.Cost.Energies > 0 && sum.Cost.Gradients > 0) {
+			t.Errorf("cv: swap cost %+v", sum.Cost)
 		}
 		if sum.Swap.Mode == "" || sum.Swap.Rule == "" || (mode != "auto" && sum.Swap.Mode != mode) || len(sum.Noise) != 1 {
 			t.Errorf("%s: summary swap %+v, noise %v", mode, sum.Swap, sum.Noise)

@@ -56,7 +56,7 @@ func frac(x float64) string {
 
 // Markdown writes the tuning table.
 func (t Tuning) Markdown(w io.Writer, pr minibatch.Problem) {
-	fmt.Fprintf(w, "Tuning run (seeds %d–%d, never used below): every exchange method under every swap-energy mode; the mode with the lowest final %s (draw excluded; ties broken by the higher swap acceptance) is chosen.\n\n", TuneSeed, TuneSeed+t.Seeds-1, pr.Metrics[0])
+	fmt.Fprintf(w, "Tuning run (seeds %d–%d, never used below): every exchange method under every swap-energy mode; the mode with the lowest final %s (draw excluded) is chosen.\n\n", TuneSeed, TuneSeed+t.Seeds-1, pr.Metrics[0])
 	swapRows(w, pr.Metrics[0], t.Groups, len(pr.Setting.Budgets)-1)
 	fmt.Fprintf(w, "Chosen:")
 	for _, m := range []string{"resgld", "mresgld", "fresgld"} {

@@ -57,6 +57,7 @@ type Result struct {
 // of levels temperatures spaced geometrically from τ1 to τ2 (0: two).
 // Swap counts and noise are pooled over the ladder's adjacent pairs.
 func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, levels int, seed uint64) (Result, error) {
+
 	st := pr.Setting
 	res := Result{Method: string(m), Mode: mode.String(), Seed: seed, MinLogS: math.Inf(1)}
 	cold, err := target.NewMinibatch(pr.Terms, st.NCold)

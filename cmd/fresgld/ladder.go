@@ -1,0 +1,323 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/pflag"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/figure"
+	"github.com/fresgld/fresgld/output"
+)
+
+// ladderFlags are the temperature-ladder settings shared by the commands
+// that run a ladder: how many levels (or auto), which swap scheme, and the
+// adaptive schedule's rounds.
+type ladderFlags struct {
+	Levels     string `json:"levels"`
+	Swaps      string `json:"swaps"`
+	Window     int    `json:"window"`
+	AutoStart  int    `json:"auto_start_levels,omitempty"`
+	AutoRounds int    `json:"auto_rounds,omitempty"`
+	AutoFirst  int    `json:"auto_first_round,omitempty"`
+	AutoGrow   bool   `json:"auto_grow,omitempty"`
+	MaxLevels  int    `json:"max_levels,omitempty"`
+
+	k      int // parsed --levels (the starting K when auto)
+	auto   bool
+	scheme exchange.Scheme
+}
+
+func addLadderFlags(fl *pflag.FlagSet, f *ladderFlags) {
+	fl.StringVar(&f.Levels, "levels", "2", "temperature levels K, spaced geometrically from τ1 to τ2 (every level above the coldest uses the hot estimator), or auto: tune the ladder first (see --auto-*)")
+	fl.StringVar(&f.Swaps, "swaps", "sweep", "swap scheme: sweep (every adjacent pair every step, coldest first) or deo (even pairs on even rounds, odd on odd: non-reversible)")
+	fl.IntVar(&f.Window, "window", 1, "DEO round length W in steps: each offered pair is attempted once, at the round's last step")
+	fl.IntVar(&f.AutoStart, "auto-levels", 4, "--levels auto: levels of the starting geometric ladder")
+	fl.IntVar(&f.AutoRounds, "auto-rounds", 6, "--levels auto: tuning rounds; round n runs auto-first·2^n steps")
+	fl.IntVar(&f.AutoFirst, "auto-first", 500, "--levels auto: steps of the first tuning round")
+	fl.BoolVar(&f.AutoGrow, "auto-grow", true, "--levels auto: add levels up to the recommended K ≈ 2Λ̂")
+	fl.IntVar(&f.MaxLevels, "max-levels", 16, "--levels auto: most levels --auto-grow may reach")
+}
+
+// parse checks the flags before any work; errors name the flag.
+func (f *ladderFlags) parse(method exchange.Method, swapA float64) error {
+	// The fields are bound to flags, which keep their values from one
+	// command line to the next in one process: derive, never assign them.
+	f.auto = false
+	var err error
+	if f.scheme, err = exchange.ParseScheme(f.Swaps); err != nil {
+		return fmt.Errorf("--swaps: %w", err)
+	}
+	switch {
+	case f.Window < 1:
+		return fmt.Errorf("--window = %d: must be at least 1", f.Window)
+	case f.scheme == exchange.Sweep && f.Window != 1:
+		return fmt.Errorf("--window = %d: only --swaps deo has rounds longer than one step", f.Window)
+	case f.scheme == exchange.DEO && swapA != 0:
+		return fmt.Errorf("--swap-a = %v: --swaps deo attempts each offered pair once a round; leave --swap-a at 0", swapA)
+	}
+	if f.Levels == "auto" {
+		f.auto, f.k = true, f.AutoStart
+		switch {
+		case method == exchange.SGLDMethod:
+			return fmt.Errorf("--levels auto: method %s runs one chain, there is no ladder to tune", method)
+		case f.AutoStart < 2:
+			return fmt.Errorf("--auto-levels = %d: a ladder needs at least 2", f.AutoStart)
+		case f.AutoRounds < 1:
+			return fmt.Errorf("--auto-rounds = %d: must be at least 1", f.AutoRounds)
+		case f.AutoFirst < 1:
+			return fmt.Errorf("--auto-first = %d: must be at least 1", f.AutoFirst)
+		case f.AutoGrow && f.MaxLevels < f.AutoStart:
+			return fmt.Errorf("--max-levels = %d: fewer than --auto-levels = %d", f.MaxLevels, f.AutoStart)
+		}
+		return nil
+	}
+	if f.k, err = strconv.Atoi(f.Levels); err != nil {
+		return fmt.Errorf("--levels %q: want a whole number of levels or auto", f.Levels)
+	}
+	if f.k < 2 && method != exchange.SGLDMethod {
+		return fmt.Errorf("--levels = %d: a ladder needs at least 2", f.k)
+	}
+	return nil
+}
+
+// ladder sets the scheme into setup and, with --levels auto, tunes the
+// temperatures (written into setup.Taus). It returns the initial states of
+// the sampling run and the tuning report (nil without auto).
+func (f *ladderFlags) ladder(m exchange.Method, setup *exchange.Setup, init []float64) ([][]float64, *exchange.Adapted, error) {
+	setup.Scheme, setup.Window, setup.Levels = f.scheme, f.Window, f.k
+	if !f.auto {
+		return nil, nil, nil
+	}
+	taus, err := exchange.Geometric(setup.Tau1, setup.Tau2, f.AutoStart)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--tau1/--tau2: %w", err)
+	}
+	inits := make([][]float64, len(taus))
+	for l := range inits {
+		inits[l] = init
+	}
+	ad, err := exchange.Adapt(m.Build(*setup), taus, inits, exchange.AdaptOptions{Rounds: f.AutoRounds, First: f.AutoFirst, Grow: f.AutoGrow, MaxLevels: f.MaxLevels})
+	if err != nil {
+		return nil, nil, err
+	}
+	setup.Taus = ad.Taus
+	return ad.States, &ad, nil
+}
+
+// ladderSummary is the sampling run's ladder: where the levels were, how
+// often each pair rejected, and how the replicas travelled.
+type ladderSummary struct {
+	Steps  int       `json:"steps"`
+	Taus   []float64 `json:"taus"`
+	Scheme string    `json:"scheme"`
+	Window int       `json:"window"`
+	// Rejection is per pair, under the noisy rule (null for a pair never
+	// attempted); Lambda is Λ̂ = Σ rejection, null if any pair is null.
+	Rejection []*float64 `json:"rejection"`
+	Lambda    *float64   `json:"lambda"`
+	// RoundTrips and Restarts are summed over replicas; TripRate is per
+	// round (per step under sweep), Bound the non-reversible rate
+	// 1/(2 + 2Λ̂) it approaches with many levels and fresh energies.
+	RoundTrips  int               `json:"round_trips"`
+	Restarts    int               `json:"restarts"`
+	TripRate    float64           `json:"round_trip_rate"`
+	Bound       *float64          `json:"rate_bound"`
+	Recommended *int              `json:"recommended_levels"`
+	Tuning      *exchange.Adapted `json:"tuning,omitempty"`
+}
+
+func summariseLadder(cfg exchange.Config, st exchange.Stats, ad *exchange.Adapted) *ladderSummary {
+	if len(cfg.Levels) < 2 {
+		return nil
+	}
+	s := &ladderSummary{Steps: st.Steps, Scheme: cfg.Swap.Scheme.String(), Window: max(cfg.Swap.Window, 1), Tuning: ad}
+	for _, lv := range cfg.Levels {
+		s.Taus = append(s.Taus, lv.Tau)
+	}
+	lam := 0.0
+	for _, p := range st.Pairs {
+		if p.Attempts == 0 {
+			s.Rejection, lam = append(s.Rejection, nil), math.NaN()
+			continue
+		}
+		r := p.Rejection()
+		s.Rejection = append(s.Rejection, &r)
+		lam += r
+	}
+	t := exchange.Sum(st.Replicas)
+	s.RoundTrips, s.Restarts = t.RoundTrips, t.Restarts
+	if st.Steps > 0 {
+		s.TripRate = float64(s.RoundTrips) / float64(cfg.Swap.Round(st.Steps-1)+1)
+	}
+	if !math.IsNaN(lam) {
+		bound, rec := 1/(2+2*lam), max(2, int(math.Ceil(2*lam)))
+		s.Lambda, s.Bound, s.Recommended = &lam, &bound, &rec
+	}
+	return s
+}
+
+// print writes the per-round table: the tuning rounds, then the sampling run.
+func (s *ladderSummary) print() {
+	fmt.Println("round  steps     Λ̂      round trips  rate/round  1/(2+2Λ̂)  rejection per pair")
+	row := func(name string, steps int, lam float64, trips int, rate, bound float64, rej string) {
+		fmt.Printf("%-6s %-9d %-7.3f %-12d %-11.4f %-10.4f %s\n", name, steps, lam, trips, rate, bound, rej)
+	}
+	if s.Tuning != nil {
+		for _, r := range s.Tuning.Rounds {
+			row(strconv.Itoa(r.Round), r.Steps, r.Lambda, r.RoundTrips, r.TripRate, r.Bound, joinFloats(r.Rejection, "%.3f", " "))
+		}
+	}
+	if s.Lambda == nil {
+		fmt.Printf("sample %-9d a pair was never offered a swap: no barrier estimate; %d round trips\n", s.Steps, s.RoundTrips)
+		return
+	}
+	row("sample", s.Steps, *s.Lambda, s.RoundTrips, s.TripRate, *s.Bound, joinOpt(s.Rejection, "%.3f", " "))
+	fmt.Printf("ladder: %d levels τ = %s (%s swaps, window %d); Λ̂ = %.3f, recommended K ≈ 2Λ̂ = %d\n",
+		len(s.Taus), joinFloats(s.Taus, "%.4g", ", "), s.Scheme, s.Window, *s.Lambda, *s.Recommended)
+}
+
+// report summarises every chain's ladder into dst, prints the per-round
+// table of the first chain (one line for each other), and writes rounds.csv
+// (every chain's tuning rounds and sampling run, with cost) and the first
+// chain's ladder trace (ladder-trace.png/svg) into out. It returns the
+// warnings of ladders that barely communicate. Nothing for K = 1.
+func (f *ladderFlags) report(out *output.Dir, chains []*stanChain, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted, dst *[]*ladderSummary, title string) ([]string, error) {
+	var warns []string
+	for i, c := range chains {
+		id := c.Header.ID
+		s := summariseLadder(cfgs[id], c.Ladder, tunings[id])
+		if s == nil {
+			return nil, nil
+		}
+		*dst = append(*dst, s)
+		warns = append(warns, s.warnings(id)...)
+		if i == 0 {
+			fmt.Printf("chain %d's ladder:\n", id)
+			s.print()
+		} else if s.Lambda != nil {
+			fmt.Printf("chain %d's ladder: %d levels, Λ̂ = %.3f, %d round trips (%.4f a round; 1/(2+2Λ̂) = %.4f)\n", id, len(s.Taus), *s.Lambda, s.RoundTrips, s.TripRate, *s.Bound)
+		}
+	}
+	err := out.WriteFile("rounds.csv", func(w io.Writer) error {
+		fmt.Fprintln(w, "chain,round,steps,levels,lambda,round_trips,restarts,round_trip_rate,rate_bound,grad_units,energy_units,taus,rejection")
+		for i, c := range chains {
+			writeRounds(w, c.Header.ID, (*dst)[i], c.Ladder)
+		}
+		return nil
+	})
+	return warns, errors.Join(err, ladderTrace(out, chains[0], title))
+}
+
+// poorRejection is the rejection rate above which a pair is reported as
+// barely communicating: fewer than one attempt in ten swaps, so a replica
+// waits ten rounds on average to cross it.
+const poorRejection = 0.9
+
+// warnings says where a chain's ladder barely communicates, with the number
+// and a remedy: a pair that rejects nearly every swap, and a run in which no
+// replica went from the coldest level to the hottest and back (the cold
+// level then never received a state mixed at the hottest level).
+func (s *ladderSummary) warnings(id int) []string {
+	var w []string
+	for l, r := range s.Rejection {
+		if r != nil && *r > poorRejection {
+			w = append(w, fmt.Sprintf("chain %d: levels %d–%d (τ = %.4g, %.4g) rejected %.1f%% of their swap attempts: the ladder barely communicates there; add levels (--levels auto, or more --levels)", id, l+1, l+2, s.Taus[l], s.Taus[l+1], 100**r))
+		}
+	}
+	if s.RoundTrips == 0 {
+		w = append(w, fmt.Sprintf("chain %d: no replica made a round trip between the coldest and the hottest level in %d steps, so the cold level never received a state mixed at the hottest: run longer or tune the ladder (--levels auto)", id, s.Steps))
+	}
+	return w
+}
+
+// writeRounds writes one chain's rows of rounds.csv: its tuning rounds and
+// its sampling run.
+func writeRounds(w io.Writer, id int, s *ladderSummary, st exchange.Stats) {
+	if s.Tuning != nil {
+		for _, r := range s.Tuning.Rounds {
+			fmt.Fprintf(w, "%d,%d,%d,%d,%g,%d,%d,%g,%g,%g,%g,%s,%s\n", id, r.Round, r.Steps, len(r.Taus), r.Lambda, r.RoundTrips, r.Restarts, r.TripRate, r.Bound,
+				r.GradUnits, r.EnergyUnits, joinFloats(r.Taus, "%g", ";"), joinFloats(r.Rejection, "%g", ";"))
+		}
+	}
+	var g, e float64
+	for _, lv := range st.Levels {
+		g += lv.Cost.TotalGrad().Units
+		e += lv.Cost.TotalEnergy().Units
+	}
+	lam, bound := "", ""
+	if s.Lambda != nil {
+		lam, bound = fmt.Sprint(*s.Lambda), fmt.Sprint(*s.Bound)
+	}
+	fmt.Fprintf(w, "%d,sample,%d,%d,%s,%d,%d,%g,%s,%g,%g,%s,%s\n", id, st.Steps, len(s.Taus), lam, s.RoundTrips, s.Restarts, s.TripRate, bound,
+		g, e, joinFloats(s.Taus, "%g", ";"), joinOpt(s.Rejection, "%g", ";"))
+}
+
+func joinFloats(xs []float64, format, sep string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = fmt.Sprintf(format, x)
+	}
+	return strings.Join(parts, sep)
+}
+
+// joinOpt is joinFloats with "null" for a missing value.
+func joinOpt(xs []*float64, format, sep string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = "null"
+		if x != nil {
+			parts[i] = fmt.Sprintf(format, *x)
+		}
+	}
+	return strings.Join(parts, sep)
+}
+
+// traceRecords is the most draws the ladder trace shows: more lines than a
+// figure's width can hold would hide every excursion.
+const traceRecords = 200
+
+// ladderTrace draws the level of each replica of chain c at its first
+// retained draws (the replica columns of its CSV) as ladder-trace.png/svg.
+func ladderTrace(out *output.Dir, c *stanChain, title string) error {
+	col := map[string]int{}
+	for j, n := range c.Columns {
+		col[n] = j
+	}
+	K := 0
+	for ; ; K++ {
+		if _, ok := col[replicaCol(K+1)]; !ok {
+			break
+		}
+	}
+	n := 0
+	if K > 0 {
+		n = min(len(c.Cols[col[replicaCol(1)]]), traceRecords)
+	}
+	if K < 2 || n == 0 {
+		return nil
+	}
+	steps, at := make([]int, n), make([][]int, n)
+	for i := range n {
+		steps[i] = c.Header.Burn + (i+1)*c.Header.Thin
+		at[i] = make([]int, K)
+		for l := range K {
+			at[i][l] = int(c.Cols[col[replicaCol(l+1)]][i]) - 1
+		}
+	}
+	p, err := figure.ReplicaTrace(fmt.Sprintf("%s, chain %d: level of each replica", title, c.Header.ID), steps, at)
+	if err != nil {
+		return err
+	}
+	if err := figure.Save(p, 8*vg.Inch, 4*vg.Inch, out.File("ladder-trace")); err != nil {
+		return err
+	}
+	out.Record("ladder-trace.png", "ladder-trace.svg")
+	return nil
+}

@@ -1,0 +1,31 @@
+package exchange
+
+import (
+	"testing"
+
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/target"
+)
+
+// The swap-energy machinery allocates nothing per swap ratio once warm: the
+// window rings, index drawer and anchors are made up front.
+func TestSwapEnergiesAllocateNothing(t *testing.T) {
+	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, ExactEnergies} {
+		est, _ := target.NewMinibatch(outliers, 3)
+		cfg := Config{Levels: []Level{
+			{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
+			{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
+		}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 1, Energies: Energies{Mode: mode, Terms: outliers, ExactEvery: 1}}
+		s, err := New(cfg, [][]float64{{0}, {1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, y := []float64{-40}, []float64{40}
+		for range 100 {
+			s.LogRatioNoise(0, x, y)
+		}
+		if a := testing.AllocsPerRun(200, func() { s.LogRatioNoise(0, x, y) }); a != 0 {
+			t.Errorf("%v: %v allocations per swap ratio", mode, a)
+		}
+	}
+}

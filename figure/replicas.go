@@ -1,0 +1,49 @@
+package figure
+
+import (
+	"fmt"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+)
+
+// ReplicaTrace draws the level of every replica against the step: the
+// replica-index trace of a tempering ladder. at[i][l] is the replica at level
+// l at the i-th record, made at step steps[i]. A well-mixing ladder shows each
+// line sweeping from the bottom to the top and back; a line stuck in a band
+// shows a pair that rarely swaps. One colour per replica; no legend, which
+// would cover the lines.
+func ReplicaTrace(title string, steps []int, at [][]int) (*plot.Plot, error) {
+	if len(at) == 0 || len(steps) != len(at) {
+		return nil, fmt.Errorf("replica trace: %d records at %d steps", len(at), len(steps))
+	}
+	K := len(at[0])
+	lines := make([]plotter.XYs, K)
+	for r := range lines {
+		lines[r] = make(plotter.XYs, len(at))
+	}
+	for i, row := range at {
+		for l, r := range row {
+			lines[r][i] = plotter.XY{X: float64(steps[i]), Y: float64(l)}
+		}
+	}
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = "step"
+	p.Y.Label.Text = "level (0 = coldest)"
+	for r, xy := range lines {
+		l, err := plotter.NewLine(xy)
+		if err != nil {
+			return nil, err
+		}
+		l.Width = vg.Points(0.8)
+		l.Color = Palette[r%len(Palette)]
+		if r >= len(Palette) {
+			l.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
+		}
+		p.Add(l)
+	}
+	p.Y.Min, p.Y.Max = -0.2, float64(K-1)+0.2
+	return p, nil
+}
