@@ -112,7 +112,7 @@ func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 			note = fmt.Sprintf("Exact mass on θ2 < 0: %.4f.\n\n", neg)
 		case name == "breast-cancer":
 			var ref minibatch.Reference
-			ref, err = breastCancerReference(&minibatchFlags{Reference: f.Reference, ReferenceSteps: 1000000})
+			ref, err = breastCancerReference(&minibatchFlags{Reference: f.Reference, ReferenceSteps: 1000000, Results: results})
 			if err == nil {
 				pr, err = minibatch.BreastCancerProblem(ref, sz)
 			}
