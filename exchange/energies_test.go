@@ -412,6 +412,14 @@ func TestEnergiesValidation(t *testing.T) {
 	if _, err := New(Config{Levels: lv(), Swap: Swap{Rule: Exact, PerStep: true}, Energies: Energies{Mode: PairEnergies, Terms: outliers}}, [][]float64{{0}, {0}}); err == nil {
 		t.Error("exact rule on minibatch swap energies: no error")
 	}
+	// DEO with exact energies every 10 steps would never try pair 0: its
+	// attempts at steps 9, 19, … all fall in odd rounds.
+	if _, err := New(Config{Levels: lv(), Swap: Swap{Rule: FReSGLD, Scheme: DEO, PerStep: true}, Energies: Energies{Mode: ExactEnergies, Terms: outliers, ExactEvery: 10}}, [][]float64{{0}, {0}}); err == nil {
+		t.Error("DEO with exact energies every 10 steps: no error")
+	}
+	if _, err := New(Config{Levels: lv(), Swap: Swap{Rule: FReSGLD, Scheme: DEO, Window: 10, PerStep: true}, Energies: Energies{Mode: ExactEnergies, Terms: outliers, ExactEvery: 1}}, [][]float64{{0}, {0}}); err != nil {
+		t.Errorf("DEO window 10 with exact energies at every attempt: %v", err)
+	}
 	for _, name := range energyModeNames {
 		if m, err := ParseEnergyMode(name); err != nil || m.String() != name {
 			t.Errorf("%q: %v, %v", name, m, err)
