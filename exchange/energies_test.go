@@ -457,3 +457,25 @@ func TestAnchorsTravelMeasured(t *testing.T) {
 		t.Errorf("travelling anchors' swap noise %.4g against the level anchors' %.4g (ratio %.3g): the choice now matters; revisit the default", noise[0], noise[1], r)
 	}
 }
+
+// TestStatsTotalCountsAnchors checks that the ladder's total, on which
+// methods are compared, holds the anchor passes of control-variate swap
+// energies: it equals the sum of every level's Cost.Total and the budget's
+// Sampler.Units, and exceeds the draws alone by the anchor units.
+func TestStatsTotalCountsAnchors(t *testing.T) {
+	s := cvSampler(t, 3, false)
+	for range 50 {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	var levels, anchors float64
+	for _, l := range st.Levels {
+		levels += l.Cost.Total()
+		anchors += l.Cost.Anchor.Units
+	}
+	if tot := st.Total().Units; !(anchors > 0) || tot != levels || tot != s.Units() {
+		t.Errorf("total %v units, levels' totals %v, Units %v, anchors %v", tot, levels, s.Units(), anchors)
+	}
+}
