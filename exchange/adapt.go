@@ -175,14 +175,14 @@ func adaptRound(build Build, taus []float64, states [][]float64, steps, n int) (
 func carry(old []float64, states [][]float64, taus []float64) [][]float64 {
 	out := make([][]float64, len(taus))
 	for i, tau := range taus {
-		best := 0
-		for l := range old {
-			if math.Abs(math.Log(old[l]/tau)) < math.Abs(math.Log(old[best]/tau)) {
-				best = l
+		best := i
+		if len(taus) != len(old) {
+			best = 0
+			for l := range old {
+				if math.Abs(math.Log(old[l]/tau)) < math.Abs(math.Log(old[best]/tau)) {
+					best = l
+				}
 			}
-		}
-		if len(taus) == len(old) {
-			best = i
 		}
 		out[i] = slices.Clone(states[best])
 	}

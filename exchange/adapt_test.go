@@ -90,12 +90,12 @@ func TestGaussAcceptLimits(t *testing.T) {
 	// E|U − U'| = 2/(πβ) for U = χ²₁/(2β)), so a close pair rejects
 	// (1/π)·ln(τ2/τ1) to first order; and noise only lowers acceptance
 	// (Jensen: E min(1, Ŝ) ≤ min(1, E Ŝ)).
-	if a := gaussAccept(1, 1+1e-9, 0); math.Abs(a-1) > 1e-6 {
+	if a := gaussAccept(1, 1+1e-9, 0); !(math.Abs(a-1) <= 1e-6) {
 		t.Errorf("acceptance between equal temperatures %v, want 1", a)
 	}
 	const tau1, ratio = 2.0, 1.01
 	r := 1 - gaussAccept(tau1, tau1*ratio, 0)
-	if want := math.Log(ratio) / math.Pi; math.Abs(r/want-1) > 0.01 {
+	if want := math.Log(ratio) / math.Pi; !(math.Abs(r/want-1) <= 0.01) {
 		t.Errorf("close pair rejects %v, barrier increment (1/π)ln(τ2/τ1) = %v", r, want)
 	}
 	if a0, a1 := gaussAccept(1, 3, 0), gaussAccept(1, 3, 0.5); !(a1 < a0) {
@@ -129,16 +129,16 @@ func TestScheduleFixedPoint(t *testing.T) {
 		}
 		taus = b.Schedule(K)
 		d := dist(taus)
-		if d > prev*1.0000001 && d > 1e-9 {
+		if !(d <= prev*1.0000001 || d <= 1e-9) {
 			t.Errorf("iteration %d: distance to the geometric ladder grew from %g to %g", it, prev, d)
 		}
 		prev = d
 	}
-	if prev > 1e-6 {
+	if !(prev <= 1e-6) {
 		t.Errorf("after 30 iterations the schedule is %g from geometric in ln τ, want ≤ 1e-6", prev)
 	}
 	r := gaussRejection(taus, V)
-	if s := spread(r); s > 1e-6 {
+	if s := spread(r); !(s <= 1e-6) {
 		t.Errorf("rejections %v differ by up to %g from their mean", r, s)
 	}
 }

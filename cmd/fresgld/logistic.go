@@ -223,7 +223,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	corr, _ := parseCorrection(f.Correction, m)
 	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
-		return err
+		return fmt.Errorf("--data: %w", err)
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)

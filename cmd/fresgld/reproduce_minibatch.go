@@ -64,10 +64,6 @@ The MALA reference is read from --reference; when that file is missing, or with
 (` + refFile + `).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			// summary.json holds every problem run: in docs/ it must hold both.
-			if o.docs && !bothProblems(f.Problems) {
-				return fmt.Errorf("--docs with --problems %s: docs/ holds the study of both problems; drop --problems or write under --out", f.Problems)
-			}
 			var err error
 			if f.Results, f.Figures, err = o.dirs(cmd, "minibatch"); err != nil {
 				return err
@@ -87,15 +83,6 @@ The MALA reference is read from --reference; when that file is missing, or with
 	fl.StringVar(&f.Correction, "correction", "diagonal", "noise correction of fresgld and corrected-sgld: diagonal (the study's) or full (outputs named <problem>-full.md, summary-full.json, minibatch-<problem>-full-<metric>.png)")
 	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
-}
-
-// bothProblems reports whether the comma-separated list names both problems.
-func bothProblems(list string) bool {
-	seen := map[string]bool{}
-	for _, n := range strings.Split(list, ",") {
-		seen[strings.TrimSpace(n)] = true
-	}
-	return len(seen) == 2 && seen["welling-teh"] && seen["breast-cancer"]
 }
 
 func runMinibatch(f *minibatchFlags) error {
