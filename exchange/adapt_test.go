@@ -343,3 +343,51 @@ func TestBuildFollowsTaus(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptRoundCostIsSamplerUnits: a round's reported cost is everything
+// its sampler spent, the full passes of control-variate swap anchors
+// included, so a tuned ladder's cost is not understated. Each level is
+// charged N units per anchor refresh: one when the sampler is made, then
+// one every AnchorEvery steps.
+func TestAdaptRoundCostIsSamplerUnits(t *testing.T) {
+	const N, n, steps, every = 40, 5, 200, 50
+	st, xbar, _ := newShiftTerms(N, 2, 1, 3)
+	build := func(taus []float64) (Config, error) {
+		lv := make([]Level, len(taus))
+		for l, tau := range taus {
+			mb, err := target.NewMinibatch(st, n)
+			if err != nil {
+				return Config{}, err
+			}
+			lv[l] = Level{Tau: tau, Est: mb, Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.SGLD}
+		}
+		return Config{Levels: lv, Swap: Swap{Rule: FReSGLD, PerStep: true},
+			Energies: Energies{Mode: CVEnergies, Terms: st, AnchorEvery: every}, Seed: 4}, nil
+	}
+	taus := []float64{1, 3, 9}
+	init := [][]float64{xbar, xbar, xbar}
+	ad, err := Adapt(build, taus, init, AdaptOptions{Rounds: 1, First: steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ad.Rounds[0]
+	if want := float64(len(taus) * N * (1 + steps/every)); r.AnchorUnits != want {
+		t.Errorf("anchor units %v, want %v (%d levels × N = %d × %d refreshes)", r.AnchorUnits, want, len(taus), N, 1+steps/every)
+	}
+	// The same round run directly: its Sampler.Units is the round's cost.
+	cfg, _ := build(taus)
+	cfg.Seed += 1 << 40 // adaptRound's stream for round 0
+	smp, err := New(cfg, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer smp.Close()
+	for range steps {
+		if err := smp.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := r.Units(), smp.Units(); got != want {
+		t.Errorf("round cost %v (grad %v, energy %v, anchor %v), the sampler spent %v", got, r.GradUnits, r.EnergyUnits, r.AnchorUnits, want)
+	}
+}

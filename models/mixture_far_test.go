@@ -107,3 +107,26 @@ func TestMixtureSameBitsAsBefore(t *testing.T) {
 		}
 	}
 }
+
+// TestMixtureTiedTerms checks U where two components tie for the largest
+// term: 0.5 N(−1, 1) + 0.5 N(1, 1) at θ = 0 has density φ(1), so
+// U = ½ + ½ log 2π exactly; a sum that counted one of the tied terms would
+// be off by log 2.
+func TestMixtureTiedTerms(t *testing.T) {
+	for _, m := range []Mixture{
+		{Weights: []float64{0.5, 0.5}, Means: []float64{-1, 1}, SDs: []float64{1, 1}},
+		must(NewMixture([]float64{0.5, 0.5}, []float64{-1, 1}, []float64{1, 1})),
+	} {
+		want := 0.5 + 0.5*math.Log(2*math.Pi)
+		if u := m.U([]float64{0}); math.Abs(u-want) > 1e-15*want {
+			t.Errorf("U(0) = %v, want %v", u, want)
+		}
+	}
+}
+
+func must(m Mixture, err error) Mixture {
+	if err != nil {
+		panic(err)
+	}
+	return m
+}
