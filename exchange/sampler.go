@@ -202,6 +202,11 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateEnergies(en, cfg.Levels, p); err != nil {
 		return nil, err
 	}
+	if en.Mode == ExactEnergies && cfg.Swap.Scheme == DEO && en.ExactEvery > 1 {
+		// Exact attempts every W steps would fall on rounds of one parity
+		// only, and the pairs of the other would never be tried.
+		return nil, fmt.Errorf("exact swap energies every %d steps with DEO swaps: the attempts would meet only one parity of pairs; set the DEO window Swap.Window = %d and ExactEvery = 1 instead", en.ExactEvery, en.ExactEvery)
+	}
 	if en.Mode != DrawEnergies {
 		if cfg.Swap.Rule == Exact && en.Mode != ExactEnergies {
 			return nil, fmt.Errorf("the exact swap rule needs noise-free energies; swap-energy mode %v is a minibatch estimate (use mode exact or another rule)", en.Mode)
@@ -505,7 +510,11 @@ func (s *Sampler) trySwap(l int) error {
 	if err != nil {
 		return err
 	}
-	p.ProbSum += math.Exp(min(lr, 0))
+	if lr >= 0 {
+		p.ProbSum++ // exp(min(lr, 0)) = exp(0) = 1 exactly, without the call
+	} else {
+		p.ProbSum += math.Exp(lr) // (NaN stays NaN)
+	}
 	s.noise[l] += noise
 	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
 	accept := lr >= 0 || -s.srng.ExpFloat64() < lr

@@ -1,0 +1,83 @@
+# The mechanism mutants of docs/mutation.md: (package, file, old, new, what).
+# Each old string must occur exactly once in its file.
+M = [
+ # exchange: swap acceptance
+ ("exchange","exchange/sampler.go","accept := lr >= 0 || -s.srng.ExpFloat64() < lr","accept := lr >= 0 || -s.srng.ExpFloat64() > lr","acceptance inverted"),
+ ("exchange","exchange/sampler.go","accept := lr >= 0 || -s.srng.ExpFloat64() < lr","accept := true","acceptance switched off (always swap)"),
+ ("exchange","exchange/sampler.go","accept := lr >= 0 || -s.srng.ExpFloat64() < lr","accept := lr >= 0 || -s.srng.ExpFloat64() < 2*lr","acceptance scaled (min(1, Ŝ²))"),
+ ("exchange","exchange/sampler.go","\t\ts.at[l], s.at[l+1] = s.at[l+1], s.at[l]\n","","swap of replicas removed"),
+ # intensity
+ ("exchange","exchange/energies.go","s.srng.Float64() < s.swap.A*s.lv[l].Eta.Eta(s.k)","s.srng.Float64() < s.swap.A*s.lv[l+1].Eta.Eta(s.k)","intensity fed the hotter level's η"),
+ ("exchange","exchange/energies.go","s.srng.Float64() < s.swap.A*s.lv[l].Eta.Eta(s.k)","s.srng.Float64() < s.swap.A*s.lv[l].Eta.Eta(s.k+1)","intensity fed η_{k+1}"),
+ ("exchange","exchange/energies.go","s.srng.Float64() < s.swap.A*s.lv[l].Eta.Eta(s.k)","s.srng.Float64() < 2*s.swap.A*s.lv[l].Eta.Eta(s.k)","intensity scaled ×2"),
+ ("exchange","exchange/energies.go","\tif s.swap.PerStep {\n\t\treturn true\n\t}","\tif false {\n\t\treturn true\n\t}","per-step convention ignored"),
+ # ratio and corrections
+ ("exchange","exchange/swap.go","return tauDelta*d - tauDelta*tauDelta*v/2","return tauDelta*d + tauDelta*tauDelta*v/2","variance correction inverted"),
+ ("exchange","exchange/swap.go","return tauDelta*d - tauDelta*tauDelta*v/2","return tauDelta*d - tauDelta*tauDelta*v/4","variance correction scaled ½"),
+ ("exchange","exchange/swap.go","return tauDelta*d - tauDelta*tauDelta*v/2","return tauDelta * d","variance correction switched off"),
+ ("exchange","exchange/sampler.go","td := 1/s.lv[l].Tau - 1/s.lv[l+1].Tau","td := 1/s.lv[l+1].Tau - 1/s.lv[l].Tau","τδ inverted"),
+ ("exchange","exchange/sampler.go","td := 1/s.lv[l].Tau - 1/s.lv[l+1].Tau","td := 1 / s.lv[l].Tau","τδ fed one temperature"),
+ # which estimator evaluates which state
+ ("exchange","exchange/sampler.go","\t\tuy, vy, err := s.energy(l+1, y)\n\t\tif err != nil {\n\t\t\treturn 0, 0, err\n\t\t}\n\t\td, v = ux-uy, vx+vy\n\tcase ReSGLD:","\t\tuy, vy, err := s.energy(l, y)\n\t\tif err != nil {\n\t\t\treturn 0, 0, err\n\t\t}\n\t\td, v = ux-uy, vx+vy\n\tcase ReSGLD:","f-reSGLD: y evaluated by the colder level"),
+ ("exchange","exchange/sampler.go","\t\td, v = ux-uy, vx+vy\n\tcase ReSGLD:","\t\td, v = ux-uy, vx+0*vy\n\tcase ReSGLD:","f-reSGLD: hot variance dropped"),
+ ("exchange","exchange/sampler.go","\t\tuy, vy, err := s.energy(l, y)\n\t\tif err != nil {\n\t\t\treturn 0, 0, err\n\t\t}\n\t\td, v = ux-uy, vx+vy\n\tcase MReSGLD:","\t\tuy, vy, err := s.energy(l+1, y)\n\t\tif err != nil {\n\t\t\treturn 0, 0, err\n\t\t}\n\t\td, v = ux-uy, vx+vy\n\tcase MReSGLD:","reSGLD: y evaluated by the hotter level"),
+ ("exchange","exchange/sampler.go","a1, a2 := s.swap.A1, 1-s.swap.A1","a2, a1 := s.swap.A1, 1-s.swap.A1","m-reSGLD weights swapped"),
+ ("exchange","exchange/sampler.go","v += w * w * (vx + vy)","v += w * (vx + vy)","m-reSGLD variance weight a not a²"),
+ # exact rule
+ ("exchange","exchange/exact.go","return (ux-uy)/tl - (hx-hy)/th, nil","return (ux-uy)/tl - (ux-uy+0*(hx-hy))/th, nil","exact: hotter level's energies ignored"),
+ ("exchange","exchange/exact.go","return (1/tl - 1/th) * (ux - uy), nil","return (1/tl + 1/th) * (ux - uy), nil","exact shared: τδ sign"),
+ ("exchange","exchange/exact.go","\tif shared {\n\t\tuy, vy, err = s.energy(l+1, y)","\tif !shared {\n\t\tuy, vy, err = s.energy(l+1, y)","exact: y evaluated by the wrong level"),
+ ("exchange","exchange/sampler.go","if x, ok := L.Est.(target.ExactEnergy); !ok || !x.ExactEnergy() {","if x, ok := L.Est.(target.ExactEnergy); ok && !x.ExactEnergy() {","exact: undeclared estimators accepted"),
+ # each temperature's use, noise
+ ("exchange","exchange/sampler.go","c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)","c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k), s.lv[0].Tau, lv.Noise, r.rng)","Langevin step fed the coldest τ"),
+ ("exchange","exchange/sampler.go","c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)","c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k+1), lv.Tau, lv.Noise, r.rng)","Langevin step fed η_{k+1}"),
+ ("exchange","exchange/sampler.go","\tif lv.known {\n\t\ts2 = rep\n\t}","\tif lv.known {\n\t\ts2 = lv.s2\n\t}","known variance not passed on"),
+ ("exchange","exchange/sampler.go","\t\tlv.stats.Clamped += int64(c)\n","","clamp count off"),
+ ("exchange","exchange/sampler.go","\t\ts.box.Reflect(r.theta)\n","","reflection off"),
+ ("exchange","exchange/sampler.go","\t\tif err := lv.Var.Observe(k, r.theta, &lv.varEst, r.rng); err != nil {","\t\tif err := lv.Var.Observe(k+1, r.theta, &lv.varEst, r.rng); err != nil {","variance model observes the wrong step"),
+ ("exchange","exchange/sampler.go","\t\tv = lv.Var.EnergyVar(theta, rep, lv.Est.KnowsVariance())\n","\t\tv = lv.Var.EnergyVar(theta, 0*rep, lv.Est.KnowsVariance())\n","energy variance report dropped"),
+ # cost attribution
+ ("exchange","exchange/cost.go","\t\tc.grad.Units += c.coster.GradCost()","\t\tc.grad.Units++","gradient cost in calls, not units"),
+ ("exchange","exchange/cost.go","\t\tc.energy.Units += c.coster.EnergyCost()","\t\tc.energy.Units += c.coster.GradCost()","energy cost fed the gradient's"),
+ ("exchange","exchange/cost.go","for _, l := range s.Levels[min(1, len(s.Levels)):] {","for _, l := range s.Levels {","hot share counts the cold level"),
+ ("exchange","exchange/cost.go","\treturn Count{g.Calls + c.VarEnergy.Calls, g.Units + c.VarEnergy.Units}","\treturn Count{g.Calls + c.Energy.Calls, g.Units + c.Energy.Units}","chain work includes swap energies"),
+ # divergence, bad variance, clone
+ ("exchange","exchange/diverge.go","if w.valid && dot < 0 && n2 > w.lastN2 {","if w.valid && n2 > w.lastN2 {","divergence: reversal not required"),
+ ("exchange","exchange/diverge.go","divergeGrowth = 1e3","divergeGrowth = 1e30","divergence: growth threshold ×1e27"),
+ ("exchange","exchange/diverge.go","\t\t\tw.base = w.scale","\t\t\tw.base = w.lastN2","divergence: base is the last move, not the scale"),
+ ("exchange","exchange/method.go","if l > 1 || sameEstimator(est, s.Cold) {","if l > 1 {","shared Hot/Cold not cloned"),
+ ("exchange","exchange/same.go","\t\tif tau != L.Tau {","\t\tif false {","bound model's τ unchecked"),
+ ("exchange","exchange/sampler.go","if j := langevin.BadVariance(s2); lv.Noise == langevin.Corrected && j >= 0 {","if j := langevin.BadVariance(s2); false && j >= 0 {","broken variance not named"),
+ # langevin
+ ("langevin","langevin/step.go","budget := 2 * tau * eta","budget := tau * eta","noise budget halved"),
+ ("langevin","langevin/step.go","\t\t\t\tv := budget - eta2*s2","\t\t\t\tv := budget - eta*s2 + 0*eta2","correction fed η not η²"),
+ ("langevin","langevin/step.go","\t\t\t\tsd, over = 0, v < 0 // over budget: inject nothing","\t\t\t\tsd, over = 0, v > 0 // over budget: inject nothing","clamp test inverted"),
+ ("langevin","langevin/step.go","\t\tx := theta[j] - eta*g + xi[j]","\t\tx := theta[j] + eta*g + xi[j]","drift inverted"),
+ ("langevin","langevin/step.go","\t\tsd := math.Sqrt(budget)","\t\tsd := math.Sqrt(budget / 2)","SGLD noise scaled"),
+ ("langevin","langevin/step.go","\t\t\t\tif !(s2 >= 0 && s2 <= math.MaxFloat64) {","\t\t\t\tif !(s2 >= 0) {","infinite variance taken as a clamp"),
+ ("langevin","langevin/schedule.go","case !(d.Gamma > 0.5) || d.Gamma > 1:","case !(d.Gamma >= 0.5) || d.Gamma > 1:","γ = 0.5 accepted"),
+ ("langevin","langevin/schedule.go","func (d Decreasing) Eta(k int) float64 { return d.A * math.Pow(d.B+float64(k), -d.Gamma) }","func (d Decreasing) Eta(k int) float64 { return d.A * math.Pow(d.B+float64(k+1), -d.Gamma) }","decreasing schedule shifted"),
+ # variance
+ ("variance","variance/running.go","\tw := 1 / float64(r.m)","\tw := 1 / float64(r.m+1)","running weights 1/(m+1)"),
+ ("variance","variance/running.go","\tif k%r.Period != 0 {","\tif k%r.Period == 0 {","running period inverted"),
+ ("variance","variance/repeat.go","\tdf := float64(r - 1)","\tdf := float64(r)","sample variance divisor r"),
+ ("variance","variance/autobatch.go","\treturn 1 / (1/fN + 2*share*tau/(eta*fN*fN*s2))","\treturn 1 / (1/fN + share*tau/(eta*fN*fN*s2))","AutoBatch share scaled"),
+ ("variance","variance/autobatch.go","\tn := int(math.Ceil(want))","\tn := int(math.Floor(want))","AutoBatch rounds n down (share exceeded)"),
+ ("variance","variance/autobatch.go","\treturn eta * target.FPC(N, n) * s2 / (2 * tau)","\treturn eta * target.FPC(N, n) * s2 / tau","AutoBatch reported share scaled"),
+ ("variance","variance/autobatch.go","\ta.smoothed = draws >= a.opt.Every","\ta.smoothed = true","AutoBatch smooths on the pilot"),
+ ("variance","variance/krr.go","\t\tif !(v > 0) { // negative, or NaN from a non-finite θ","\t\tif v < -1 { // negative, or NaN from a non-finite θ","KRR clipping off"),
+ ("variance","variance/krr.go","\t\t\t\tif e < bestErr {","\t\t\t\tif e > bestErr {","KRR selection inverted"),
+ ("variance","variance/krr.go","\t\tsii := 1/float64(n) + dh - hone/float64(n)","\t\tsii := dh","KRR LOO leverage without centring"),
+ ("variance","variance/krr.go","\t\tkv := math.Exp(-d2 / f.h2)","\t\tkv := math.Exp(-d2 / (2 * f.h2))","KRR prediction bandwidth"),
+ # target
+ ("target","target/minibatch.go","func FPC(N, n int) float64 { return float64(N) * float64(N-n) / float64(n) }","func FPC(N, n int) float64 { return float64(N) * float64(N) / float64(n) }","finite-population correction off"),
+ ("target","target/minibatch.go","\t\tinv, df := 1/float64(n), 1/float64(n-1)","\t\tinv, df := 1/float64(n), 1/float64(n)","per-example variance divisor n"),
+ ("target","target/minibatch.go","\tscale := float64(m.s.N) / float64(n)","\tscale := float64(m.s.N) / float64(n+1)","gradient scale N/(n+1)"),
+ ("target","target/minibatch.go","\ts2 := math.Max(0, (sq-sum*sum/float64(n))/float64(n-1))","\ts2 := math.Max(0, (sq-sum*sum/float64(n))/float64(n))","energy variance divisor n"),
+ ("target","target/minibatch.go","\tc.SetEnergySize(m.ne)          // reserves the draws of that size","\tc.ne = m.ne","clone without reserving"),
+ ("target","target/minibatch.go","func (m *Minibatch) ExactEnergy() bool { return m.EnergySize() == m.s.N }","func (m *Minibatch) ExactEnergy() bool { return true }","minibatch always declares exact energies"),
+ ("target","target/box.go","\t\tif y > w {\n\t\t\ty = 2*w - y\n\t\t}","\t\tif y > w {\n\t\t\ty = w - y\n\t\t}","reflection at the far wall wrong"),
+ ("target","target/box.go","\t\tif y < 0 {\n\t\t\ty += 2 * w\n\t\t}","\t\tif y < 0 {\n\t\t\ty += w\n\t\t}","reflection below lo wrong"),
+ ("target","target/noisy.go","func (n *Noisy) ExactEnergy() bool { return n.EnergySD == nil }","func (n *Noisy) ExactEnergy() bool { return true }","noisy always declares exact energies"),
+ ("target","target/draw.go","\t\tif s.stamp[h] == s.gen {\n\t\t\tcontinue // already taken\n\t\t}","\t\tif false {\n\t\t\tcontinue // already taken\n\t\t}","minibatch draws with replacement"),
+]
