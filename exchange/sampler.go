@@ -173,7 +173,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		if L.Noise == langevin.CorrectedFull {
 			lv.full = newFullNoise(L.Est)
 		}
-		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l))), watch: newWatch(init[l])}
+		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: newStream(cfg.Seed, uint64(l)), watch: newWatch(init[l])}
 		s.at[l] = l
 	}
 	if s.box != nil {
@@ -194,7 +194,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 			}
 		}
 	}
-	s.srng = rand.New(rand.NewPCG(cfg.Seed, uint64(K)))
+	s.srng = newStream(cfg.Seed, uint64(K))
 	s.trips = newTrips(K)
 	s.trips.observe(s.at)
 	en := cfg.Energies
