@@ -510,7 +510,11 @@ func (s *Sampler) trySwap(l int) error {
 	if err != nil {
 		return err
 	}
-	p.ProbSum += math.Exp(min(lr, 0))
+	if lr >= 0 {
+		p.ProbSum++ // exp(min(lr, 0)) = exp(0) = 1 exactly, without the call
+	} else {
+		p.ProbSum += math.Exp(lr) // (NaN stays NaN)
+	}
 	s.noise[l] += noise
 	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
 	accept := lr >= 0 || -s.srng.ExpFloat64() < lr
