@@ -20,11 +20,11 @@ func TestReadStandardizes(t *testing.T) {
 		t.Errorf("labels %v", d.Y)
 	}
 	// Column a = (1,2,3): mean 2, population sd √(2/3).
-	if d.Means[0] != 2 || math.Abs(d.SDs[0]-math.Sqrt(2.0/3)) > 1e-15 {
+	if d.Means[0] != 2 || !(math.Abs(d.SDs[0]-math.Sqrt(2.0/3)) <= 1e-15) {
 		t.Errorf("mean/sd of a = %v, %v", d.Means[0], d.SDs[0])
 	}
 	// Column b = (10,20,60): mean 30, population sd √(1400/3).
-	if d.Means[1] != 30 || math.Abs(d.SDs[1]-math.Sqrt(1400.0/3)) > 1e-12 {
+	if d.Means[1] != 30 || !(math.Abs(d.SDs[1]-math.Sqrt(1400.0/3)) <= 1e-12) {
 		t.Errorf("mean/sd of b = %v, %v", d.Means[1], d.SDs[1])
 	}
 	for j := 0; j < d.P; j++ {
@@ -36,7 +36,7 @@ func TestReadStandardizes(t *testing.T) {
 			r := d.X[i*d.P+j] - m
 			v += r * r / 3
 		}
-		if math.Abs(m) > 1e-15 || math.Abs(v-1) > 1e-14 {
+		if !(math.Abs(m) <= 1e-15 && math.Abs(v-1) <= 1e-14) {
 			t.Errorf("feature %d after standardisation: mean %v, variance %v", j, m, v)
 		}
 	}
@@ -186,7 +186,7 @@ func TestReadHugeValues(t *testing.T) {
 			t.Fatalf("%s: %v", big, err)
 		}
 		for i := range d.X {
-			if math.Abs(d.X[i]-small.X[i]) > 1e-14 || math.IsInf(d.SDs[0], 0) {
+			if !(math.Abs(d.X[i]-small.X[i]) <= 1e-14) || math.IsInf(d.SDs[0], 0) {
 				t.Errorf("%s: standardised %v, want %v (sd %v)", s, d.X, small.X, d.SDs)
 				break
 			}

@@ -34,7 +34,7 @@ func TestAutocovarianceExact(t *testing.T) {
 	want := []float64{1, -0.75, 0.5, -0.25}
 	direct, fft := lagsBoth([][]float64{{2, 0, 2, 0}}, 4)
 	for i, w := range want {
-		if direct[i] != w || math.Abs(fft[i]-w) > 1e-15 {
+		if direct[i] != w || !(math.Abs(fft[i]-w) <= 1e-15) {
 			t.Errorf("lag %d: direct %v, FFT %v, exact %v", i, direct[i], fft[i], w)
 		}
 	}
@@ -58,7 +58,7 @@ func TestAutocovarianceDirectMatchesFFT(t *testing.T) {
 		}
 		direct, fft := lagsBoth(chains, 200)
 		for i := range direct {
-			if math.Abs(direct[i]-fft[i]) > 1e-12*direct[0] {
+			if !(math.Abs(direct[i]-fft[i]) <= 1e-12*direct[0]) {
 				t.Fatalf("n = %d lag %d: direct %v, FFT %v", n, i, direct[i], fft[i])
 			}
 		}
@@ -103,7 +103,7 @@ func TestIndicatorLagsMatchProducts(t *testing.T) {
 			want /= float64(n)
 			// Exact counts against rounded products: 1e-13 of lag 0 bounds
 			// n·1e-16 of rounding with room.
-			if got := bitsW.indicatorLag(lag); math.Abs(got-want) > 1e-13*prodW.lag(0) {
+			if got := bitsW.indicatorLag(lag); !(math.Abs(got-want) <= 1e-13*prodW.lag(0)) {
 				t.Errorf("n = %d lag %d: bits %v, products %v", n, lag, got, want)
 			}
 		}

@@ -50,10 +50,15 @@ type RoundReport struct {
 	TripRate   float64 `json:"round_trip_rate"`
 	Bound      float64 `json:"rate_bound"`
 	// GradUnits and EnergyUnits are the round's cost over all levels, in the
-	// estimators' units, variance estimation included.
+	// estimators' units, variance estimation included; AnchorUnits is the
+	// full passes that refresh control-variate swap anchors (N units each).
 	GradUnits   float64 `json:"grad_units"`
 	EnergyUnits float64 `json:"energy_units"`
+	AnchorUnits float64 `json:"anchor_units"`
 }
+
+// Units is the round's whole cost, as Sampler.Units counts it.
+func (r RoundReport) Units() float64 { return r.GradUnits + r.EnergyUnits + r.AnchorUnits }
 
 // Adapted is what Adapt found.
 type Adapted struct {
@@ -162,6 +167,7 @@ func adaptRound(build Build, taus []float64, states [][]float64, steps, n int) (
 	for _, lv := range st.Levels {
 		rep.GradUnits += lv.Cost.TotalGrad().Units
 		rep.EnergyUnits += lv.Cost.TotalEnergy().Units
+		rep.AnchorUnits += lv.Cost.Anchor.Units
 	}
 	next := make([][]float64, len(taus))
 	for l := range next {
@@ -175,14 +181,14 @@ func adaptRound(build Build, taus []float64, states [][]float64, steps, n int) (
 func carry(old []float64, states [][]float64, taus []float64) [][]float64 {
 	out := make([][]float64, len(taus))
 	for i, tau := range taus {
-		best := 0
-		for l := range old {
-			if math.Abs(math.Log(old[l]/tau)) < math.Abs(math.Log(old[best]/tau)) {
-				best = l
+		best := i
+		if len(taus) != len(old) {
+			best = 0
+			for l := range old {
+				if math.Abs(math.Log(old[l]/tau)) < math.Abs(math.Log(old[best]/tau)) {
+					best = l
+				}
 			}
-		}
-		if len(taus) == len(old) {
-			best = i
 		}
 		out[i] = slices.Clone(states[best])
 	}

@@ -90,12 +90,12 @@ func TestGaussAcceptLimits(t *testing.T) {
 	// E|U − U'| = 2/(πβ) for U = χ²₁/(2β)), so a close pair rejects
 	// (1/π)·ln(τ2/τ1) to first order; and noise only lowers acceptance
 	// (Jensen: E min(1, Ŝ) ≤ min(1, E Ŝ)).
-	if a := gaussAccept(1, 1+1e-9, 0); math.Abs(a-1) > 1e-6 {
+	if a := gaussAccept(1, 1+1e-9, 0); !(math.Abs(a-1) <= 1e-6) {
 		t.Errorf("acceptance between equal temperatures %v, want 1", a)
 	}
 	const tau1, ratio = 2.0, 1.01
 	r := 1 - gaussAccept(tau1, tau1*ratio, 0)
-	if want := math.Log(ratio) / math.Pi; math.Abs(r/want-1) > 0.01 {
+	if want := math.Log(ratio) / math.Pi; !(math.Abs(r/want-1) <= 0.01) {
 		t.Errorf("close pair rejects %v, barrier increment (1/π)ln(τ2/τ1) = %v", r, want)
 	}
 	if a0, a1 := gaussAccept(1, 3, 0), gaussAccept(1, 3, 0.5); !(a1 < a0) {
@@ -129,16 +129,16 @@ func TestScheduleFixedPoint(t *testing.T) {
 		}
 		taus = b.Schedule(K)
 		d := dist(taus)
-		if d > prev*1.0000001 && d > 1e-9 {
+		if !(d <= prev*1.0000001 || d <= 1e-9) {
 			t.Errorf("iteration %d: distance to the geometric ladder grew from %g to %g", it, prev, d)
 		}
 		prev = d
 	}
-	if prev > 1e-6 {
+	if !(prev <= 1e-6) {
 		t.Errorf("after 30 iterations the schedule is %g from geometric in ln τ, want ≤ 1e-6", prev)
 	}
 	r := gaussRejection(taus, V)
-	if s := spread(r); s > 1e-6 {
+	if s := spread(r); !(s <= 1e-6) {
 		t.Errorf("rejections %v differ by up to %g from their mean", r, s)
 	}
 }
@@ -341,5 +341,53 @@ func TestBuildFollowsTaus(t *testing.T) {
 		if e != cfg.Levels[i+1].Est {
 			t.Errorf("level %d's variance model was made for another level's estimator", i+1)
 		}
+	}
+}
+
+// TestAdaptRoundCostIsSamplerUnits: a round's reported cost is everything
+// its sampler spent, the full passes of control-variate swap anchors
+// included, so a tuned ladder's cost is not understated. Each level is
+// charged N units per anchor refresh: one when the sampler is made, then
+// one every AnchorEvery steps.
+func TestAdaptRoundCostIsSamplerUnits(t *testing.T) {
+	const N, n, steps, every = 40, 5, 200, 50
+	st, xbar, _ := newShiftTerms(N, 2, 1, 3)
+	build := func(taus []float64) (Config, error) {
+		lv := make([]Level, len(taus))
+		for l, tau := range taus {
+			mb, err := target.NewMinibatch(st, n)
+			if err != nil {
+				return Config{}, err
+			}
+			lv[l] = Level{Tau: tau, Est: mb, Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.SGLD}
+		}
+		return Config{Levels: lv, Swap: Swap{Rule: FReSGLD, PerStep: true},
+			Energies: Energies{Mode: CVEnergies, Terms: st, AnchorEvery: every}, Seed: 4}, nil
+	}
+	taus := []float64{1, 3, 9}
+	init := [][]float64{xbar, xbar, xbar}
+	ad, err := Adapt(build, taus, init, AdaptOptions{Rounds: 1, First: steps})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := ad.Rounds[0]
+	if want := float64(len(taus) * N * (1 + steps/every)); r.AnchorUnits != want {
+		t.Errorf("anchor units %v, want %v (%d levels × N = %d × %d refreshes)", r.AnchorUnits, want, len(taus), N, 1+steps/every)
+	}
+	// The same round run directly: its Sampler.Units is the round's cost.
+	cfg, _ := build(taus)
+	cfg.Seed += 1 << 40 // adaptRound's stream for round 0
+	smp, err := New(cfg, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer smp.Close()
+	for range steps {
+		if err := smp.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := r.Units(), smp.Units(); got != want {
+		t.Errorf("round cost %v (grad %v, energy %v, anchor %v), the sampler spent %v", got, r.GradUnits, r.EnergyUnits, r.AnchorUnits, want)
 	}
 }

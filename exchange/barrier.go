@@ -55,9 +55,6 @@ func NewBarrier(taus, rejection []float64) (*Barrier, error) {
 // Total is Λ̂, the barrier of the whole ladder.
 func (b *Barrier) Total() float64 { return b.Lambda[len(b.Lambda)-1] }
 
-// At is Λ(τ) for τ within the ladder.
-func (b *Barrier) At(tau float64) float64 { return b.fit.Predict(math.Log(tau)) }
-
 // Recommended is the number of levels Syed et al. advise for this barrier,
 // about 2Λ̂ and at least 2. Λ̂ = Σ r is the barrier of the ladder as it
 // stands: on a coarse ladder a pair's rejection falls short of its

@@ -58,13 +58,13 @@ func (c Cost) Chain() Count {
 	return Count{g.Calls + c.VarEnergy.Calls, g.Units + c.VarEnergy.Units}
 }
 
-// Total is everything the levels spent, swaps included.
+// Total is everything the levels spent, swaps and anchor passes included.
 func (s Stats) Total() Count {
 	var t Count
 	for _, l := range s.Levels {
-		g, e := l.Cost.TotalGrad(), l.Cost.TotalEnergy()
-		t.Calls += g.Calls + e.Calls
-		t.Units += g.Units + e.Units
+		g, e, a := l.Cost.TotalGrad(), l.Cost.TotalEnergy(), l.Cost.Anchor
+		t.Calls += g.Calls + e.Calls + a.Calls
+		t.Units += g.Units + e.Units + a.Units
 	}
 	return t
 }

@@ -412,6 +412,14 @@ func TestEnergiesValidation(t *testing.T) {
 	if _, err := New(Config{Levels: lv(), Swap: Swap{Rule: Exact, PerStep: true}, Energies: Energies{Mode: PairEnergies, Terms: outliers}}, [][]float64{{0}, {0}}); err == nil {
 		t.Error("exact rule on minibatch swap energies: no error")
 	}
+	// DEO with exact energies every 10 steps would never try pair 0: its
+	// attempts at steps 9, 19, … all fall in odd rounds.
+	if _, err := New(Config{Levels: lv(), Swap: Swap{Rule: FReSGLD, Scheme: DEO, PerStep: true}, Energies: Energies{Mode: ExactEnergies, Terms: outliers, ExactEvery: 10}}, [][]float64{{0}, {0}}); err == nil {
+		t.Error("DEO with exact energies every 10 steps: no error")
+	}
+	if _, err := New(Config{Levels: lv(), Swap: Swap{Rule: FReSGLD, Scheme: DEO, Window: 10, PerStep: true}, Energies: Energies{Mode: ExactEnergies, Terms: outliers, ExactEvery: 1}}, [][]float64{{0}, {0}}); err != nil {
+		t.Errorf("DEO window 10 with exact energies at every attempt: %v", err)
+	}
 	for _, name := range energyModeNames {
 		if m, err := ParseEnergyMode(name); err != nil || m.String() != name {
 			t.Errorf("%q: %v, %v", name, m, err)
@@ -447,5 +455,27 @@ func TestAnchorsTravelMeasured(t *testing.T) {
 	t.Logf("anchors travelling: swap noise %.4f nats, acceptance %.4f; staying with levels: %.4f nats, %.4f", noise[0], rate[0], noise[1], rate[1])
 	if r := noise[0] / noise[1]; !(r > 0.75 && r < 1.25) {
 		t.Errorf("travelling anchors' swap noise %.4g against the level anchors' %.4g (ratio %.3g): the choice now matters; revisit the default", noise[0], noise[1], r)
+	}
+}
+
+// TestStatsTotalCountsAnchors checks that the ladder's total, on which
+// methods are compared, holds the anchor passes of control-variate swap
+// energies: it equals the sum of every level's Cost.Total and the budget's
+// Sampler.Units, and exceeds the draws alone by the anchor units.
+func TestStatsTotalCountsAnchors(t *testing.T) {
+	s := cvSampler(t, 3, false)
+	for range 50 {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	var levels, anchors float64
+	for _, l := range st.Levels {
+		levels += l.Cost.Total()
+		anchors += l.Cost.Anchor.Units
+	}
+	if tot := st.Total().Units; !(anchors > 0) || tot != levels || tot != s.Units() {
+		t.Errorf("total %v units, levels' totals %v, Units %v, anchors %v", tot, levels, s.Units(), anchors)
 	}
 }

@@ -32,7 +32,7 @@ type pool struct {
 	next   int  // the step of the next check
 	gap    int  // steps between checks
 
-	own, rest, hand []time.Duration // per step of a check
+	own, rest, hand []time.Duration // per step of a check, capacity calibSteps
 }
 
 const (
@@ -46,7 +46,8 @@ const (
 )
 
 func newPool(s *Sampler) *pool {
-	p := &pool{s: s, start: make([]chan int, len(s.lv)), gap: firstCheck}
+	p := &pool{s: s, start: make([]chan int, len(s.lv)), gap: firstCheck,
+		own: make([]time.Duration, 0, calibSteps), rest: make([]time.Duration, 0, calibSteps), hand: make([]time.Duration, 0, calibSteps)}
 	for l := 1; l < len(s.lv); l++ {
 		p.start[l] = make(chan int)
 		go p.work(l)
@@ -117,8 +118,11 @@ func (p *pool) check(k int) {
 	p.next = k + 1 + p.gap
 }
 
+// median of at most calibSteps durations, sorted in a copy on the stack:
+// a check allocates nothing.
 func median(d []time.Duration) time.Duration {
-	s := slices.Clone(d) // at most calibSteps, once a check
+	var buf [calibSteps]time.Duration
+	s := buf[:copy(buf[:], d)]
 	slices.Sort(s)
 	return s[len(s)/2]
 }

@@ -173,7 +173,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		if L.Noise == langevin.CorrectedFull {
 			lv.full = newFullNoise(L.Est)
 		}
-		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rand.New(rand.NewPCG(cfg.Seed, uint64(l))), watch: newWatch(init[l])}
+		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: newStream(cfg.Seed, uint64(l)), watch: newWatch(init[l])}
 		s.at[l] = l
 	}
 	if s.box != nil {
@@ -194,13 +194,18 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 			}
 		}
 	}
-	s.srng = rand.New(rand.NewPCG(cfg.Seed, uint64(K)))
+	s.srng = newStream(cfg.Seed, uint64(K))
 	s.trips = newTrips(K)
 	s.trips.observe(s.at)
 	en := cfg.Energies
 	en.defaults()
 	if err := validateEnergies(en, cfg.Levels, p); err != nil {
 		return nil, err
+	}
+	if en.Mode == ExactEnergies && cfg.Swap.Scheme == DEO && en.ExactEvery > 1 {
+		// Exact attempts every W steps would fall on rounds of one parity
+		// only, and the pairs of the other would never be tried.
+		return nil, fmt.Errorf("exact swap energies every %d steps with DEO swaps: the attempts would meet only one parity of pairs; set the DEO window Swap.Window = %d and ExactEvery = 1 instead", en.ExactEvery, en.ExactEvery)
 	}
 	if en.Mode != DrawEnergies {
 		if cfg.Swap.Rule == Exact && en.Mode != ExactEnergies {
@@ -505,7 +510,11 @@ func (s *Sampler) trySwap(l int) error {
 	if err != nil {
 		return err
 	}
-	p.ProbSum += math.Exp(min(lr, 0))
+	if lr >= 0 {
+		p.ProbSum++ // exp(min(lr, 0)) = exp(0) = 1 exactly, without the call
+	} else {
+		p.ProbSum += math.Exp(lr) // (NaN stays NaN)
+	}
 	s.noise[l] += noise
 	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
 	accept := lr >= 0 || -s.srng.ExpFloat64() < lr

@@ -57,6 +57,13 @@ func BenchmarkStep(b *testing.B) {
 				floorCPU := cputime.Thread() - cpu0
 				b.ReportMetric(float64(floor.Nanoseconds())/float64(b.N), "floor-ns/op")
 				b.ReportMetric(float64(step)/float64(floor), "x-floor")
+				if conc {
+					handsOff := 0.0 // what the pool chose at the end (1: hand-off)
+					if s.HandsOff() {
+						handsOff = 1
+					}
+					b.ReportMetric(handsOff, "handsoff")
+				}
 				if !conc && floorCPU > 0 {
 					// CPU time of this thread: immune to time spent
 					// descheduled on a shared machine. (Concurrent runs

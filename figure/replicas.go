@@ -23,8 +23,16 @@ func ReplicaTrace(title string, steps []int, at [][]int) (*plot.Plot, error) {
 	for r := range lines {
 		lines[r] = make(plotter.XYs, len(at))
 	}
+	seen := make([]int, K) // seen[r] = i+1 once replica r is placed in record i
 	for i, row := range at {
+		if len(row) != K {
+			return nil, fmt.Errorf("replica trace: record %d has %d levels, record 0 has %d", i, len(row), K)
+		}
 		for l, r := range row {
+			if r < 0 || r >= K || seen[r] == i+1 {
+				return nil, fmt.Errorf("replica trace: record %d (step %d) is not a permutation of the %d replicas: %v", i, steps[i], K, row)
+			}
+			seen[r] = i + 1
 			lines[r][i] = plotter.XY{X: float64(steps[i]), Y: float64(l)}
 		}
 	}

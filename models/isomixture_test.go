@@ -19,14 +19,14 @@ func TestIsoMixture(t *testing.T) {
 		up := m.U(x)
 		x[j] -= 2 * h
 		fd := (up - m.U(x)) / (2 * h)
-		if math.Abs(fd-g[j]) > 1e-6 {
+		if !(math.Abs(fd-g[j]) <= 1e-6) {
 			t.Errorf("∂U/∂θ_%d = %v, central difference %v", j, g[j], fd)
 		}
 	}
 	// At a component's centre, far from the others, U is −log of its
 	// weighted peak density, w/(2π)^(5/2), up to the others' e^(−18) share.
 	want := -math.Log(0.4) + 2.5*math.Log(2*math.Pi)
-	if u := m.U([]float64{3, 3, 0, 0, 0}); math.Abs(u-want) > 1e-6 {
+	if u := m.U([]float64{3, 3, 0, 0, 0}); !(math.Abs(u-want) <= 1e-6) {
 		t.Errorf("U at the heaviest centre = %v, want %v", u, want)
 	}
 	if _, err := NewIsoMixture([]float64{0.5, 0.6}, [][]float64{{0}, {1}}); err == nil {

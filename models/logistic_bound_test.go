@@ -41,7 +41,7 @@ func TestCurvatureBound(t *testing.T) {
 	if math.Abs(got-want) > 1e-8*want || math.IsNaN(got) {
 		t.Errorf("bound %v, exact λ_max(XᵀX)/4 + 1/σ₀² = %v", got, want)
 	}
-	if b := l.CurvatureBound(1e-6, 1000); math.Abs(b-want) > 1e-5*want {
+	if b := l.CurvatureBound(1e-6, 1000); !(math.Abs(b-want) <= 1e-5*want) {
 		t.Errorf("bound at tolerance 1e-6: %v, want %v", b, want)
 	}
 	// It bounds the Hessian (exact: Xᵀ diag(σ(1 − σ)) X + I/σ₀²) everywhere.

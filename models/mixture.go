@@ -110,15 +110,19 @@ func (m Mixture) logTerms(x float64, grad bool) (mx, sum, dsum float64) {
 		// 37 + log K, each exp(term − max) is below 2⁻⁵³/K: added in any
 		// order, with 1 among them, they round to exactly 1, so the sum is
 		// 1 without an exponential (the gradient's sum, whose terms are
-		// not dwarfed by a 1, always takes them).
-		small := true
+		// not dwarfed by a 1, always takes them). Two terms that tie for the
+		// largest sum to 2, so the shortcut needs a single largest.
+		small, top := true, 0
 		for k := range K {
-			if d := buf[k] - mx; d != 0 && !(d < tiny-math.Log(float64(K))) {
+			d := buf[k] - mx
+			if d == 0 {
+				top++
+			} else if !(d < tiny-math.Log(float64(K))) {
 				small = false
 				break
 			}
 		}
-		if small {
+		if small && top == 1 {
 			return mx, 1, 0
 		}
 	}

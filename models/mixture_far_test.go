@@ -28,7 +28,7 @@ func TestMixtureFarFromModes(t *testing.T) {
 	x := 1e150
 	z := (x - m.Means[0]) / m.SDs[0]
 	want := 0.5*z*z - math.Log(m.Weights[0]) + math.Log(m.SDs[0]) + 0.5*math.Log(2*math.Pi)
-	if u := m.U([]float64{x}); math.Abs(u-want) > 1e-12*want {
+	if u := m.U([]float64{x}); !(math.Abs(u-want) <= 1e-12*want) {
 		t.Errorf("U(%v) = %v, want %v", x, u, want)
 	}
 }
@@ -106,4 +106,27 @@ func TestMixtureSameBitsAsBefore(t *testing.T) {
 			t.Errorf("%v: no point of the grid took the shortcut: the test checks nothing of it", m.Means)
 		}
 	}
+}
+
+// TestMixtureTiedTerms checks U where two components tie for the largest
+// term: 0.5 N(−1, 1) + 0.5 N(1, 1) at θ = 0 has density φ(1), so
+// U = ½ + ½ log 2π exactly; a sum that counted one of the tied terms would
+// be off by log 2.
+func TestMixtureTiedTerms(t *testing.T) {
+	for _, m := range []Mixture{
+		{Weights: []float64{0.5, 0.5}, Means: []float64{-1, 1}, SDs: []float64{1, 1}},
+		must(NewMixture([]float64{0.5, 0.5}, []float64{-1, 1}, []float64{1, 1})),
+	} {
+		want := 0.5 + 0.5*math.Log(2*math.Pi)
+		if u := m.U([]float64{0}); math.Abs(u-want) > 1e-15*want {
+			t.Errorf("U(0) = %v, want %v", u, want)
+		}
+	}
+}
+
+func must(m Mixture, err error) Mixture {
+	if err != nil {
+		panic(err)
+	}
+	return m
 }

@@ -88,8 +88,11 @@ func parse(t *testing.T, path string) [][]string {
 }
 
 // Header names are CSV-quoted; a full buffer of FlushRows lines reaches the
-// file without Close, and so does a single line within about a second.
-func TestStreamFlushes(t *testing.T) {
+// file without Close, and a line less stays buffered. (The timed flush is
+// held off, so that a tick between two writes cannot change the counts.)
+func TestStreamFlushesFullBuffer(t *testing.T) {
+	flushEvery = time.Hour
+	defer func() { flushEvery = FlushEvery }()
 	d, err := Prepare(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -103,20 +106,39 @@ func TestStreamFlushes(t *testing.T) {
 	if recs := parse(t, path); len(recs) != 1 || recs[0][0] != "a,b" || recs[0][1] != `say "hi"` {
 		t.Fatalf("header %q", recs)
 	}
-	for i := range FlushRows {
+	for i := range FlushRows - 1 {
 		s.WriteFloats([]float64{float64(i), 0.5})
 	}
+	if recs := parse(t, path); len(recs) != 1 {
+		t.Fatalf("%d lines on disk after %d rows: no buffering", len(recs), FlushRows-1)
+	}
+	s.WriteFloats([]float64{FlushRows - 1, 0.5})
 	// FlushRows lines were buffered (the header was flushed on its own), so
 	// the last one filled the buffer and flushed it.
 	if recs := parse(t, path); len(recs) != 1+FlushRows {
 		t.Errorf("%d lines on disk after %d rows, want %d", len(recs), FlushRows, 1+FlushRows)
 	}
-	s.WriteFloats([]float64{-1, 2})
-	if recs := parse(t, path); len(recs) != 1+FlushRows {
-		t.Fatalf("one row reached the file at once: no buffering (%d lines)", len(recs))
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
 	}
+}
+
+// A buffered line reaches the file within about FlushEvery without Close,
+// and Close may be called twice.
+func TestStreamFlushes(t *testing.T) {
+	d, err := Prepare(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.CreateStream("samples.csv", []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	path := d.File("samples.csv")
+	s.WriteFloats([]float64{-1, 2})
 	deadline := time.Now().Add(FlushEvery + 2*time.Second)
-	for len(parse(t, path)) != 2+FlushRows {
+	for len(parse(t, path)) != 2 {
 		if time.Now().After(deadline) {
 			t.Fatalf("a buffered row did not reach the file within %v", FlushEvery+2*time.Second)
 		}

@@ -11,8 +11,9 @@ import (
 //
 //	Û(θ) = U_0(θ) + Σ_i U_i(θ̂) + (N/n) Σ_{i∈B} [U_i(θ) − U_i(θ̂)]
 //
-// is unbiased for U(θ), with variance N(N − n)/n · S_r², S_r² the population
-// variance of the residuals r_i = U_i(θ) − U_i(θ̂). The residuals shrink as θ
+// is unbiased for U(θ), with variance N(N − n)/n · S_r², S_r² the variance
+// of the residuals r_i = U_i(θ) − U_i(θ̂) over all N examples, with the
+// N − 1 denominator. The residuals shrink as θ
 // approaches θ̂ (to first order r_i = ∇U_i(θ̂)·(θ − θ̂)), and Û is exact at
 // θ = θ̂, whatever n. The prior term is evaluated exactly.
 //

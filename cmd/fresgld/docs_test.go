@@ -82,6 +82,8 @@ func TestDocsOnlyAtFullSize(t *testing.T) {
 		{[]string{"reproduce", "convex", "--docs", "--time", "50"}, "--docs with --time 50"},
 		{[]string{"reproduce", "heat", "--docs", "--keep", "200", "--early", "100"}, "--docs with --"},
 		{[]string{"reproduce", "minibatch", "--docs", "--smoke"}, "--docs with --smoke"},
+		{[]string{"reproduce", "minibatch", "--docs", "--problems", "welling-teh"}, "--docs with --problems welling-teh"},
+		{[]string{"reproduce", "ladder", "--docs", "--problems", "four-modes"}, "--docs with --problems four-modes"},
 		{[]string{"reproduce", "minibatch-sd", "--docs", "--smoke"}, "--docs with --smoke"},
 		{[]string{"reproduce", "ladder", "--docs", "--smoke"}, "--docs with --smoke"},
 		{[]string{"reproduce", "ladder", "--docs", "--budget", "1e5"}, "--docs with --budget"},

@@ -82,8 +82,8 @@ on every coefficient is N(0, --prior-sd²).
 The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples,
 by default the n at which its gradient noise takes half its noise budget 2η at
 the coefficient where the examples disagree most (from pilot draws of 2000 at
-the chains' start and at the posterior mode), bounded to [100, 4096] and N;
-where the automatic η would need more than 4096, η is lowered until 4096
+the chains' start and at the posterior mode), bounded to [100, 2048] and N;
+where the automatic η would need more than 2048, η is lowered until 2048
 suffices. For resgld, mresgld and fresgld a hot chain at --tau2 steps on
 --hot-batch examples, by default chosen automatically so that its gradient noise
 supplies --hot-share of its noise budget. With --eta auto (the default) the
@@ -95,7 +95,9 @@ negative log posterior at its mode, or, when N·p² exceeds 5·10⁸, its bound
 streams of its own: chain c's draws are the same whether it runs alone
 (--chain c, e.g. one task of a cluster array job) or beside the others.
 The command prints, per coefficient and for lp__ (the log posterior up to a
-constant), the posterior mean, its Monte Carlo standard error, the sd, the
+constant; when N·p exceeds 250,000, the prior plus N/m times the likelihood
+of one fixed random subset of m = ⌈250,000/p⌉ examples, so that a draw costs
+O(m·p), not O(N·p)), the posterior mean, its Monte Carlo standard error, the sd, the
 5/50/95% quantiles, bulk and tail effective sample sizes and R̂ (as R's
 posterior package computes them), then the swap acceptance per pair of levels,
 the share of clamped steps per level and the total cost; warnings with
@@ -136,7 +138,7 @@ temperatures geometrically from 1 to --tau2.
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
 	fl.Var(autoFloat{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget, n in [100, 4096])")
+	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget, n in [100, 2048])")
 	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
@@ -221,7 +223,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	corr, _ := parseCorrection(f.Correction, m)
 	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
-		return err
+		return fmt.Errorf("--data: %w", err)
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
@@ -384,7 +386,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		Names:      names,
 		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
 		New:        build,
-		LogDensity: func(theta []float64) float64 { return -lr.U(theta) },
+		LogDensity: logDensity(lr, f.Seed),
 		Dir:        out,
 		Ctx:        ctx,
 		Label:      "logistic " + f.Method,

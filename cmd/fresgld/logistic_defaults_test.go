@@ -64,10 +64,43 @@ func TestColdSize(t *testing.T) {
 		}
 	}
 	// The three η above span the bounds: n = 100 (n* small), n* itself,
-	// and n = 4096 (n* large), else the test checks less than it says.
+	// and n = coldMax (n* large), else the test checks less than it says.
 	lo, _, _, _ := coldSize(l, [][]float64{zero}, 1e-7, 1, 3)
 	hi, _, _, _ := coldSize(l, [][]float64{zero}, 1e-3, 1, 3)
 	if lo != coldMin || hi != coldMax {
 		t.Errorf("n at η = 1e-7 and 1e-3: %d and %d, want the bounds %d and %d", lo, hi, coldMin, coldMax)
+	}
+}
+
+// TestLogDensity checks lp__: exactly −U(θ) on small data; on data past
+// lpWork, −(U_0 + N/m Σ_S U_i) over a fixed subset, the same value on every
+// call, within 5 standard errors of −U, the standard error of a size-m
+// sample without replacement being N·√((N − m)/(N·m))·S_U, S_U the
+// population sd of the U_i at θ.
+func TestLogDensity(t *testing.T) {
+	small, truth, _ := models.SyntheticLogistic(100, 5, 1, 2)
+	if got, want := logDensity(small, 1)(truth), -small.U(truth); got != want {
+		t.Errorf("small data: lp__ %v, want −U = %v", got, want)
+	}
+	const N, p = 40_000, 10
+	l, truth, _ := models.SyntheticLogistic(N, p, 1, 3)
+	lp := logDensity(l, 1)
+	m := float64((lpWork + p - 1) / p)
+	var s, s2 float64
+	for i := range N {
+		u := l.Term(nil, truth, i)
+		s, s2 = s+u, s2+u*u
+	}
+	S := math.Sqrt((s2 - s*s/N) / (N - 1))
+	se := N * math.Sqrt((N-m)/(N*m)) * S
+	got, want := lp(truth), -l.U(truth)
+	if math.Abs(got-want) > 5*se || math.IsNaN(got) {
+		t.Errorf("lp__ %v, −U %v ± %v", got, want, se)
+	}
+	if got == want {
+		t.Errorf("lp__ is exactly −U on data past the budget: no subset was used")
+	}
+	if again := lp(truth); again != got {
+		t.Errorf("lp__ %v then %v at the same θ: the subset is not fixed", got, again)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -23,7 +24,7 @@ type outFlags struct {
 // docsFree are the flags that --docs allows to differ from their defaults:
 // they do not change the results written (workers), or select what is
 // written rather than its size.
-var docsFree = map[string]bool{"docs": true, "workers": true, "reference-only": true, "recompute-reference": true, "reference": true, "summary": true, "problems": true, "levels": true}
+var docsFree = map[string]bool{"docs": true, "workers": true, "reference-only": true, "recompute-reference": true, "reference": true, "summary": true}
 
 // docsAtLeast are the flags --docs allows only to grow: more seeds or a
 // longer reference run than the default are still full size.
@@ -37,7 +38,10 @@ func (o *outFlags) bind(c *cobra.Command) {
 // dirs returns the directories of the tables and of the figures: both --out,
 // or with --docs, docs/results/<sub> and docs/figures. It refuses --docs
 // with a smoke or reduced-size setting, or outside the repository root.
-func (o *outFlags) dirs(c *cobra.Command, sub string) (results, figures string, err error) {
+// free names further flags --docs allows: those of a command that names
+// each output after them, so that changing them cannot overwrite another
+// result.
+func (o *outFlags) dirs(c *cobra.Command, sub string, free ...string) (results, figures string, err error) {
 	if !o.docs {
 		if o.out == "" {
 			return "", "", errors.New("--out: empty directory name")
@@ -47,7 +51,7 @@ func (o *outFlags) dirs(c *cobra.Command, sub string) (results, figures string, 
 	var bad error
 	c.Flags().Visit(func(f *pflag.Flag) {
 		switch {
-		case bad != nil || docsFree[f.Name] || f.Value.String() == f.DefValue:
+		case bad != nil || docsFree[f.Name] || slices.Contains(free, f.Name) || f.Value.String() == f.DefValue:
 		case f.Name == "out":
 			bad = errors.New("--docs and --out: give one (--docs writes into docs/)")
 		case docsAtLeast[f.Name]:

@@ -13,6 +13,7 @@ import (
 
 	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/experiments/swaps"
+	"github.com/fresgld/fresgld/output"
 )
 
 // swapsFlags are the settings of the swap-energy study.
@@ -78,12 +79,20 @@ func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 	if f.Smoke {
 		sz = minibatch.Smoke
 	}
-	results, _, err := f.out.dirs(cmd, "swaps")
+	// Every problem name is checked before the first problem runs.
+	for _, name := range strings.Split(f.Problems, ",") {
+		name = strings.TrimSpace(name)
+		if N, err := strconv.Atoi(strings.TrimPrefix(name, "welling-teh-")); name != "welling-teh" && name != "breast-cancer" &&
+			(!strings.HasPrefix(name, "welling-teh-") || err != nil || N < 20) {
+			return fmt.Errorf("--problems: unknown problem %q (want welling-teh, welling-teh-N with N ≥ 20, or breast-cancer)", name)
+		}
+	}
+	results, _, err := f.out.dirs(cmd, "swaps", "problems", "levels")
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(results, 0o755); err != nil {
-		return err
+	if _, err := output.Prepare(results); err != nil {
+		return fmt.Errorf("--out: %w", err)
 	}
 	for _, name := range strings.Split(f.Problems, ",") {
 		name = strings.TrimSpace(name)
@@ -103,7 +112,7 @@ func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 			note = fmt.Sprintf("Exact mass on θ2 < 0: %.4f.\n\n", neg)
 		case name == "breast-cancer":
 			var ref minibatch.Reference
-			ref, err = breastCancerReference(&minibatchFlags{Reference: f.Reference, ReferenceSteps: 1000000})
+			ref, err = breastCancerReference(&minibatchFlags{Reference: f.Reference, ReferenceSteps: 1000000, Results: results})
 			if err == nil {
 				pr, err = minibatch.BreastCancerProblem(ref, sz)
 			}
@@ -137,7 +146,7 @@ func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 		if f.Levels > 2 {
 			base = fmt.Sprintf("%s-%dlevels", pr.Name, f.Levels)
 		}
-		if err := os.WriteFile(filepath.Join(results, base+".md"), []byte(b.String()), 0o644); err != nil {
+		if err := output.WriteBytes(filepath.Join(results, base+".md"), []byte(b.String())); err != nil {
 			return err
 		}
 		best := map[string]string{}
@@ -154,7 +163,7 @@ func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(filepath.Join(results, base+".json"), append(js, '\n'), 0o644); err != nil {
+		if err := output.WriteBytes(filepath.Join(results, base+".json"), append(js, '\n')); err != nil {
 			return err
 		}
 	}

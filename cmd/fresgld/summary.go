@@ -201,7 +201,7 @@ func remediesFor(command string) remedies {
 	switch command {
 	case "logistic":
 		r.Clamp = "lower --eta or raise --batch (cold level) or lower --hot-share (hot levels)"
-		r.NoSwap += " or give exact swap energies (--swap-energies exact), or more levels (--levels)"
+		r.NoSwap += " or add levels (--levels); with minibatch swap energies, also --swap-energies exact"
 		r.NoAttempt = "raise --swap-rate"
 	case "gmm":
 		r.NoSwap += " or add levels (--levels)"

@@ -83,7 +83,7 @@ func Run(p Problem, l Ladder, seed uint64, budget, burnFrac float64) (Row, error
 			return row, err
 		}
 		for _, r := range ad.Rounds {
-			row.TuneUnits += r.GradUnits + r.EnergyUnits
+			row.TuneUnits += r.Units()
 		}
 		s.Taus, inits = ad.Taus, ad.States
 	}
