@@ -19,7 +19,7 @@ func TestESSOfAR1(t *testing.T) {
 		}
 		want := n * (1 - rho) / (1 + rho)
 		tol := 5 * math.Sqrt(2*(2/(1-rho))/n)
-		if got := ESS(xs); math.Abs(got/want-1) > tol {
+		if got := ESS(xs); !(math.Abs(got/want-1) <= tol) {
 			t.Errorf("ρ = %v: ESS %.0f, exact %.0f (tolerance %.1f%%)", rho, got, want, 100*tol)
 		}
 	}

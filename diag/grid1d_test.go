@@ -35,7 +35,7 @@ func TestW1ShiftedPointMass(t *testing.T) {
 	g := stdNormalGrid()
 	for _, c := range []float64{0, 0.7, 3} {
 		want := c*(2*distuv.UnitNormal.CDF(c)-1) + 2*distuv.UnitNormal.Prob(c)
-		if got := g.W1([]float64{c}); math.Abs(got-want) > 1e-5 {
+		if got := g.W1([]float64{c}); !(math.Abs(got-want) <= 1e-5) {
 			t.Errorf("W1(δ_%v, N(0,1)) = %v, want %v", c, got, want)
 		}
 	}
@@ -63,7 +63,7 @@ func TestTVKnownCases(t *testing.T) {
 	}
 	// All samples in one bin [0, 1): TV = 1 − P(0 ≤ Z < 1).
 	want := 1 - (distuv.UnitNormal.CDF(1) - 0.5)
-	if tv := g.TV([]float64{0.2, 0.5, 0.9}, 20); math.Abs(tv-want) > 1e-5 {
+	if tv := g.TV([]float64{0.2, 0.5, 0.9}, 20); !(math.Abs(tv-want) <= 1e-5) {
 		t.Errorf("TV of one-bin samples = %v, want %v", tv, want)
 	}
 	// Exact draws: E[TV] ≈ Σ_b √(p_b(1−p_b)/n)·√(2/π)/2 ≤ √B/(2√n)·… ;
@@ -73,7 +73,7 @@ func TestTVKnownCases(t *testing.T) {
 	for i := range xs {
 		xs[i] = rng.NormFloat64()
 	}
-	if tv := g.TV(xs, 20); tv > math.Sqrt(20.0/1e5)/2 {
+	if tv := g.TV(xs, 20); !(tv <= math.Sqrt(20.0/1e5)/2) {
 		t.Errorf("TV of exact draws = %v, want ≤ %v", tv, math.Sqrt(20.0/1e5)/2)
 	}
 }

@@ -12,12 +12,12 @@ func TestGrid2DTV(t *testing.T) {
 	for _, m := range g.Mass {
 		tot += m
 	}
-	if math.Abs(tot-1) > 1e-12 {
+	if !(math.Abs(tot-1) <= 1e-12) {
 		t.Fatalf("masses sum to %v", tot)
 	}
 	// All points in one of 4×4 bins: TV = 1 − 1/16.
 	xs, ys := []float64{0.1, 0.2}, []float64{0.1, 0.05}
-	if tv := g.TV(xs, ys, 4, 4); math.Abs(tv-15.0/16) > 1e-12 {
+	if tv := g.TV(xs, ys, 4, 4); !(math.Abs(tv-15.0/16) <= 1e-12) {
 		t.Errorf("TV = %v, want %v", tv, 15.0/16)
 	}
 	// One point per bin at the bin centres: TV = 0.
@@ -28,7 +28,7 @@ func TestGrid2DTV(t *testing.T) {
 			ys = append(ys, (float64(j)+0.5)/4)
 		}
 	}
-	if tv := g.TV(xs, ys, 4, 4); math.Abs(tv) > 1e-12 {
+	if tv := g.TV(xs, ys, 4, 4); !(math.Abs(tv) <= 1e-12) {
 		t.Errorf("TV = %v, want 0", tv)
 	}
 	// Outside points: TV = 1.

@@ -219,7 +219,7 @@ func acceptance(t *testing.T, rule Rule, mode EnergyMode, x, y float64, T int) (
 		t.Fatal(err)
 	}
 	tab := newAccTable(td, comps(o, rule, mode, a1, x, y, ax, ay, n0, n1))
-	if D := target.Sum(o, []float64{x}) - target.Sum(o, []float64{y}); math.Abs(tab.mean()-D) > 1e-9*math.Max(1, math.Abs(D)) {
+	if D := target.Sum(o, []float64{x}) - target.Sum(o, []float64{y}); !(math.Abs(tab.mean()-D) <= 1e-9*math.Max(1, math.Abs(D))) {
 		t.Fatalf("%v/%v: the enumerated law of D̂ has mean %v, not U(x) − U(y) = %v", rule, mode, tab.mean(), D)
 	}
 	var vExact float64
@@ -316,7 +316,7 @@ func TestExactSwapsAtARate(t *testing.T) {
 	xs, ys := []float64{0.6}, []float64{0.0}
 	S := math.Exp(0.75 * (target.Sum(o, xs) - target.Sum(o, ys)))
 	lr, _ := s.LogRatio(0, xs, ys)
-	if math.Abs(lr-math.Log(S)) > 1e-12 {
+	if !(math.Abs(lr-math.Log(S)) <= 1e-12) {
 		t.Errorf("exact log ratio %v, want log S = %v", lr, math.Log(S))
 	}
 }

@@ -78,7 +78,7 @@ func TestExactRuleOwnEnergies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := s.LogRatio(0, x, y); math.Abs(got-(1-0.25)*(u0.U(x)-u0.U(y))) > 1e-15 {
+	if got, _ := s.LogRatio(0, x, y); !(math.Abs(got-(1-0.25)*(u0.U(x)-u0.U(y))) <= 1e-15) {
 		t.Errorf("shared energy: log S = %v, want τδ[U(x) − U(y)] = %v", got, 0.75*(u0.U(x)-u0.U(y)))
 	}
 	st = s.Stats()

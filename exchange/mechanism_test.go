@@ -80,7 +80,7 @@ func TestRuleEvaluatesAndCorrects(t *testing.T) {
 		}
 		// log Ŝ = τδ·D − τδ²·V/2 (E Ŝ = S for Gaussian energy noise).
 		want := td*k.d - td*td*k.v/2
-		if math.Abs(got-want) > 1e-14*math.Abs(want) {
+		if !(math.Abs(got-want) <= 1e-14*math.Abs(want)) {
 			t.Errorf("%v: log Ŝ = %v, want τδD − τδ²V/2 = %v", k.rule, got, want)
 		}
 		if !slices.Equal(log, k.calls) {
@@ -153,7 +153,7 @@ func TestSwapAcceptanceAndIntensity(t *testing.T) {
 		mean += q
 		vr += q * (1 - q)
 	}
-	if math.Abs(float64(p.Attempts)-mean) > 4.5*math.Sqrt(vr) {
+	if !(math.Abs(float64(p.Attempts)-mean) <= 4.5*math.Sqrt(vr)) {
 		t.Errorf("decreasing η: %d attempts, want %.0f ± %.0f", p.Attempts, mean, 4.5*math.Sqrt(vr))
 	}
 	if p := run(0.5, Swap{Rule: FReSGLD, A: 0}, eta); p.Attempts != 0 {

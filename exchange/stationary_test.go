@@ -49,7 +49,7 @@ func TestStationaryVarianceGaussian(t *testing.T) {
 		} {
 			got, rel := ar1Variance(t, k.pol, lambda, tau, c.eta, c.s, n)
 			// 5 standard errors: a false alarm has probability < 1e-6.
-			if math.Abs(got/k.want-1) > 5*rel {
+			if !(math.Abs(got/k.want-1) <= 5*rel) {
 				t.Errorf("η=%v s=%v %v: stationary variance %.5f, exact %.5f (tolerance %.2f%%)", c.eta, c.s, k.pol, got, k.want, 500*rel)
 			}
 		}

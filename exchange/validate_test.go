@@ -220,11 +220,11 @@ func TestRunningVarianceConverges(t *testing.T) {
 	g := make([]float64, 3)
 	r.GradVar(g, theta, nil)
 	for j, v := range g {
-		if math.Abs(v/4-1) > tol {
+		if !(math.Abs(v/4-1) <= tol) {
 			t.Errorf("ŝ²_%d = %v, want 4 ± %.1f%%", j, v, 100*tol)
 		}
 	}
-	if v := r.EnergyVar(theta, 0, false); math.Abs(v-1) > tol {
+	if v := r.EnergyVar(theta, 0, false); !(math.Abs(v-1) <= tol) {
 		t.Errorf("σ̂² = %v, want 1 ± %.1f%%", v, 100*tol)
 	}
 	if _, err := variance.NewRunning(1, 1); err == nil {

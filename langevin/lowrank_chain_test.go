@@ -111,7 +111,7 @@ func TestLowRankChain(t *testing.T) {
 		var frob float64
 		for e, name := range []string{"var θ0", "var θ1", "cov θ0θ1"} {
 			got, se := meanSE(means[e])
-			if math.Abs(got-want[e]) > 4.5*se {
+			if !(math.Abs(got-want[e]) <= 4.5*se) {
 				t.Errorf("low-rank %v: %s = %v ± %v, predicted %v", lowRank, name, got, se, want[e])
 			}
 			d := got - post

@@ -35,7 +35,7 @@ func TestCorrectedNoiseFillsBudget(t *testing.T) {
 	for j := range vars {
 		got := sum[j] / n
 		// The mean of n squared normals has relative sd √(2/n): 5 of them.
-		if math.Abs(got-want[j]) > 5*want[j]*math.Sqrt(2.0/n) {
+		if !(math.Abs(got-want[j]) <= 5*want[j]*math.Sqrt(2.0/n)) {
 			t.Errorf("coordinate %d: injected variance %v, want %v", j, got, want[j])
 		}
 	}

@@ -31,7 +31,7 @@ func TestLogisticGradFiniteDifferences(t *testing.T) {
 	check := func(what string, f func([]float64) float64, g func([]float64, []float64)) {
 		g(grad, theta)
 		for j := range theta {
-			if want := fd(f, j); math.Abs(grad[j]-want) > 1e-6*(1+math.Abs(want)) {
+			if want := fd(f, j); !(math.Abs(grad[j]-want) <= 1e-6*(1+math.Abs(want))) {
 				t.Errorf("%s at θ = %v: ∂_%d = %v, finite difference %v", what, theta, j, grad[j], want)
 			}
 		}
@@ -61,7 +61,7 @@ func TestLogisticTermValues(t *testing.T) {
 	for _, z := range []float64{-3, -0.5, 0, 0.25, 4} {
 		theta := []float64{z, 0}
 		want := math.Log(1+math.Exp(z)) - z
-		if got := l.Term(g, theta, 0); math.Abs(got-want) > 1e-14 {
+		if got := l.Term(g, theta, 0); !(math.Abs(got-want) <= 1e-14) {
 			t.Errorf("z = %v: U_i = %v, want %v", z, got, want)
 		}
 		if want := 1/(1+math.Exp(-z)) - 1; math.Abs(g[0]-want) > 1e-15 || math.Abs(g[1]-2*want) > 1e-15 {
@@ -72,7 +72,7 @@ func TestLogisticTermValues(t *testing.T) {
 	if got := l.Term(g, []float64{800, 0}, 0); got != 0 || g[0] != 0 {
 		t.Errorf("z = 800: U_i = %v, ∂ = %v; want 0, 0", got, g[0])
 	}
-	if got := l.Term(g, []float64{40, 0}, 0); math.Abs(got-math.Exp(-40)) > 1e-16*math.Exp(-40)*10 {
+	if got := l.Term(g, []float64{40, 0}, 0); !(math.Abs(got-math.Exp(-40)) <= 1e-16*math.Exp(-40)*10) {
 		t.Errorf("z = 40: U_i = %v, want e^−40 = %v", got, math.Exp(-40))
 	}
 	if got := l.Term(g, []float64{-800, 0}, 0); got != 800 || g[0] != -1 {
@@ -133,7 +133,7 @@ func TestSyntheticLogistic(t *testing.T) {
 		resid += y - sig
 		v += sig * (1 - sig)
 	}
-	if se := math.Sqrt(v); math.Abs(resid) > 4.5*se {
+	if se := math.Sqrt(v); !(math.Abs(resid) <= 4.5*se) {
 		t.Errorf("Σ(y − σ(x·θ*)) = %v, want 0 ± %v", resid, se)
 	}
 }

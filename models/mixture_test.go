@@ -15,14 +15,14 @@ func TestMixtureDensityAndGradient(t *testing.T) {
 	}
 	// exp(−U) is a density: it integrates to 1 (Gauss–Legendre, 2000
 	// nodes on [−15, 15], where the tails are below 1e-60).
-	if z := quad.Fixed(m.Density, -15, 15, 2000, nil, 0); math.Abs(z-1) > 1e-10 {
+	if z := quad.Fixed(m.Density, -15, 15, 2000, nil, 0); !(math.Abs(z-1) <= 1e-10) {
 		t.Errorf("∫exp(−U) = %v", z)
 	}
 	g := []float64{0}
 	for _, x := range []float64{-6, -4, -0.5, 0, 2.2, 3, 40} {
 		m.Grad(g, []float64{x})
 		want := fd.Derivative(func(y float64) float64 { return m.U([]float64{y}) }, x, &fd.Settings{Formula: fd.Central, Step: 1e-5})
-		if math.Abs(g[0]-want) > 1e-6*math.Max(1, math.Abs(want)) {
+		if !(math.Abs(g[0]-want) <= 1e-6*math.Max(1, math.Abs(want))) {
 			t.Errorf("U'(%v) = %v, finite difference %v", x, g[0], want)
 		}
 	}

@@ -42,14 +42,14 @@ func TestStateNoisyMoments(t *testing.T) {
 				t.Fatalf("θ=%v: reported variances %v, %v; want %v, %v", x, gv[0], v, s*s, sig*sig)
 			}
 		}
-		if d := gs / n; math.Abs(d) > 4*s/math.Sqrt(n) {
+		if d := gs / n; !(math.Abs(d) <= 4*s/math.Sqrt(n)) {
 			t.Errorf("θ=%v: gradient noise mean %v, beyond 4 SE %v", x, d, 4*s/math.Sqrt(n))
 		}
-		if d := es / n; math.Abs(d) > 4*sig/math.Sqrt(n) {
+		if d := es / n; !(math.Abs(d) <= 4*sig/math.Sqrt(n)) {
 			t.Errorf("θ=%v: energy noise mean %v", x, d)
 		}
 		// Var of the sample second moment of N(0,σ²) is 2σ⁴/n.
-		if d := ess/n - sig*sig; math.Abs(d) > 4*sig*sig*math.Sqrt(2.0/n) {
+		if d := ess/n - sig*sig; !(math.Abs(d) <= 4*sig*sig*math.Sqrt(2.0/n)) {
 			t.Errorf("θ=%v: energy noise variance off by %v", x, d)
 		}
 	}

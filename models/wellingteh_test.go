@@ -18,7 +18,7 @@ func TestWellingTehTermIsMixtureDensity(t *testing.T) {
 	for _, th := range [][]float64{{0, 1}, {1, -1}, {-0.7, 2.3}, {3, 0}} {
 		for i := 0; i < 5; i++ {
 			p := 0.5*phi(m.X[i], th[0]) + 0.5*phi(m.X[i], th[0]+th[1])
-			if got := m.Term(nil, th, i) + math.Log(p); math.Abs(got-want) > 1e-12 {
+			if got := m.Term(nil, th, i) + math.Log(p); !(math.Abs(got-want) <= 1e-12) {
 				t.Errorf("θ = %v, i = %d: U_i + log p = %v, want %v", th, i, got, want)
 			}
 		}
@@ -50,7 +50,7 @@ func TestWellingTehGradients(t *testing.T) {
 				xp[j] += h
 				xm[j] -= h
 				fd := (f(xp) - f(xm)) / (2 * h)
-				if math.Abs(fd-g[j]) > 1e-7*(1+math.Abs(fd)) {
+				if !(math.Abs(fd-g[j]) <= 1e-7*(1+math.Abs(fd))) {
 					t.Errorf("θ = %v, term %d, coordinate %d: gradient %v, finite difference %v", th, i, j, g[j], fd)
 				}
 			}
@@ -73,7 +73,7 @@ func TestWellingTehPosterior(t *testing.T) {
 	for _, p := range g.Mass {
 		sum += p
 	}
-	if math.Abs(sum-1) > 1e-12 {
+	if !(math.Abs(sum-1) <= 1e-12) {
 		t.Errorf("masses sum to %v", sum)
 	}
 

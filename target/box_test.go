@@ -17,7 +17,7 @@ func TestBoxReflect(t *testing.T) {
 	} {
 		x := []float64{c.x}
 		b.Reflect(x)
-		if math.Abs(x[0]-c.want) > 1e-15 {
+		if !(math.Abs(x[0]-c.want) <= 1e-15) {
 			t.Errorf("reflect %v into [1, 3]: %v, want %v", c.x, x[0], c.want)
 		}
 	}

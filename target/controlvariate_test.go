@@ -173,7 +173,7 @@ func TestIndicesDistinctAndUniform(t *testing.T) {
 	p := float64(n) / N
 	sd := math.Sqrt(T * p * (1 - p))
 	for i, c := range count {
-		if math.Abs(float64(c)-T*p) > 5*sd {
+		if !(math.Abs(float64(c)-T*p) <= 5*sd) {
 			t.Errorf("index %d drawn %d times, want %.0f ± %.0f", i, c, T*p, 5*sd)
 		}
 	}

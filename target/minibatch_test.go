@@ -128,7 +128,7 @@ func TestMinibatchExactAtFullBatch(t *testing.T) {
 		mb.Grad(grad, gv, theta, rng)
 		for j := range g {
 			// Only the summation order differs from the direct sum.
-			if math.Abs(grad[j]-g[j]) > 1e-12*(1+math.Abs(g[j]))*N {
+			if !(math.Abs(grad[j]-g[j]) <= 1e-12*(1+math.Abs(g[j]))*N) {
 				t.Errorf("n = N: ∂_%dÛ = %v, want ∂_%dU = %v", j, grad[j], j, g[j])
 			}
 			if gv[j] != 0 {
@@ -136,7 +136,7 @@ func TestMinibatchExactAtFullBatch(t *testing.T) {
 			}
 		}
 		uh, uv := mb.Energy(theta, rng)
-		if math.Abs(uh-u) > 1e-12*(1+math.Abs(u))*N {
+		if !(math.Abs(uh-u) <= 1e-12*(1+math.Abs(u))*N) {
 			t.Errorf("n = N: Û = %v, want U = %v", uh, u)
 		}
 		if uv != 0 {
@@ -186,7 +186,7 @@ func TestMinibatchUnbiased(t *testing.T) {
 			}
 			check := func(what string, x []float64, want float64) {
 				m, se := meanSE(x)
-				if math.Abs(m-want) > 4.5*se {
+				if !(math.Abs(m-want) <= 4.5*se) {
 					t.Errorf("n = %d, %s coordinate %d: %s = %v ± %v, want %v", n, name, j, what, m, se, want)
 				}
 			}
@@ -233,7 +233,7 @@ func TestMinibatchInclusion(t *testing.T) {
 		}
 		check := func(what string, got int, pi float64) {
 			mean, sd := float64(c.M)*pi, math.Sqrt(float64(c.M)*pi*(1-pi))
-			if math.Abs(float64(got)-mean) > 5*sd+1e-9 {
+			if !(math.Abs(float64(got)-mean) <= 5*sd+1e-9) {
 				t.Errorf("N = %d, n = %d: %s drawn %d times in %d, want %v ± %v", c.N, c.n, what, got, c.M, mean, sd)
 			}
 		}
@@ -313,7 +313,7 @@ func TestMinibatchSpread(t *testing.T) {
 	for j := range got {
 		S2 := gVar[j] / (N * (N - 1))
 		_, se := meanSE(rep[j])
-		if math.Abs(got[j]-S2) > 4.5*se {
+		if !(math.Abs(got[j]-S2) <= 4.5*se) {
 			t.Errorf("coordinate %d: spread %v ± %v, want S² = %v", j, got[j], se, S2)
 		}
 	}
@@ -376,7 +376,7 @@ func TestMinibatchRows(t *testing.T) {
 		}
 	}
 	for j := range want {
-		if math.Abs(grad[j]-want[j]) > 1e-12*(1+math.Abs(want[j])) {
+		if !(math.Abs(grad[j]-want[j]) <= 1e-12*(1+math.Abs(want[j]))) {
 			t.Errorf("coordinate %d: ∇Û = %v, from the rows %v", j, grad[j], want[j])
 		}
 	}
@@ -422,7 +422,7 @@ func TestMinibatchEnergySize(t *testing.T) {
 			x    []float64
 		}{{"squared error", est}, {"reported variance", rep}} {
 			m, se := meanSE(c.x)
-			if math.Abs(m-uVar) > 4.5*se {
+			if !(math.Abs(m-uVar) <= 4.5*se) {
 				t.Errorf("energy size %d: mean %s %v ± %v, want Var(Û) = %v", ne, c.what, m, se, uVar)
 			}
 		}

@@ -38,18 +38,18 @@ func TestNoisyMomentsAndReports(t *testing.T) {
 		}
 		// Mean within 5 standard errors s/√n, variance within 5 relative
 		// standard errors √(2/n).
-		if m := gm[j] / draws; math.Abs(m) > 5*s/math.Sqrt(draws) {
+		if m := gm[j] / draws; !(math.Abs(m) <= 5*s/math.Sqrt(draws)) {
 			t.Errorf("gradient noise %d has mean %v", j, m)
 		}
-		if vv := gs[j] / draws; math.Abs(vv/(s*s)-1) > 5*math.Sqrt(2.0/draws) {
+		if vv := gs[j] / draws; !(math.Abs(vv/(s*s)-1) <= 5*math.Sqrt(2.0/draws)) {
 			t.Errorf("gradient noise %d has variance %v, want %v", j, vv, s*s)
 		}
 	}
 	s := 0.5 + u0
-	if m := um / draws; math.Abs(m) > 5*s/math.Sqrt(draws) {
+	if m := um / draws; !(math.Abs(m) <= 5*s/math.Sqrt(draws)) {
 		t.Errorf("energy noise has mean %v", m)
 	}
-	if vv := us / draws; math.Abs(vv/(s*s)-1) > 5*math.Sqrt(2.0/draws) {
+	if vv := us / draws; !(math.Abs(vv/(s*s)-1) <= 5*math.Sqrt(2.0/draws)) {
 		t.Errorf("energy noise has variance %v, want %v", vv, s*s)
 	}
 	h := Hidden{Estimator: n}

@@ -17,7 +17,7 @@ func TestKRRPredictClips(t *testing.T) {
 		{0, 0}, {1, 1 - 1.5*math.Exp(-0.5)}, {30, 1}, {math.NaN(), 0},
 	} {
 		f.predict(out, []float64{c.theta})
-		if math.Abs(out[0]-c.want) > 1e-15 {
+		if !(math.Abs(out[0]-c.want) <= 1e-15) {
 			t.Errorf("θ = %v: prediction %v, want %v", c.theta, out[0], c.want)
 		}
 		if !math.IsNaN(c.theta) && out[1] != 2 {

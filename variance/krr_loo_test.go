@@ -135,7 +135,7 @@ func TestKRRLeaveOneOutShortcut(t *testing.T) {
 					}
 				}
 			}
-			if math.Abs(shortH/bruteH-1) > 1e-9 {
+			if !(math.Abs(shortH/bruteH-1) <= 1e-9) {
 				t.Errorf("h = %v, λ = %v: uncentred shortcut %v, brute force %v: the shortcut is exact there", h, lam, shortH, bruteH)
 			}
 			ratio := short / brute

@@ -141,7 +141,7 @@ func TestKRRFewAndDuplicatePoints(t *testing.T) {
 	for _, x := range xs {
 		k.GradVar(dst, x, nil)
 		s := 5 / (1 + math.Exp(-x[0]))
-		if math.Abs(dst[0]-s*s) > 4*0.21*math.Max(s*s, 25*0.5) {
+		if !(math.Abs(dst[0]-s*s) <= 4*0.21*math.Max(s*s, 25*0.5)) {
 			t.Errorf("paired duplicates at %v: ŝ² = %v, true %v", x, dst[0], s*s)
 		}
 	}
@@ -191,10 +191,10 @@ func TestKRRBeforeFitAndFollower(t *testing.T) {
 	}
 	// 50 states × 9 degrees of freedom: relative sd √(2/450) = 0.067.
 	lead.GradVar(dst, []float64{-1}, nil)
-	if math.Abs(dst[0]-4) > 4*4*0.067 {
+	if !(math.Abs(dst[0]-4) <= 4*4*0.067) {
 		t.Errorf("fitted ŝ² = %v, want 4", dst[0])
 	}
-	if v := fol.EnergyVar([]float64{1}, 0, false); math.Abs(v-9) > 4*9*0.067 {
+	if v := fol.EnergyVar([]float64{1}, 0, false); !(math.Abs(v-9) <= 4*9*0.067) {
 		t.Errorf("follower fitted σ² = %v, want 9", v)
 	}
 }

@@ -57,10 +57,10 @@ func TestRunningWeightsAndPeriod(t *testing.T) {
 			t.Fatalf("after step %d: %d updates, %d draws; want %d and %d", k, r.Updates(), est.gradCalls, m, 2*m)
 		}
 		r.GradVar(g, theta, nil)
-		if math.Abs(g[0]-wantG[m-1]) > 1e-12 {
+		if !(math.Abs(g[0]-wantG[m-1]) <= 1e-12) {
 			t.Errorf("after step %d: ŝ² = %v, want %v", k, g[0], wantG[m-1])
 		}
-		if v := r.EnergyVar(theta, 0, false); math.Abs(v-wantU[m-1]) > 1e-12 {
+		if v := r.EnergyVar(theta, 0, false); !(math.Abs(v-wantU[m-1]) <= 1e-12) {
 			t.Errorf("after step %d: σ̂² = %v, want %v", k, v, wantU[m-1])
 		}
 	}

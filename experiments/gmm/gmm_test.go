@@ -12,11 +12,11 @@ import (
 // 0.011 + 4·0.0016 bounds it.
 func TestExactDraws(t *testing.T) {
 	ex := MixtureExact()
-	if math.Abs(ex.Right-0.6) > 1e-6 {
+	if !(math.Abs(ex.Right-0.6) <= 1e-6) {
 		t.Errorf("exact right-mode weight %v, want 0.6", ex.Right)
 	}
 	xs := ex.Draw(100000, 1)
-	if tv := ex.Grid.TV(xs, 48); tv > 0.011+4*0.0016 {
+	if tv := ex.Grid.TV(xs, 48); !(tv <= 0.011+4*0.0016) {
 		t.Errorf("TV of exact draws = %v", tv)
 	}
 }

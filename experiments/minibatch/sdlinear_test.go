@@ -59,7 +59,7 @@ func TestLinearSD1D(t *testing.T) {
 	for _, p := range ps {
 		// The Hessian is by central differences of an exactly linear
 		// gradient: only rounding separates it from N + 1.
-		if w := want[p.Noise]; math.Abs(p.Ratio[0]-w) > 1e-6 {
+		if w := want[p.Noise]; !(math.Abs(p.Ratio[0]-w) <= 1e-6) {
 			t.Errorf("%s: ratio %v, want %v", p.Noise, p.Ratio[0], w)
 		}
 	}

@@ -12,7 +12,7 @@ func TestReach(t *testing.T) {
 	budgets := []float64{1, 10, 100}
 	mean := [][]float64{{1}, {0.5}, {0.1}}
 	// Between 10 (0.5) and 100 (0.1) the target 0.3 lies halfway: 10^1.5.
-	if r := reach(budgets, mean, 0, 0.3); math.Abs(r-math.Pow(10, 1.5)) > 1e-9 {
+	if r := reach(budgets, mean, 0, 0.3); !(math.Abs(r-math.Pow(10, 1.5)) <= 1e-9) {
 		t.Errorf("reach 0.3 at %v, want %v", r, math.Pow(10, 1.5))
 	}
 	if r := reach(budgets, mean, 0, 2); r != 1 {
