@@ -269,6 +269,13 @@ func TestAdaptValidation(t *testing.T) {
 			t.Errorf("%+v: error %v, want one naming %q", c.opt, err, c.want)
 		}
 	}
+	// The smallest settings each check allows: one round of one step, two
+	// levels, and growth capped at the levels it starts with.
+	for _, opt := range []AdaptOptions{{Rounds: 1, First: 1}, {Rounds: 1, First: 1, Grow: true, MaxLevels: 2}} {
+		if _, err := Adapt(b, []float64{1, 2}, zeros(2, 1), opt); err != nil {
+			t.Errorf("%+v: %v", opt, err)
+		}
+	}
 	if _, err := NewBarrier([]float64{1, 2, 3}, []float64{0.1, math.NaN()}); err == nil {
 		t.Error("NewBarrier accepted a NaN rejection rate")
 	}
