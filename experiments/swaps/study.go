@@ -8,6 +8,7 @@ import (
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/minibatch"
+	"github.com/fresgld/fresgld/experiments/report"
 )
 
 // Modes are the swap-energy modes a tuning run tries for each exchange
@@ -246,31 +247,5 @@ func (g Group) MarshalJSON() ([]byte, error) {
 		plain
 		Mean, SE, ReachReSGLD                                        any
 		SwapRate, ExactRate, Noise, LowFrac, LowPred, MinLogS, Extra any
-	}{plain(g), nums2(g.Mean), nums2(g.SE), nums(g.ReachReSGLD), num(g.SwapRate), num(g.ExactRate), num(g.Noise), num(g.LowFrac), num(g.LowPred), num(g.MinLogS), num(g.Extra)})
-}
-
-// num is a float written as null when it is not finite.
-type num float64
-
-func (x num) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(x))
-}
-
-func nums(xs []float64) []num {
-	out := make([]num, len(xs))
-	for i, x := range xs {
-		out[i] = num(x)
-	}
-	return out
-}
-
-func nums2(xs [][]float64) [][]num {
-	out := make([][]num, len(xs))
-	for i, x := range xs {
-		out[i] = nums(x)
-	}
-	return out
+	}{plain(g), report.Nums2(g.Mean), report.Nums2(g.SE), report.Nums(g.ReachReSGLD), report.Num(g.SwapRate), report.Num(g.ExactRate), report.Num(g.Noise), report.Num(g.LowFrac), report.Num(g.LowPred), report.Num(g.MinLogS), report.Num(g.Extra)})
 }
