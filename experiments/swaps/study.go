@@ -212,31 +212,10 @@ func Compare(pr minibatch.Problem, best map[exchange.Method]exchange.EnergyMode,
 	for i := range c.Groups {
 		g := &c.Groups[i]
 		for k := range pr.Metrics {
-			g.ReachReSGLD = append(g.ReachReSGLD, reach(pr.Setting.Budgets, g.Mean, k, final[k]))
+			g.ReachReSGLD = append(g.ReachReSGLD, minibatch.Reach(pr.Setting.Budgets, g.Mean, k, final[k]))
 		}
 	}
 	return c, nil
-}
-
-// reach is the budget at which mean[·][k] first falls to target,
-// interpolated log-linearly (as in the minibatch study).
-func reach(budgets []float64, mean [][]float64, k int, target float64) float64 {
-	for b := range budgets {
-		v := mean[b][k]
-		if !(v <= target) {
-			continue
-		}
-		if b == 0 {
-			return budgets[0]
-		}
-		u := mean[b-1][k]
-		if math.IsNaN(u) || u <= v {
-			return budgets[b]
-		}
-		t := (u - target) / (u - v)
-		return math.Exp(math.Log(budgets[b-1]) + t*(math.Log(budgets[b])-math.Log(budgets[b-1])))
-	}
-	return math.NaN()
 }
 
 // MarshalJSON writes NaN and infinities (a quantity with nothing to
