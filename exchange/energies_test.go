@@ -479,3 +479,27 @@ func TestStatsTotalCountsAnchors(t *testing.T) {
 		t.Errorf("total %v units, levels' totals %v, Units %v, anchors %v", tot, levels, s.Units(), anchors)
 	}
 }
+
+// TestConcurrentSharedEstimatorRefused checks that one minibatch on two
+// levels is refused when the levels step concurrently (its buffers would be
+// written at once), and accepted sequentially or as two clones.
+func TestConcurrentSharedEstimatorRefused(t *testing.T) {
+	est, _ := target.NewMinibatch(outliers, 3)
+	for _, c := range []struct {
+		hot        target.Estimator
+		concurrent bool
+		ok         bool
+	}{{est, true, false}, {est, false, true}, {est.Clone(), true, true}} {
+		cfg := Config{Levels: []Level{
+			{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
+			{Tau: 2, Est: c.hot, Eta: langevin.Constant{Step: 0.01}},
+		}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Concurrent: c.concurrent}
+		s, err := New(cfg, [][]float64{{0}, {0}})
+		if (err == nil) != c.ok {
+			t.Errorf("shared %v, concurrent %v: error %v", c.hot == target.Estimator(est), c.concurrent, err)
+		}
+		if s != nil {
+			s.Close()
+		}
+	}
+}

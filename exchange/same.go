@@ -60,3 +60,20 @@ func checkModels(levels []Level) error {
 	}
 	return nil
 }
+
+// checkConcurrent refuses, when levels step concurrently, one estimator
+// that keeps per-draw state (a target.Cloner, such as a minibatch) on two
+// levels: both would write its buffers at once.
+func checkConcurrent(levels []Level) error {
+	for l, L := range levels {
+		if _, ok := L.Est.(target.Cloner); !ok {
+			continue
+		}
+		for k := l + 1; k < len(levels); k++ {
+			if sameEstimator(levels[k].Est, L.Est) {
+				return fmt.Errorf("levels %d and %d share one estimator %T, which keeps per-draw state: stepping them concurrently would race; give level %d a Clone of it", l, k, L.Est, k)
+			}
+		}
+	}
+	return nil
+}

@@ -136,6 +136,11 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := checkModels(cfg.Levels); err != nil {
 		return nil, err
 	}
+	if cfg.Concurrent {
+		if err := checkConcurrent(cfg.Levels); err != nil {
+			return nil, err
+		}
+	}
 	if err := validateScheme(cfg.Swap); err != nil {
 		return nil, err
 	}

@@ -68,7 +68,13 @@ func (p Plan) validate(s *Sampler) error {
 func Collect(s *Sampler, p Plan) (Trace, error) {
 	c := Collector{Plan: p, Trace: Trace{P: s.Dim()}}
 	if p.validate(s) == nil {
-		c.Trace.Data = make([]float64, 0, p.Keep*s.Dim())
+		keep := p.Keep
+		if p.Budget > 0 {
+			// Keep is then an upper bound, possibly a huge one: let the
+			// trace grow past a modest start instead of reserving it.
+			keep = min(keep, 1<<14)
+		}
+		c.Trace.Data = make([]float64, 0, keep*s.Dim())
 	}
 	err := Run(s, p, &c)
 	return c.Trace, err

@@ -157,27 +157,8 @@ func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 		return res, err
 	}
 	defer s.Close()
-	acc := pr.NewAcc()
-	kept := 0
-	for _, b := range st.Budgets {
-		for used < b {
-			if err := s.Step(); err != nil {
-				return res, fmt.Errorf("%s, seed %d: %w", m, seed, err)
-			}
-			if used > st.BurnCost {
-				acc.Add(s.State(0))
-				kept++
-			}
-		}
-		sc := make([]float64, len(pr.Metrics))
-		if kept > 0 {
-			acc.Score(sc)
-		} else {
-			for k := range sc {
-				sc[k] = math.NaN()
-			}
-		}
-		res.Score = append(res.Score, sc)
+	if res.Score, err = ScoreAtBudgets(s, pr, func() float64 { return used }); err != nil {
+		return res, fmt.Errorf("%s, seed %d: %w", m, seed, err)
 	}
 	stats := s.Stats()
 	res.Steps = stats.Steps
@@ -195,4 +176,35 @@ func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 		res.HotN, res.HotNLo, res.HotNHi = st.NCold, st.NCold, st.NCold
 	}
 	return res, nil
+}
+
+// ScoreAtBudgets steps s until cost() reaches each of the problem's budgets
+// in turn and scores, at each, the cold level's states retained once the
+// cost passed the burn-in (NaN scores before any is retained).
+func ScoreAtBudgets(s *exchange.Sampler, pr Problem, cost func() float64) ([][]float64, error) {
+	st := pr.Setting
+	acc := pr.NewAcc()
+	kept := 0
+	var scores [][]float64
+	for _, b := range st.Budgets {
+		for cost() < b {
+			if err := s.Step(); err != nil {
+				return scores, err
+			}
+			if cost() > st.BurnCost {
+				acc.Add(s.State(0))
+				kept++
+			}
+		}
+		sc := make([]float64, len(pr.Metrics))
+		if kept > 0 {
+			acc.Score(sc)
+		} else {
+			for k := range sc {
+				sc[k] = math.NaN()
+			}
+		}
+		scores = append(scores, sc)
+	}
+	return scores, nil
 }

@@ -62,7 +62,7 @@ func SDMarkdown(w io.Writer, pr Problem, seeds int, lin []LinearPrediction, hotL
 		final, cost := re.Mean[len(re.Mean)-1][1], st.Budgets[len(st.Budgets)-1]
 		fmt.Fprintf(w, "\nCost to reach reSGLD's final sd error in the main study (%.4f at %.3g evaluations, %d seeds; interpolated log-linearly as there):\n\n| variant | to sd error ≤ %.4f | vs reSGLD |\n|---|---|---|\n", final, cost, main.Seeds, final)
 		for _, s := range sums {
-			r := reach(st.Budgets, s.Mean, 1, final)
+			r := Reach(st.Budgets, s.Mean, 1, final)
 			if math.IsNaN(r) {
 				fmt.Fprintf(w, "| %s | not reached | — |\n", s.Variant)
 				continue

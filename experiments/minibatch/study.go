@@ -68,7 +68,7 @@ func Study(pr Problem, methods []exchange.Method, seeds, workers int, progress f
 		for i := range sum.Methods {
 			m := &sum.Methods[i]
 			for k := range pr.Metrics {
-				m.ReachReSGLD = append(m.ReachReSGLD, reach(pr.Setting.Budgets, m.Mean, k, final[k]))
+				m.ReachReSGLD = append(m.ReachReSGLD, Reach(pr.Setting.Budgets, m.Mean, k, final[k]))
 			}
 		}
 	}
@@ -91,7 +91,7 @@ func summarize(pr Problem, method string, runs []RunResult) MethodSummary {
 		ms.SE = append(ms.SE, se)
 	}
 	for k := 0; k < nm; k++ {
-		ms.Reach = append(ms.Reach, reach(pr.Setting.Budgets, ms.Mean, k, pr.Targets[k]))
+		ms.Reach = append(ms.Reach, Reach(pr.Setting.Budgets, ms.Mean, k, pr.Targets[k]))
 	}
 	n := float64(len(runs))
 	for _, r := range runs {
@@ -110,8 +110,9 @@ func summarize(pr Problem, method string, runs []RunResult) MethodSummary {
 	return ms
 }
 
-// reach is the budget at which mean[·][k] first falls to target.
-func reach(budgets []float64, mean [][]float64, k int, target float64) float64 {
+// Reach is the budget at which mean[·][k] first falls to target,
+// interpolated log-linearly between the budgets around it (NaN if never).
+func Reach(budgets []float64, mean [][]float64, k int, target float64) float64 {
 	for b := range budgets {
 		v := mean[b][k]
 		if !(v <= target) {

@@ -12,13 +12,13 @@ func TestReach(t *testing.T) {
 	budgets := []float64{1, 10, 100}
 	mean := [][]float64{{1}, {0.5}, {0.1}}
 	// Between 10 (0.5) and 100 (0.1) the target 0.3 lies halfway: 10^1.5.
-	if r := reach(budgets, mean, 0, 0.3); !(math.Abs(r-math.Pow(10, 1.5)) <= 1e-9) {
+	if r := Reach(budgets, mean, 0, 0.3); !(math.Abs(r-math.Pow(10, 1.5)) <= 1e-9) {
 		t.Errorf("reach 0.3 at %v, want %v", r, math.Pow(10, 1.5))
 	}
-	if r := reach(budgets, mean, 0, 2); r != 1 {
+	if r := Reach(budgets, mean, 0, 2); r != 1 {
 		t.Errorf("reach 2 at %v, want the first budget", r)
 	}
-	if r := reach(budgets, mean, 0, 0.01); !math.IsNaN(r) {
+	if r := Reach(budgets, mean, 0, 0.01); !math.IsNaN(r) {
 		t.Errorf("reach 0.01 at %v, want NaN (never)", r)
 	}
 }

@@ -124,27 +124,8 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 		return res, fmt.Errorf("%s/%s: %w", m, mode, err)
 	}
 	defer s.Close()
-	acc := pr.NewAcc()
-	kept := 0
-	for _, b := range st.Budgets {
-		for s.Units() < b {
-			if err := s.Step(); err != nil {
-				return res, fmt.Errorf("%s/%s, seed %d: %w", m, mode, seed, err)
-			}
-			if s.Units() > st.BurnCost {
-				acc.Add(s.State(0))
-				kept++
-			}
-		}
-		sc := make([]float64, len(pr.Metrics))
-		if kept > 0 {
-			acc.Score(sc)
-		} else {
-			for k := range sc {
-				sc[k] = math.NaN()
-			}
-		}
-		res.Score = append(res.Score, sc)
+	if res.Score, err = minibatch.ScoreAtBudgets(s, pr, s.Units); err != nil {
+		return res, fmt.Errorf("%s/%s, seed %d: %w", m, mode, seed, err)
 	}
 	stats := s.Stats()
 	res.Steps = stats.Steps

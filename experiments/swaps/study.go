@@ -8,6 +8,7 @@ import (
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/minibatch"
+	"github.com/fresgld/fresgld/experiments/report"
 )
 
 // Modes are the swap-energy modes a tuning run tries for each exchange
@@ -211,31 +212,10 @@ func Compare(pr minibatch.Problem, best map[exchange.Method]exchange.EnergyMode,
 	for i := range c.Groups {
 		g := &c.Groups[i]
 		for k := range pr.Metrics {
-			g.ReachReSGLD = append(g.ReachReSGLD, reach(pr.Setting.Budgets, g.Mean, k, final[k]))
+			g.ReachReSGLD = append(g.ReachReSGLD, minibatch.Reach(pr.Setting.Budgets, g.Mean, k, final[k]))
 		}
 	}
 	return c, nil
-}
-
-// reach is the budget at which mean[·][k] first falls to target,
-// interpolated log-linearly (as in the minibatch study).
-func reach(budgets []float64, mean [][]float64, k int, target float64) float64 {
-	for b := range budgets {
-		v := mean[b][k]
-		if !(v <= target) {
-			continue
-		}
-		if b == 0 {
-			return budgets[0]
-		}
-		u := mean[b-1][k]
-		if math.IsNaN(u) || u <= v {
-			return budgets[b]
-		}
-		t := (u - target) / (u - v)
-		return math.Exp(math.Log(budgets[b-1]) + t*(math.Log(budgets[b])-math.Log(budgets[b-1])))
-	}
-	return math.NaN()
 }
 
 // MarshalJSON writes NaN and infinities (a quantity with nothing to
@@ -246,31 +226,5 @@ func (g Group) MarshalJSON() ([]byte, error) {
 		plain
 		Mean, SE, ReachReSGLD                                        any
 		SwapRate, ExactRate, Noise, LowFrac, LowPred, MinLogS, Extra any
-	}{plain(g), nums2(g.Mean), nums2(g.SE), nums(g.ReachReSGLD), num(g.SwapRate), num(g.ExactRate), num(g.Noise), num(g.LowFrac), num(g.LowPred), num(g.MinLogS), num(g.Extra)})
-}
-
-// num is a float written as null when it is not finite.
-type num float64
-
-func (x num) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(x))
-}
-
-func nums(xs []float64) []num {
-	out := make([]num, len(xs))
-	for i, x := range xs {
-		out[i] = num(x)
-	}
-	return out
-}
-
-func nums2(xs [][]float64) [][]num {
-	out := make([][]num, len(xs))
-	for i, x := range xs {
-		out[i] = nums(x)
-	}
-	return out
+	}{plain(g), report.Nums2(g.Mean), report.Nums2(g.SE), report.Nums(g.ReachReSGLD), report.Num(g.SwapRate), report.Num(g.ExactRate), report.Num(g.Noise), report.Num(g.LowFrac), report.Num(g.LowPred), report.Num(g.MinLogS), report.Num(g.Extra)})
 }
