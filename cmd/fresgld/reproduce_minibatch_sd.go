@@ -1,10 +1,7 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/experiments/minibatch"
-	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/output"
 )
 
@@ -97,65 +93,15 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 	if f.Smoke {
 		sz = minibatch.Smoke
 	}
-	pr, err := minibatch.BreastCancerProblem(ref, sz)
-	if err != nil {
-		return err
-	}
-	st := pr.Setting
-	mode, _, err := mala.Laplace(l, st.Init)
-	if err != nil {
-		return err
-	}
-	lin, err := minibatch.LinearSD(l, mode, st.Eta, st.Tau1, st.NCold)
-	if err != nil {
-		return err
-	}
-	// The hot chain's automatic n ends near 10 on average and reaches 2.
-	hotSizes := []int{10, 5}
-	hotLin := map[int][]minibatch.LinearPrediction{}
-	for _, n := range hotSizes {
-		if hotLin[n], err = minibatch.LinearSD(l, mode, st.Eta, st.Tau2, n); err != nil {
-			return err
-		}
-	}
-	main, err := mainSummary(f.Summary, len(st.Budgets))
-	if err != nil {
-		return err
-	}
 	start := time.Now()
 	total := f.Seeds * len(variants)
-	sums, err := minibatch.SDStudy(pr, ref, variants, f.Seeds, f.Workers, newProgress(pr.Name+" sd", total).update)
+	md, err := minibatch.SDFollowUp(ref, sz, variants, f.Seeds, f.Workers, f.Summary, newProgress("breast-cancer sd", total).update)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "%s sd follow-up: %d runs in %.1fs\n", pr.Name, total, time.Since(start).Seconds())
-	var b strings.Builder
-	minibatch.SDMarkdown(&b, pr, f.Seeds, lin, hotLin, hotSizes, sums, main)
-	fmt.Print(b.String())
-	return output.WriteBytes(filepath.Join(f.Results, file), []byte(b.String()))
-}
-
-// mainSummary reads the main study's breast-cancer summary from path; it
-// returns nil when the file is missing or was written at another size (a
-// smoke run), since its budgets would not be this run's.
-func mainSummary(path string, budgets int) (*minibatch.Summary, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("--summary: %w", err)
-	}
-	var sums []minibatch.Summary
-	if err := json.Unmarshal(b, &sums); err != nil {
-		return nil, fmt.Errorf("--summary %s: %w", path, err)
-	}
-	for i := range sums {
-		if sums[i].Problem == "breast-cancer" && len(sums[i].Setting.Budgets) == budgets {
-			return &sums[i], nil
-		}
-	}
-	return nil, nil
+	fmt.Fprintf(os.Stderr, "breast-cancer sd follow-up: %d runs in %.1fs\n", total, time.Since(start).Seconds())
+	fmt.Print(md)
+	return output.WriteBytes(filepath.Join(f.Results, file), []byte(md))
 }
 
 // sdVariantKeys lists the follow-up's variant keys for the help text.
