@@ -1,14 +1,9 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -34,7 +29,7 @@ type minibatchFlags struct {
 const refCommand = "fresgld reproduce minibatch --reference-only --recompute-reference --docs"
 
 // refFile is the name of the cached reference in the tables' directory.
-const refFile = "breast-cancer-reference.json"
+const refFile = minibatch.RefFile
 
 func init() {
 	f := &minibatchFlags{}
@@ -95,135 +90,41 @@ func runMinibatch(f *minibatchFlags) error {
 	if f.ReferenceSteps < 1000 && f.RecomputeReference {
 		return fmt.Errorf("--reference-steps = %d: need at least 1000", f.ReferenceSteps)
 	}
-	if f.ReferenceOnly {
-		ref, err := breastCancerReference(f)
-		if err != nil {
-			return err
+	problems := strings.Split(f.Problems, ",")
+	for k, name := range problems {
+		problems[k] = strings.TrimSpace(name)
+		if n := problems[k]; n != "welling-teh" && n != "breast-cancer" {
+			return fmt.Errorf("--problems: unknown problem %q (want welling-teh or breast-cancer)", name)
 		}
-		fmt.Printf("MALA reference of the breast-cancer posterior (%s):\n%d burn-in steps (step adapted), then %d steps at h = %.4g (preconditioned), every %d-th kept; acceptance %.3f; %d full-data evaluations of U and ∇U; %.0f s.\nMonte Carlo error (batch means, %d batches): min ESS over coordinates %.0f; max se/sd of the means %.4f; max se/sd of the sds %.4f.\n",
-			f.Reference, ref.Burn, ref.Steps, ref.Step, ref.Thin, ref.Accept, ref.FullEvals, ref.Wall, ref.Batches, ref.MinESS, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD)
-		return nil
 	}
 	corr, err := exchange.ParseCorrection(f.Correction)
 	if err != nil {
 		return fmt.Errorf("--correction: %w", err)
 	}
+	refs := minibatch.ReferenceSource{Path: f.Reference, Recompute: f.RecomputeReference, Steps: f.ReferenceSteps, Dir: f.Results, Command: refCommand}
+	if f.ReferenceOnly {
+		ref, err := refs.Load(os.Stderr)
+		if err != nil {
+			return fmt.Errorf("--reference: %w", err)
+		}
+		fmt.Printf("MALA reference of the breast-cancer posterior (%s):\n%d burn-in steps (step adapted), then %d steps at h = %.4g (preconditioned), every %d-th kept; acceptance %.3f; %d full-data evaluations of U and ∇U; %.0f s.\nMonte Carlo error (batch means, %d batches): min ESS over coordinates %.0f; max se/sd of the means %.4f; max se/sd of the sds %.4f.\n",
+			f.Reference, ref.Burn, ref.Steps, ref.Step, ref.Thin, ref.Accept, ref.FullEvals, ref.Wall, ref.Batches, ref.MinESS, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD)
+		return nil
+	}
 	sz := minibatch.Full
 	if f.Smoke {
 		sz = minibatch.Smoke
 	}
-	names := strings.Split(f.Problems, ",")
-	for _, name := range names {
-		if n := strings.TrimSpace(name); n != "welling-teh" && n != "breast-cancer" {
-			return fmt.Errorf("--problems: unknown problem %q (want welling-teh or breast-cancer)", name)
-		}
-	}
-	outs, figs := minibatchOutputs(corr)
+	outs, figs := minibatch.Outputs(corr)
 	if _, err := output.Prepare(f.Results, outs...); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	if _, err := output.Prepare(f.Figures, figs...); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	suffix := correctionSuffix(corr)
-	var sums []minibatch.Summary
-	for _, name := range names {
-		var pr minibatch.Problem
-		var err error
-		switch strings.TrimSpace(name) {
-		case "welling-teh":
-			pr, err = minibatch.WellingTehProblem(sz)
-		case "breast-cancer":
-			var ref minibatch.Reference
-			ref, err = breastCancerReference(f)
-			if err == nil {
-				pr, err = minibatch.BreastCancerProblem(ref, sz)
-			}
-		default:
-			return fmt.Errorf("--problems: unknown problem %q (want welling-teh or breast-cancer)", name)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		pr.Setting.Correction = corr
-		start := time.Now()
-		sum, err := minibatch.Study(pr, minibatch.Methods, f.Seeds, f.Workers, newProgress(pr.Name, f.Seeds*len(minibatch.Methods)).update)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		fmt.Fprintf(os.Stderr, "%s: %d runs in %.1fs\n", pr.Name, f.Seeds*len(minibatch.Methods), time.Since(start).Seconds())
-		var b strings.Builder
-		sum.Markdown(&b)
-		fmt.Print(b.String())
-		if err := output.WriteBytes(filepath.Join(f.Results, pr.Name+suffix+".md"), []byte(b.String())); err != nil {
-			return err
-		}
-		for k, m := range pr.Metrics {
-			base := filepath.Join(f.Figures, "minibatch-"+pr.Name+suffix+"-"+strings.ReplaceAll(m, " ", "-"))
-			if err := sum.Plot(k, base); err != nil {
-				return err
-			}
-		}
-		sums = append(sums, sum)
-	}
-	js, err := json.MarshalIndent(sums, "", "  ")
-	if err != nil {
-		return err
-	}
-	return output.WriteBytes(filepath.Join(f.Results, "summary"+suffix+".json"), append(js, '\n'))
-}
-
-// minibatchOutputs are the study's outputs under correction c, removed
-// before a run so that a failed run never leaves an earlier run's beside its
-// own. The full correction's carry a suffix, so that they never replace the
-// study's.
-func minibatchOutputs(c exchange.Correction) (results, figures []string) {
-	s := correctionSuffix(c)
-	results = []string{"welling-teh" + s + ".md", "breast-cancer" + s + ".md", "summary" + s + ".json"}
-	for _, f := range []string{"welling-teh" + s + "-TV", "breast-cancer" + s + "-mean-error", "breast-cancer" + s + "-sd-error"} {
-		figures = append(figures, "minibatch-"+f+".png", "minibatch-"+f+".svg")
-	}
-	return results, figures
-}
-
-func correctionSuffix(c exchange.Correction) string {
-	if c == exchange.Diagonal {
-		return ""
-	}
-	return "-" + c.String()
-}
-
-// breastCancerReference loads the cached MALA reference or computes it.
-func breastCancerReference(f *minibatchFlags) (minibatch.Reference, error) {
-	l, _, err := minibatch.BreastCancer()
-	if err != nil {
-		return minibatch.Reference{}, err
-	}
-	if !f.RecomputeReference {
-		ref, err := minibatch.LoadReference(f.Reference, l.Dim())
-		if err == nil {
-			return ref, nil
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return ref, err
-		}
-		fmt.Fprintf(os.Stderr, "no cached reference at %s: computing it\n", f.Reference)
-	}
-	if f.ReferenceSteps < 1000 {
-		return minibatch.Reference{}, fmt.Errorf("--reference-steps = %d: need at least 1000", f.ReferenceSteps)
-	}
-	ref, err := minibatch.ComputeReference("breast-cancer", l, 5000, f.ReferenceSteps, 10, 1)
-	if err != nil {
-		return ref, err
-	}
-	ref.Command = fmt.Sprintf("%s --reference-steps %d", refCommand, f.ReferenceSteps)
-	fmt.Fprintf(os.Stderr, "MALA reference: %d steps, acceptance %.3f, min ESS %.0f, max se/sd of the means %.4f and of the sds %.4f, %.0fs\n",
-		ref.Steps, ref.Accept, ref.MinESS, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD, ref.Wall)
-	d, err := output.Prepare(f.Results)
-	if err != nil {
-		return ref, fmt.Errorf("--out: %w", err)
-	}
-	path := d.File(refFile)
-	fmt.Fprintf(os.Stderr, "writing the MALA reference to %s\n", path)
-	return ref, ref.Save(path)
+	return minibatch.Reproduce(minibatch.ReproduceOptions{
+		Problems: problems, Size: sz, Correction: corr, Seeds: f.Seeds, Workers: f.Workers,
+		Results: f.Results, Figures: f.Figures, Reference: refs,
+		Progress: progressFunc, Out: os.Stdout, Log: os.Stderr,
+	})
 }

@@ -112,7 +112,7 @@ func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 			note = fmt.Sprintf("Exact mass on θ2 < 0: %.4f.\n\n", neg)
 		case name == "breast-cancer":
 			var ref minibatch.Reference
-			ref, err = breastCancerReference(&minibatchFlags{Reference: f.Reference, ReferenceSteps: 1000000, Results: results})
+			ref, err = minibatch.ReferenceSource{Path: f.Reference, Steps: 1000000, Dir: results, Command: refCommand}.Load(os.Stderr)
 			if err == nil {
 				pr, err = minibatch.BreastCancerProblem(ref, sz)
 			}
