@@ -1,13 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -80,10 +76,10 @@ func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 		sz = minibatch.Smoke
 	}
 	// Every problem name is checked before the first problem runs.
-	for _, name := range strings.Split(f.Problems, ",") {
-		name = strings.TrimSpace(name)
-		if N, err := strconv.Atoi(strings.TrimPrefix(name, "welling-teh-")); name != "welling-teh" && name != "breast-cancer" &&
-			(!strings.HasPrefix(name, "welling-teh-") || err != nil || N < 20) {
+	problems := strings.Split(f.Problems, ",")
+	for k, name := range problems {
+		problems[k] = strings.TrimSpace(name)
+		if _, ok := swaps.ProblemN(problems[k]); !ok && problems[k] != "welling-teh" && problems[k] != "breast-cancer" {
 			return fmt.Errorf("--problems: unknown problem %q (want welling-teh, welling-teh-N with N ≥ 20, or breast-cancer)", name)
 		}
 	}
@@ -94,78 +90,10 @@ func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 	if _, err := output.Prepare(results); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	for _, name := range strings.Split(f.Problems, ",") {
-		name = strings.TrimSpace(name)
-		var pr minibatch.Problem
-		var err error
-		note := ""
-		switch {
-		case name == "welling-teh":
-			pr, err = minibatch.WellingTehProblem(sz)
-		case strings.HasPrefix(name, "welling-teh-"):
-			N, perr := strconv.Atoi(strings.TrimPrefix(name, "welling-teh-"))
-			if perr != nil || N < 20 {
-				return fmt.Errorf("--problems: %q: want welling-teh-N with N ≥ 20", name)
-			}
-			var neg float64
-			pr, neg, err = swaps.WellingTehN(N, sz)
-			note = fmt.Sprintf("Exact mass on θ2 < 0: %.4f.\n\n", neg)
-		case name == "breast-cancer":
-			var ref minibatch.Reference
-			ref, err = minibatch.ReferenceSource{Path: f.Reference, Steps: 1000000, Dir: results, Command: refCommand}.Load(os.Stderr)
-			if err == nil {
-				pr, err = minibatch.BreastCancerProblem(ref, sz)
-			}
-		default:
-			return fmt.Errorf("--problems: unknown problem %q (want welling-teh, welling-teh-N or breast-cancer)", name)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		start := time.Now()
-		narms := 3 * len(swaps.Modes)
-		tune, err := swaps.Tune(pr, swaps.Modes, f.Levels, f.TuneSeeds, f.Workers, newProgress(pr.Name+" tuning", narms*f.TuneSeeds).update)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		cmp, err := swaps.Compare(pr, tune.Best, true, f.Levels, f.Seeds, f.Workers, newProgress(pr.Name, 5*f.Seeds).update)
-		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-		fmt.Fprintf(os.Stderr, "%s: %.1fs\n", pr.Name, time.Since(start).Seconds())
-		var b strings.Builder
-		swaps.Setting(&b, pr)
-		if f.Levels > 2 {
-			fmt.Fprintf(&b, "Ladder: %d levels, geometric from τ1 to τ2; swap counts, noise and the exact-S checks are pooled over its %d adjacent pairs.\n\n", f.Levels, f.Levels-1)
-		}
-		b.WriteString(note)
-		tune.Markdown(&b, pr)
-		cmp.Markdown(&b, pr)
-		fmt.Print(b.String())
-		base := pr.Name
-		if f.Levels > 2 {
-			base = fmt.Sprintf("%s-%dlevels", pr.Name, f.Levels)
-		}
-		if err := output.WriteBytes(filepath.Join(results, base+".md"), []byte(b.String())); err != nil {
-			return err
-		}
-		best := map[string]string{}
-		for m, mode := range tune.Best {
-			best[string(m)] = mode.String()
-		}
-		js, err := json.MarshalIndent(struct {
-			Problem    string
-			Setting    minibatch.Setting
-			Best       map[string]string
-			Tuning     []swaps.Group
-			Comparison []swaps.Group
-		}{pr.Name, pr.Setting, best, tune.Groups, cmp.Groups}, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := output.WriteBytes(filepath.Join(results, base+".json"), append(js, '\n')); err != nil {
-			return err
-		}
-	}
-	return nil
+	return swaps.Reproduce(swaps.ReproduceOptions{
+		Problems: problems, Size: sz, Levels: f.Levels, Seeds: f.Seeds, TuneSeeds: f.TuneSeeds, Workers: f.Workers,
+		Results:   results,
+		Reference: minibatch.ReferenceSource{Path: f.Reference, Steps: 1000000, Dir: results, Command: refCommand},
+		Progress:  progressFunc, Out: os.Stdout, Log: os.Stderr,
+	})
 }
