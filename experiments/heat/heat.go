@@ -15,6 +15,7 @@ import (
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models/heat"
 	"github.com/fresgld/fresgld/output"
@@ -197,11 +198,7 @@ func runHeatMethod(p heat.Problem, f *Settings, m heatMethod, fineF, coarseF hea
 	if err != nil {
 		return heatRun{}, err
 	}
-	init := make([][]float64, len(cfg.Levels))
-	for l := range init {
-		init[l] = append([]float64(nil), heatInit...)
-	}
-	smp, err := exchange.New(cfg, init)
+	smp, err := study.NewLadder(cfg, heatInit)
 	if err != nil {
 		return heatRun{}, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
@@ -148,11 +149,7 @@ func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 	if autoErr != nil { // NewAutoBatch runs inside Config, for the cheap-hot methods
 		return res, autoErr
 	}
-	init := make([][]float64, len(cfg.Levels))
-	for l := range init {
-		init[l] = st.Init
-	}
-	s, err := exchange.New(cfg, init)
+	s, err := study.NewLadder(cfg, st.Init)
 	if err != nil {
 		return res, err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
@@ -157,11 +158,7 @@ func RunSD(pr Problem, ref Reference, v SDVariant, seed uint64) (SDRun, error) {
 	if varErr != nil {
 		return res, varErr
 	}
-	init := make([][]float64, len(cfg.Levels))
-	for l := range init {
-		init[l] = st.Init
-	}
-	s, err := exchange.New(cfg, init)
+	s, err := study.NewLadder(cfg, st.Init)
 	if err != nil {
 		return res, err
 	}

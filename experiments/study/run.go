@@ -147,11 +147,7 @@ func (pr Problem) Execute(v Variant, seed uint64, z Size) (Run, error) {
 	if err != nil {
 		return Run{}, err
 	}
-	init := make([][]float64, len(cfg.Levels))
-	for l := range init {
-		init[l] = pr.Init
-	}
-	s, err := exchange.New(cfg, init)
+	s, err := NewLadder(cfg, pr.Init)
 	if err != nil {
 		return Run{}, fmt.Errorf("%s: %w", v.Name, err)
 	}

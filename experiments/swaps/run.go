@@ -11,6 +11,7 @@ import (
 
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/minibatch"
+	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
@@ -115,11 +116,7 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 	for _, L := range cfg.Levels {
 		taus = append(taus, L.Tau)
 	}
-	init := make([][]float64, len(cfg.Levels))
-	for l := range init {
-		init[l] = st.Init
-	}
-	s, err := exchange.New(cfg, init)
+	s, err := study.NewLadder(cfg, st.Init)
 	if err != nil {
 		return res, fmt.Errorf("%s/%s: %w", m, mode, err)
 	}
