@@ -44,8 +44,10 @@ type logisticFlags struct {
 	SwapPilot     int     `json:"swap_pilot"`
 	Levels        int     `json:"levels"`
 	Burn          int     `json:"burn"`
+	BurnAuto      bool    `json:"burn_automatic"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
+	ThinAuto      bool    `json:"thin_automatic"`
 	chainFlags
 	Out string `json:"-"`
 }
@@ -62,6 +64,7 @@ type logisticSummary struct {
 	WallSeconds   float64               `json:"wall_seconds"`
 	StepRuleNotes string                `json:"step_rule,omitempty"`
 	BatchRule     string                `json:"batch_rule,omitempty"`
+	RunRule       string                `json:"run_length_rule,omitempty"`
 	Swap          *swapChoice           `json:"swap_energies,omitempty"`
 	SwapNoise     []float64             `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
 	SwapCost      *swapCost             `json:"swap_cost,omitempty"`  // per-example evaluations, all chains
@@ -147,9 +150,10 @@ temperatures geometrically from 1 to --tau2.
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
-	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
+	f.BurnAuto, f.ThinAuto = true, true
+	fl.Var(autoInt{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation; see above)")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
-	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
+	fl.Var(autoInt{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: enough for a bulk ESS of 200 per chain in the slowest direction, within the default budget)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/logistic", "output directory")
 	rootCmd.AddCommand(cmd)
@@ -174,7 +178,7 @@ func (f *logisticFlags) validate() error {
 		return err
 	}
 	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2),
-		within("--swap-rate", f.SwapPerStep, 0, 1), runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
+		within("--swap-rate", f.SwapPerStep, 0, 1), f.runSize(1)); err != nil {
 		return err
 	}
 	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
@@ -242,11 +246,12 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.Data, err)
 	}
+	var runWarning string
 	sum := logisticSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs}
 	// The curvature sets the automatic step size and the scale against
 	// which a stuck chain is recognised (lmin = 0: unknown; see
 	// logisticCurvature for data too large for a Hessian).
-	curv, curvErr := logisticCurvature(lr)
+	curv, curvErr := logisticCurvature(lr, f.Seed)
 	lmin := curv.lmin
 	if f.EtaAuto {
 		if curvErr != nil {
@@ -280,8 +285,19 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 			return fmt.Errorf("%s = %d: the data have %d examples", b.flag, b.v, d.N)
 		}
 	}
-	if err := runSize(f.Burn, f.Keep, f.Thin, p); err != nil {
+	if err := f.runSize(p); err != nil {
 		return err
+	}
+	if f.BurnAuto || f.ThinAuto {
+		note, warn := f.setRunLength(lr, curv, p)
+		sum.RunRule = note
+		if warn != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), "warning:", warn)
+			runWarning = warn
+		}
+		if err := f.runSize(p); err != nil {
+			return err
+		}
 	}
 	if f.SwapPerStep/f.Eta > 0 && !(f.SwapPerStep/f.Eta < math.Inf(1)) {
 		return fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", f.SwapPerStep, f.Eta)
@@ -329,7 +345,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 				if !ok {
 					return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
 				}
-				a, err := variance.NewAutoBatch(mb, tau, eta, variance.AutoOptions{Share: f.Share})
+				a, err := variance.NewAutoBatch(mb, tau, eta, hotOptions(f.Share))
 				if err != nil {
 					return nil, fmt.Errorf("--hot-share: %w", err)
 				}
@@ -397,6 +413,9 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	sum.WallSeconds = wall.Seconds()
 	var extra []string
+	if runWarning != "" {
+		extra = append(extra, runWarning)
+	}
 	for _, id := range ids {
 		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
 			st := a.Stats()
