@@ -93,6 +93,22 @@ supplies --hot-share of its noise budget. With --eta auto (the default) the
 step size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the
 negative log posterior at its mode, or, when N·p² exceeds 5·10⁸, its bound
 λ_max(XᵀX)/4 + 1/σ₀² over all θ, which costs O(Np) instead of O(Np²).
+Hot levels report their gradient noise as the spread averaged over each
+100-step window of the automatic minibatch, not the draw's own, which at
+small n scatters past the budget on most steps.
+
+With --burn auto and --thin auto (the defaults) the run length comes from
+the posterior's slowest direction: λ_min of the Hessian at the mode (above
+N·p² = 5·10⁸, of the Hessian of a random subset of ⌈5·10⁸/p²⌉ examples, the
+mode found by Newton's method with exact gradients) gives the chain's
+correlation ρ = 1 − ηλ_min per step and time τ = (1 + ρ)/(1 − ρ); thin is
+the least with keep·thin/τ ≥ 200 (twice the bulk ESS of 100 per chain below
+which the command warns), burn the least with ρ^burn·D ≤ 0.1, D the start's
+distance from the mode in posterior sds. When that run would spend more than
+2.5·10⁹ multiply-adds of cold-chain gradients a chain (steps × n × p: about
+a minute on two cores at 10⁶ × 100), it is cut to that budget (burn to at
+most half of it) and the command warns before sampling, with the burn and
+thin that the rule asks for; give those to run them.
 
 --chains independent chains (default 4) run in parallel, each on random
 streams of its own: chain c's draws are the same whether it runs alone
