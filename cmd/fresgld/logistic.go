@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -244,6 +245,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	m, _ := exchange.ParseMethod(f.Method)
 	corr, _ := parseCorrection(f.Correction, m)
+	defer debug.SetGCPercent(debug.SetGCPercent(runGCPercent))
 	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
 		return fmt.Errorf("--data: %w", err)

@@ -123,6 +123,14 @@ func etaFor(N, n int, s2, tau, share float64) float64 {
 	return 2 * share * tau / (target.FPC(N, n) * s2)
 }
 
+// runGCPercent is the collector's headroom while a logistic run holds its
+// data: the feature matrix, live from the read to the end, is most of the
+// heap, so at the usual GOGC = 100 the run's own garbage (draws formatted
+// for the chain files, the pilot, the figures) could grow the heap to twice
+// the matrix before a collection. The matrix holds no pointers and is not
+// scanned, so collecting at 20% above the live heap costs little.
+const runGCPercent = 20
+
 // readData reads the CSV file with the garbage collector at a tenth of its
 // usual headroom. The reader turns every line into a string that is garbage
 // once parsed, as much garbage as the file is long, while the matrix it
