@@ -30,7 +30,9 @@ const (
 // watch follows one replica's moves. Swaps exchange levels, not states, so
 // a replica's path is continuous and its moves are measured across swaps.
 type watch struct {
-	prev, last []float64 // the state before the last move; the last move
+	// prev is the state before the last move, where the step does not
+	// measure its own move (langevin.StepMove); last is the last move.
+	prev, last []float64
 	lastN2     float64   // |last|²
 	scale      float64   // mean |move|² over about the last scaleWindow moves
 	base       float64   // scale when the run began
@@ -42,8 +44,8 @@ func newWatch(theta []float64) watch {
 	return watch{prev: append([]float64(nil), theta...), last: make([]float64, len(theta))}
 }
 
-// observe records the move to theta and reports whether the replica is
-// diverging.
+// observe records the move to theta from prev, the state before the move,
+// and reports whether the replica is diverging.
 func (w *watch) observe(theta []float64) bool {
 	var dot, n2 float64
 	for j, x := range theta {
@@ -52,6 +54,13 @@ func (w *watch) observe(theta []float64) bool {
 		n2 += d * d
 		w.last[j], w.prev[j] = d, x
 	}
+	return w.judge(dot, n2)
+}
+
+// judge records a move whose product with the last move is dot and whose
+// squared length is n2 (the caller has stored it in last), and reports
+// whether the replica is diverging.
+func (w *watch) judge(dot, n2 float64) bool {
 	if w.valid && dot < 0 && n2 > w.lastN2 {
 		if w.run == 0 {
 			w.base = w.scale
@@ -61,7 +70,7 @@ func (w *watch) observe(theta []float64) bool {
 		w.run = 0
 	}
 	if w.valid {
-		w.scale += (n2 - w.scale) / scaleWindow
+		w.scale += (n2 - w.scale) * (1.0 / scaleWindow)
 	} else {
 		w.scale = n2
 	}

@@ -394,24 +394,34 @@ func (s *Sampler) stepLevel(l, k int) {
 		lv.Var.GradVar(s2, r.theta, rep)
 	}
 	var c int
-	var finite bool
-	if lv.full != nil {
-		c, finite = lv.full.step(r.theta, lv.grad, lv.Eta.Eta(k), lv.Tau, r.rng)
+	var finite, diverging bool
+	eta := lv.Eta.Eta(k)
+	if lv.full == nil && s.box == nil {
+		// The step measures its move for the watch in its own pass.
+		var dot, n2 float64
+		c, finite, dot, n2 = langevin.StepMove(r.theta, lv.grad, s2, lv.scratch, r.watch.last, eta, lv.Tau, lv.Noise, r.rng)
+		diverging = finite && r.watch.judge(dot, n2)
 	} else {
-		c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
-	}
-	if s.box != nil {
-		s.box.Reflect(r.theta)
+		copy(r.watch.prev, r.theta)
+		if lv.full != nil {
+			c, finite = lv.full.step(r.theta, lv.grad, eta, lv.Tau, r.rng)
+		} else {
+			c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, eta, lv.Tau, lv.Noise, r.rng)
+		}
+		if s.box != nil {
+			s.box.Reflect(r.theta)
+		}
+		diverging = finite && r.watch.observe(r.theta)
 	}
 	if c > 0 {
 		lv.stats.Clamped += int64(c)
 		lv.stats.ClampedSteps++
 	}
-	if finite && r.watch.observe(r.theta) {
-		lv.err = fmt.Errorf("level %d diverged at step %d: %d moves in a row each reversed the last and grew, by %.3g in all; the Langevin step is unstable (lower η = %v)", l, k, r.watch.run, r.watch.growth(), lv.Eta.Eta(k))
+	if diverging {
+		lv.err = fmt.Errorf("level %d diverged at step %d: %d moves in a row each reversed the last and grew, by %.3g in all; the Langevin step is unstable (lower η = %v)", l, k, r.watch.run, r.watch.growth(), eta)
 	}
 	if !finite {
-		lv.err = fmt.Errorf("level %d diverged at step %d: the state is no longer finite (check η = %v against the gradient's scale)", l, k, lv.Eta.Eta(k))
+		lv.err = fmt.Errorf("level %d diverged at step %d: the state is no longer finite (check η = %v against the gradient's scale)", l, k, eta)
 		if j := langevin.BadVariance(s2); lv.Noise == langevin.Corrected && j >= 0 {
 			lv.err = badVariance(l, k, "gradient coordinate "+fmt.Sprint(j), s2[j], lv)
 		}
