@@ -46,9 +46,17 @@ const (
 	// attempts swaps only every ExactEvery steps, at 2N/ExactEvery
 	// evaluations per step and pair; A and PerStep are then ignored.
 	ExactEnergies
+	// TaylorEnergies is CVEnergies with first-order anchors
+	// (target.NewTaylorAnchor): the residuals U_i(θ) − U_i(θ̂) − ∇U_i(θ̂)·Δ
+	// are of second order in Δ = θ − θ̂, so V falls like |Δ|⁴ instead of |Δ|².
+	// An anchor keeps N more floats for a linear model, N·p otherwise.
+	TaylorEnergies
+	// PairTaylorEnergies is PairEnergies on the residuals about each state's
+	// first-order anchor.
+	PairTaylorEnergies
 )
 
-var energyModeNames = [...]string{DrawEnergies: "draw", MinibatchEnergies: "minibatch", CVEnergies: "cv", PairEnergies: "pair", PairCVEnergies: "pair-cv", ExactEnergies: "exact"}
+var energyModeNames = [...]string{DrawEnergies: "draw", MinibatchEnergies: "minibatch", CVEnergies: "cv", PairEnergies: "pair", PairCVEnergies: "pair-cv", ExactEnergies: "exact", TaylorEnergies: "taylor", PairTaylorEnergies: "pair-taylor"}
 
 func (m EnergyMode) String() string {
 	if m >= 0 && int(m) < len(energyModeNames) {
@@ -64,11 +72,16 @@ func ParseEnergyMode(s string) (EnergyMode, error) {
 			return EnergyMode(m), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown swap-energy mode %q (want draw, minibatch, cv, pair, pair-cv or exact)", s)
+	return 0, fmt.Errorf("unknown swap-energy mode %q (want draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor)", s)
 }
 
 // cv reports whether the mode uses anchors.
-func (m EnergyMode) cv() bool { return m == CVEnergies || m == PairCVEnergies }
+func (m EnergyMode) cv() bool {
+	return m == CVEnergies || m == PairCVEnergies || m.taylor()
+}
+
+// taylor reports whether the mode's anchors are of first order.
+func (m EnergyMode) taylor() bool { return m == TaylorEnergies || m == PairTaylorEnergies }
 
 // Energies configures swap energies computed from the data set itself, for
 // levels whose estimators are minibatches of the same Terms. The zero value
@@ -77,12 +90,12 @@ func (m EnergyMode) cv() bool { return m == CVEnergies || m == PairCVEnergies }
 // What each swap rule means under the data modes (n_l is level l's energy
 // size; each rule keeps its number of evaluations):
 //
-//   - MinibatchEnergies, CVEnergies: as under DrawEnergies, with level l's
+//   - MinibatchEnergies, CVEnergies, TaylorEnergies: as under DrawEnergies, with level l's
 //     size n_l for "level l's estimator": reSGLD draws x and y at n_l,
 //     f-reSGLD draws x at n_l and y at n_{l+1}, m-reSGLD draws both states
 //     at both sizes and weights the two differences a1, a2. V sums the
 //     independent draws' variances (weighted by a1², a2²).
-//   - PairEnergies, PairCVEnergies: one common minibatch per difference.
+//   - PairEnergies, PairCVEnergies, PairTaylorEnergies: one common minibatch per difference.
 //     reSGLD: one batch of n_l for both states (2n_l evaluations, as its two
 //     draws); f-reSGLD: one batch of ⌈(n_l + n_{l+1})/2⌉ (the cost of its two
 //     draws: each state is no longer evaluated by its own level's estimator,
@@ -102,7 +115,7 @@ type Energies struct {
 	// (default 50).
 	Window int
 	// AnchorEvery is the number of steps between anchor refreshes (full
-	// passes) of the CV modes (default 100).
+	// passes) of the anchored modes (default 100).
 	AnchorEvery int
 	// LevelAnchors keeps each anchor with its level across swaps; by
 	// default an anchor travels with its replica, so a state that swaps in
@@ -129,7 +142,7 @@ func (e *Energies) defaults() {
 }
 
 func validateEnergies(e Energies, levels []Level, p int) error {
-	if e.Mode < DrawEnergies || e.Mode > ExactEnergies {
+	if e.Mode < DrawEnergies || int(e.Mode) >= len(energyModeNames) {
 		return fmt.Errorf("swap energies: unknown mode %v", e.Mode)
 	}
 	if e.Mode == DrawEnergies {
@@ -230,7 +243,11 @@ func newDataSwap(e Energies, K int) *dataSwap {
 	d.state, d.pair = mk(K), mk(K-1)
 	if e.Mode.cv() {
 		for range K {
-			d.anchors = append(d.anchors, target.NewAnchor(e.Terms))
+			a := target.NewAnchor(e.Terms)
+			if e.Mode.taylor() {
+				a = target.NewTaylorAnchor(e.Terms)
+			}
+			d.anchors = append(d.anchors, a)
 		}
 	}
 	return d
@@ -333,7 +350,7 @@ func (s *Sampler) dataDiff(l int, x, y []float64) (dv, v float64) {
 		s.spend(l, d.N)
 		s.spend(l+1, d.N)
 		return target.Sum(d.Terms, x) - target.Sum(d.Terms, y), 0
-	case PairEnergies, PairCVEnergies:
+	case PairEnergies, PairCVEnergies, PairTaylorEnergies:
 		nl, nh := s.energySize(l), s.energySize(l+1)
 		switch s.swap.Rule {
 		case ReSGLD:

@@ -10,7 +10,7 @@ import (
 // The swap-energy machinery allocates nothing per swap ratio once warm: the
 // window rings, index drawer and anchors are made up front.
 func TestSwapEnergiesAllocateNothing(t *testing.T) {
-	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, ExactEnergies} {
+	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, ExactEnergies, TaylorEnergies, PairTaylorEnergies} {
 		est, _ := target.NewMinibatch(outliers, 3)
 		cfg := Config{Levels: []Level{
 			{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},

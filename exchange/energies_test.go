@@ -13,16 +13,19 @@ import (
 // outlierTerms is U_i(θ) = ½(θ − x_i)², U_0 = θ²/20, on data with one
 // outlier: per-example energies as skewed as a badly fitted example makes
 // them, which is what makes a same-draw variance estimate lie.
-type outlierTerms struct{ x []float64 }
+type outlierTerms struct{ x, w []float64 }
 
 func (o outlierTerms) Dim() int { return 1 }
 func (o outlierTerms) Len() int { return len(o.x) }
 func (o outlierTerms) Term(grad, theta []float64, i int) float64 {
-	d := theta[0] - o.x[i]
-	if grad != nil {
-		grad[0] = d
+	d, w := theta[0]-o.x[i], 1.0
+	if o.w != nil {
+		w = o.w[i]
 	}
-	return d * d / 2
+	if grad != nil {
+		grad[0] = w * d
+	}
+	return w * d * d / 2
 }
 func (o outlierTerms) Prior(grad, theta []float64) float64 {
 	if grad != nil {
@@ -32,6 +35,19 @@ func (o outlierTerms) Prior(grad, theta []float64) float64 {
 }
 
 var outliers = outlierTerms{x: []float64{0, 0.1, -0.2, 0.3, 0.05, -0.1, 0.2, 3.0}}
+
+// curvedOutliers gives the examples unequal curvatures w_i: with equal ones
+// the first-order residuals ½w_iΔ² are the same for every example and the
+// Taylor modes would be exact, testing nothing of their variance.
+var curvedOutliers = outlierTerms{x: outliers.x, w: []float64{1, 0.5, 2, 1, 1.5, 0.8, 1.2, 3}}
+
+// termsFor is the data set a mode's tests use.
+func termsFor(mode EnergyMode) outlierTerms {
+	if mode.taylor() {
+		return curvedOutliers
+	}
+	return outliers
+}
 
 // forSubsets calls f with every n-subset of [0, N).
 func forSubsets(N, n int, f func(idx []int)) {
@@ -140,14 +156,18 @@ func (t accTable) acc(v float64) float64 {
 // ignored unless the mode uses control variates.
 func comps(o outlierTerms, rule Rule, mode EnergyMode, a1 float64, x, y, ax, ay float64, n0, n1 int) []component {
 	N := o.Len()
-	cv := mode == CVEnergies || mode == PairCVEnergies
+	cv, taylor := mode.cv(), mode.taylor()
 	per := func(th, anc float64, sign float64) (c float64, e []float64) {
 		c = o.Prior(nil, []float64{th})
 		e = make([]float64, N)
+		g := []float64{0}
 		for i := range e {
 			e[i] = o.Term(nil, []float64{th}, i)
 			if cv {
-				a := o.Term(nil, []float64{anc}, i)
+				a := o.Term(g, []float64{anc}, i)
+				if taylor {
+					a += g[0] * (th - anc)
+				}
 				e[i] -= a
 				c += a
 			}
@@ -163,7 +183,7 @@ func comps(o outlierTerms, rule Rule, mode EnergyMode, a1 float64, x, y, ax, ay 
 	}
 	pair := func(coef float64, n int) component { return component{coef: coef, c: cx - cy, e: diff, n: n} }
 	switch mode {
-	case PairEnergies, PairCVEnergies:
+	case PairEnergies, PairCVEnergies, PairTaylorEnergies:
 		switch rule {
 		case ReSGLD:
 			return []component{pair(1, n0)}
@@ -194,8 +214,11 @@ func acceptance(t *testing.T, rule Rule, mode EnergyMode, x, y float64, T int) (
 	t.Helper()
 	const n0, n1, a1, tau1, tau2 = 3, 2, 0.5, 1.0, 4.0
 	td := 1/tau1 - 1/tau2
-	o := outliers
+	o := termsFor(mode)
 	ax, ay := x+0.4, y-0.3
+	if mode.taylor() { // far enough from the anchors for second-order residuals to matter
+		ax, ay = x+1.5, y+0.2
+	}
 	mb := func(n int) *target.Minibatch {
 		m, err := target.NewMinibatch(o, n)
 		if err != nil {
@@ -250,10 +273,10 @@ var swapPairs = [][2]float64{{0.6, 0.0}, {0.0, 0.9}, {-0.5, 1.2}}
 
 func TestSwapAcceptanceFollowsExactLaw(t *testing.T) {
 	skipSlow(t)
-	// 4 sds: with 3 rules × 4 modes × 3 pairs = 36 comparisons, a false
-	// alarm has probability about 36·6e−5 = 0.2%.
+	// 4 sds: with 3 rules × 6 modes × 3 pairs = 54 comparisons, a false
+	// alarm has probability about 54·6e−5 = 0.3%.
 	const T = 20000
-	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies} {
+	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, TaylorEnergies, PairTaylorEnergies} {
 		for _, rule := range []Rule{ReSGLD, MReSGLD, FReSGLD} {
 			for _, pr := range swapPairs {
 				z, freq, ex := acceptance(t, rule, mode, pr[0], pr[1], T)

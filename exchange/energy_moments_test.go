@@ -22,8 +22,7 @@ func TestSwapEnergyMoments(t *testing.T) {
 	const T, n0, n1, a1, tau1, tau2 = 4000, 3, 2, 0.3, 1.0, 4.0
 	const x, y = 0.6, 0.0
 	td := 1/tau1 - 1/tau2
-	o := outliers
-	mb := func(n int) *target.Minibatch {
+	mb := func(o outlierTerms, n int) *target.Minibatch {
 		m, err := target.NewMinibatch(o, n)
 		if err != nil {
 			t.Fatal(err)
@@ -33,19 +32,21 @@ func TestSwapEnergyMoments(t *testing.T) {
 		}
 		return m
 	}
-	D := target.Sum(o, []float64{x}) - target.Sum(o, []float64{y})
 	for _, c := range []struct {
 		rule Rule
 		mode EnergyMode
 	}{
 		{MReSGLD, MinibatchEnergies}, {MReSGLD, CVEnergies}, {MReSGLD, PairEnergies}, {MReSGLD, PairCVEnergies},
 		{ReSGLD, MinibatchEnergies}, {ReSGLD, CVEnergies},
+		{MReSGLD, TaylorEnergies}, {MReSGLD, PairTaylorEnergies}, {FReSGLD, TaylorEnergies},
 	} {
 		rule, mode := c.rule, c.mode
+		o := termsFor(mode)
+		D := target.Sum(o, []float64{x}) - target.Sum(o, []float64{y})
 		ax, ay := x+0.4, y-0.3
 		s, err := New(Config{Levels: []Level{
-			{Tau: tau1, Est: mb(n0), Eta: langevin.Constant{Step: 0.01}},
-			{Tau: tau2, Est: mb(n1), Eta: langevin.Constant{Step: 0.01}},
+			{Tau: tau1, Est: mb(o, n0), Eta: langevin.Constant{Step: 0.01}},
+			{Tau: tau2, Est: mb(o, n1), Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: Swap{Rule: rule, PerStep: true, A1: a1}, Seed: 11,
 			Energies: Energies{Mode: mode, Terms: o, Window: 1}}, [][]float64{{ax}, {ay}})
 		if err != nil {
