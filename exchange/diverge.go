@@ -33,11 +33,11 @@ type watch struct {
 	// prev is the state before the last move, where the step does not
 	// measure its own move (langevin.StepMove); last is the last move.
 	prev, last []float64
-	lastN2     float64   // |last|²
-	scale      float64   // mean |move|² over about the last scaleWindow moves
-	base       float64   // scale when the run began
-	run        int       // moves in a row that reversed and grew
-	valid      bool      // last holds a move
+	lastN2     float64 // |last|²
+	scale      float64 // mean |move|² over about the last scaleWindow moves
+	base       float64 // scale when the run began
+	run        int     // moves in a row that reversed and grew
+	valid      bool    // last holds a move
 }
 
 func newWatch(theta []float64) watch {
