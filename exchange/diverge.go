@@ -60,22 +60,34 @@ func (w *watch) observe(theta []float64) bool {
 // judge records a move whose product with the last move is dot and whose
 // squared length is n2 (the caller has stored it in last), and reports
 // whether the replica is diverging.
+//
+// It does not branch on the move: in a few dimensions whether a move
+// reversed and grew is a coin toss, and the mispredicted branches cost more
+// than the rest of a one-dimensional step's bookkeeping.
 func (w *watch) judge(dot, n2 float64) bool {
-	if w.valid && dot < 0 && n2 > w.lastN2 {
-		if w.run == 0 {
-			w.base = w.scale
-		}
-		w.run++
-	} else {
-		w.run = 0
-	}
+	// base is read only within a run, so it may take the scale at every
+	// move that could start one: those where no run is going on.
+	m := -uint64(b2i(w.run == 0)) // all ones where no run is going on
+	b, sc := math.Float64bits(w.base), math.Float64bits(w.scale)
+	w.base = math.Float64frombits(b ^ (b^sc)&m)
+	// The run goes on (or starts) where the move reversed and grew.
+	w.run = (w.run + 1) * (b2i(dot < 0) & b2i(n2 > w.lastN2))
 	if w.valid {
 		w.scale += (n2 - w.scale) * (1.0 / scaleWindow)
 	} else {
-		w.scale = n2
+		// The first move: there is no last move to compare with.
+		w.scale, w.run = n2, 0
 	}
 	w.lastN2, w.valid = n2, true
 	return w.run >= divergeRun && n2 >= divergeGrowth*divergeGrowth*w.base
+}
+
+// b2i is 1 for true and 0 for false, without a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // growth is the length of the last move over the moves' typical length

@@ -116,6 +116,7 @@ type Sampler struct {
 	trips  trips
 	data   *dataSwap // nil under DrawEnergies
 	noise  []float64 // per pair: Σ τδ²V/2 over attempts
+	probs  []probs   // per pair: attempts not yet in ProbSum
 	onSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 	times  bool // record swap times
 }
@@ -144,7 +145,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateScheme(cfg.Swap); err != nil {
 		return nil, err
 	}
-	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1), noise: make([]float64, K-1), onSwap: cfg.OnSwap}
+	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1), noise: make([]float64, K-1), probs: make([]probs, K-1), onSwap: cfg.OnSwap}
 	p := 0
 	for l, L := range cfg.Levels {
 		if L.Est == nil {
@@ -306,7 +307,9 @@ func (s *Sampler) Stats() Stats {
 	for l := range s.lv {
 		st.Levels[l] = s.lv[l].stats
 	}
-	for i, p := range s.pairs {
+	for i := range s.pairs {
+		s.probs[i].fold(&s.pairs[i].ProbSum)
+		p := s.pairs[i]
 		p.Times = append([]int(nil), p.Times...)
 		if p.Attempts > 0 {
 			p.Noise = s.noise[i] / float64(p.Attempts)
@@ -525,11 +528,7 @@ func (s *Sampler) trySwap(l int) error {
 	if err != nil {
 		return err
 	}
-	if lr >= 0 {
-		p.ProbSum++ // exp(min(lr, 0)) = exp(0) = 1 exactly, without the call
-	} else {
-		p.ProbSum += math.Exp(lr) // (NaN stays NaN)
-	}
+	s.probs[l].add(lr, &p.ProbSum)
 	s.noise[l] += noise
 	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
 	accept := lr >= 0 || -s.srng.ExpFloat64() < lr
