@@ -117,7 +117,10 @@ Swap energies (--swap-energies): draw (each chain's minibatch, variance from
 the same draw: noise-driven at small n), minibatch (variance from a window of
 earlier draws), cv (control variates about anchors refreshed by full passes),
 pair (both states on one common minibatch), pair-cv, exact (full data, an
-attempt every --exact-every steps). The command prints each pair's mean swap
+attempt every --exact-every steps), taylor and pair-taylor (as cv and pair-cv
+with first-order control variates, whose noise falls like the fourth power of
+the distance to the anchor: the mode that makes minibatch swaps follow S on
+large data sets). The command prints each pair's mean swap
 noise τδ²V/2 and warns when it exceeds 1 nat. --levels spaces that many
 temperatures geometrically from 1 to --tau2.
 
@@ -143,7 +146,7 @@ temperatures geometrically from 1 to --tau2.
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
 	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
-	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv or exact (see above)")
+	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor (see above)")
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
@@ -351,7 +354,9 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	if m != exchange.SGLDMethod {
 		pilot := func(e exchange.Energies) (noise, accept, cost float64, err error) {
-			smp, err := buildWith(ids[0], e)
+			// Chain 1's stream whichever chains run, so that a chain's
+			// draws do not depend on the chains run beside it.
+			smp, err := buildWith(1, e)
 			if err != nil {
 				return 0, 0, 0, err
 			}
@@ -361,8 +366,14 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 					return 0, 0, 0, err
 				}
 			}
-			ps := smp.Stats().Pairs[0]
-			return ps.Noise, ps.Rate(), smp.Units(), nil
+			ps := smp.Stats().Pairs
+			w := 0 // the noisiest pair decides
+			for l := range ps {
+				if ps[l].Noise > ps[w].Noise {
+					w = l
+				}
+			}
+			return ps[w].Noise, ps[w].Rate(), smp.Units(), nil
 		}
 		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
 		if err != nil {

@@ -31,7 +31,8 @@ func init() {
 		Long: `swaps reruns the minibatch study with swap energies whose variance does not
 come from the draw it corrects (exchange.Energies). For each problem it first
 runs a tuning study (seeds 1001.., every exchange method under every
-swap-energy mode: draw, minibatch, cv, pair, pair-cv, exact) and picks each
+swap-energy mode: draw, minibatch, cv, pair, pair-cv, exact, taylor,
+pair-taylor) and picks each
 method's mode by its final accuracy there; then it compares SGLD, reSGLD,
 m-reSGLD and f-reSGLD under their chosen modes (and f-reSGLD under the earlier
 same-draw energies) on seeds 1..--seeds. Cost counts gradients, swap energies

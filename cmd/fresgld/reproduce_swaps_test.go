@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/fresgld/fresgld/experiments/swaps"
 )
 
 // TestReproduceSwapsSmoke runs the swap-energy study end to end at a tiny
@@ -30,7 +32,7 @@ func TestReproduceSwapsSmoke(t *testing.T) {
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatalf("%s.json: %v", name, err)
 		}
-		if len(s.Best) != 3 || len(s.Tuning) != 18 || len(s.Comparison) != 5 {
+		if len(s.Best) != 3 || len(s.Tuning) != 3*len(swaps.Modes) || len(s.Comparison) != 5 {
 			t.Errorf("%s: %d chosen modes, %d tuning arms, %d compared arms", name, len(s.Best), len(s.Tuning), len(s.Comparison))
 		}
 		for m, mode := range s.Best {

@@ -12,11 +12,12 @@ import (
 const swapModeRule = `auto picks the swap energies from N, the cold minibatch n and the measured swap
 noise: if exact energies at every attempt cost at most a quarter of the cold
 chain's gradients (2N·rate ≤ n/4), exact at every attempt; otherwise a pilot
-run of --swap-pilot steps with control-variate energies (anchors refreshed
-every m = ⌈8N/n⌉ steps, a quarter of the cold gradient cost) measures the swap
-noise τδ²V/2; below 1 nat it keeps cv, otherwise it takes exact energies every
-W = ⌈8N/n⌉ steps (again a quarter of the cold gradient cost). The pilot's
-evaluations are reported apart and not part of the run.`
+run of --swap-pilot steps with first-order control-variate pair differences
+(pair-taylor: anchors refreshed every m = ⌈8N/n⌉ steps, a quarter of the cold
+gradient cost) measures the swap noise τδ²V/2 of every pair of levels; if the
+largest is below 1 nat it keeps pair-taylor, otherwise it takes exact energies
+every W = ⌈8N/n⌉ steps (again a quarter of the cold gradient cost). The
+pilot's evaluations are reported apart and not part of the run.`
 
 // swapPeriod is ⌈8N/n⌉: the anchor or exact-swap period whose full passes
 // (2N per period for two levels) cost a quarter of n per step.
@@ -33,8 +34,8 @@ type swapChoice struct {
 }
 
 // chooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name).
-// pilot runs a short ladder under the given energies and returns its mean
-// swap noise, acceptance and cost; it is called only by auto when exact
+// pilot runs a short ladder under the given energies and returns the largest
+// mean swap noise over its pairs, their acceptance and its cost; it is called only by auto when exact
 // energies at every attempt are too dear.
 func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(exchange.Energies) (noise, accept, cost float64, err error)) (swapChoice, error) {
 	period := swapPeriod(N, n)
@@ -54,20 +55,20 @@ func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 		e.Mode, e.ExactEvery = exchange.ExactEnergies, max(1, int(math.Round(1/rate)))
 		return swapChoice{Energies: e, Mode: "exact", Rule: fmt.Sprintf("auto: exact energies at every attempt cost 2N·rate = %.3g ≤ n/4 = %.3g per step", 2*float64(N)*rate, float64(n)/4)}, nil
 	}
-	e.Mode = exchange.CVEnergies
+	e.Mode = exchange.PairTaylorEnergies
 	noise, acc, cost, err := pilot(e)
 	if err != nil {
 		return swapChoice{}, fmt.Errorf("swap-energy pilot: %w", err)
 	}
 	c := swapChoice{PilotNoise: noise, PilotAccept: acc, PilotCost: cost}
 	if noise < 1 {
-		c.Energies, c.Mode = e, "cv"
-		c.Rule = fmt.Sprintf("auto: control-variate swap noise %.3g nats < 1 in the pilot", noise)
+		c.Energies, c.Mode = e, e.Mode.String()
+		c.Rule = fmt.Sprintf("auto: first-order control-variate swap noise %.3g nats < 1 in the pilot", noise)
 		return c, nil
 	}
 	e.Mode = exchange.ExactEnergies
 	c.Energies, c.Mode = e, "exact"
-	c.Rule = fmt.Sprintf("auto: control-variate swap noise %.3g nats ≥ 1 in the pilot (acceptance %.3g): exact energies every W = %d steps", noise, acc, e.ExactEvery)
+	c.Rule = fmt.Sprintf("auto: first-order control-variate swap noise %.3g nats ≥ 1 in the pilot (acceptance %.3g): exact energies every W = %d steps", noise, acc, e.ExactEvery)
 	return c, nil
 }
 
@@ -101,7 +102,7 @@ func noiseWarnings(noise []float64, mode string) []string {
 	var rem []string
 	for _, r := range []struct{ mode, text string }{
 		{"", "a larger energy batch (--swap-batch)"},
-		{"cv", "control variates (--swap-energies cv)"},
+		{"pair-taylor", "first-order control variates (--swap-energies pair-taylor)"},
 		{"", "more levels (--levels)"},
 		{"exact", "exact swaps every W steps (--swap-energies exact --exact-every W)"},
 	} {

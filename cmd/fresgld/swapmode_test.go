@@ -15,8 +15,8 @@ func TestChooseSwapEnergiesRule(t *testing.T) {
 	calls := 0
 	pilot := func(e exchange.Energies) (float64, float64, float64, error) {
 		calls++
-		if e.Mode != exchange.CVEnergies || e.AnchorEvery != 80 {
-			t.Errorf("pilot under %v, anchors every %d (want cv, 80)", e.Mode, e.AnchorEvery)
+		if e.Mode != exchange.PairTaylorEnergies || e.AnchorEvery != 80 {
+			t.Errorf("pilot under %v, anchors every %d (want pair-taylor, 80)", e.Mode, e.AnchorEvery)
 		}
 		return pilotNoise, 0.3, 1234, nil
 	}
@@ -27,7 +27,7 @@ func TestChooseSwapEnergiesRule(t *testing.T) {
 	}
 	// Dear: 2·100·0.1 = 20 > 10/4; the pilot decides.
 	pilotNoise = 0.4
-	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.CVEnergies || c.PilotCost != 1234 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairTaylorEnergies || c.PilotCost != 1234 {
 		t.Errorf("quiet pilot: %+v, %v", c, err)
 	}
 	pilotNoise = 3
@@ -53,11 +53,11 @@ func TestSwapNoiseAndWarnings(t *testing.T) {
 		t.Errorf("noise %v, lines %q", noise, lines)
 	}
 	w := noiseWarnings([]float64{0.5, 12.5}, "pair")
-	if len(w) != 1 || !strings.Contains(w[0], "levels 2 and 3") || !strings.Contains(w[0], "12.5 nats > 1") || !strings.Contains(w[0], "--swap-energies cv") {
+	if len(w) != 1 || !strings.Contains(w[0], "levels 2 and 3") || !strings.Contains(w[0], "12.5 nats > 1") || !strings.Contains(w[0], "--swap-energies pair-taylor") {
 		t.Errorf("warnings %q", w)
 	}
 	// The mode in use is not offered as its own remedy.
-	if w := noiseWarnings([]float64{2190}, "cv"); len(w) != 1 || strings.Contains(w[0], "--swap-energies cv") || !strings.Contains(w[0], "e^-2.19e+03") {
+	if w := noiseWarnings([]float64{2190}, "pair-taylor"); len(w) != 1 || strings.Contains(w[0], "--swap-energies pair-taylor") || !strings.Contains(w[0], "e^-2.19e+03") {
 		t.Errorf("cv warnings %q", w)
 	}
 }

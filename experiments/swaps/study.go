@@ -14,7 +14,7 @@ import (
 // Modes are the swap-energy modes a tuning run tries for each exchange
 // method; DrawEnergies is the earlier behaviour, run for the record and
 // never chosen.
-var Modes = []exchange.EnergyMode{exchange.DrawEnergies, exchange.MinibatchEnergies, exchange.CVEnergies, exchange.PairEnergies, exchange.PairCVEnergies, exchange.ExactEnergies}
+var Modes = []exchange.EnergyMode{exchange.DrawEnergies, exchange.MinibatchEnergies, exchange.CVEnergies, exchange.PairEnergies, exchange.PairCVEnergies, exchange.ExactEnergies, exchange.TaylorEnergies, exchange.PairTaylorEnergies}
 
 // TuneSeed is the first seed of tuning runs; comparison runs use seeds from
 // 1, so the two never share a seed.
