@@ -83,35 +83,41 @@ func inject(xi, gradVar []float64, eta, tau float64, pol Policy, rng *rand.Rand)
 		}
 		return 0
 	}
-	// Each coordinate's injected sd, then a normal for each positive one,
-	// so that clamped coordinates draw nothing.
+	// Variances often repeat across coordinates: take each run of equal
+	// ones at a time, with one root and a loop that does nothing but draw.
+	// Clamped coordinates draw nothing.
 	gradVar = gradVar[:len(xi)]
 	eta2 := eta * eta
-	lastVar, sd, over := math.NaN(), 0.0, false
-	for j, s2 := range gradVar {
-		if s2 != lastVar {
-			// Variances often repeat across coordinates: reuse the root.
-			lastVar = s2
-			v := budget - eta2*s2
-			sd, over = 0, v < 0 // over budget: inject nothing
-			if v > 0 {
-				sd = math.Sqrt(v)
-			}
-			if !(s2 >= 0 && s2 <= math.MaxFloat64) {
-				// A NaN, infinite or negative variance is a broken
-				// report, not a clamp: poison the coordinate so that
-				// the step is not finite and the caller stops.
-				sd, over = math.NaN(), false
-			}
+	for j := 0; j < len(xi); {
+		s2 := gradVar[j]
+		k := j + 1
+		for k < len(xi) && gradVar[k] == s2 {
+			k++
 		}
-		if over {
-			clamped++
+		v := budget - eta2*s2
+		sd := 0.0
+		switch {
+		case !(s2 >= 0 && s2 <= math.MaxFloat64):
+			// A NaN, infinite or negative variance is a broken report,
+			// not a clamp: poison the coordinate so that the step is not
+			// finite and the caller stops.
+			sd = math.NaN()
+		case v > 0:
+			sd = math.Sqrt(v)
+		case v < 0:
+			clamped += k - j // over budget: inject nothing
 		}
+		run := xi[j:k]
 		if sd > 0 {
-			xi[j] = sd * rng.NormFloat64()
+			for i := range run {
+				run[i] = sd * rng.NormFloat64()
+			}
 		} else {
-			xi[j] = sd // 0, or a NaN that makes its coordinate NaN
+			for i := range run {
+				run[i] = sd // 0, or a NaN that makes its coordinate NaN
+			}
 		}
+		j = k
 	}
 	return clamped
 }
@@ -120,7 +126,7 @@ func inject(xi, gradVar []float64, eta, tau float64, pol Policy, rng *rand.Rand)
 // pass over θ, for a watch on divergence (a separate pass would cost about
 // a tenth of a large step). last holds the chain's previous move on entry
 // and d on return; dot is d·last and n2 is |d|², the sums taken in an
-// order of their own (four partial sums).
+// order of their own (two partial sums each).
 func StepMove(theta, grad, gradVar, scratch, last []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int, finite bool, dot, n2 float64) {
 	if pol == CorrectedFull {
 		panic("langevin: StepMove cannot take a CorrectedFull step: use (*LowRank).Step with the minibatch's rows")
