@@ -50,6 +50,13 @@ const (
 	// (target.NewTaylorAnchor): the residuals U_i(θ) − U_i(θ̂) − ∇U_i(θ̂)·Δ
 	// are of second order in Δ = θ − θ̂, so V falls like |Δ|⁴ instead of |Δ|².
 	// An anchor keeps N more floats for a linear model, N·p otherwise.
+	//
+	// V comes from a second draw of the same size at the same states,
+	// independent of the first, made at every attempt (its evaluations
+	// counted): a window of past draws averages over the path between
+	// refreshes, along which V grows from 0 like |Δ|⁴, so it would
+	// overstate V early in each period and understate it late, where the
+	// accepted swaps are then decided by the tail of D̂.
 	TaylorEnergies
 	// PairTaylorEnergies is PairEnergies on the residuals about each state's
 	// first-order anchor.
@@ -112,7 +119,7 @@ type Energies struct {
 	// every attempt, so it follows an estimator whose size changes.
 	Sizes []int
 	// Window is the number of past draws whose per-example spread gives V
-	// (default 50).
+	// (default 50; unused by the Taylor modes).
 	Window int
 	// AnchorEvery is the number of steps between anchor refreshes (full
 	// passes) of the anchored modes (default 100).
@@ -296,11 +303,20 @@ func (s *Sampler) spend(l int, units int) {
 }
 
 // variance returns FPC(N, n)·(mean spread of w); with w empty it first
-// fills w from one extra draw made by pilot, counted to level l.
-func (s *Sampler) variance(w *window, n int, pilot func(idx []int32) float64, l int) float64 {
-	if w.n == 0 {
-		w.add(pilot(s.data.idx.Draw(s.srng, n)))
-		s.spend(l, n)
+// fills w from one extra draw made by pilot. Under the Taylor modes it
+// returns FPC(N, n) times the spread of a fresh draw. A draw costs n
+// evaluations at each of the levels whose states it evaluates.
+func (s *Sampler) variance(w *window, n int, pilot func(idx []int32) float64, levels ...int) float64 {
+	fresh := s.data.Mode.taylor()
+	if fresh || w.n == 0 {
+		s2 := pilot(s.data.idx.Draw(s.srng, n))
+		for _, l := range levels {
+			s.spend(l, n)
+		}
+		if fresh {
+			return target.FPC(s.data.N, n) * s2
+		}
+		w.add(s2)
 	}
 	return target.FPC(s.data.N, n) * w.mean
 }
@@ -328,7 +344,7 @@ func (s *Sampler) pairDiff(l, n int, x, y []float64) (dv, v float64) {
 	d := s.data
 	ax, ay := s.anchor(l), s.anchor(l+1)
 	w := &d.pair[l]
-	v = s.variance(w, n, func(idx []int32) float64 { _, s2 := target.DiffOn(d.Terms, ax, x, ay, y, idx); return s2 }, l)
+	v = s.variance(w, n, func(idx []int32) float64 { _, s2 := target.DiffOn(d.Terms, ax, x, ay, y, idx); return s2 }, l, l+1)
 	dv, s2 := target.DiffOn(d.Terms, ax, x, ay, y, d.idx.Draw(s.srng, n))
 	s.spend(l, n)
 	s.spend(l+1, n)
