@@ -30,20 +30,22 @@ const (
 // watch follows one replica's moves. Swaps exchange levels, not states, so
 // a replica's path is continuous and its moves are measured across swaps.
 type watch struct {
-	prev, last []float64 // the state before the last move; the last move
-	lastN2     float64   // |last|²
-	scale      float64   // mean |move|² over about the last scaleWindow moves
-	base       float64   // scale when the run began
-	run        int       // moves in a row that reversed and grew
-	valid      bool      // last holds a move
+	// prev is the state before the last move, where the step does not
+	// measure its own move (langevin.StepMove); last is the last move.
+	prev, last []float64
+	lastN2     float64 // |last|²
+	scale      float64 // mean |move|² over about the last scaleWindow moves
+	base       float64 // scale when the run began
+	run        int     // moves in a row that reversed and grew
+	valid      bool    // last holds a move
 }
 
 func newWatch(theta []float64) watch {
 	return watch{prev: append([]float64(nil), theta...), last: make([]float64, len(theta))}
 }
 
-// observe records the move to theta and reports whether the replica is
-// diverging.
+// observe records the move to theta from prev, the state before the move,
+// and reports whether the replica is diverging.
 func (w *watch) observe(theta []float64) bool {
 	var dot, n2 float64
 	for j, x := range theta {
@@ -52,21 +54,40 @@ func (w *watch) observe(theta []float64) bool {
 		n2 += d * d
 		w.last[j], w.prev[j] = d, x
 	}
-	if w.valid && dot < 0 && n2 > w.lastN2 {
-		if w.run == 0 {
-			w.base = w.scale
-		}
-		w.run++
-	} else {
-		w.run = 0
-	}
+	return w.judge(dot, n2)
+}
+
+// judge records a move whose product with the last move is dot and whose
+// squared length is n2 (the caller has stored it in last), and reports
+// whether the replica is diverging.
+//
+// It does not branch on the move: in a few dimensions whether a move
+// reversed and grew is a coin toss, and the mispredicted branches cost more
+// than the rest of a one-dimensional step's bookkeeping.
+func (w *watch) judge(dot, n2 float64) bool {
+	// base is read only within a run, so it may take the scale at every
+	// move that could start one: those where no run is going on.
+	m := -uint64(b2i(w.run == 0)) // all ones where no run is going on
+	b, sc := math.Float64bits(w.base), math.Float64bits(w.scale)
+	w.base = math.Float64frombits(b ^ (b^sc)&m)
+	// The run goes on (or starts) where the move reversed and grew.
+	w.run = (w.run + 1) * (b2i(dot < 0) & b2i(n2 > w.lastN2))
 	if w.valid {
-		w.scale += (n2 - w.scale) / scaleWindow
+		w.scale += (n2 - w.scale) * (1.0 / scaleWindow)
 	} else {
-		w.scale = n2
+		// The first move: there is no last move to compare with.
+		w.scale, w.run = n2, 0
 	}
 	w.lastN2, w.valid = n2, true
 	return w.run >= divergeRun && n2 >= divergeGrowth*divergeGrowth*w.base
+}
+
+// b2i is 1 for true and 0 for false, without a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // growth is the length of the last move over the moves' typical length

@@ -2,15 +2,15 @@ package exchange
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/target"
 )
 
-// TestProbSumBits checks the shortcut in trySwap (no exponential when
-// log Ŝ ≥ 0): PairStats.ProbSum is bit for bit Σ exp(min(log Ŝ, 0)) over the
-// attempts, the sum recomputed here from the log-ratios OnSwap reports, on
+// TestProbSumBits checks that PairStats.ProbSum, added in batches, is bit
+// for bit Σ exp(min(log Ŝ, 0)) over the attempts in their order, the sum recomputed here from the log-ratios OnSwap reports, on
 // a run where both signs of log Ŝ occur.
 func TestProbSumBits(t *testing.T) {
 	est := target.NewNoisy(target.NewIsoQuadratic(2, 1), 1, 2)
@@ -33,15 +33,44 @@ func TestProbSumBits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	for range 5000 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
+	// Stats read mid-batch and at a batch's end, and the run continued
+	// after each read (attempts are added in batches of probBatch).
+	for _, n := range []int{5000, 3, probBatch - 3, 2 * probBatch} {
+		for range n {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	if got := s.Stats().Pairs[0].ProbSum; math.Float64bits(got) != math.Float64bits(want) {
-		t.Errorf("ProbSum %v, Σ exp(min(log Ŝ, 0)) = %v", got, want)
+		if got := s.Stats().Pairs[0].ProbSum; math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("after %d more steps: ProbSum %v, Σ exp(min(log Ŝ, 0)) = %v", n, got, want)
+		}
 	}
 	if pos == 0 || neg == 0 {
 		t.Errorf("log Ŝ ≥ 0 in %d attempts, < 0 in %d: the test needs both", pos, neg)
+	}
+}
+
+// The batches add in the attempts' order: on log-ratios spread over many
+// orders of magnitude, where floating-point sums depend on their order, the
+// batched sum equals the one-at-a-time sum bit for bit, with folds forced
+// at uneven points as Stats forces them.
+func TestProbsFoldInOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var b probs
+	var got, want float64
+	for i := range 1000 {
+		lr := 40 * (rng.Float64() - 0.9) // log Ŝ in [−36, 4): Ŝ from 1e-16 up
+		b.add(lr, &got)
+		want += math.Exp(min(lr, 0))
+		if i%37 == 0 {
+			b.fold(&got)
+			if math.Float64bits(got) != math.Float64bits(want) {
+				t.Fatalf("attempt %d: sum %v, want %v", i, got, want)
+			}
+		}
+	}
+	b.fold(&got)
+	if math.Float64bits(got) != math.Float64bits(want) {
+		t.Fatalf("sum %v, want %v", got, want)
 	}
 }

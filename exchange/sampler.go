@@ -116,6 +116,7 @@ type Sampler struct {
 	trips  trips
 	data   *dataSwap // nil under DrawEnergies
 	noise  []float64 // per pair: Σ τδ²V/2 over attempts
+	probs  []probs   // per pair: attempts not yet in ProbSum
 	onSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 	times  bool // record swap times
 }
@@ -144,7 +145,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateScheme(cfg.Swap); err != nil {
 		return nil, err
 	}
-	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1), noise: make([]float64, K-1), onSwap: cfg.OnSwap}
+	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1), noise: make([]float64, K-1), probs: make([]probs, K-1), onSwap: cfg.OnSwap}
 	p := 0
 	for l, L := range cfg.Levels {
 		if L.Est == nil {
@@ -306,7 +307,9 @@ func (s *Sampler) Stats() Stats {
 	for l := range s.lv {
 		st.Levels[l] = s.lv[l].stats
 	}
-	for i, p := range s.pairs {
+	for i := range s.pairs {
+		s.probs[i].fold(&s.pairs[i].ProbSum)
+		p := s.pairs[i]
 		p.Times = append([]int(nil), p.Times...)
 		if p.Attempts > 0 {
 			p.Noise = s.noise[i] / float64(p.Attempts)
@@ -394,24 +397,34 @@ func (s *Sampler) stepLevel(l, k int) {
 		lv.Var.GradVar(s2, r.theta, rep)
 	}
 	var c int
-	var finite bool
-	if lv.full != nil {
-		c, finite = lv.full.step(r.theta, lv.grad, lv.Eta.Eta(k), lv.Tau, r.rng)
+	var finite, diverging bool
+	eta := lv.Eta.Eta(k)
+	if lv.full == nil && s.box == nil {
+		// The step measures its move for the watch in its own pass.
+		var dot, n2 float64
+		c, finite, dot, n2 = langevin.StepMove(r.theta, lv.grad, s2, lv.scratch, r.watch.last, eta, lv.Tau, lv.Noise, r.rng)
+		diverging = finite && r.watch.judge(dot, n2)
 	} else {
-		c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, lv.Eta.Eta(k), lv.Tau, lv.Noise, r.rng)
-	}
-	if s.box != nil {
-		s.box.Reflect(r.theta)
+		copy(r.watch.prev, r.theta)
+		if lv.full != nil {
+			c, finite = lv.full.step(r.theta, lv.grad, eta, lv.Tau, r.rng)
+		} else {
+			c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, eta, lv.Tau, lv.Noise, r.rng)
+		}
+		if s.box != nil {
+			s.box.Reflect(r.theta)
+		}
+		diverging = finite && r.watch.observe(r.theta)
 	}
 	if c > 0 {
 		lv.stats.Clamped += int64(c)
 		lv.stats.ClampedSteps++
 	}
-	if finite && r.watch.observe(r.theta) {
-		lv.err = fmt.Errorf("level %d diverged at step %d: %d moves in a row each reversed the last and grew, by %.3g in all; the Langevin step is unstable (lower η = %v)", l, k, r.watch.run, r.watch.growth(), lv.Eta.Eta(k))
+	if diverging {
+		lv.err = fmt.Errorf("level %d diverged at step %d: %d moves in a row each reversed the last and grew, by %.3g in all; the Langevin step is unstable (lower η = %v)", l, k, r.watch.run, r.watch.growth(), eta)
 	}
 	if !finite {
-		lv.err = fmt.Errorf("level %d diverged at step %d: the state is no longer finite (check η = %v against the gradient's scale)", l, k, lv.Eta.Eta(k))
+		lv.err = fmt.Errorf("level %d diverged at step %d: the state is no longer finite (check η = %v against the gradient's scale)", l, k, eta)
 		if j := langevin.BadVariance(s2); lv.Noise == langevin.Corrected && j >= 0 {
 			lv.err = badVariance(l, k, "gradient coordinate "+fmt.Sprint(j), s2[j], lv)
 		}
@@ -515,11 +528,7 @@ func (s *Sampler) trySwap(l int) error {
 	if err != nil {
 		return err
 	}
-	if lr >= 0 {
-		p.ProbSum++ // exp(min(lr, 0)) = exp(0) = 1 exactly, without the call
-	} else {
-		p.ProbSum += math.Exp(lr) // (NaN stays NaN)
-	}
+	s.probs[l].add(lr, &p.ProbSum)
 	s.noise[l] += noise
 	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
 	accept := lr >= 0 || -s.srng.ExpFloat64() < lr

@@ -52,52 +52,11 @@ func (p Policy) String() string {
 // a clamp but a broken report: it makes θ_j NaN, so the step is not finite
 // (see BadVariance for naming the culprit).
 func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int, finite bool) {
-	// The normals are drawn in a loop of their own: a call inside the
-	// update loop would spill its many live values around every call,
-	// which costs about half as much again as the draws themselves.
 	if pol == CorrectedFull {
 		panic("langevin: Step cannot take a CorrectedFull step: use (*LowRank).Step with the minibatch's rows")
 	}
 	theta, xi := theta[:len(grad)], scratch[:len(grad)]
-	budget := 2 * tau * eta
-	if pol == SGLD {
-		sd := math.Sqrt(budget)
-		for j := range xi {
-			xi[j] = sd * rng.NormFloat64()
-		}
-	} else {
-		// First each coordinate's injected sd, then a normal for each
-		// positive one, so that clamped coordinates draw nothing.
-		gradVar = gradVar[:len(grad)]
-		eta2 := eta * eta
-		lastVar, sd, over := math.NaN(), 0.0, false
-		for j, s2 := range gradVar {
-			if s2 != lastVar {
-				// Variances often repeat across coordinates: reuse the root.
-				lastVar = s2
-				v := budget - eta2*s2
-				sd, over = 0, v < 0 // over budget: inject nothing
-				if v > 0 {
-					sd = math.Sqrt(v)
-				}
-				if !(s2 >= 0 && s2 <= math.MaxFloat64) {
-					// A NaN, infinite or negative variance is a broken
-					// report, not a clamp: poison the coordinate so that
-					// the step is not finite and the caller stops.
-					sd, over = math.NaN(), false
-				}
-			}
-			if over {
-				clamped++
-			}
-			xi[j] = sd
-		}
-		for j, sd := range xi {
-			if sd > 0 {
-				xi[j] = sd * rng.NormFloat64()
-			}
-		} // a NaN sd stays in xi and makes its coordinate NaN
-	}
+	clamped = inject(xi, gradVar, eta, tau, pol, rng)
 	// x − x is NaN exactly when x is NaN or ±Inf; unlike a running sum,
 	// the test carries no dependency from one coordinate to the next.
 	finite = true
@@ -109,6 +68,109 @@ func Step(theta, grad, gradVar, scratch []float64, eta, tau float64, pol Policy,
 		}
 	}
 	return clamped, finite
+}
+
+// inject fills xi with the step's injected noise and returns the number of
+// clamped coordinates. Each normal is drawn in a loop with few live values:
+// a call inside the update loop would spill its many live values around
+// every call, which costs about half as much again as the draws themselves.
+func inject(xi, gradVar []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int) {
+	budget := 2 * tau * eta
+	if pol == SGLD {
+		sd := math.Sqrt(budget)
+		for j := range xi {
+			xi[j] = sd * rng.NormFloat64()
+		}
+		return 0
+	}
+	// Variances often repeat across coordinates: take each run of equal
+	// ones at a time, with one root and a loop that does nothing but draw.
+	// Clamped coordinates draw nothing.
+	gradVar = gradVar[:len(xi)]
+	eta2 := eta * eta
+	for j := 0; j < len(xi); {
+		s2 := gradVar[j]
+		k := j + 1
+		for k < len(xi) && gradVar[k] == s2 {
+			k++
+		}
+		v := budget - eta2*s2
+		sd := 0.0
+		switch {
+		case !(s2 >= 0 && s2 <= math.MaxFloat64):
+			// A NaN, infinite or negative variance is a broken report,
+			// not a clamp: poison the coordinate so that the step is not
+			// finite and the caller stops.
+			sd = math.NaN()
+		case v > 0:
+			sd = math.Sqrt(v)
+		case v < 0:
+			clamped += k - j // over budget: inject nothing
+		}
+		run := xi[j:k]
+		if sd > 0 {
+			for i := range run {
+				run[i] = sd * rng.NormFloat64()
+			}
+		} else {
+			for i := range run {
+				run[i] = sd // 0, or a NaN that makes its coordinate NaN
+			}
+		}
+		j = k
+	}
+	return clamped
+}
+
+// StepMove is Step that also measures the move d = θ' − θ, in the same
+// pass over θ, for a watch on divergence (a separate pass would cost about
+// a tenth of a large step). last holds the chain's previous move on entry
+// and d on return; dot is d·last and n2 is |d|², the sums taken in an
+// order of their own (two partial sums each).
+func StepMove(theta, grad, gradVar, scratch, last []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int, finite bool, dot, n2 float64) {
+	if pol == CorrectedFull {
+		panic("langevin: StepMove cannot take a CorrectedFull step: use (*LowRank).Step with the minibatch's rows")
+	}
+	p := len(grad)
+	theta, xi, last := theta[:p], scratch[:p], last[:p]
+	clamped = inject(xi, gradVar, eta, tau, pol, rng)
+	// Two independent partial sums each, so that the loop is not bound by
+	// the latency of one chain of additions.
+	var dot0, dot1, n20, n21 float64
+	j := 0
+	for ; j+1 < p; j += 2 {
+		t0, t1 := theta[j], theta[j+1]
+		x0 := t0 - eta*grad[j] + xi[j]
+		x1 := t1 - eta*grad[j+1] + xi[j+1]
+		d0, d1 := x0-t0, x1-t1
+		dot0 += d0 * last[j]
+		dot1 += d1 * last[j+1]
+		n20 += d0 * d0
+		n21 += d1 * d1
+		theta[j], theta[j+1] = x0, x1
+		last[j], last[j+1] = d0, d1
+	}
+	if j < p {
+		t0 := theta[j]
+		x0 := t0 - eta*grad[j] + xi[j]
+		d0 := x0 - t0
+		dot0 += d0 * last[j]
+		n20 += d0 * d0
+		theta[j], last[j] = x0, d0
+	}
+	dot, n2 = dot0+dot1, n20+n21
+	// |d|² is finite only if every x and every θ before the step were: a
+	// non-finite x makes its d ±Inf or NaN. Only a non-finite |d|² (or an
+	// overflowing one) needs the state itself checked.
+	finite = true
+	if n2-n2 != 0 {
+		for _, x := range theta {
+			if x-x != 0 {
+				finite = false
+			}
+		}
+	}
+	return clamped, finite, dot, n2
 }
 
 // BadVariance returns the first coordinate j whose gradient variance ŝ_j²

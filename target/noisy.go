@@ -62,6 +62,14 @@ func (n *Noisy) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	switch {
 	case n.ConstGradSD > 0:
 		s := n.ConstGradSD
+		if len(gradVar) == len(grad) {
+			// One pass, not two: the variance is written beside the draw.
+			for j := range grad {
+				grad[j] += s * rng.NormFloat64()
+				gradVar[j] = s * s
+			}
+			return
+		}
 		for j := range grad {
 			grad[j] += s * rng.NormFloat64()
 		}
