@@ -11,7 +11,7 @@
 set -eu
 N=${1:-1000000}
 P=${2:-100}
-shift 2 2>/dev/null || shift $#
+if [ $# -ge 2 ]; then shift 2; else shift $#; fi
 dir=${TMPDIR:-/tmp}/fresgld-scale
 mkdir -p "$dir"
 csv=$dir/data-$N-$P.csv
