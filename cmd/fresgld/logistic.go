@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
@@ -44,8 +45,10 @@ type logisticFlags struct {
 	SwapPilot     int     `json:"swap_pilot"`
 	Levels        int     `json:"levels"`
 	Burn          int     `json:"burn"`
+	BurnAuto      bool    `json:"burn_automatic"`
 	Keep          int     `json:"keep"`
 	Thin          int     `json:"thin"`
+	ThinAuto      bool    `json:"thin_automatic"`
 	chainFlags
 	Out string `json:"-"`
 }
@@ -62,6 +65,7 @@ type logisticSummary struct {
 	WallSeconds   float64               `json:"wall_seconds"`
 	StepRuleNotes string                `json:"step_rule,omitempty"`
 	BatchRule     string                `json:"batch_rule,omitempty"`
+	RunRule       string                `json:"run_length_rule,omitempty"`
 	Swap          *swapChoice           `json:"swap_energies,omitempty"`
 	SwapNoise     []float64             `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
 	SwapCost      *swapCost             `json:"swap_cost,omitempty"`  // per-example evaluations, all chains
@@ -90,6 +94,22 @@ supplies --hot-share of its noise budget. With --eta auto (the default) the
 step size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the
 negative log posterior at its mode, or, when N·p² exceeds 5·10⁸, its bound
 λ_max(XᵀX)/4 + 1/σ₀² over all θ, which costs O(Np) instead of O(Np²).
+Hot levels report their gradient noise as the spread averaged over each
+100-step window of the automatic minibatch, not the draw's own, which at
+small n scatters past the budget on most steps.
+
+With --burn auto and --thin auto (the defaults) the run length comes from
+the posterior's slowest direction: λ_min of the Hessian at the mode (above
+N·p² = 5·10⁸, of the Hessian of a random subset of ⌈5·10⁸/p²⌉ examples, the
+mode found by Newton's method with exact gradients) gives the chain's
+correlation ρ = 1 − ηλ_min per step and time τ = (1 + ρ)/(1 − ρ); thin is
+the least with keep·thin/τ ≥ 200 (twice the bulk ESS of 100 per chain below
+which the command warns), burn the least with ρ^burn·D ≤ 0.1, D the start's
+distance from the mode in posterior sds. When that run would spend more than
+2.5·10⁹ multiply-adds of cold-chain gradients a chain (steps × n × p: about
+a minute on two cores at 10⁶ × 100), it is cut to that budget (burn to at
+most half of it) and the command warns before sampling, with the burn and
+thin that the rule asks for; give those to run them.
 
 --chains independent chains (default 4) run in parallel, each on random
 streams of its own: chain c's draws are the same whether it runs alone
@@ -150,9 +170,10 @@ temperatures geometrically from 1 to --tau2.
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
-	fl.IntVar(&f.Burn, "burn", 2000, "steps discarded before recording")
+	f.BurnAuto, f.ThinAuto = true, true
+	fl.Var(autoInt{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation; see above)")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
-	fl.IntVar(&f.Thin, "thin", 2, "steps between retained samples")
+	fl.Var(autoInt{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: enough for a bulk ESS of 200 per chain in the slowest direction, within the default budget)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/logistic", "output directory")
 	rootCmd.AddCommand(cmd)
@@ -177,7 +198,7 @@ func (f *logisticFlags) validate() error {
 		return err
 	}
 	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2),
-		within("--swap-rate", f.SwapPerStep, 0, 1), runSize(f.Burn, f.Keep, f.Thin, 1)); err != nil {
+		within("--swap-rate", f.SwapPerStep, 0, 1), f.runSize(1)); err != nil {
 		return err
 	}
 	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
@@ -224,6 +245,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	m, _ := exchange.ParseMethod(f.Method)
 	corr, _ := parseCorrection(f.Correction, m)
+	defer debug.SetGCPercent(debug.SetGCPercent(runGCPercent))
 	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
 	if err != nil {
 		return fmt.Errorf("--data: %w", err)
@@ -245,11 +267,12 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", f.Data, err)
 	}
+	var runWarning string
 	sum := logisticSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs}
 	// The curvature sets the automatic step size and the scale against
 	// which a stuck chain is recognised (lmin = 0: unknown; see
 	// logisticCurvature for data too large for a Hessian).
-	curv, curvErr := logisticCurvature(lr)
+	curv, curvErr := logisticCurvature(lr, f.Seed)
 	lmin := curv.lmin
 	if f.EtaAuto {
 		if curvErr != nil {
@@ -283,8 +306,19 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 			return fmt.Errorf("%s = %d: the data have %d examples", b.flag, b.v, d.N)
 		}
 	}
-	if err := runSize(f.Burn, f.Keep, f.Thin, p); err != nil {
+	if err := f.runSize(p); err != nil {
 		return err
+	}
+	if f.BurnAuto || f.ThinAuto {
+		note, warn := f.setRunLength(lr, curv, p)
+		sum.RunRule = note
+		if warn != "" {
+			fmt.Fprintln(cmd.ErrOrStderr(), "warning:", warn)
+			runWarning = warn
+		}
+		if err := f.runSize(p); err != nil {
+			return err
+		}
 	}
 	if f.SwapPerStep/f.Eta > 0 && !(f.SwapPerStep/f.Eta < math.Inf(1)) {
 		return fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", f.SwapPerStep, f.Eta)
@@ -332,7 +366,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 				if !ok {
 					return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
 				}
-				a, err := variance.NewAutoBatch(mb, tau, eta, variance.AutoOptions{Share: f.Share})
+				a, err := variance.NewAutoBatch(mb, tau, eta, hotOptions(f.Share))
 				if err != nil {
 					return nil, fmt.Errorf("--hot-share: %w", err)
 				}
@@ -408,6 +442,9 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	sum.WallSeconds = wall.Seconds()
 	var extra []string
+	if runWarning != "" {
+		extra = append(extra, runWarning)
+	}
 	for _, id := range ids {
 		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
 			st := a.Stats()

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime/debug"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/mala"
@@ -44,10 +47,16 @@ type curvature struct {
 	note       string
 }
 
-// logisticCurvature finds λ_max of the Hessian of U: at the posterior mode
-// (with λ_min) where that is affordable, else the bound
-// λ_max(XᵀX)/4 + 1/σ₀² that holds at every θ (models.CurvatureBound).
-func logisticCurvature(lr *models.Logistic) (curvature, error) {
+// logisticCurvature finds λ_max of the Hessian of U and the posterior
+// mode with λ_min there. Where N·p² ≤ hessianWork, λ_max and λ_min are
+// those of the Hessian at the mode; above, λ_max is the bound
+// λ_max(XᵀX)/4 + 1/σ₀² that holds at every θ (models.CurvatureBound: the
+// step size must hold through the burn-in, far from the mode), and the mode
+// and λ_min come from Newton's method with exact gradients and the Hessian
+// of a fixed random subset of ⌈hessianWork/p²⌉ examples (models.Mode), whose
+// λ_min errs by a few per cent (of order √(p/m)): enough for the run-length
+// rule, which needs only its size.
+func logisticCurvature(lr *models.Logistic, seed uint64) (curvature, error) {
 	N, p := float64(lr.Len()), float64(lr.Dim())
 	if N*p*p <= hessianWork {
 		mode, lmin, lmax, err := mala.Curvature(lr, make([]float64, lr.Dim()))
@@ -57,7 +66,20 @@ func logisticCurvature(lr *models.Logistic) (curvature, error) {
 		return curvature{lmin: lmin, lmax: lmax, mode: mode, note: fmt.Sprintf("λ_max = %.4g at the posterior mode", lmax)}, nil
 	}
 	lmax := lr.CurvatureBound(1e-3, 100)
-	return curvature{lmax: lmax, note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (N·p² = %.3g: a Hessian at the mode would cost more than the run)", lmax, N*p*p)}, nil
+	c := curvature{lmax: lmax, note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (N·p² = %.3g: a Hessian at the mode would cost more than the run)", lmax, N*p*p)}
+	m := min(lr.Len(), int(math.Ceil(hessianWork/(p*p))))
+	rows := rand.New(rand.NewPCG(seed, 1<<42)).Perm(lr.Len())[:m]
+	mode, h, err := lr.Mode(make([]float64, lr.Dim()), rows, 100)
+	var es mat.EigenSym
+	if err == nil && !es.Factorize(h, false) {
+		err = errors.New("the eigenvalues of its Hessian did not converge")
+	}
+	if err != nil { // only the run length's rule is lost: it falls back
+		c.note += fmt.Sprintf("; no posterior mode (%v)", err)
+		return c, nil
+	}
+	c.lmin, c.mode = es.Values(nil)[0], mode
+	return c, nil
 }
 
 // coldSize is the default cold minibatch: the n at which the gradient noise
@@ -101,6 +123,14 @@ func etaFor(N, n int, s2, tau, share float64) float64 {
 	return 2 * share * tau / (target.FPC(N, n) * s2)
 }
 
+// runGCPercent is the collector's headroom while a logistic run holds its
+// data: the feature matrix, live from the read to the end, is most of the
+// heap, so at the usual GOGC = 100 the run's own garbage (draws formatted
+// for the chain files, the pilot, the figures) could grow the heap to twice
+// the matrix before a collection. The matrix holds no pointers and is not
+// scanned, so collecting at 20% above the live heap costs little.
+const runGCPercent = 20
+
 // readData reads the CSV file with the garbage collector at a tenth of its
 // usual headroom. The reader turns every line into a string that is garbage
 // once parsed, as much garbage as the file is long, while the matrix it
@@ -138,4 +168,20 @@ func logDensity(lr *models.Logistic, seed uint64) func([]float64) float64 {
 		}
 		return -(lr.Prior(nil, theta) + scale*u)
 	}
+}
+
+// hotOptions are the settings of a hot level's automatic minibatch: the
+// share of its noise budget that its gradient noise supplies, reported as
+// the spread averaged over the last check's window (Smooth), not the
+// draw's own. At the share's n the per-draw estimate scatters by about
+// √(κ/n) relatively (κ the kurtosis term of the per-example gradients:
+// about 15% at the n ≈ 160 of 10⁶ examples × 100 features), so with
+// --hot-share 0.9 and a hundred coordinates near the largest spread some
+// coordinate's draw exceeds the whole budget on almost every step (97% of
+// steps clamped there, 18% on data/wdbc.csv): the chain then runs hotter
+// than its τ. The window's average does not scatter; on the breast-cancer
+// study it removed the hot chain's clamps and left the cold chain's
+// accuracy where it was (EXPERIMENTS.md, "fresgld, smoothed hot ŝ²").
+func hotOptions(share float64) variance.AutoOptions {
+	return variance.AutoOptions{Share: share, Smooth: true}
 }
