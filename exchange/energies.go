@@ -17,8 +17,9 @@ import (
 // but DrawEnergies therefore takes V from a window of earlier draws (the
 // per-example spread averaged over the last Window draws of the same kind,
 // times N(N − n)/n at the current n), which is independent of the current
-// draw given the past. The first attempt, with an empty window, pays for one
-// extra draw to fill it.
+// draw given the past, or, under the Taylor modes, from a second draw at the
+// same states. The first attempt, with an empty window, pays for one extra
+// draw to fill it.
 type EnergyMode int
 
 const (
