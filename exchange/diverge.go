@@ -37,11 +37,11 @@ type watch struct {
 	scale      float64 // mean |move|² over about the last scaleWindow moves
 	base       float64 // scale when the run began
 	run        int     // moves in a row that reversed and grew
-	valid      bool    // last holds a move
+	rate       float64 // weight of a new move in scale: 1 for the first
 }
 
 func newWatch(theta []float64) watch {
-	return watch{prev: append([]float64(nil), theta...), last: make([]float64, len(theta))}
+	return watch{prev: append([]float64(nil), theta...), last: make([]float64, len(theta)), lastN2: math.Inf(1), rate: 1}
 }
 
 // observe records the move to theta from prev, the state before the move,
@@ -70,15 +70,12 @@ func (w *watch) judge(dot, n2 float64) bool {
 	m := -uint64(b2i(w.run == 0)) // all ones where no run is going on
 	b, sc := math.Float64bits(w.base), math.Float64bits(w.scale)
 	w.base = math.Float64frombits(b ^ (b^sc)&m)
-	// The run goes on (or starts) where the move reversed and grew.
+	// The run goes on (or starts) where the move reversed and grew. The
+	// first move cannot: it has no last move (lastN2 starts at +Inf).
 	w.run = (w.run + 1) * (b2i(dot < 0) & b2i(n2 > w.lastN2))
-	if w.valid {
-		w.scale += (n2 - w.scale) * (1.0 / scaleWindow)
-	} else {
-		// The first move: there is no last move to compare with.
-		w.scale, w.run = n2, 0
-	}
-	w.lastN2, w.valid = n2, true
+	// The first move sets the scale (rate starts at 1), later ones move it.
+	w.scale += (n2 - w.scale) * w.rate
+	w.rate, w.lastN2 = 1.0/scaleWindow, n2
 	return w.run >= divergeRun && n2 >= divergeGrowth*divergeGrowth*w.base
 }
 
