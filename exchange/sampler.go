@@ -535,6 +535,10 @@ func (s *Sampler) trySwap(l int) error {
 	if err != nil {
 		return err
 	}
+	if s.data != nil && s.data.MaxNoise > 0 && noise > s.data.MaxNoise {
+		lr = math.Inf(-1)
+		p.Capped++
+	}
 	s.probs[l].add(lr, &p.ProbSum)
 	s.noise[l] += noise
 	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
