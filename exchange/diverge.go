@@ -62,8 +62,8 @@ func (w *watch) observe(theta []float64) bool {
 // whether the replica is diverging.
 //
 // It does not branch on the move: in a few dimensions whether a move
-// reversed and grew is a coin toss, and the mispredicted branches cost more
-// than the rest of a one-dimensional step's bookkeeping.
+// reversed and grew is a coin toss, and a branch on it would be
+// mispredicted about every other step.
 func (w *watch) judge(dot, n2 float64) bool {
 	// base is read only within a run, so it may take the scale at every
 	// move that could start one: those where no run is going on.
