@@ -45,6 +45,7 @@ const (
 type runLength struct {
 	Burn, Thin         int     // what the run uses
 	NeedBurn, NeedThin int     // what the rule asks for, before the budget
+	Lmin               float64 // λ_min, the Hessian's smallest eigenvalue at the mode
 	Rho                float64 // 1 − ηλ_min
 	IAT                float64 // τ_int of the slowest direction, steps
 	Dist               float64 // D, posterior sds from the start to the mode
@@ -59,7 +60,7 @@ type runLength struct {
 // 0 < ηλ_min < 1 (ρ in (0, 1)); else ok is false and the caller keeps
 // fixed defaults.
 func runLengthFor(eta, lmin, dist float64, keep, n, p int) (r runLength, ok bool) {
-	r.Rho = 1 - eta*lmin
+	r.Lmin, r.Rho = lmin, 1-eta*lmin
 	if !(r.Rho > 0 && r.Rho < 1) || keep < 1 {
 		return r, false
 	}
@@ -80,8 +81,8 @@ func runLengthFor(eta, lmin, dist float64, keep, n, p int) (r runLength, ok bool
 
 // note describes the rule's outcome for the summary.
 func (r runLength) note() string {
-	return fmt.Sprintf("ρ = 1 − ηλ_min = %.6g, τ_int = %.4g steps, start %.3g posterior sds from the mode: burn %d, thin %d for bulk ESS ≈ %d×%d per chain",
-		r.Rho, r.IAT, r.Dist, r.NeedBurn, r.NeedThin, essMargin, essGoal)
+	return fmt.Sprintf("λ_min = %.4g, ρ = 1 − ηλ_min = %.6g, τ_int = %.4g steps, start %.3g posterior sds from the mode: burn %d, thin %d for bulk ESS ≈ %d×%d per chain",
+		r.Lmin, r.Rho, r.IAT, r.Dist, r.NeedBurn, r.NeedThin, essMargin, essGoal)
 }
 
 // warning is the message for a run the budget cut short, with the numbers
