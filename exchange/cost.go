@@ -128,3 +128,33 @@ func (c *counted) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 	}
 	return u, s2
 }
+
+// countGrad and countEnergy count a draw the sampler made by calling the
+// estimator itself: its own step and swaps do, to save a call layer in the
+// step loop (at p = 1 a call costs as much as a normal draw).
+func (c *counted) countGrad() {
+	c.grad.Calls++
+	if c.coster == nil {
+		c.grad.Units++
+		return
+	}
+	c.costGrad()
+}
+
+func (c *counted) countEnergy() {
+	c.energy.Calls++
+	if c.coster == nil {
+		c.energy.Units++
+		return
+	}
+	c.costEnergy()
+}
+
+// costGrad and costEnergy are kept out of line, so that the common case
+// (one unit a call) inlines.
+//
+//go:noinline
+func (c *counted) costGrad() { c.grad.Units += c.coster.GradCost() }
+
+//go:noinline
+func (c *counted) costEnergy() { c.energy.Units += c.coster.EnergyCost() }

@@ -37,11 +37,11 @@ type watch struct {
 	scale      float64 // mean |move|² over about the last scaleWindow moves
 	base       float64 // scale when the run began
 	run        int     // moves in a row that reversed and grew
-	valid      bool    // last holds a move
+	rate       float64 // weight of a new move in scale: 1 for the first
 }
 
 func newWatch(theta []float64) watch {
-	return watch{prev: append([]float64(nil), theta...), last: make([]float64, len(theta))}
+	return watch{prev: append([]float64(nil), theta...), last: make([]float64, len(theta)), lastN2: math.Inf(1), rate: 1}
 }
 
 // observe records the move to theta from prev, the state before the move,
@@ -62,23 +62,20 @@ func (w *watch) observe(theta []float64) bool {
 // whether the replica is diverging.
 //
 // It does not branch on the move: in a few dimensions whether a move
-// reversed and grew is a coin toss, and the mispredicted branches cost more
-// than the rest of a one-dimensional step's bookkeeping.
+// reversed and grew is a coin toss, and a branch on it would be
+// mispredicted about every other step.
 func (w *watch) judge(dot, n2 float64) bool {
 	// base is read only within a run, so it may take the scale at every
 	// move that could start one: those where no run is going on.
 	m := -uint64(b2i(w.run == 0)) // all ones where no run is going on
 	b, sc := math.Float64bits(w.base), math.Float64bits(w.scale)
 	w.base = math.Float64frombits(b ^ (b^sc)&m)
-	// The run goes on (or starts) where the move reversed and grew.
+	// The run goes on (or starts) where the move reversed and grew. The
+	// first move cannot: it has no last move (lastN2 starts at +Inf).
 	w.run = (w.run + 1) * (b2i(dot < 0) & b2i(n2 > w.lastN2))
-	if w.valid {
-		w.scale += (n2 - w.scale) * (1.0 / scaleWindow)
-	} else {
-		// The first move: there is no last move to compare with.
-		w.scale, w.run = n2, 0
-	}
-	w.lastN2, w.valid = n2, true
+	// The first move sets the scale (rate starts at 1), later ones move it.
+	w.scale += (n2 - w.scale) * w.rate
+	w.rate, w.lastN2 = 1.0/scaleWindow, n2
 	return w.run >= divergeRun && n2 >= divergeGrowth*divergeGrowth*w.base
 }
 

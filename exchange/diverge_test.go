@@ -90,6 +90,26 @@ func TestWatchRule(t *testing.T) {
 	}
 }
 
+// Every move reverses the last, and the moves grow 50-fold every two, far
+// past divergeGrowth in 10 moves, but every other move shrinks (×−100 then
+// ×−0.5): no run of moves that each reversed and grew lasts past one move,
+// so the watch never trips. Counting reversals alone would trip it at the
+// 10th.
+func TestWatchRunNeedsEveryMoveToGrow(t *testing.T) {
+	w, x, step := newWatch([]float64{0}), 0.0, 1.0
+	for i := range 30 {
+		x += step
+		if i%2 == 0 {
+			step *= -100
+		} else {
+			step *= -0.5
+		}
+		if w.observe([]float64{x}) {
+			t.Fatalf("tripped at move %d (run %d)", i, w.run)
+		}
+	}
+}
+
 // A stable chain with its step near the limit (ηλ = 1.9: moves reverse and
 // contract by 0.9, noise keeps them going) never trips the watch in 10^6
 // steps.

@@ -132,6 +132,12 @@ type Energies struct {
 	// ExactEvery is the number of steps between exact swap attempts
 	// (default 10).
 	ExactEvery int
+	// MaxNoise, if positive, declines every attempt whose swap noise
+	// τδ²V/2 exceeds it (nats), whatever D̂: above a nat or two min(1, Ŝ)
+	// is decided by the tails of D̂ and of V's own estimate rather than by
+	// S. V does not depend on D̂, so declining on it does not bias the
+	// attempts that remain; declines count as attempts (PairStats.Capped).
+	MaxNoise float64
 }
 
 // EnergySizer is implemented by estimators with an energy minibatch size.
@@ -155,6 +161,9 @@ func validateEnergies(e Energies, levels []Level, p int) error {
 	}
 	if e.Mode == DrawEnergies {
 		return nil
+	}
+	if !(e.MaxNoise >= 0) {
+		return fmt.Errorf("swap energies: noise cap %v must be ≥ 0 nats (0: none)", e.MaxNoise)
 	}
 	if e.Terms == nil {
 		return fmt.Errorf("swap energies %v: no data set (Terms)", e.Mode)

@@ -74,3 +74,28 @@ func TestProbsFoldInOrder(t *testing.T) {
 		t.Fatalf("sum %v, want %v", got, want)
 	}
 }
+
+var expSink float64
+
+// BenchmarkExp times math.Exp on log-ratios like a swap's, once each
+// depending on the last result (the latency a step waits for when it needs
+// the result at once) and once independent of each other (what a batch
+// costs per exponential):
+//
+//	go test ./exchange -run '^$' -bench Exp -count 4
+func BenchmarkExp(b *testing.B) {
+	b.Run("dependent", func(b *testing.B) {
+		x := 0.0
+		for range b.N {
+			x = math.Exp(-3 + x*1e-3) // the next argument needs this result
+		}
+		expSink = x
+	})
+	b.Run("independent", func(b *testing.B) {
+		var s float64
+		for i := range b.N {
+			s += math.Exp(-3 - float64(i&15)) // arguments known in advance
+		}
+		expSink = s
+	})
+}

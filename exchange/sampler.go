@@ -117,6 +117,7 @@ type Sampler struct {
 	data   *dataSwap // nil under DrawEnergies
 	noise  []float64 // per pair: Σ τδ²V/2 over attempts
 	probs  []probs   // per pair: attempts not yet in ProbSum
+	td     []float64 // per pair: τδ = 1/τ_l − 1/τ_{l+1}
 	onSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 	times  bool // record swap times
 }
@@ -199,6 +200,10 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 				return nil, fmt.Errorf("swap intensity a = %v: a·η = %v at level %d exceeds 1; lower a or set PerStep", cfg.Swap.A, pr, l)
 			}
 		}
+	}
+	s.td = make([]float64, K-1)
+	for l := range s.td {
+		s.td[l] = 1/cfg.Levels[l].Tau - 1/cfg.Levels[l+1].Tau
 	}
 	s.srng = newStream(cfg.Seed, uint64(K))
 	s.trips = newTrips(K)
@@ -389,7 +394,8 @@ func (s *Sampler) stepLevel(l, k int) {
 	if lv.Noise != langevin.Corrected {
 		rep = nil // only the diagonal correction uses ŝ²
 	}
-	lv.est.Grad(lv.grad, rep, r.theta, r.rng)
+	lv.Est.Grad(lv.grad, rep, r.theta, r.rng)
+	lv.est.countGrad()
 	s2 := lv.s2
 	if lv.known {
 		s2 = rep
@@ -434,7 +440,8 @@ func (s *Sampler) stepLevel(l, k int) {
 // energy draws level l's energy estimate at theta and its variance.
 func (s *Sampler) energy(l int, theta []float64) (u, v float64, err error) {
 	lv := &s.lv[l]
-	u, rep := lv.est.Energy(theta, s.srng)
+	u, rep := lv.Est.Energy(theta, s.srng)
+	lv.est.countEnergy()
 	if math.IsNaN(u) || math.IsInf(u, 0) {
 		return 0, 0, fmt.Errorf("level %d: energy estimate is %v at step %d", l, u, s.k)
 	}
@@ -467,7 +474,7 @@ func (s *Sampler) LogRatioNoise(l int, x, y []float64) (logRatio, noise float64,
 
 // logRatio returns log Ŝ and the correction τδ²V/2 it subtracted.
 func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error) {
-	td := 1/s.lv[l].Tau - 1/s.lv[l+1].Tau
+	td := s.td[l]
 	var d, v float64
 	if s.data != nil {
 		d, v = s.dataDiff(l, x, y)
@@ -527,6 +534,10 @@ func (s *Sampler) trySwap(l int) error {
 	lr, noise, err := s.logRatio(l, s.State(l), s.State(l+1))
 	if err != nil {
 		return err
+	}
+	if s.data != nil && s.data.MaxNoise > 0 && noise > s.data.MaxNoise {
+		lr = math.Inf(-1)
+		p.Capped++
 	}
 	s.probs[l].add(lr, &p.ProbSum)
 	s.noise[l] += noise

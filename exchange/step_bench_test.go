@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -91,4 +92,58 @@ func drawNormals(n, m int) time.Duration {
 	}
 	sink = s
 	return time.Since(start)
+}
+
+// BenchmarkStepByHand is BenchmarkStep's one-dimensional step written out
+// by hand: the same draws from the same kind of streams and the same
+// arithmetic (noisy gradients, the corrected injected noise, two noisy
+// energies, log Ŝ, the acceptance-probability sum and the swap decision),
+// without estimators, schedules, counters, checks or the divergence watch.
+// Its ratio to the floor is what any sampler built from these draws can
+// hope for at p = 1.
+func BenchmarkStepByHand(b *testing.B) {
+	const eta = 0.01
+	tau, gradSD, energySD := [2]float64{1, 10}, [2]float64{2, 5}, [2]float64{1, 3}
+	streams := [2]*rand.Rand{newStream(1, 0), newStream(1, 1)}
+	srng := newStream(1, 2)
+	var theta [2]float64
+	at := [2]int{0, 1}
+	td := 1/tau[0] - 1/tau[1]
+	var probSum float64
+	var accepts int
+	defer cputime.Lock()()
+	b.ReportAllocs()
+	b.ResetTimer()
+	start, cpu0 := time.Now(), cputime.Thread()
+	for range b.N {
+		for l := range 2 {
+			r := at[l]
+			x, rng := theta[r], streams[r]
+			g := x + gradSD[l]*rng.NormFloat64() // ∇U = θ, plus the estimator's noise
+			sd := math.Sqrt(2*tau[l]*eta - eta*eta*gradSD[l]*gradSD[l])
+			theta[r] = x - eta*g + sd*rng.NormFloat64()
+		}
+		x, y := theta[at[0]], theta[at[1]]
+		ux := x*x/2 + energySD[0]*srng.NormFloat64()
+		uy := y*y/2 + energySD[1]*srng.NormFloat64()
+		v := energySD[0]*energySD[0] + energySD[1]*energySD[1]
+		lr := td*(ux-uy) - td*td*v/2
+		probSum += math.Exp(min(lr, 0))
+		if lr >= 0 || -srng.ExpFloat64() < lr {
+			at[0], at[1] = at[1], at[0]
+			accepts++
+		}
+	}
+	step, stepCPU := time.Since(start), cputime.Thread()-cpu0
+	b.StopTimer()
+	sink = probSum + float64(accepts)
+	cpu0 = cputime.Thread()
+	floor := drawNormals(b.N, 6)
+	floorCPU := cputime.Thread() - cpu0
+	b.ReportMetric(float64(floor.Nanoseconds())/float64(b.N), "floor-ns/op")
+	b.ReportMetric(float64(step)/float64(floor), "x-floor")
+	if floorCPU > 0 {
+		b.ReportMetric(float64(stepCPU.Nanoseconds())/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(stepCPU)/float64(floorCPU), "cpu-x-floor")
+	}
 }

@@ -96,6 +96,9 @@ type PairStats struct {
 	// τδ²V/2 in nats: the swap noise. Acceptance falls like e^{−Noise}
 	// once it exceeds about 1, whatever S is.
 	Noise float64 `json:"noise"`
+	// Capped counts the attempts declined because their swap noise
+	// exceeded Energies.MaxNoise.
+	Capped int `json:"capped"`
 
 	// ProbSum is Σ min(1, Ŝ) over the attempts: the acceptance
 	// probabilities under the noisy rule, noise included. Their mean

@@ -1,6 +1,8 @@
 package exchange
 
 import (
+	"math"
+	"strings"
 	"testing"
 
 	"github.com/fresgld/fresgld/langevin"
@@ -56,6 +58,53 @@ func TestTaylorVarianceIsFresh(t *testing.T) {
 		}
 		if !c.mode.taylor() && !(noise > 0.1) {
 			t.Errorf("%v at the anchors: swap noise %v; the windowed V should still hold the far spreads", c.mode, noise)
+		}
+	}
+}
+
+// MaxNoise declines exactly the attempts whose swap noise exceeds it: with
+// the cap below every attempt's noise none is accepted and all are counted
+// as capped; with it above, none is capped and the chains swap as without.
+func TestNoiseCapDeclines(t *testing.T) {
+	cfg := func(maxNoise float64) Config {
+		est, _ := target.NewMinibatch(outliers, 3)
+		return Config{Levels: []Level{
+			{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
+			{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
+		}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 5,
+			Energies: Energies{Mode: PairEnergies, Terms: outliers, MaxNoise: maxNoise}}
+	}
+	run := func(maxNoise float64) (PairStats, []float64) {
+		s, err := New(cfg(maxNoise), [][]float64{{0}, {0.5}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var noise []float64
+		s.onSwap = func(_ int, _, _ []float64, _, n float64, _ bool) { noise = append(noise, n) }
+		for range 2000 {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return s.Stats().Pairs[0], noise
+	}
+	free, noise := run(0)
+	lo, hi := noise[0], noise[0]
+	for _, n := range noise {
+		lo, hi = min(lo, n), max(hi, n)
+	}
+	if free.Capped != 0 || free.Accepts == 0 || !(lo > 0) {
+		t.Fatalf("uncapped: %+v, noise in [%v, %v]", free, lo, hi)
+	}
+	if p, _ := run(lo / 2); p.Capped != p.Attempts || p.Accepts != 0 {
+		t.Errorf("cap %v below every attempt's noise: %d capped, %d accepted of %d", lo/2, p.Capped, p.Accepts, p.Attempts)
+	}
+	if p, _ := run(2 * hi); p.Capped != 0 || p.Accepts != free.Accepts || p.Attempts != free.Attempts {
+		t.Errorf("cap %v above every attempt's noise: %+v, uncapped %+v", 2*hi, p, free)
+	}
+	for _, bad := range []float64{math.NaN(), -1} {
+		if _, err := New(cfg(bad), [][]float64{{0}, {0.5}}); err == nil || !strings.Contains(err.Error(), "noise cap") {
+			t.Errorf("noise cap %v: %v", bad, err)
 		}
 	}
 }

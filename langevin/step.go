@@ -123,8 +123,8 @@ func inject(xi, gradVar []float64, eta, tau float64, pol Policy, rng *rand.Rand)
 }
 
 // StepMove is Step that also measures the move d = θ' − θ, in the same
-// pass over θ, for a watch on divergence (a separate pass would cost about
-// a tenth of a large step). last holds the chain's previous move on entry
+// pass over θ, for a watch on divergence (a pass of its own would read θ
+// and the last move once more at every step). last holds the chain's previous move on entry
 // and d on return; dot is d·last and n2 is |d|², the sums taken in an
 // order of their own (two partial sums each).
 func StepMove(theta, grad, gradVar, scratch, last []float64, eta, tau float64, pol Policy, rng *rand.Rand) (clamped int, finite bool, dot, n2 float64) {

@@ -60,3 +60,30 @@ func TestNoisyMomentsAndReports(t *testing.T) {
 		t.Errorf("Hidden energy variance %v", s2)
 	}
 }
+
+// The constant-noise fast path, which writes the gradient variances in the
+// pass that draws the noise, draws what a gradient without variances does:
+// the same bits from the same stream.
+func TestNoisyConstantPathsSameBits(t *testing.T) {
+	q := NewIsoQuadratic(5, 1.5)
+	sigma, s := 0.7, 1.3 // variables: a constant σ*σ would be folded exactly
+	fast := NewNoisy(q, sigma, s)
+	slow := &Noisy{E: q, EnergySD: func([]float64, float64) float64 { return 0.7 }, ConstGradSD: 1.3}
+	r1, r2 := rand.New(rand.NewPCG(1, 2)), rand.New(rand.NewPCG(1, 2))
+	theta := []float64{0.1, -2, 3, 0, 1}
+	g1, g2, v1 := make([]float64, 5), make([]float64, 5), make([]float64, 5)
+	for k := range 50 {
+		fast.Grad(g1, v1, theta, r1)
+		slow.Grad(g2, nil, theta, r2)
+		u1, s1 := fast.Energy(theta, r1)
+		u2, s2 := slow.Energy(theta, r2)
+		if math.Float64bits(u1) != math.Float64bits(u2) || s1 != s2 || s1 != sigma*sigma {
+			t.Fatalf("draw %d: energy %v (σ² %v), want %v (σ² %v)", k, u1, s1, u2, s2)
+		}
+		for j := range g1 {
+			if math.Float64bits(g1[j]) != math.Float64bits(g2[j]) || v1[j] != s*s {
+				t.Fatalf("draw %d: ∇Û_%d = %v (ŝ² %v), want %v (ŝ² %v)", k, j, g1[j], v1[j], g2[j], s*s)
+			}
+		}
+	}
+}

@@ -43,6 +43,7 @@ type logisticFlags struct {
 	SwapEnergies  string  `json:"swap_energies"`
 	ExactEvery    int     `json:"exact_every"` // 0: ⌈8N/n⌉
 	SwapPilot     int     `json:"swap_pilot"`
+	SwapNoiseCap  float64 `json:"swap_noise_cap"`
 	Levels        int     `json:"levels"`
 	Burn          int     `json:"burn"`
 	BurnAuto      bool    `json:"burn_automatic"`
@@ -141,7 +142,9 @@ attempt every --exact-every steps), taylor and pair-taylor (as cv and pair-cv
 with first-order control variates, whose noise falls like the fourth power of
 the distance to the anchor: the mode that makes minibatch swaps follow S on
 large data sets). The command prints each pair's mean swap
-noise τδ²V/2 and warns when it exceeds 1 nat. --levels spaces that many
+noise τδ²V/2 and warns when it exceeds 1 nat; attempts whose noise exceeds
+--swap-noise-cap (2 nats) are declined, since noise rather than S would
+decide them. --levels spaces that many
 temperatures geometrically from 1 to --tau2.
 
 ` + swapModeRule,
@@ -167,6 +170,7 @@ temperatures geometrically from 1 to --tau2.
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
 	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor (see above)")
+	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats, as noise rather than S would decide them (0: never)")
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
@@ -211,6 +215,9 @@ func (f *logisticFlags) validate() error {
 	}
 	if f.Levels < 2 {
 		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
+	}
+	if !(f.SwapNoiseCap >= 0) || math.IsInf(f.SwapNoiseCap, 1) {
+		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", f.SwapNoiseCap)
 	}
 	if f.ExactEvery < 0 || f.SwapPilot < 1 {
 		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
@@ -413,6 +420,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		if err != nil {
 			return err
 		}
+		ch.Energies.MaxNoise = f.SwapNoiseCap
 		energies, sum.Swap = ch.Energies, &ch
 		fmt.Fprintf(os.Stderr, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
 	}

@@ -80,10 +80,12 @@ func swapNoise(ladders []exchange.Stats, mode string) (noise []float64, lines []
 	}
 	for l := range ladders[0].Pairs {
 		var sum, n float64
+		capped := 0
 		for _, st := range ladders {
 			if l < len(st.Pairs) {
 				sum += st.Pairs[l].Noise * float64(st.Pairs[l].Attempts)
 				n += float64(st.Pairs[l].Attempts)
+				capped += st.Pairs[l].Capped
 			}
 		}
 		v := 0.0
@@ -91,7 +93,11 @@ func swapNoise(ladders []exchange.Stats, mode string) (noise []float64, lines []
 			v = sum / n
 		}
 		noise = append(noise, v)
-		lines = append(lines, fmt.Sprintf("swap noise, levels %d–%d (%s energies): mean τδ²V/2 = %.3g nats over %.0f attempts", l+1, l+2, mode, v, n))
+		line := fmt.Sprintf("swap noise, levels %d–%d (%s energies): mean τδ²V/2 = %.3g nats over %.0f attempts", l+1, l+2, mode, v, n)
+		if capped > 0 {
+			line += fmt.Sprintf(", %d declined for noise above --swap-noise-cap", capped)
+		}
+		lines = append(lines, line)
 	}
 	return noise, lines
 }

@@ -47,9 +47,10 @@ func TestSwapNoiseAndWarnings(t *testing.T) {
 		{Pairs: []exchange.PairStats{{Attempts: 10, Noise: 2}}},
 		{Pairs: []exchange.PairStats{{Attempts: 30, Noise: 6}}},
 	}
+	ladders[1].Pairs[0].Capped = 3
 	noise, lines := swapNoise(ladders, "cv")
 	// pooled by attempts: (10·2 + 30·6)/40 = 5
-	if len(noise) != 1 || noise[0] != 5 || !strings.Contains(lines[0], "mean τδ²V/2 = 5 nats over 40 attempts") {
+	if len(noise) != 1 || noise[0] != 5 || !strings.Contains(lines[0], "mean τδ²V/2 = 5 nats over 40 attempts, 3 declined for noise above --swap-noise-cap") {
 		t.Errorf("noise %v, lines %q", noise, lines)
 	}
 	w := noiseWarnings([]float64{0.5, 12.5}, "pair")
@@ -114,5 +115,46 @@ func TestLogisticSwapEnergies(t *testing.T) {
 	}
 	if err := run(t, "logistic", "--data", data, "--label", "y", "--swap-energies", "nope", "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), "--swap-energies") {
 		t.Errorf("bad --swap-energies: %v", err)
+	}
+	for _, bad := range []string{"-1", "NaN", "+Inf"} {
+		if err := run(t, "logistic", "--data", data, "--label", "y", "--swap-noise-cap", bad, "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), "--swap-noise-cap") {
+			t.Errorf("--swap-noise-cap %s: %v", bad, err)
+		}
+	}
+}
+
+// A cap below every attempt's noise declines them all: none is accepted,
+// where the same run without a cap accepts some.
+func TestLogisticSwapNoiseCap(t *testing.T) {
+	data := smallCSV(t)
+	type swaps struct {
+		Swaps []struct {
+			Attempts int `json:"attempts"`
+			Accepts  int `json:"accepts"`
+		} `json:"swap_acceptance"`
+		Settings struct {
+			Cap float64 `json:"swap_noise_cap"`
+		} `json:"settings"`
+	}
+	runCap := func(cap string) swaps {
+		out := t.TempDir()
+		if err := run(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--swap-energies", "pair-taylor", "--swap-noise-cap", cap, "--chains", "1", "--burn", "100", "--keep", "200", "--thin", "1", "--out", out); err != nil {
+			t.Fatal(err)
+		}
+		var sum swaps
+		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Swaps) != 1 || sum.Swaps[0].Attempts == 0 {
+			t.Fatalf("cap %s: swaps %+v", cap, sum.Swaps)
+		}
+		return sum
+	}
+	if free := runCap("0"); free.Swaps[0].Accepts == 0 {
+		t.Fatalf("without a cap no swap was accepted (%+v): the test needs a run that swaps", free.Swaps)
+	}
+	if capped := runCap("1e-9"); capped.Swaps[0].Accepts != 0 || capped.Settings.Cap != 1e-9 {
+		t.Errorf("under a tiny cap: %+v, cap recorded %v", capped.Swaps, capped.Settings.Cap)
 	}
 }

@@ -30,19 +30,19 @@ func g3(x float64) string {
 func Setting(w io.Writer, pr minibatch.Problem) {
 	st := pr.Setting
 	p := Periods(pr.Terms.Len(), st.NCold)
-	fmt.Fprintf(w, "Problem %s: N = %d, τ1 = %g, τ2 = %g, η = %.4g, cold n = %d, swap attempts with probability a·η = %g per step (exact mode: every W = %d steps), anchor passes every m = %d steps, m-reSGLD a1 = %g, hot n automatic (share %g of 2τ2η), burn-in %.3g per-example evaluations, budgets %.3g to %.3g; swap noise = τδ²V/2 in nats; exact S checked at every accepted swap and every %d-th attempt (not counted as cost).\n\n",
-		pr.Name, pr.Terms.Len(), st.Tau1, st.Tau2, st.Eta, st.NCold, st.SwapA*st.Eta, p, p, st.A1, st.Share, st.BurnCost, st.Budgets[0], st.Budgets[len(st.Budgets)-1], CheckEvery)
+	fmt.Fprintf(w, "Problem %s: N = %d, τ1 = %g, τ2 = %g, η = %.4g, cold n = %d, swap attempts with probability a·η = %g per step (exact mode: every W = %d steps), anchor passes every m = %d steps, m-reSGLD a1 = %g, hot n automatic (share %g of 2τ2η), burn-in %.3g per-example evaluations, budgets %.3g to %.3g; swap noise = τδ²V/2 in nats, attempts above %g nats declined (data modes); exact S checked at every accepted swap and every %d-th attempt (not counted as cost).\n\n",
+		pr.Name, pr.Terms.Len(), st.Tau1, st.Tau2, st.Eta, st.NCold, st.SwapA*st.Eta, p, p, st.A1, st.Share, st.BurnCost, st.Budgets[0], st.Budgets[len(st.Budgets)-1], float64(MaxNoise), CheckEvery)
 }
 
 // swapRows writes the swap table of groups.
 func swapRows(w io.Writer, metric string, gs []Group, last int) {
-	fmt.Fprintf(w, "| arm | final %s | swap acceptance | exact-S acceptance on the same path | swap noise (nats) | accepted swaps | with exact min(1,S) < %g | predicted by min(1,S) | smallest accepted log S | swap+anchor cost / gradient cost |\n|---|---|---|---|---|---|---|---|---|---|\n", metric, Low)
+	fmt.Fprintf(w, "| arm | final %s | swap acceptance | exact-S acceptance on the same path | swap noise (nats) | declined for noise > %g | accepted swaps | with exact min(1,S) < %g | predicted by min(1,S) | smallest accepted log S | swap+anchor cost / gradient cost |\n|---|---|---|---|---|---|---|---|---|---|---|\n", metric, float64(MaxNoise), Low)
 	for _, g := range gs {
 		if g.Arm == "sgld" {
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %.4f | %.4f | %s | %d | %s | %s | %s | %.3f |\n", g.Arm, pm(g.Mean[last][0], g.SE[last][0]),
-			g.SwapRate, g.ExactRate, g3(g.Noise), g.Accepts, frac(g.LowFrac), frac(g.LowPred), g3(g.MinLogS), g.Extra)
+		fmt.Fprintf(w, "| %s | %s | %.4f | %.4f | %s | %.3f | %d | %s | %s | %s | %.3f |\n", g.Arm, pm(g.Mean[last][0], g.SE[last][0]),
+			g.SwapRate, g.ExactRate, g3(g.Noise), g.CapRate, g.Accepts, frac(g.LowFrac), frac(g.LowPred), g3(g.MinLogS), g.Extra)
 	}
 	fmt.Fprintln(w)
 }

@@ -31,6 +31,11 @@ const Low = 0.01
 // a quarter of the cold chain's gradient cost n_cold per step.
 func Periods(N, nCold int) int { return (8*N + nCold - 1) / nCold }
 
+// MaxNoise is the swap noise τδ²V/2, in nats, above which an attempt is
+// declined (exchange.Energies.MaxNoise): beyond about 2 nats acceptance
+// collapses like e^{−τδ²V/2} and min(1, Ŝ) is decided by the noise.
+const MaxNoise = 2
+
 // Result is one run of one method under one swap-energy mode.
 type Result struct {
 	Method, Mode string
@@ -42,6 +47,8 @@ type Result struct {
 	// AnchorCost the anchor passes' part of it.
 	Cost, SwapCost, AnchorCost float64
 	Attempts, Accepts          int
+	// Capped attempts were declined for swap noise above MaxNoise.
+	Capped int
 	// Noise is the mean swap noise τδ²V/2 in nats over the attempts.
 	Noise float64
 	// Checked attempts had their exact S computed; ExactAcc sums their
@@ -82,7 +89,7 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 			return variance.NewAutoBatch(mb, tau, eta, variance.AutoOptions{Share: st.Share, Every: st.Every})
 		},
 		A: st.SwapA, A1: st.A1, Seed: seed, Levels: levels,
-		Energies: exchange.Energies{Mode: mode, Terms: pr.Terms, AnchorEvery: period, ExactEvery: period},
+		Energies: exchange.Energies{Mode: mode, Terms: pr.Terms, AnchorEvery: period, ExactEvery: period, MaxNoise: MaxNoise},
 		OnSwap: func(l int, x, y []float64, _, _ float64, accepted bool) {
 			res.Attempts++ // counted here too, to pick the checked attempts
 			check := res.Attempts%CheckEvery == 0
@@ -136,6 +143,7 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 	for _, p := range stats.Pairs {
 		res.Attempts += p.Attempts
 		res.Accepts += p.Accepts
+		res.Capped += p.Capped
 		noise += p.Noise * float64(p.Attempts)
 	}
 	if res.Attempts > 0 {

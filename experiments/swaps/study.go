@@ -44,7 +44,10 @@ type Group struct {
 	// mean exact min(1, S) over checked attempts (pooled): the acceptance
 	// exact energies would give on the same path.
 	SwapRate, ExactRate, Noise float64
-	Accepts, LowAccepts        int
+	// CapRate is the mean over seeds of the share of attempts declined for
+	// swap noise above MaxNoise.
+	CapRate             float64
+	Accepts, LowAccepts int
 	// LowFrac is the fraction of accepted swaps with exact min(1, S) < Low;
 	// LowPred what min(1, S) predicts for it (pooled over seeds).
 	LowFrac, LowPred, MinLogS float64
@@ -115,6 +118,7 @@ func summarize(pr minibatch.Problem, arm Arm, runs []Result) Group {
 	for _, r := range runs {
 		if r.Attempts > 0 {
 			g.SwapRate += float64(r.Accepts) / float64(r.Attempts) / n
+			g.CapRate += float64(r.Capped) / float64(r.Attempts) / n
 		}
 		g.Noise += r.Noise / n
 		g.Accepts += r.Accepts
@@ -224,7 +228,7 @@ func (g Group) MarshalJSON() ([]byte, error) {
 	type plain Group // without this method
 	return json.Marshal(struct {
 		plain
-		Mean, SE, ReachReSGLD                                        any
-		SwapRate, ExactRate, Noise, LowFrac, LowPred, MinLogS, Extra any
-	}{plain(g), report.Nums2(g.Mean), report.Nums2(g.SE), report.Nums(g.ReachReSGLD), report.Num(g.SwapRate), report.Num(g.ExactRate), report.Num(g.Noise), report.Num(g.LowFrac), report.Num(g.LowPred), report.Num(g.MinLogS), report.Num(g.Extra)})
+		Mean, SE, ReachReSGLD                                                 any
+		SwapRate, ExactRate, Noise, CapRate, LowFrac, LowPred, MinLogS, Extra any
+	}{plain(g), report.Nums2(g.Mean), report.Nums2(g.SE), report.Nums(g.ReachReSGLD), report.Num(g.SwapRate), report.Num(g.ExactRate), report.Num(g.Noise), report.Num(g.CapRate), report.Num(g.LowFrac), report.Num(g.LowPred), report.Num(g.MinLogS), report.Num(g.Extra)})
 }
