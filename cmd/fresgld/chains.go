@@ -140,7 +140,9 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 		ws[i] = w
 		chains[i] = &stanChain{Path: r.Dir.File(chainName(id)), Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
 		for j := range chains[i].Cols {
-			chains[i].Cols[j] = make([]float64, 0, r.Plan.Keep)
+			// Reserve no more than a run of modest length: --keep may be
+			// far larger than what an interrupted run ever draws.
+			chains[i].Cols[j] = make([]float64, 0, min(r.Plan.Keep, 1<<16))
 		}
 		sinks[i] = &chainSink{plan: r.Plan, w: w, c: chains[i], lp: r.LogDensity, row: make([]float64, len(columns)), levels: K, done: r.Ctx.Done()}
 	}
