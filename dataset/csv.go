@@ -16,6 +16,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/fresgld/fresgld/models"
 )
 
 // Options say how to read the file.
@@ -212,7 +214,10 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 
 	d := &Data{P: ncol - 1, Label: names[lab], Warnings: warnings}
 	if rows > 0 {
-		d.X = make([]float64, 0, rows*ncol) // ncol = P + 1: room for an intercept
+		// ncol = P + 1: room for an intercept. Huge pages where the
+		// system allows (models.NewFeatures): minibatches read rows at
+		// random, and the read itself faults in 512 times fewer pages.
+		d.X = models.NewFeatures(rows * ncol)[:0]
 		d.Y = make([]float64, 0, rows)
 	}
 	for k, n := range names {

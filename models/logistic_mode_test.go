@@ -2,6 +2,7 @@ package models
 
 import (
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -127,5 +128,40 @@ func TestMode(t *testing.T) {
 	}
 	if _, _, err := l.Mode(make([]float64, p), tenth, 0); err == nil {
 		t.Errorf("no error with no iterations allowed")
+	}
+}
+
+// TestHessianOfSubsetEigenvalues checks the claim the run-length rule
+// leans on: the extreme eigenvalues of a random subset's Hessian (m rows,
+// scaled N/m) err by O(√(p/m)) relatively. For a sample covariance of m
+// draws in p dimensions the extreme eigenvalues move by about
+// (1 ± √(p/m))² − 1 ≈ 2√(p/m); the test allows twice that, 4√(p/m)
+// (0.1 at p = 5, m = 8000), and checks that the error is not zero (a
+// subset that is really the whole data set would pass trivially).
+func TestHessianOfSubsetEigenvalues(t *testing.T) {
+	const N, p, m = 80_000, 5, 8000
+	l, truth, err := SyntheticLogistic(N, p, 1, 12)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := make([]int, N)
+	for i := range all {
+		all[i] = i
+	}
+	rows := rand.New(rand.NewPCG(3, 4)).Perm(N)[:m]
+	eig := func(h *mat.SymDense) []float64 {
+		var es mat.EigenSym
+		if !es.Factorize(h, false) {
+			t.Fatal("EigenSym failed")
+		}
+		return es.Values(nil)
+	}
+	full, sub := eig(l.HessianOf(truth, all)), eig(l.HessianOf(truth, rows))
+	tol := 4 * math.Sqrt(float64(p)/m)
+	for _, k := range []int{0, p - 1} {
+		rel := math.Abs(sub[k]/full[k] - 1)
+		if !(rel <= tol) || rel == 0 {
+			t.Errorf("eigenvalue %d: subset %v, full %v (relative error %v, allowed (0, %v])", k, sub[k], full[k], rel, tol)
+		}
 	}
 }

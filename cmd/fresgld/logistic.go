@@ -276,9 +276,9 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	var runWarning string
 	sum := logisticSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs}
-	// The curvature sets the automatic step size and the scale against
-	// which a stuck chain is recognised (lmin = 0: unknown; see
-	// logisticCurvature for data too large for a Hessian).
+	// The curvature sets the automatic step size, the run length and the
+	// scale against which a stuck chain is recognised (lmin = 0: unknown;
+	// see logisticCurvature for data too large for a Hessian).
 	curv, curvErr := logisticCurvature(lr, f.Seed)
 	lmin := curv.lmin
 	if f.EtaAuto {

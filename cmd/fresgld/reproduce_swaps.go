@@ -19,6 +19,7 @@ type swapsFlags struct {
 	out                       outFlags
 	Problems                  string
 	Points, Levels            int
+	AnchorScale               int
 	Max                       float64
 	Smoke                     bool
 }
@@ -57,6 +58,7 @@ instead (full size only).`,
 	fl.IntVar(&f.Points, "points", minibatch.Full.Points, "budget points")
 	fl.Float64Var(&f.Max, "max", minibatch.Full.Max, "largest budget, in multiples of the burn-in cost")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from τ1 to τ2 (swap counts pooled over pairs)")
+	fl.IntVar(&f.AnchorScale, "anchor-scale", 1, "anchor period in multiples of the rule's m = ⌈8N/n_cold⌉ (a follow-up setting; results named <problem>-anchors<k>)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
 	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
@@ -65,6 +67,9 @@ instead (full size only).`,
 func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 	if f.Levels < 2 {
 		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
+	}
+	if f.AnchorScale < 1 {
+		return fmt.Errorf("--anchor-scale = %d: must be ≥ 1", f.AnchorScale)
 	}
 	if f.Seeds < 2 || f.TuneSeeds < 1 {
 		return fmt.Errorf("--seeds = %d, --tune-seeds = %d: need at least 2 and 1", f.Seeds, f.TuneSeeds)
@@ -92,7 +97,7 @@ func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	return swaps.Reproduce(swaps.ReproduceOptions{
-		Problems: problems, Size: sz, Levels: f.Levels, Seeds: f.Seeds, TuneSeeds: f.TuneSeeds, Workers: f.Workers,
+		Problems: problems, Size: sz, Levels: f.Levels, AnchorScale: f.AnchorScale, Seeds: f.Seeds, TuneSeeds: f.TuneSeeds, Workers: f.Workers,
 		Results:   results,
 		Reference: minibatch.ReferenceSource{Path: f.Reference, Steps: 1000000, Dir: results, Command: refCommand},
 		Progress:  progressFunc, Out: os.Stdout, Log: os.Stderr,

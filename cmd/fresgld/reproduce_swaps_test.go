@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/fresgld/fresgld/experiments/swaps"
@@ -40,6 +41,16 @@ func TestReproduceSwapsSmoke(t *testing.T) {
 				t.Errorf("%s: %s chose the same-draw energies", name, m)
 			}
 		}
+	}
+	// A longer anchor period is a follow-up setting: its own file, its m.
+	if err := run(t, "reproduce", "swaps", "--smoke", "--seeds", "2", "--tune-seeds", "1", "--out", res, "--problems", "welling-teh", "--anchor-scale", "3"); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(res, "welling-teh-anchors3.md")); err != nil || !strings.Contains(string(b), "anchor passes every m = 240 steps") || !strings.Contains(string(b), "every W = 80 steps") {
+		t.Errorf("--anchor-scale 3: %v\n%.400s", err, b)
+	}
+	if err := run(t, "reproduce", "swaps", "--smoke", "--anchor-scale", "0", "--out", res); err == nil {
+		t.Error("--anchor-scale 0 was accepted")
 	}
 	if err := run(t, "reproduce", "swaps", "--problems", "welling-teh-x", "--out", res); err == nil {
 		t.Error("a bad problem name was accepted")

@@ -39,6 +39,8 @@ type Setting struct {
 	// Correction is the form of the noise correction of f-reSGLD and
 	// corrected-sgld: Diagonal (the study's) or Full.
 	Correction exchange.Correction `json:",omitempty"`
+	// AnchorScale multiplies the swap-energy study's anchor period (0: 1).
+	AnchorScale int `json:",omitempty"`
 }
 
 // Accumulator gathers the cold chain's samples and scores them.

@@ -31,7 +31,7 @@ func Setting(w io.Writer, pr minibatch.Problem) {
 	st := pr.Setting
 	p := Periods(pr.Terms.Len(), st.NCold)
 	fmt.Fprintf(w, "Problem %s: N = %d, τ1 = %g, τ2 = %g, η = %.4g, cold n = %d, swap attempts with probability a·η = %g per step (exact mode: every W = %d steps), anchor passes every m = %d steps, m-reSGLD a1 = %g, hot n automatic (share %g of 2τ2η), burn-in %.3g per-example evaluations, budgets %.3g to %.3g; swap noise = τδ²V/2 in nats, attempts above %g nats declined (data modes); exact S checked at every accepted swap and every %d-th attempt (not counted as cost).\n\n",
-		pr.Name, pr.Terms.Len(), st.Tau1, st.Tau2, st.Eta, st.NCold, st.SwapA*st.Eta, p, p, st.A1, st.Share, st.BurnCost, st.Budgets[0], st.Budgets[len(st.Budgets)-1], float64(MaxNoise), CheckEvery)
+		pr.Name, pr.Terms.Len(), st.Tau1, st.Tau2, st.Eta, st.NCold, st.SwapA*st.Eta, p, anchorPeriod(pr.Terms.Len(), st), st.A1, st.Share, st.BurnCost, st.Budgets[0], st.Budgets[len(st.Budgets)-1], float64(MaxNoise), CheckEvery)
 }
 
 // swapRows writes the swap table of groups.

@@ -15,9 +15,11 @@ import (
 
 // ReproduceOptions are the settings of a run of the swap-energy study.
 type ReproduceOptions struct {
-	Problems         []string // welling-teh, welling-teh-N, breast-cancer
-	Size             minibatch.Size
-	Levels           int
+	Problems []string // welling-teh, welling-teh-N, breast-cancer
+	Size     minibatch.Size
+	Levels   int
+	// AnchorScale multiplies the anchor period m = ⌈8N/n_cold⌉ (0: 1).
+	AnchorScale      int
 	Seeds, TuneSeeds int
 	Workers          int
 	Results          string // directory of the tables
@@ -61,6 +63,7 @@ func Reproduce(o ReproduceOptions) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
 		}
+		pr.Setting.AnchorScale = o.AnchorScale
 		start := time.Now()
 		narms := 3 * len(Modes)
 		tune, err := Tune(pr, Modes, o.Levels, o.TuneSeeds, o.Workers, o.Progress(pr.Name+" tuning", narms*o.TuneSeeds))
@@ -84,6 +87,9 @@ func Reproduce(o ReproduceOptions) error {
 		base := pr.Name
 		if o.Levels > 2 {
 			base = fmt.Sprintf("%s-%dlevels", pr.Name, o.Levels)
+		}
+		if o.AnchorScale > 1 {
+			base = fmt.Sprintf("%s-anchors%d", base, o.AnchorScale)
 		}
 		if err := output.WriteBytes(filepath.Join(o.Results, base+".md"), []byte(b.String())); err != nil {
 			return err

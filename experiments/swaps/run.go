@@ -31,6 +31,12 @@ const Low = 0.01
 // a quarter of the cold chain's gradient cost n_cold per step.
 func Periods(N, nCold int) int { return (8*N + nCold - 1) / nCold }
 
+// anchorPeriod is the anchor period of a setting: Periods times its
+// AnchorScale.
+func anchorPeriod(N int, st minibatch.Setting) int {
+	return Periods(N, st.NCold) * max(1, st.AnchorScale)
+}
+
 // MaxNoise is the swap noise τδ²V/2, in nats, above which an attempt is
 // declined (exchange.Energies.MaxNoise): beyond about 2 nats acceptance
 // collapses like e^{−τδ²V/2} and min(1, Ŝ) is decided by the noise.
@@ -89,7 +95,7 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 			return variance.NewAutoBatch(mb, tau, eta, variance.AutoOptions{Share: st.Share, Every: st.Every})
 		},
 		A: st.SwapA, A1: st.A1, Seed: seed, Levels: levels,
-		Energies: exchange.Energies{Mode: mode, Terms: pr.Terms, AnchorEvery: period, ExactEvery: period, MaxNoise: MaxNoise},
+		Energies: exchange.Energies{Mode: mode, Terms: pr.Terms, AnchorEvery: anchorPeriod(pr.Terms.Len(), st), ExactEvery: period, MaxNoise: MaxNoise},
 		OnSwap: func(l int, x, y []float64, _, _ float64, accepted bool) {
 			res.Attempts++ // counted here too, to pick the checked attempts
 			check := res.Attempts%CheckEvery == 0
