@@ -125,3 +125,61 @@ func TestWatchQuietOnStableChain(t *testing.T) {
 		}
 	}
 }
+
+// The watch sees every replica's every move, whichever level took it:
+// after each step, each replica's last move is exactly its state now less
+// its state before the step. Both ways of measuring a move are crossed by
+// swaps: a ladder whose steps reflect into a box (the watch measures the
+// move itself, after the reflection), and one whose cold level takes
+// full-correction steps and whose hot level measures its moves in its
+// update (langevin.StepMove).
+func TestWatchSeesEveryMove(t *testing.T) {
+	q := target.NewIsoQuadratic(3, 1)
+	boxed := Config{Levels: []Level{
+		{Tau: 1, Est: target.NewNoisy(q, 1, 2), Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected},
+		{Tau: 10, Est: target.NewNoisy(q, 3, 5), Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected},
+	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 3,
+		// Tight enough to reflect the hot replica now and then.
+		Domain: &target.Box{Lo: []float64{-3, -3, -3}, Hi: []float64{3, 3, 3}}}
+	st, xbar, _ := newShiftTerms(60, 3, 1, 5)
+	mb, err := target.NewMinibatch(st, 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixed := Config{Levels: []Level{
+		{Tau: 1, Est: mb, Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.CorrectedFull},
+		{Tau: 1.01, Est: mb.Clone(), Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.Corrected},
+	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 3}
+	for name, c := range map[string]struct {
+		cfg  Config
+		init [][]float64
+	}{"box": {boxed, [][]float64{{1, 0, 0}, {-2, 1, 0}}}, "full beside diagonal": {mixed, [][]float64{xbar, xbar}}} {
+		t.Run(name, func(t *testing.T) {
+			s, err := New(c.cfg, c.init)
+			if err != nil {
+				t.Fatal(err)
+			}
+			swaps := 0
+			for k := range 2000 {
+				before := [][]float64{append([]float64(nil), s.reps[0].theta...), append([]float64(nil), s.reps[1].theta...)}
+				at0 := s.Replica(0)
+				if err := s.Step(); err != nil {
+					t.Fatal(err)
+				}
+				if s.Replica(0) != at0 {
+					swaps++
+				}
+				for r := range s.reps {
+					for j, x := range s.reps[r].theta {
+						if d := x - before[r][j]; s.reps[r].watch.last[j] != d {
+							t.Fatalf("step %d, replica %d: last move_%d %v, want %v", k, r, j, s.reps[r].watch.last[j], d)
+						}
+					}
+				}
+			}
+			if swaps < 10 {
+				t.Errorf("%d swaps: the test needs replicas to change levels", swaps)
+			}
+		})
+	}
+}

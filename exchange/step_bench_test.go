@@ -98,15 +98,25 @@ func drawNormals(n, m int) time.Duration {
 // by hand: the same draws from the same kind of streams and the same
 // arithmetic (noisy gradients, the corrected injected noise, two noisy
 // energies, log Ŝ, the acceptance-probability sum and the swap decision),
-// without estimators, schedules, counters, checks or the divergence watch.
-// Its ratio to the floor is what any sampler built from these draws can
-// hope for at p = 1.
+// without schedules, counters, checks or the divergence watch. Its ratio to
+// the floor is what any sampler built from these draws can hope for at
+// p = 1. "arithmetic" computes the estimator's draws in line; "estimator"
+// asks the same target.Noisy estimators as BenchmarkStep, through the
+// target.Estimator interface, for gradients and energies.
 func BenchmarkStepByHand(b *testing.B) {
+	b.Run("arithmetic", func(b *testing.B) { stepByHand(b, false) })
+	b.Run("estimator", func(b *testing.B) { stepByHand(b, true) })
+}
+
+func stepByHand(b *testing.B, viaEstimator bool) {
 	const eta = 0.01
 	tau, gradSD, energySD := [2]float64{1, 10}, [2]float64{2, 5}, [2]float64{1, 3}
+	q := target.NewIsoQuadratic(1, 1)
+	ests := [2]target.Estimator{target.NewNoisy(q, energySD[0], gradSD[0]), target.NewNoisy(q, energySD[1], gradSD[1])}
 	streams := [2]*rand.Rand{newStream(1, 0), newStream(1, 1)}
 	srng := newStream(1, 2)
-	var theta [2]float64
+	theta := [2][]float64{{0}, {0}}
+	grad, gradVar := []float64{0}, []float64{0}
 	at := [2]int{0, 1}
 	td := 1/tau[0] - 1/tau[1]
 	var probSum float64
@@ -119,15 +129,28 @@ func BenchmarkStepByHand(b *testing.B) {
 		for l := range 2 {
 			r := at[l]
 			x, rng := theta[r], streams[r]
-			g := x + gradSD[l]*rng.NormFloat64() // ∇U = θ, plus the estimator's noise
-			sd := math.Sqrt(2*tau[l]*eta - eta*eta*gradSD[l]*gradSD[l])
-			theta[r] = x - eta*g + sd*rng.NormFloat64()
+			var g, s2 float64
+			if viaEstimator {
+				ests[l].Grad(grad, gradVar, x, rng)
+				g, s2 = grad[0], gradVar[0]
+			} else {
+				// ∇U = θ, plus the estimator's noise
+				g, s2 = x[0]+gradSD[l]*rng.NormFloat64(), gradSD[l]*gradSD[l]
+			}
+			sd := math.Sqrt(2*tau[l]*eta - eta*eta*s2)
+			x[0] = x[0] - eta*g + sd*rng.NormFloat64()
 		}
 		x, y := theta[at[0]], theta[at[1]]
-		ux := x*x/2 + energySD[0]*srng.NormFloat64()
-		uy := y*y/2 + energySD[1]*srng.NormFloat64()
-		v := energySD[0]*energySD[0] + energySD[1]*energySD[1]
-		lr := td*(ux-uy) - td*td*v/2
+		var ux, uy, vx, vy float64
+		if viaEstimator {
+			ux, vx = ests[0].Energy(x, srng)
+			uy, vy = ests[1].Energy(y, srng)
+		} else {
+			ux = x[0]*x[0]/2 + energySD[0]*srng.NormFloat64()
+			uy = y[0]*y[0]/2 + energySD[1]*srng.NormFloat64()
+			vx, vy = energySD[0]*energySD[0], energySD[1]*energySD[1]
+		}
+		lr := td*(ux-uy) - td*td*(vx+vy)/2
 		probSum += math.Exp(min(lr, 0))
 		if lr >= 0 || -srng.ExpFloat64() < lr {
 			at[0], at[1] = at[1], at[0]
