@@ -35,8 +35,9 @@ type swapChoice struct {
 
 // chooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name).
 // pilot runs a short ladder under the given energies and returns the largest
-// mean swap noise over its pairs, their acceptance and its cost; it is called only by auto when exact
-// energies at every attempt are too dear.
+// mean swap noise over its pairs, that pair's acceptance and the pilot's
+// cost; it is called only by auto when exact energies at every attempt are
+// too dear.
 func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(exchange.Energies) (noise, accept, cost float64, err error)) (swapChoice, error) {
 	period := swapPeriod(N, n)
 	if every == 0 {
