@@ -132,11 +132,12 @@ type Energies struct {
 	// ExactEvery is the number of steps between exact swap attempts
 	// (default 10).
 	ExactEvery int
-	// MaxNoise, if positive (data modes only), declines every attempt whose swap noise
-	// τδ²V/2 exceeds it (nats), whatever D̂: above a nat or two min(1, Ŝ)
-	// is decided by the tails of D̂ and of V's own estimate rather than by
-	// S. V does not depend on D̂, so declining on it does not bias the
-	// attempts that remain; declines count as attempts (PairStats.Capped).
+	// MaxNoise, if positive, declines every attempt of a data mode whose
+	// swap noise τδ²V/2 exceeds it (nats), whatever D̂: above a nat or two
+	// min(1, Ŝ) is decided by the tails of D̂ and of V's own estimate
+	// rather than by S. V does not depend on D̂, so declining on it does
+	// not bias the attempts that remain; declines count as attempts
+	// (PairStats.Capped).
 	MaxNoise float64
 }
 
