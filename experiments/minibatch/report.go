@@ -13,18 +13,9 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/experiments/report"
 	"github.com/fresgld/fresgld/figure"
 )
-
-func pm(m, se float64) string {
-	if math.IsNaN(m) {
-		return "—"
-	}
-	if math.IsNaN(se) {
-		return fmt.Sprintf("%.3f", m)
-	}
-	return fmt.Sprintf("%.3f ± %.3f", m, se)
-}
 
 func budget(b float64) string {
 	if math.IsNaN(b) {
@@ -43,20 +34,13 @@ func (s Summary) Markdown(w io.Writer) {
 	if st.Correction == exchange.Full {
 		fmt.Fprintf(w, "fresgld and corrected-sgld correct their noise against each minibatch draw's full gradient covariance (--correction full), not only its diagonal.\n\n")
 	}
+	arms := make([]string, len(s.Methods))
+	for i, m := range s.Methods {
+		arms[i] = m.Method
+	}
 	for k, name := range s.Metrics {
-		fmt.Fprintf(w, "%s (mean ± se over seeds) against per-example evaluations:\n\n| evaluations |", name)
-		for _, m := range s.Methods {
-			fmt.Fprintf(w, " %s |", m.Method)
-		}
-		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(s.Methods)))
-		for b, x := range st.Budgets {
-			fmt.Fprintf(w, "| %.3g |", x)
-			for _, m := range s.Methods {
-				fmt.Fprintf(w, " %s |", pm(m.Mean[b][k], m.SE[b][k]))
-			}
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintln(w)
+		report.BudgetTable(w, name+" (mean ± se over seeds) against per-example evaluations:", st.Budgets, arms,
+			func(a, b int) (float64, float64) { return s.Methods[a].Mean[b][k], s.Methods[a].SE[b][k] })
 	}
 	var re *MethodSummary
 	for i := range s.Methods {

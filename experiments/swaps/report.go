@@ -7,17 +7,8 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/experiments/minibatch"
+	"github.com/fresgld/fresgld/experiments/report"
 )
-
-func pm(m, se float64) string {
-	switch {
-	case math.IsNaN(m):
-		return "—"
-	case math.IsNaN(se):
-		return fmt.Sprintf("%.3f", m)
-	}
-	return fmt.Sprintf("%.3f ± %.3f", m, se)
-}
 
 func g3(x float64) string {
 	if math.IsNaN(x) || math.IsInf(x, 0) {
@@ -41,7 +32,7 @@ func swapRows(w io.Writer, metric string, gs []Group, last int) {
 		if g.Arm == "sgld" {
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %s | %.4f | %.4f | %s | %.3f | %d | %s | %s | %s | %.3f |\n", g.Arm, pm(g.Mean[last][0], g.SE[last][0]),
+		fmt.Fprintf(w, "| %s | %s | %.4f | %.4f | %s | %.3f | %d | %s | %s | %s | %.3f |\n", g.Arm, report.PM(g.Mean[last][0], g.SE[last][0]),
 			g.SwapRate, g.ExactRate, g3(g.Noise), g.CapRate, g.Accepts, frac(g.LowFrac), frac(g.LowPred), g3(g.MinLogS), g.Extra)
 	}
 	fmt.Fprintln(w)
@@ -72,20 +63,13 @@ func (t Tuning) Markdown(w io.Writer, pr minibatch.Problem) {
 // Markdown writes the comparison tables.
 func (c Comparison) Markdown(w io.Writer, pr minibatch.Problem) {
 	st := pr.Setting
+	arms := make([]string, len(c.Groups))
+	for i, g := range c.Groups {
+		arms[i] = g.Arm
+	}
 	for k, name := range pr.Metrics {
-		fmt.Fprintf(w, "%s (mean ± se over %d seeds) against per-example evaluations (gradients, swap energies and anchor passes):\n\n| evaluations |", name, c.Seeds)
-		for _, g := range c.Groups {
-			fmt.Fprintf(w, " %s |", g.Arm)
-		}
-		fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---|", len(c.Groups)))
-		for b, x := range st.Budgets {
-			fmt.Fprintf(w, "| %.3g |", x)
-			for _, g := range c.Groups {
-				fmt.Fprintf(w, " %s |", pm(g.Mean[b][k], g.SE[b][k]))
-			}
-			fmt.Fprintln(w)
-		}
-		fmt.Fprintln(w)
+		report.BudgetTable(w, fmt.Sprintf("%s (mean ± se over %d seeds) against per-example evaluations (gradients, swap energies and anchor passes):", name, c.Seeds),
+			st.Budgets, arms, func(a, b int) (float64, float64) { return c.Groups[a].Mean[b][k], c.Groups[a].SE[b][k] })
 	}
 	re := c.Groups[1]
 	last := len(st.Budgets) - 1
