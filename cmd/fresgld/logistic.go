@@ -407,14 +407,8 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 					return 0, 0, 0, err
 				}
 			}
-			ps := smp.Stats().Pairs
-			w := 0 // the noisiest pair decides
-			for l := range ps {
-				if ps[l].Noise > ps[w].Noise {
-					w = l
-				}
-			}
-			return ps[w].Noise, ps[w].Rate(), smp.Units(), nil
+			w := noisiestPair(smp.Stats().Pairs)
+			return w.Noise, w.Rate(), smp.Units(), nil
 		}
 		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
 		if err != nil {

@@ -73,6 +73,18 @@ func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 	return c, nil
 }
 
+// noisiestPair is the pair with the largest mean swap noise: the one that
+// decides whether a ladder's swap energies are quiet enough.
+func noisiestPair(ps []exchange.PairStats) exchange.PairStats {
+	w := 0
+	for l := range ps {
+		if ps[l].Noise > ps[w].Noise {
+			w = l
+		}
+	}
+	return ps[w]
+}
+
 // swapNoise pools each pair's swap noise τδ²V/2 over the chains' ladders
 // (weighted by attempts) and describes it, one line per pair.
 func swapNoise(ladders []exchange.Stats, mode string) (noise []float64, lines []string) {

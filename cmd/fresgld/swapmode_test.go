@@ -42,6 +42,13 @@ func TestChooseSwapEnergiesRule(t *testing.T) {
 	}
 }
 
+func TestNoisiestPair(t *testing.T) {
+	ps := []exchange.PairStats{{Noise: 0.2, Attempts: 1}, {Noise: 3, Attempts: 2}, {Noise: 0.5, Attempts: 3}}
+	if w := noisiestPair(ps); w.Attempts != 2 {
+		t.Errorf("noisiest pair %+v, want the one with 3 nats", w)
+	}
+}
+
 func TestSwapNoiseAndWarnings(t *testing.T) {
 	ladders := []exchange.Stats{
 		{Pairs: []exchange.PairStats{{Attempts: 10, Noise: 2}}},

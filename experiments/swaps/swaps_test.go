@@ -59,4 +59,29 @@ func TestRunCountsSwapCostAndRepeats(t *testing.T) {
 	if want := float64(2 * pr.Terms.Len() * (1 + a.Steps/m)); a.AnchorCost != want {
 		t.Errorf("anchor cost %v after %d steps, want %v", a.AnchorCost, a.Steps, want)
 	}
+	// With AnchorScale k the passes come every k·m steps.
+	pr.Setting.AnchorScale = 3
+	c, err := Run(pr, exchange.FReSGLDMethod, exchange.CVEnergies, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := float64(2 * pr.Terms.Len() * (1 + c.Steps/(3*m))); c.AnchorCost != want {
+		t.Errorf("anchor scale 3: anchor cost %v after %d steps, want %v", c.AnchorCost, c.Steps, want)
+	}
+}
+
+// The cap declines the attempts of a mode whose swap noise is far above it:
+// zero-order minibatch energies on Welling–Teh carry hundreds of nats.
+func TestRunCapsNoisyAttempts(t *testing.T) {
+	pr, err := minibatch.WellingTehProblem(minibatch.Smoke)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Run(pr, exchange.FReSGLDMethod, exchange.MinibatchEnergies, 0, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(r.Noise > 10*MaxNoise) || r.Attempts == 0 || r.Capped != r.Attempts || r.Accepts != 0 {
+		t.Errorf("noise %v nats: %d of %d attempts capped, %d accepted", r.Noise, r.Capped, r.Attempts, r.Accepts)
+	}
 }
