@@ -333,6 +333,9 @@ func (s *Sampler) variance(w *window, n int, pilot func(idx []int32) float64, le
 }
 
 func (s *Sampler) defer_(w *window, s2 float64) {
+	if s.data.Mode.taylor() { // their V never reads a window
+		return
+	}
 	s.data.pending[s.data.np] = pend{w, s2}
 	s.data.np++
 }
