@@ -125,6 +125,12 @@ type Sampler struct {
 	onSwap   func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 	times    bool    // record swap times
 	maxNoise float64 // Energies.MaxNoise
+
+	// Switches for the law tests, to show they see a mechanism switched
+	// off: unpadded drops f-reSGLD's padding to the reverse variance;
+	// penaltyScreens decides data-mode swaps by the penalty rule on the
+	// screen alone, with no confirmation.
+	unpadded, penaltyScreens bool
 }
 
 // New validates cfg and starts a ladder from the given initial states, one
@@ -483,7 +489,9 @@ func (s *Sampler) LogRatioNoise(l int, x, y []float64) (logRatio, noise float64,
 
 // screened reports whether swaps are decided by a screen on a noisy D̂ and
 // a confirmation on the exact D (every data mode but ExactEnergies).
-func (s *Sampler) screened() bool { return s.data != nil && s.data.Mode != ExactEnergies }
+func (s *Sampler) screened() bool {
+	return s.data != nil && s.data.Mode != ExactEnergies && !s.penaltyScreens
+}
 
 // logRatio returns the swap's log-ratio (see LogRatio) and its noise.
 func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error) {
@@ -497,6 +505,9 @@ func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error)
 		}
 		if err := finiteDiff(l, s.k, d, v); err != nil {
 			return 0, 0, err
+		}
+		if s.penaltyScreens {
+			return logRatio(td, d, v), td * td * v / 2, nil
 		}
 		return td * d, td * td * v / 2, nil
 	}
@@ -522,7 +533,7 @@ func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error)
 		if err != nil {
 			return 0, 0, err
 		}
-		if vr > v {
+		if vr > v && !s.unpadded {
 			d += math.Sqrt(vr-v) * s.srng.NormFloat64()
 			v = vr
 		}
