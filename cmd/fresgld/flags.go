@@ -41,6 +41,11 @@ func atLeast(flag string, v, lo int) error {
 	return nil
 }
 
+// maxSteps bounds every count of steps a command takes (a run, a tuning, a
+// pilot): a step counter must not wrap, and at a microsecond a step this is
+// already more than half an hour.
+const maxSteps = math.MaxInt32
+
 // maxFloats bounds the samples a run keeps in memory (8 GB of float64s).
 const maxFloats = 1 << 30
 
@@ -55,8 +60,8 @@ func runSize(burn, keep, thin, dim int) error {
 	if keep > maxFloats/max(dim, 1) {
 		return fmt.Errorf("--keep = %d: %d samples of %d coordinates would not fit in memory (at most %d)", keep, keep, dim, maxFloats/max(dim, 1))
 	}
-	if thin > (math.MaxInt32-burn)/keep {
-		return fmt.Errorf("--keep = %d, --thin = %d, --burn = %d: more than %d steps", keep, thin, burn, math.MaxInt32)
+	if thin > (maxSteps-burn)/keep {
+		return fmt.Errorf("--keep = %d, --thin = %d, --burn = %d: more than %d steps", keep, thin, burn, maxSteps)
 	}
 	return nil
 }

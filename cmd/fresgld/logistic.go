@@ -222,6 +222,12 @@ func (f *logisticFlags) validate() error {
 	if f.ExactEvery < 0 || f.SwapPilot < 1 {
 		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
 	}
+	if f.SwapPilot > maxSteps {
+		return fmt.Errorf("--swap-pilot = %d: at most %d steps", f.SwapPilot, maxSteps)
+	}
+	if f.Levels > maxLevels {
+		return fmt.Errorf("--levels = %d: at most %d", f.Levels, maxLevels)
+	}
 	if !(f.Share > 0 && f.Share <= 1) {
 		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
 	}
@@ -393,6 +399,11 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 		return exchange.New(cfg, inits)
 	}
+	// From here on SIGINT and SIGTERM stop the work (the swap-energy pilot,
+	// sampling) within a step, keeping every draw taken; before, nothing is
+	// running that could be kept, and the signal ends the process at once.
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
 	if m != exchange.SGLDMethod {
 		pilot := func(e exchange.Energies) (noise, accept, cost float64, err error) {
 			// Chain 1's stream whichever chains run, so that a chain's
@@ -403,6 +414,9 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 			}
 			defer smp.Close()
 			for range f.SwapPilot {
+				if ctx.Err() != nil {
+					return 0, 0, 0, fmt.Errorf("%w before sampling: nothing to keep", errInterrupted)
+				}
 				if err := smp.Step(); err != nil {
 					return 0, 0, 0, err
 				}
@@ -426,8 +440,6 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
 	run := chainRun{
 		Header:     chainHeader{Command: "logistic", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
 		Names:      names,

@@ -72,6 +72,10 @@ type chainStats struct {
 	Attempts []int   // swap attempts per pair of adjacent levels
 	Accepts  []int
 	Stopped  string        // the error that stopped the chain, if any
+	// Torn marks a file that ends without statistics (kill -9, a power
+	// cut): Steps is then the last draw's step and every other count is
+	// unknown.
+	Torn bool
 	Warmup   time.Duration // wall time of the burn-in
 	Wall     time.Duration // wall time of the whole chain
 }
