@@ -98,8 +98,8 @@ type chainRun struct {
 	// Ctx cancelled (SIGINT, SIGTERM): every running chain stops before its
 	// next step and keeps its draws, a chain still waiting for a core never
 	// starts, and --levels auto tuning stops.
-	Ctx context.Context
-	Label      string          // for the progress bar
+	Ctx   context.Context
+	Label string // for the progress bar
 }
 
 // run builds every chain's sampler first, so that a setup error comes

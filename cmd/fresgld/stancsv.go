@@ -71,13 +71,13 @@ type chainStats struct {
 	Clamped  []int64 // clamped steps per level
 	Attempts []int   // swap attempts per pair of adjacent levels
 	Accepts  []int
-	Stopped  string        // the error that stopped the chain, if any
+	Stopped  string // the error that stopped the chain, if any
 	// Torn marks a file that ends without statistics (kill -9, a power
 	// cut): Steps is then the last draw's step and every other count is
 	// unknown.
-	Torn bool
-	Warmup   time.Duration // wall time of the burn-in
-	Wall     time.Duration // wall time of the whole chain
+	Torn   bool
+	Warmup time.Duration // wall time of the burn-in
+	Wall   time.Duration // wall time of the whole chain
 }
 
 const (

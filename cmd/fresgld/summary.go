@@ -31,11 +31,11 @@ type chainsSummary struct {
 	// many steps it took and how it ended.
 	PerChain   []chainDraws `json:"per_chain"`
 	Parameters []paramRow   `json:"parameters"`
-	Swaps      []pairRow   `json:"swap_acceptance"`
-	Clamped    []levelRow  `json:"clamped"`
-	Cost       float64     `json:"total_cost"`
-	CostUnit   string      `json:"cost_unit"`
-	Stopped    []chainStop `json:"stopped_chains,omitempty"`
+	Swaps      []pairRow    `json:"swap_acceptance"`
+	Clamped    []levelRow   `json:"clamped"`
+	Cost       float64      `json:"total_cost"`
+	CostUnit   string       `json:"cost_unit"`
+	Stopped    []chainStop  `json:"stopped_chains,omitempty"`
 	// Interrupted is set when a chain was stopped by SIGINT or SIGTERM.
 	Interrupted bool     `json:"interrupted"`
 	Notes       []string `json:"notes,omitempty"`
