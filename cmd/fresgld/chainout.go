@@ -145,7 +145,7 @@ func stoppedError(s chainsSummary, n int) error {
 		case statusNeverStarted:
 			errs = append(errs, fmt.Errorf("chain %d of %d never started: interrupted while it waited for a free core", c.Chain, n))
 		case statusKilled:
-			errs = append(errs, fmt.Errorf("chain %d of %d was killed after %d draws (its file has no statistics); its draws are kept", c.Chain, n, c.Draws))
+			errs = append(errs, fmt.Errorf("chain %d of %d was killed after %d draws: its draws are kept, its counters were lost", c.Chain, n, c.Draws))
 		case statusStopped:
 			for _, st := range s.Stopped {
 				if st.Chain == c.Chain {

@@ -34,8 +34,11 @@ type chainsSummary struct {
 	Swaps      []pairRow    `json:"swap_acceptance"`
 	Clamped    []levelRow   `json:"clamped"`
 	Cost       float64      `json:"total_cost"`
-	CostUnit   string       `json:"cost_unit"`
-	Stopped    []chainStop  `json:"stopped_chains,omitempty"`
+	// Counted is the number of chains whose counters (swaps, clamped
+	// steps, cost) the table sums: every chain but those killed.
+	Counted  int         `json:"chains_counted"`
+	CostUnit string      `json:"cost_unit"`
+	Stopped  []chainStop `json:"stopped_chains,omitempty"`
 	// Interrupted is set when a chain was stopped by SIGINT or SIGTERM.
 	Interrupted bool     `json:"interrupted"`
 	Notes       []string `json:"notes,omitempty"`
@@ -213,6 +216,7 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 			return s, fmt.Errorf("%s: %d levels, %s has %d", c.Path, len(c.Stats.Clamped), c0.Path, K)
 		}
 		s.Cost += c.Stats.Cost
+		s.Counted++
 		// A step that failed moved its levels (and may have clamped)
 		// before the error: it counts as a step of each level.
 		failed := 0
@@ -383,16 +387,17 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 		w = append(w, fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), r.ESS))
 	}
 	for _, l := range s.Clamped {
-		if l.Share > clampMax {
+		if l.Share > clampMax && s.Counted > 0 {
 			w = append(w, fmt.Sprintf("level %d: %.1f%% of steps clamped (the gradient noise exceeded the noise budget 2τη, so the chain ran hotter than its temperature): %s", l.Level, 100*l.Share, r.Clamp))
 		}
 	}
 	for _, p := range s.Swaps {
 		switch {
+		case s.Counted == 0: // every chain was killed: nothing is known of its swaps
 		case p.Attempts == 0:
 			w = append(w, fmt.Sprintf("levels %d and %d: no swap attempted: %s", p.Levels[0], p.Levels[1], r.NoAttempt))
 		case p.NoSwap > 0:
-			w = append(w, fmt.Sprintf("levels %d and %d: no swap accepted in %d of %d chains (%d accepted of %d attempts in all): %s", p.Levels[0], p.Levels[1], p.NoSwap, s.Ran, p.Accepts, p.Attempts, r.NoSwap))
+			w = append(w, fmt.Sprintf("levels %d and %d: no swap accepted in %d of %d chains (%d accepted of %d attempts in all): %s", p.Levels[0], p.Levels[1], p.NoSwap, s.Counted, p.Accepts, p.Attempts, r.NoSwap))
 		}
 	}
 	for _, c := range s.PerChain {
@@ -402,7 +407,7 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 		case statusNeverStarted:
 			w = append(w, fmt.Sprintf("chain %d never started: it was waiting for a free core when the run was interrupted", c.Chain))
 		case statusKilled:
-			w = append(w, fmt.Sprintf("chain %d was killed: its file ends without statistics after %d draws (all in the table)", c.Chain, c.Draws))
+			w = append(w, fmt.Sprintf("chain %d was killed after %d draws (all in the table): its swap, clamp and cost counters were lost with the process", c.Chain, c.Draws))
 		case statusStopped:
 			for _, st := range s.Stopped {
 				if st.Chain == c.Chain {
@@ -426,6 +431,11 @@ func writeTable(w io.Writer, s chainsSummary) {
 	for _, p := range s.Parameters {
 		fmt.Fprintf(w, "%-*s %10.4g %9.2g %9.3g %10.4g %10.4g %10.4g %8.0f %8.0f %6.3f\n", width, p.Name, p.Mean, p.MCSEMean, p.SD, p.Q5, p.Q50, p.Q95, p.ESSBulk, p.ESSTail, p.Rhat)
 	}
+	if s.Counted == 0 {
+		fmt.Fprintln(w, "swap acceptance, clamped steps and cost: unknown (every chain was killed before writing them)")
+		writeNotes(w, s)
+		return
+	}
 	for _, p := range s.Swaps {
 		if p.Rate == nil {
 			fmt.Fprintf(w, "swap acceptance, levels %d–%d: no attempts\n", p.Levels[0], p.Levels[1])
@@ -439,6 +449,10 @@ func writeTable(w io.Writer, s chainsSummary) {
 	}
 	fmt.Fprintf(w, "clamped steps: %s\n", strings.Join(cl, ", "))
 	fmt.Fprintf(w, "total cost: %.4g %s\n", s.Cost, s.CostUnit)
+	writeNotes(w, s)
+}
+
+func writeNotes(w io.Writer, s chainsSummary) {
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
