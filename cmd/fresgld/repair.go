@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -34,14 +35,20 @@ func runRepair(w io.Writer, args []string) error {
 	}
 	// Read every file first: a file that is not a chain's CSV stops the
 	// repair before any file is changed.
-	chains := make([]*stanChain, len(files))
-	for i, f := range files {
-		if chains[i], err = readStanCSV(f); err != nil {
+	var chains []*stanChain
+	for _, f := range files {
+		c, err := readStanCSV(f)
+		if errors.Is(err, errEmptyChain) {
+			fmt.Fprintf(w, "%s: no draws (killed before writing any), left alone: merge leaves it out\n", f)
+			continue
+		}
+		if err != nil {
 			return err
 		}
+		chains = append(chains, c)
 	}
 	for _, c := range chains {
-		if !c.Stats.Torn {
+		if !c.NoStats {
 			fmt.Fprintf(w, "%s: complete, left alone\n", c.Path)
 			continue
 		}

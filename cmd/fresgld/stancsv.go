@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -186,7 +187,13 @@ type stanChain struct {
 	// Partial is set when the file, torn, ended in a partial line, which
 	// was dropped.
 	Partial bool
+	// NoStats is set when the file ends without its trailing block.
+	NoStats bool
 }
+
+// errEmptyChain is the error of a chain CSV with no header row and nothing
+// but comment lines, or nothing at all.
+var errEmptyChain = errors.New("no header row and no draws: the run was killed before writing them")
 
 // readStanCSV reads a chain's CSV as written by createStanCSV. Errors name
 // the file and line.
@@ -263,6 +270,11 @@ func readStanCSV(path string) (*stanChain, error) {
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if c.Columns == nil && line == len(c.Comments) && !inStats {
+		// Nothing but (perhaps) the settings: a run killed before its
+		// first line reached the file.
+		return nil, fmt.Errorf("%s: %w", path, errEmptyChain)
+	}
 	if c.Columns == nil {
 		return nil, fmt.Errorf("%s: no header row (is it a chain's CSV?)", path)
 	}
@@ -281,6 +293,7 @@ func readStanCSV(path string) (*stanChain, error) {
 		partial = fmt.Errorf("%s:%d: no newline at the end", path, line)
 	}
 	c.Partial = partial != nil
+	c.NoStats = !inStats
 	if !inStats {
 		// Killed (kill -9, a node lost): the draws written are sound, the
 		// counters died with the process.
