@@ -189,11 +189,20 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 	}
 	c0 := chains[0]
 	s := chainsSummary{Command: c0.Header.Command, CostUnit: costUnit(c0.Header.Command), Ran: len(chains)}
-	// The ladder's size comes from the replica columns, which every file
-	// has, torn or not.
-	K := 0
-	for slices.Contains(c0.Columns, replicaCol(K+1)) {
-		K++
+	// The ladder's size comes from the first chain's statistics, or, when
+	// every chain was killed before writing them, its replica columns.
+	K := -1
+	for _, c := range chains {
+		if !c.Stats.Torn {
+			K = len(c.Stats.Clamped)
+			break
+		}
+	}
+	if K < 0 {
+		K = 0
+		for slices.Contains(c0.Columns, replicaCol(K+1)) {
+			K++
+		}
 	}
 	s.Swaps = make([]pairRow, max(K-1, 0))
 	s.Clamped = make([]levelRow, K)
