@@ -60,8 +60,8 @@ func runSize(burn, keep, thin, dim int) error {
 	if keep > maxFloats/max(dim, 1) {
 		return fmt.Errorf("--keep = %d: %d samples of %d coordinates would not fit in memory (at most %d)", keep, keep, dim, maxFloats/max(dim, 1))
 	}
-	if thin > (maxSteps-burn)/keep {
-		return fmt.Errorf("--keep = %d, --thin = %d, --burn = %d: more than %d steps", keep, thin, burn, maxSteps)
+	if thin > (math.MaxInt32-burn)/keep {
+		return fmt.Errorf("--keep = %d, --thin = %d, --burn = %d: more than %d steps", keep, thin, burn, math.MaxInt32)
 	}
 	return nil
 }
