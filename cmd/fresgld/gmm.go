@@ -231,6 +231,10 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		Label:      "gmm " + f.Method,
 	}
 	chains, wall, writeErr := run.run(ids)
+	// The chain files are closed and the summary files are written whole
+	// or not at all: from here a signal ends the process at once, rather
+	// than wait, unanswered, for the figures.
+	stop()
 	if chains == nil {
 		return writeErr
 	}

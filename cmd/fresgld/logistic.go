@@ -451,6 +451,10 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		Label:      "logistic " + f.Method,
 	}
 	chains, wall, writeErr := run.run(ids)
+	// The chain files are closed and the summary files are written whole
+	// or not at all: from here a signal ends the process at once, rather
+	// than wait, unanswered, for the figures.
+	stop()
 	if chains == nil {
 		return writeErr
 	}

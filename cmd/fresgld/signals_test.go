@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"math"
 	"os"
@@ -217,6 +218,62 @@ func TestCountBounds(t *testing.T) {
 		}
 		if d := time.Since(start); d > 5*time.Second {
 			t.Errorf("%v: failed after %v, so it worked first", c.args, d)
+		}
+	}
+}
+
+// Once sampling is over the chain files are complete, and a signal while
+// the figures are drawn (seconds for a long run) ends the process at once
+// instead of going unanswered until they are done.
+func TestFiguresAnswerSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	cmd := exec.Command(binary(t), "gmm", "--chains", "2", "--keep", "300000", "--thin", "1", "--burn", "0", "--out", out)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	seen := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		once := false
+		for sc.Scan() {
+			if !once && strings.HasPrefix(sc.Text(), "writing the figures") {
+				close(seen)
+				once = true
+			}
+		}
+	}()
+	select {
+	case <-seen:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		cmd.Wait()
+		t.Fatal("no 'writing the figures' line in 60 s")
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	sent := time.Now()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		t.Fatal("still drawing 20 s after SIGINT")
+	}
+	if took := time.Since(sent); took > answerLimit {
+		t.Errorf("ended %v after SIGINT", took)
+	}
+	for c := 1; c <= 2; c++ {
+		b, _ := os.ReadFile(chainFile(out, c))
+		if !bytes.Contains(b, []byte(statsHeading)) {
+			t.Errorf("chain %d's file is not complete", c)
 		}
 	}
 }
