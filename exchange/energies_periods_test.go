@@ -8,8 +8,8 @@ import (
 	"github.com/fresgld/fresgld/target"
 )
 
-// TestEnergiesPeriods checks the bounds on the variance window and the
-// anchor and exact periods: a negative one is refused with an error naming
+// TestEnergiesPeriods checks the bounds on the anchor and exact
+// periods: a negative one is refused with an error naming
 // it, and 1, the smallest allowed, is accepted for each.
 func TestEnergiesPeriods(t *testing.T) {
 	est, _ := target.NewMinibatch(outliers, 3)
@@ -21,7 +21,6 @@ func TestEnergiesPeriods(t *testing.T) {
 		e    Energies
 		want string
 	}{
-		{Energies{Mode: CVEnergies, Terms: outliers, Window: -1}, "variance window"},
 		{Energies{Mode: CVEnergies, Terms: outliers, AnchorEvery: -1}, "anchor period"},
 		{Energies{Mode: CVEnergies, Terms: outliers, ExactEvery: -1}, "exact swap period"},
 	} {
@@ -29,7 +28,7 @@ func TestEnergiesPeriods(t *testing.T) {
 			t.Errorf("%+v: error %v, want one naming %q", c.e, err, c.want)
 		}
 	}
-	ones := Energies{Mode: CVEnergies, Terms: outliers, Window: 1, AnchorEvery: 1, ExactEvery: 1}
+	ones := Energies{Mode: CVEnergies, Terms: outliers, AnchorEvery: 1, ExactEvery: 1}
 	if _, err := New(cfg(ones), [][]float64{{0}, {0}}); err != nil {
 		t.Errorf("periods of 1: %v", err)
 	}

@@ -11,10 +11,11 @@ import (
 // TestSwapEnergyMoments checks m-reSGLD's combination of swap energies in
 // the minibatch data modes (a₁ and 1 − a₁ on the differences, a₁² and
 // (1 − a₁)² on the variances), and reSGLD's (both states at the colder
-// level's size), by the first two moments at a fixed pair of states: the mean of D̂ is U(x) − U(y), its variance and the mean of V̂ are
-// the exact variance enumerated from the data (comps). With a variance
-// window of one draw, V̂_t comes from draw t − 1 alone, so the draws of D̂ and
-// of V̂ are each independent; every comparison allows 4 standard errors of
+// level's size), and f-reSGLD's (both states at the mean size), by the first
+// two moments at a fixed pair of states: the mean of D̂ is U(x) − U(y), its
+// variance and the mean of the screen's V̂ (the draws' own spread) are the
+// exact variance enumerated from the data (comps). The T draws are
+// independent; every comparison allows 4 standard errors of
 // its own T draws (for the sample variance, √((m₄ − s⁴)/T)). a₁ = 0.3 and
 // energy sizes 3 and 2 make the two weights and the two levels' variances
 // differ.
@@ -38,7 +39,8 @@ func TestSwapEnergyMoments(t *testing.T) {
 	}{
 		{MReSGLD, MinibatchEnergies}, {MReSGLD, CVEnergies}, {MReSGLD, PairEnergies}, {MReSGLD, PairCVEnergies},
 		{ReSGLD, MinibatchEnergies}, {ReSGLD, CVEnergies},
-		{MReSGLD, TaylorEnergies}, {MReSGLD, PairTaylorEnergies}, {FReSGLD, TaylorEnergies},
+		{MReSGLD, TaylorEnergies}, {MReSGLD, PairTaylorEnergies},
+		{FReSGLD, MinibatchEnergies}, {FReSGLD, TaylorEnergies}, {FReSGLD, PairEnergies},
 	} {
 		rule, mode := c.rule, c.mode
 		o := termsFor(mode)
@@ -48,7 +50,7 @@ func TestSwapEnergyMoments(t *testing.T) {
 			{Tau: tau1, Est: mb(o, n0), Eta: langevin.Constant{Step: 0.01}},
 			{Tau: tau2, Est: mb(o, n1), Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: Swap{Rule: rule, PerStep: true, A1: a1}, Seed: 11,
-			Energies: Energies{Mode: mode, Terms: o, Window: 1}}, [][]float64{{ax}, {ay}})
+			Energies: Energies{Mode: mode, Terms: o}}, [][]float64{{ax}, {ay}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,17 +64,17 @@ func TestSwapEnergyMoments(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ds[i], vs[i] = (lr+noise)/td, 2*noise/(td*td)
+			ds[i], vs[i] = lr/td, 2*noise/(td*td)
 		}
 		md, sd2, m4 := moments(ds)
-		mv, vv, _ := moments(vs[1:]) // the first V̂ has no earlier draw
+		mv, vv, _ := moments(vs)
 		if tol := 4 * math.Sqrt(vExact/T); !(math.Abs(md-D) <= tol) {
 			t.Errorf("%v/%v: mean D̂ %.5f, want U(x) − U(y) = %.5f ± %.5f", rule, mode, md, D, tol)
 		}
 		if tol := 4 * math.Sqrt((m4-sd2*sd2)/T); !(math.Abs(sd2-vExact) <= tol) {
 			t.Errorf("%v/%v: variance of D̂ %.5f, exact %.5f ± %.5f", rule, mode, sd2, vExact, tol)
 		}
-		if tol := 4 * math.Sqrt(vv/float64(T-1)); !(math.Abs(mv-vExact) <= tol) {
+		if tol := 4 * math.Sqrt(vv/T); !(math.Abs(mv-vExact) <= tol) {
 			t.Errorf("%v/%v: mean V̂ %.5f, exact variance %.5f ± %.5f", rule, mode, mv, vExact, tol)
 		}
 	}

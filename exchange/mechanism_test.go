@@ -35,7 +35,11 @@ func (r *recorder) Energy(theta []float64, _ *rand.Rand) (float64, float64) {
 	return r.u(theta[0]), r.v(theta[0])
 }
 func (r *recorder) KnowsVariance() bool { return true }
-func (r *recorder) u(x float64) float64 { return r.A*x + r.B }
+
+// EnergyVarAt tells σ²(θ) without a draw (and without a log entry), so
+// f-reSGLD learns its reverse variance for free.
+func (r *recorder) EnergyVarAt(theta []float64) float64 { return r.v(theta[0]) }
+func (r *recorder) u(x float64) float64                 { return r.A*x + r.B }
 func (r *recorder) v(x float64) float64 {
 	if r.noVar {
 		return 0
@@ -235,6 +239,9 @@ func TestIntensityUsesThisStepsEta(t *testing.T) {
 
 // Cost is counted in the estimator's own units: a minibatch of n = 7 with
 // energies of 11 examples costs 7 a gradient draw and 11 an energy draw.
+// f-reSGLD's attempt draws each level's energy twice: once for its ratio
+// and once, at the other state, for the variance the reverse swap would
+// carry (a minibatch cannot tell it without a draw).
 func TestCostInEstimatorUnits(t *testing.T) {
 	terms := newLocTerms(100, []float64{1}, 6)
 	var ests [2]*target.Minibatch
@@ -257,8 +264,8 @@ func TestCostInEstimatorUnits(t *testing.T) {
 	}
 	for l, lv := range s.Stats().Levels {
 		c := lv.Cost
-		if c.Grad.Calls != 30 || c.Grad.Units != 7*30 || c.Energy.Calls != 30 || c.Energy.Units != 11*30 {
-			t.Errorf("level %d: gradients %+v, energies %+v; want 30 calls of 7 and 30 of 11", l, c.Grad, c.Energy)
+		if c.Grad.Calls != 30 || c.Grad.Units != 7*30 || c.Energy.Calls != 60 || c.Energy.Units != 11*60 {
+			t.Errorf("level %d: gradients %+v, energies %+v; want 30 calls of 7 and 60 of 11", l, c.Grad, c.Energy)
 		}
 	}
 }

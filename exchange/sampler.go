@@ -40,8 +40,12 @@ type Config struct {
 	Energies Energies
 	// OnSwap, if set, is called at every swap attempt with the pair's
 	// colder level l, the states x (level l) and y (level l+1) before any
-	// exchange, log Ŝ, the correction τδ²V/2 and whether the swap is made:
-	// for diagnostics such as the exact S of accepted swaps.
+	// exchange, a log-ratio, the swap noise τδ²V/2 and whether the swap is
+	// made: for diagnostics such as the exact S of accepted swaps. The
+	// log-ratio is the log of what the attempt adds to PairStats.ProbSum:
+	// log Ŝ under DrawEnergies, log S under ExactEnergies; under the other
+	// data modes the confirmation's τδ(D − D̂) when the screen passed, −∞
+	// when it did not (or when the attempt was capped).
 	OnSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 	// Concurrent steps the levels on separate goroutines where that pays:
 	// the sampler times its levels' steps against the cost of handing a
@@ -103,23 +107,30 @@ type level struct {
 
 // Sampler runs a replica-exchange ladder. It is not safe for concurrent use.
 type Sampler struct {
-	lv     []level
-	reps   []replica
-	at     []int // at[l] is the replica at level l
-	swap   Swap
-	srng   *rand.Rand
-	pairs  []PairStats
-	k      int
-	err    error // sticky: once a step fails, the sampler stays failed
-	pool   *pool
-	box    *target.Box
-	trips  trips
-	data   *dataSwap // nil under DrawEnergies
-	noise  []float64 // per pair: Σ τδ²V/2 over attempts
-	probs  []probs   // per pair: attempts not yet in ProbSum
-	td     []float64 // per pair: τδ = 1/τ_l − 1/τ_{l+1}
-	onSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
-	times  bool // record swap times
+	lv       []level
+	reps     []replica
+	at       []int // at[l] is the replica at level l
+	swap     Swap
+	srng     *rand.Rand
+	pairs    []PairStats
+	k        int
+	err      error // sticky: once a step fails, the sampler stays failed
+	pool     *pool
+	box      *target.Box
+	trips    trips
+	data     *dataSwap // nil under DrawEnergies
+	noise    []float64 // per pair: Σ τδ²V/2 over attempts
+	probs    []probs   // per pair: attempts not yet in ProbSum
+	td       []float64 // per pair: τδ = 1/τ_l − 1/τ_{l+1}
+	onSwap   func(l int, x, y []float64, logRatio, noise float64, accepted bool)
+	times    bool    // record swap times
+	maxNoise float64 // Energies.MaxNoise
+
+	// Switches for the law tests, to show they see a mechanism switched
+	// off: unpadded drops f-reSGLD's padding to the reverse variance;
+	// penaltyScreens decides data-mode swaps by the penalty rule on the
+	// screen alone, with no confirmation.
+	unpadded, penaltyScreens bool
 }
 
 // New validates cfg and starts a ladder from the given initial states, one
@@ -210,6 +221,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	s.trips.observe(s.at)
 	en := cfg.Energies
 	en.defaults()
+	s.maxNoise = en.MaxNoise
 	if err := validateEnergies(en, cfg.Levels, p); err != nil {
 		return nil, err
 	}
@@ -458,30 +470,46 @@ func (s *Sampler) energy(l int, theta []float64) (u, v float64, err error) {
 	return u, v, nil
 }
 
-// LogRatio draws log Ŝ for swapping x (at level l) with y (at level l+1)
-// under the sampler's swap rule and energy mode. Its draws are counted as
-// swap cost.
+// LogRatio draws the log-ratio of a swap of x (at level l) with y (at level
+// l+1) under the sampler's swap rule and energy mode: the penalty rule's
+// log Ŝ under DrawEnergies, log S under ExactEnergies, and the screen's
+// τδ·D̂ under the other data modes (see EnergyMode). Its draws are counted
+// as swap cost.
 func (s *Sampler) LogRatio(l int, x, y []float64) (float64, error) {
 	lr, _, err := s.logRatio(l, x, y)
 	return lr, err
 }
 
-// LogRatioNoise is LogRatio that also returns the correction τδ²V/2 it
-// subtracted (the swap noise, in nats).
+// LogRatioNoise is LogRatio that also returns the swap noise τδ²V/2 in
+// nats: the penalty subtracted under DrawEnergies, the screen's estimated
+// noise under the noisy data modes.
 func (s *Sampler) LogRatioNoise(l int, x, y []float64) (logRatio, noise float64, err error) {
 	return s.logRatio(l, x, y)
 }
 
-// logRatio returns log Ŝ and the correction τδ²V/2 it subtracted.
+// screened reports whether swaps are decided by a screen on a noisy D̂ and
+// a confirmation on the exact D (every data mode but ExactEnergies).
+func (s *Sampler) screened() bool {
+	return s.data != nil && s.data.Mode != ExactEnergies && !s.penaltyScreens
+}
+
+// logRatio returns the swap's log-ratio (see LogRatio) and its noise.
 func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error) {
 	td := s.td[l]
 	var d, v float64
 	if s.data != nil {
-		d, v = s.dataDiff(l, x, y)
+		if s.data.Mode == ExactEnergies {
+			d = s.exactDiff(l, x, y)
+		} else {
+			d, v = s.dataDiff(l, x, y)
+		}
 		if err := finiteDiff(l, s.k, d, v); err != nil {
 			return 0, 0, err
 		}
-		return logRatio(td, d, v), td * td * v / 2, nil
+		if s.penaltyScreens {
+			return logRatio(td, d, v), td * td * v / 2, nil
+		}
+		return td * d, td * td * v / 2, nil
 	}
 	switch s.swap.Rule {
 	case Exact:
@@ -497,6 +525,18 @@ func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error)
 			return 0, 0, err
 		}
 		d, v = ux-uy, vx+vy
+		// The reverse swap (y at l, x at l+1) would carry variance
+		// σ_l²(y) + σ_{l+1}²(x). Padding D̂ with independent Gaussian noise
+		// up to the larger of the two gives both directions the same
+		// Gaussian law, the penalty rule's condition for detailed balance.
+		vr, err := s.reverseVar(l, x, y)
+		if err != nil {
+			return 0, 0, err
+		}
+		if vr > v && !s.unpadded {
+			d += math.Sqrt(vr-v) * s.srng.NormFloat64()
+			v = vr
+		}
 	case ReSGLD:
 		ux, vx, err := s.energy(l, x)
 		if err != nil {
@@ -525,35 +565,96 @@ func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error)
 	return logRatio(td, d, v), td * td * v / 2, nil
 }
 
+// reverseVar is σ_l²(y) + σ_{l+1}²(x), the variance f-reSGLD's ratio would
+// carry if the two states traded levels.
+func (s *Sampler) reverseVar(l int, x, y []float64) (float64, error) {
+	vy, err := s.varAt(l, y)
+	if err != nil {
+		return 0, err
+	}
+	vx, err := s.varAt(l+1, x)
+	return vx + vy, err
+}
+
+// varAt is the variance of level l's energy estimate at theta. An estimator
+// that knows its variance at any state (target.EnergyVarAt) or a variance
+// model that needs no report (variance.Running, variance.KRR) tells it
+// without a draw; otherwise a draw is made for its report and counted as
+// swap cost.
+func (s *Sampler) varAt(l int, theta []float64) (float64, error) {
+	lv := &s.lv[l]
+	if e, ok := lv.Est.(target.EnergyVarAt); ok && lv.known {
+		v := e.EnergyVarAt(theta)
+		if !(v >= 0 && v <= math.MaxFloat64) {
+			return 0, badVariance(l, s.k, "energy", v, lv)
+		}
+		return v, nil
+	}
+	if !lv.Est.KnowsVariance() {
+		return lv.Var.EnergyVar(theta, 0, false), nil
+	}
+	_, v, err := s.energy(l, theta)
+	return v, err
+}
+
+// accept draws a decision with probability min(1, e^lr); −Exp(1) is the log
+// of a uniform.
+func (s *Sampler) accept(lr float64) bool { return lr >= 0 || -s.srng.ExpFloat64() < lr }
+
 func (s *Sampler) trySwap(l int) error {
 	if !s.attemptDue(l) {
 		return nil
 	}
-	p := &s.pairs[l]
-	p.Attempts++
-	lr, noise, err := s.logRatio(l, s.State(l), s.State(l+1))
-	if err != nil {
+	accept, err := s.decide(l, s.State(l), s.State(l+1))
+	if err != nil || !accept {
 		return err
 	}
-	if s.data != nil && s.data.MaxNoise > 0 && noise > s.data.MaxNoise {
+	s.at[l], s.at[l+1] = s.at[l+1], s.at[l]
+	p := &s.pairs[l]
+	p.Accepts++
+	if s.times {
+		p.Times = append(p.Times, s.k)
+	}
+	return nil
+}
+
+// decide makes one swap attempt's decision for x at level l and y at level
+// l+1, counting it in the pair's statistics (not the accept: trySwap does).
+func (s *Sampler) decide(l int, x, y []float64) (bool, error) {
+	p := &s.pairs[l]
+	p.Attempts++
+	lr, noise, err := s.logRatio(l, x, y)
+	if err != nil {
+		return false, err
+	}
+	s.noise[l] += noise
+	screen := lr
+	if s.maxNoise > 0 && noise > s.maxNoise {
 		lr = math.Inf(-1)
 		p.Capped++
 	}
-	s.probs[l].add(lr, &p.ProbSum)
-	s.noise[l] += noise
-	// Accept with probability min(1, Ŝ); −Exp(1) is the log of a uniform.
-	accept := lr >= 0 || -s.srng.ExpFloat64() < lr
-	if s.onSwap != nil {
-		s.onSwap(l, s.State(l), s.State(l+1), lr, noise, accept)
-	}
-	if accept {
-		s.at[l], s.at[l+1] = s.at[l+1], s.at[l]
-		p.Accepts++
-		if s.times {
-			p.Times = append(p.Times, s.k)
+	accept := s.accept(lr)
+	if s.screened() {
+		// The screen passed with probability min(1, e^{τδD̂}); confirming
+		// with min(1, e^{τδ(D − D̂)}) makes the product of the two ratios S.
+		// ProbSum gets the confirmation's probability when the screen
+		// passed and 0 when it did not: unbiased for the acceptance rate.
+		lr = math.Inf(-1)
+		if accept {
+			p.Confirmed++
+			d := s.exactDiff(l, x, y)
+			if err := finiteDiff(l, s.k, d, 0); err != nil {
+				return false, err
+			}
+			lr = s.td[l]*d - screen
+			accept = s.accept(lr)
 		}
 	}
-	return nil
+	s.probs[l].add(lr, &p.ProbSum)
+	if s.onSwap != nil {
+		s.onSwap(l, x, y, lr, noise, accept)
+	}
+	return accept, nil
 }
 
 // badVariance is the error for a NaN, infinite or negative variance: used,

@@ -12,12 +12,14 @@ import (
 // state x at the colder level l and y at the hotter level l+1, where
 // τδ = 1/τ_l − 1/τ_{l+1}.
 //
-// Every noisy rule forms an unbiased estimate D of U(x) − U(y) with variance
-// V and returns log Ŝ = τδ·D − τδ²·V/2, so that E[Ŝ] = S when the energy
-// noise is Gaussian. The descriptions below are for the level estimators'
-// own draws (DrawEnergies); Energies says what each rule means when swap
-// energies come from the data (one common minibatch, control variates, or
-// exact energies).
+// Under DrawEnergies every noisy rule forms an estimate D̂ of U(x) − U(y)
+// with variance V and returns log Ŝ = τδ·D̂ − τδ²·V/2: the penalty method
+// (Ceperley and Dewing 1999). It leaves each level's tempered law invariant
+// exactly when D̂ is Gaussian, V is its true variance, and the reverse swap
+// has the same noise law; E[Ŝ] = S is not the condition. The descriptions
+// below are for the level estimators' own draws; Energies says what each
+// rule means when swap energies come from the data, where no variance and
+// no Gaussian law is needed.
 type Rule int
 
 const (
@@ -41,7 +43,14 @@ const (
 	MReSGLD
 	// FReSGLD is the paper's ratio: each state is evaluated once, by its own
 	// level's estimator: D = Û_l(x) − Û_{l+1}(y), V = σ_l²(x) + σ_{l+1}²(y).
-	// Two evaluations.
+	// When the levels' noise depends on the state and differs between them,
+	// the reverse swap would carry σ_l²(y) + σ_{l+1}²(x) instead, and the
+	// penalty rule would no longer keep the law (the cold level's variance
+	// was off by 8% in a test of that kind). The sampler therefore pads D
+	// with independent Gaussian noise up to the larger of the two variances,
+	// so both directions carry the same law. Two evaluations, plus two
+	// draws for the reverse variance when neither the estimator
+	// (target.EnergyVarAt) nor the variance model can tell it at a state.
 	FReSGLD
 )
 
@@ -92,13 +101,20 @@ type PairStats struct {
 	Attempts int   `json:"attempts"` // swap ratios evaluated
 	Accepts  int   `json:"accepts"`  // swaps made
 	Times    []int `json:"-"`        // steps at which swaps were made, if Config.RecordSwaps
-	// Noise is the mean over attempts of the ratio's variance correction
-	// τδ²V/2 in nats: the swap noise. Acceptance falls like e^{−Noise}
-	// once it exceeds about 1, whatever S is.
+	// Noise is the mean over attempts of τδ²V/2 in nats: the swap noise.
+	// Under DrawEnergies it is the penalty, and acceptance falls like
+	// e^{−Noise} once it exceeds about 1, whatever S is; under the noisy
+	// data modes it is the screen's estimated noise, and a noisy screen
+	// passes more attempts to the full data.
 	Noise float64 `json:"noise"`
 	// Capped counts the attempts declined because their swap noise
 	// exceeded Energies.MaxNoise.
 	Capped int `json:"capped"`
+	// Under the noisy data modes: Screened is the examples evaluated by the
+	// screens (both states counted), Confirmed the attempts that passed
+	// their screen and went to the full data (2N evaluations each).
+	Screened  int64 `json:"screened_examples,omitempty"`
+	Confirmed int   `json:"confirmed,omitempty"`
 
 	// ProbSum is Σ min(1, Ŝ) over the attempts: the acceptance
 	// probabilities under the noisy rule, noise included. Their mean

@@ -9,58 +9,63 @@ import (
 	"github.com/fresgld/fresgld/target"
 )
 
-// Under the Taylor modes V comes from a fresh draw at the attempt's states:
-// at the anchors themselves it is 0, however large the spreads of earlier
-// attempts far from them (a window would still hold those), and each
-// attempt pays for the second draw.
-func TestTaylorVarianceIsFresh(t *testing.T) {
-	const n = 3
-	for _, c := range []struct {
-		mode EnergyMode
-		per  float64 // evaluations per attempt, both levels
-	}{{TaylorEnergies, 4 * n}, {PairTaylorEnergies, 4 * n}, {CVEnergies, 2 * n}} {
-		o := curvedOutliers
-		mb := func() *target.Minibatch {
-			m, err := target.NewMinibatch(o, n)
+// A screen draws each difference at the size the rule names (reSGLD: the
+// cold size n0; f-reSGLD: ⌈(n0 + n1)/2⌉, not the cold size; m-reSGLD: n0
+// and n1), at both states, and a confirmation costs 2N. At the anchors the
+// first-order modes' screen is exact, with no noise.
+func TestScreenCost(t *testing.T) {
+	const n0, n1 = 5, 2
+	o := curvedOutliers
+	N := float64(o.Len())
+	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, TaylorEnergies, PairTaylorEnergies} {
+		for _, c := range []struct {
+			rule Rule
+			n    float64 // examples per state and screen
+		}{{ReSGLD, n0}, {FReSGLD, (n0 + n1 + 1) / 2}, {MReSGLD, n0 + n1}} {
+			ax, ay := []float64{0.2}, []float64{-0.4}
+			s, err := New(Config{Levels: []Level{
+				{Tau: 1, Est: target.Exact{E: gauss1{}}, Eta: langevin.Constant{Step: 0.01}},
+				{Tau: 4, Est: target.Exact{E: gauss1{}}, Eta: langevin.Constant{Step: 0.01}},
+			}, Swap: Swap{Rule: c.rule, PerStep: true, A1: 0.5}, Seed: 3,
+				Energies: Energies{Mode: mode, Terms: o, Sizes: []int{n0, n1}}}, [][]float64{ax, ay})
 			if err != nil {
 				t.Fatal(err)
 			}
-			return m
-		}
-		ax, ay := []float64{0.2}, []float64{-0.4}
-		s, err := New(Config{Levels: []Level{
-			{Tau: 1, Est: mb(), Eta: langevin.Constant{Step: 0.01}},
-			{Tau: 4, Est: mb(), Eta: langevin.Constant{Step: 0.01}},
-		}, Swap: Swap{Rule: ReSGLD, PerStep: true}, Seed: 3,
-			Energies: Energies{Mode: c.mode, Terms: o, Sizes: []int{n, n}}}, [][]float64{ax, ay})
-		if err != nil {
-			t.Fatal(err)
-		}
-		units := func() float64 {
-			st := s.Stats()
-			return st.Levels[0].Cost.Energy.Units + st.Levels[1].Cost.Energy.Units
-		}
-		for range 20 { // far from the anchors: large residual spreads
-			if _, noise, err := s.LogRatioNoise(0, []float64{3}, []float64{-0.5}); err != nil || !(noise > 0.1) {
-				t.Fatalf("%v far from the anchors: noise %v, %v", c.mode, noise, err)
+			units := func() float64 {
+				st := s.Stats()
+				return st.Levels[0].Cost.Energy.Units + st.Levels[1].Cost.Energy.Units
 			}
-		}
-		before := units()
-		_, noise, err := s.LogRatioNoise(0, ax, ay)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := units() - before; got != c.per {
-			t.Errorf("%v: an attempt cost %v evaluations, want %v", c.mode, got, c.per)
-		}
-		if c.mode.taylor() && noise != 0 {
-			t.Errorf("%v at the anchors: swap noise %v, want 0 (V from a fresh draw)", c.mode, noise)
-		}
-		if !c.mode.taylor() && !(noise > 0.1) {
-			t.Errorf("%v at the anchors: swap noise %v; the windowed V should still hold the far spreads", c.mode, noise)
+			const T = 50
+			for range T {
+				if _, err := s.decide(0, []float64{0.6}, []float64{0}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := s.Stats().Pairs[0]
+			want := T*2*c.n + float64(p.Confirmed)*2*N
+			if got := units(); got != want || p.Screened != int64(T*2*c.n) {
+				t.Errorf("%v/%v: %d attempts, %d confirmed, cost %v evaluations (screens %d), want %v (screens %v)", mode, c.rule, T, p.Confirmed, got, p.Screened, want, T*2*c.n)
+			}
+			if p.Confirmed == 0 || p.Confirmed == T {
+				t.Errorf("%v/%v: %d of %d attempts confirmed: the count above checks nothing", mode, c.rule, p.Confirmed, T)
+			}
+			_, noise, err := s.LogRatioNoise(0, ax, ay)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if mode.taylor() && noise != 0 {
+				t.Errorf("%v/%v at the anchors: screen noise %v, want 0", mode, c.rule, noise)
+			}
 		}
 	}
 }
+
+// gauss1 is U(θ) = θ²/2 in one dimension.
+type gauss1 struct{}
+
+func (gauss1) Dim() int                   { return 1 }
+func (gauss1) U(theta []float64) float64  { return theta[0] * theta[0] / 2 }
+func (gauss1) Grad(grad, theta []float64) { grad[0] = theta[0] }
 
 // MaxNoise declines exactly the attempts whose swap noise exceeds it: with
 // the cap below every attempt's noise none is accepted and all are counted

@@ -102,6 +102,20 @@ func (n *Noisy) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 
 func (*Noisy) KnowsVariance() bool { return true }
 
+// EnergyVarAt returns σ²(θ), the variance Energy reports at θ (it evaluates
+// U(θ) when EnergySD needs it).
+func (n *Noisy) EnergyVarAt(theta []float64) float64 {
+	if n.EnergySD == nil {
+		return 0
+	}
+	u := n.E.U(theta)
+	if math.IsNaN(u) || math.IsInf(u, 0) {
+		return 0
+	}
+	s := n.EnergySD(theta, u)
+	return s * s
+}
+
 // ExactEnergy is true when there is no energy noise (EnergySD is nil).
 func (n *Noisy) ExactEnergy() bool { return n.EnergySD == nil }
 

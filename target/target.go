@@ -66,3 +66,12 @@ var (
 	_ ExactEnergy = (*Noisy)(nil)
 	_ ExactEnergy = (*Minibatch)(nil)
 )
+
+// EnergyVarAt is implemented by estimators that can tell the variance σ²(θ)
+// of an Energy draw at any state without making one. A ladder uses it to
+// learn the variance a swap would carry if its two states traded levels.
+type EnergyVarAt interface {
+	EnergyVarAt(theta []float64) float64
+}
+
+var _ EnergyVarAt = (*Noisy)(nil)

@@ -134,17 +134,21 @@ Draws are written as they are taken: after an error, Ctrl-C (SIGINT) or
 SIGTERM the files hold every draw taken; after kill -9, the chain CSVs hold
 all but the last second's.
 
-Swap energies (--swap-energies): draw (each chain's minibatch, variance from
-the same draw: noise-driven at small n), minibatch (variance from a window of
-earlier draws), cv (control variates about anchors refreshed by full passes),
-pair (both states on one common minibatch), pair-cv, exact (full data, an
-attempt every --exact-every steps), taylor and pair-taylor (as cv and pair-cv
-with first-order control variates, whose noise falls like the fourth power of
-the distance to the anchor: the mode that makes minibatch swaps follow S on
-large data sets). The command prints each pair's mean swap
-noise τδ²V/2 and warns when it exceeds 1 nat; attempts whose noise exceeds
---swap-noise-cap (2 nats) are declined, since noise rather than S would
-decide them. --levels spaces that many
+Swap energies (--swap-energies): draw (each chain's minibatch with the
+penalty rule, variance from the same draw: noise-driven at small n),
+minibatch (each state on its own minibatch), cv (control variates about
+anchors refreshed by full passes), pair (both states on one common
+minibatch), pair-cv, exact (full data, an attempt every --exact-every
+steps), taylor and pair-taylor (as cv and pair-cv with first-order control
+variates, whose noise falls like the fourth power of the distance to the
+anchor). Every mode but draw decides a swap by a screen on the minibatch
+estimate, confirmed on the full data when it passes (delayed acceptance):
+the swaps keep each level's law exactly, and the noise costs only
+acceptance and full passes. The command prints each pair's mean screen
+noise τδ²V/2 (in nats; acceptance falls once it exceeds about 1) and the
+share of attempts confirmed on the full data, and warns when the noise
+exceeds 1 nat; attempts whose noise exceeds --swap-noise-cap (2 nats) are
+declined, sparing the full passes such screens would ask for. --levels spaces that many
 temperatures geometrically from 1 to --tau2.
 
 ` + swapModeRule,
@@ -170,7 +174,7 @@ temperatures geometrically from 1 to --tau2.
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
 	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor (see above)")
-	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats, as noise rather than S would decide them (0: never; every swap-energy mode but draw, whose V comes from the draw itself)")
+	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats, sparing the full passes such screens would ask for (0: never)")
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
@@ -405,12 +409,12 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
 	if m != exchange.SGLDMethod {
-		pilot := func(e exchange.Energies) (noise, accept, cost float64, err error) {
+		pilot := func(e exchange.Energies) (pilotResult, error) {
 			// Chain 1's stream whichever chains run, so that a chain's
 			// draws do not depend on the chains run beside it.
 			smp, err := buildWith(1, e)
 			if err != nil {
-				return 0, 0, 0, err
+				return pilotResult{}, err
 			}
 			defer smp.Close()
 			for range f.SwapPilot {
@@ -418,11 +422,16 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 					return 0, 0, 0, fmt.Errorf("%w before sampling: nothing to keep", errInterrupted)
 				}
 				if err := smp.Step(); err != nil {
-					return 0, 0, 0, err
+					return pilotResult{}, err
 				}
 			}
-			w := noisiestPair(smp.Stats().Pairs)
-			return w.Noise, w.Rate(), smp.Units(), nil
+			st := smp.Stats()
+			var swap float64
+			for _, l := range st.Levels {
+				swap += l.Cost.Energy.Units + l.Cost.Anchor.Units
+			}
+			w := noisiestPair(st.Pairs)
+			return pilotResult{w.Noise, w.Rate(), swap / float64(f.SwapPilot), smp.Units()}, nil
 		}
 		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
 		if err != nil {

@@ -9,14 +9,16 @@ import (
 )
 
 // swapModeRule is the documented rule of --swap-energies auto.
-const swapModeRule = `auto picks the swap energies from N, the cold minibatch n and the measured swap
-noise: if exact energies at every attempt cost at most a quarter of the cold
-chain's gradients (2N·rate ≤ n/4), exact at every attempt; otherwise a pilot
-run of --swap-pilot steps with first-order control-variate pair differences
-(pair-taylor: anchors refreshed every m = ⌈8N/n⌉ steps, a quarter of the cold
-gradient cost) measures the swap noise τδ²V/2 of every pair of levels; if the
-largest is below 1 nat it keeps pair-taylor, otherwise it takes exact energies
-every W = ⌈8N/n⌉ steps (again a quarter of the cold gradient cost). The
+const swapModeRule = `auto picks the swap energies from N, the cold minibatch n and a pilot: if
+exact energies at every attempt cost at most a quarter of the cold chain's
+gradients (2N·rate ≤ n/4), exact at every attempt; otherwise a pilot run of
+--swap-pilot steps with first-order control-variate pair differences
+(pair-taylor: anchors refreshed every m = ⌈8N/n⌉ steps, a quarter of the
+cold gradient cost) measures every pair's screen noise τδ²V/2 and the swap
+cost per step (anchor passes, screens and the full passes that confirm
+them); if the largest noise is below 1 nat and the cost at most half the
+cold gradient cost (n/2), it keeps pair-taylor, otherwise it takes exact
+energies every W = ⌈8N/n⌉ steps (a quarter of the cold gradient cost). The
 pilot's evaluations are reported apart and not part of the run.`
 
 // swapPeriod is ⌈8N/n⌉: the anchor or exact-swap period whose full passes
@@ -30,15 +32,21 @@ type swapChoice struct {
 	Rule        string            `json:"rule"`
 	PilotNoise  float64           `json:"pilot_noise,omitempty"`
 	PilotAccept float64           `json:"pilot_acceptance,omitempty"`
+	PilotSwap   float64           `json:"pilot_swap_cost_per_step,omitempty"`
 	PilotCost   float64           `json:"pilot_evaluations,omitempty"`
 }
 
-// chooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name).
-// pilot runs a short ladder under the given energies and returns the largest
-// mean swap noise over its pairs, that pair's acceptance and the pilot's
-// cost; it is called only by auto when exact energies at every attempt are
-// too dear.
-func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(exchange.Energies) (noise, accept, cost float64, err error)) (swapChoice, error) {
+// pilotResult is what a swap-energy pilot measured: the largest mean
+// screen noise over the pairs and that pair's acceptance, the swap cost per
+// step (anchor passes, screens, confirmations) and all its evaluations.
+type pilotResult struct {
+	Noise, Accept, SwapPerStep, Cost float64
+}
+
+// chooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name)
+// by swapModeRule; pilot runs a short ladder under the given energies. It
+// is called only by auto when exact energies at every attempt are too dear.
+func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(exchange.Energies) (pilotResult, error)) (swapChoice, error) {
 	period := swapPeriod(N, n)
 	if every == 0 {
 		every = period
@@ -57,19 +65,19 @@ func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 		return swapChoice{Energies: e, Mode: "exact", Rule: fmt.Sprintf("auto: exact energies at every attempt cost 2N·rate = %.3g ≤ n/4 = %.3g per step", 2*float64(N)*rate, float64(n)/4)}, nil
 	}
 	e.Mode = exchange.PairTaylorEnergies
-	noise, acc, cost, err := pilot(e)
+	r, err := pilot(e)
 	if err != nil {
 		return swapChoice{}, fmt.Errorf("swap-energy pilot: %w", err)
 	}
-	c := swapChoice{PilotNoise: noise, PilotAccept: acc, PilotCost: cost}
-	if noise < 1 {
+	c := swapChoice{PilotNoise: r.Noise, PilotAccept: r.Accept, PilotSwap: r.SwapPerStep, PilotCost: r.Cost}
+	if r.Noise < 1 && r.SwapPerStep <= float64(n)/2 {
 		c.Energies, c.Mode = e, e.Mode.String()
-		c.Rule = fmt.Sprintf("auto: first-order control-variate swap noise %.3g nats < 1 in the pilot", noise)
+		c.Rule = fmt.Sprintf("auto: first-order control-variate screens in the pilot: noise %.3g nats < 1, swap cost %.3g ≤ n/2 = %.3g per step", r.Noise, r.SwapPerStep, float64(n)/2)
 		return c, nil
 	}
 	e.Mode = exchange.ExactEnergies
 	c.Energies, c.Mode = e, "exact"
-	c.Rule = fmt.Sprintf("auto: first-order control-variate swap noise %.3g nats ≥ 1 in the pilot (acceptance %.3g): exact energies every W = %d steps", noise, acc, e.ExactEvery)
+	c.Rule = fmt.Sprintf("auto: first-order control-variate screens in the pilot: noise %.3g nats, swap cost %.3g per step against n/2 = %.3g (acceptance %.3g): exact energies every W = %d steps", r.Noise, r.SwapPerStep, float64(n)/2, r.Accept, e.ExactEvery)
 	return c, nil
 }
 
@@ -92,13 +100,15 @@ func swapNoise(ladders []exchange.Stats, mode string) (noise []float64, lines []
 		return nil, nil
 	}
 	for l := range ladders[0].Pairs {
-		var sum, n float64
-		capped := 0
+		var sum, n, screened float64
+		capped, confirmed := 0, 0
 		for _, st := range ladders {
 			if l < len(st.Pairs) {
 				sum += st.Pairs[l].Noise * float64(st.Pairs[l].Attempts)
 				n += float64(st.Pairs[l].Attempts)
 				capped += st.Pairs[l].Capped
+				confirmed += st.Pairs[l].Confirmed
+				screened += float64(st.Pairs[l].Screened)
 			}
 		}
 		v := 0.0
@@ -107,6 +117,9 @@ func swapNoise(ladders []exchange.Stats, mode string) (noise []float64, lines []
 		}
 		noise = append(noise, v)
 		line := fmt.Sprintf("swap noise, levels %d–%d (%s energies): mean τδ²V/2 = %.3g nats over %.0f attempts", l+1, l+2, mode, v, n)
+		if screened > 0 {
+			line += fmt.Sprintf("; screens of %.3g examples a state, %d attempts (%.1f%%) confirmed on the full data", screened/n/2, confirmed, 100*float64(confirmed)/n)
+		}
 		if capped > 0 {
 			line += fmt.Sprintf(", %d declined for noise above --swap-noise-cap", capped)
 		}

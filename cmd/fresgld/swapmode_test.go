@@ -11,14 +11,14 @@ import (
 )
 
 func TestChooseSwapEnergiesRule(t *testing.T) {
-	pilotNoise := 0.0
+	pilotNoise, pilotSwap := 0.0, 1.0
 	calls := 0
-	pilot := func(e exchange.Energies) (float64, float64, float64, error) {
+	pilot := func(e exchange.Energies) (pilotResult, error) {
 		calls++
 		if e.Mode != exchange.PairTaylorEnergies || e.AnchorEvery != 80 {
 			t.Errorf("pilot under %v, anchors every %d (want pair-taylor, 80)", e.Mode, e.AnchorEvery)
 		}
-		return pilotNoise, 0.3, 1234, nil
+		return pilotResult{pilotNoise, 0.3, pilotSwap, 1234}, nil
 	}
 	// Exact at every attempt is cheap: 2·10·0.1 = 2 ≤ 10/4.
 	c, err := chooseSwapEnergies("auto", 10, 10, 0, 0.1, pilot)
@@ -30,7 +30,12 @@ func TestChooseSwapEnergiesRule(t *testing.T) {
 	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairTaylorEnergies || c.PilotCost != 1234 {
 		t.Errorf("quiet pilot: %+v, %v", c, err)
 	}
-	pilotNoise = 3
+	// Quiet but dear: screens confirmed so often that swaps cost 6 > n/2.
+	pilotSwap = 6
+	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
+		t.Errorf("dear pilot: %+v, %v", c, err)
+	}
+	pilotNoise, pilotSwap = 3, 5
 	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
 		t.Errorf("noisy pilot: %+v, %v", c, err)
 	}

@@ -1,0 +1,32 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The swap-law study runs end to end at a smoke size and writes its table,
+// one row per problem, τ2, method and mode; bad sizes are refused first.
+func TestReproduceSwapLawSmoke(t *testing.T) {
+	out := t.TempDir()
+	if err := run(t, "reproduce", "swap-law", "--smoke", "--seeds", "1", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, "swaplaw.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows := strings.Count(string(b), "\n| breast-cancer |") + strings.Count(string(b), "\n| welling-teh |"); rows != 2*3*2*4 {
+		t.Errorf("%d rows, want 48:\n%s", rows, b)
+	}
+	if strings.Contains(string(b), "**no**") {
+		t.Errorf("a row exceeds the exact rule's bound:\n%s", b)
+	}
+	for _, bad := range [][]string{{"--seeds", "0"}, {"--max", "2"}} {
+		if err := run(t, append([]string{"reproduce", "swap-law", "--out", out}, bad...)...); err == nil || !strings.Contains(err.Error(), bad[0]) {
+			t.Errorf("%v: error %v, want one naming %s", bad, err, bad[0])
+		}
+	}
+}
