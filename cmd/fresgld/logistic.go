@@ -419,7 +419,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 			defer smp.Close()
 			for range f.SwapPilot {
 				if ctx.Err() != nil {
-					return 0, 0, 0, fmt.Errorf("%w before sampling: nothing to keep", errInterrupted)
+					return pilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", errInterrupted)
 				}
 				if err := smp.Step(); err != nil {
 					return pilotResult{}, err
