@@ -80,7 +80,7 @@ func (f *ladderFlags) parse(method exchange.Method, swapA float64) error {
 		case f.AutoGrow && f.MaxLevels > maxLevels:
 			return fmt.Errorf("--max-levels = %d: at most %d", f.MaxLevels, maxLevels)
 		}
-		return tuneSteps(f.AutoRounds, f.AutoFirst)
+		return tuneSteps("--auto-rounds", "--auto-first", f.AutoRounds, f.AutoFirst)
 	}
 	if f.k, err = strconv.Atoi(f.Levels); err != nil {
 		return fmt.Errorf("--levels %q: want a whole number of levels or auto", f.Levels)
@@ -102,13 +102,13 @@ func (f *ladderFlags) parse(method exchange.Method, swapA float64) error {
 // any ladder that could still make a round trip.
 const maxLevels = 256
 
-// tuneSteps checks that the tuning rounds of --levels auto, round n of
-// --auto-first·2^n steps, take at most maxSteps steps in all: more rounds
-// once ran for minutes before a step count wrapped, and no signal reached
-// them.
-func tuneSteps(rounds, first int) error {
+// tuneSteps checks that the tuning rounds of an adaptive ladder, round n
+// of first·2^n steps, take at most maxSteps steps in all: more rounds once
+// ran for minutes before a step count wrapped, and no signal reached them.
+// roundsFlag and firstFlag are the flags' names, for the error.
+func tuneSteps(roundsFlag, firstFlag string, rounds, first int) error {
 	if first > maxSteps {
-		return fmt.Errorf("--auto-first = %d: more than %d steps", first, maxSteps)
+		return fmt.Errorf("%s = %d: more than %d steps", firstFlag, first, maxSteps)
 	}
 	total := 0
 	for n := range rounds {
@@ -117,7 +117,8 @@ func tuneSteps(rounds, first int) error {
 			for r := 1; first*(1<<r-1) <= maxSteps; r++ {
 				most = r
 			}
-			return fmt.Errorf("--auto-rounds = %d, --auto-first = %d: the tuning would take more than %d steps (round n runs --auto-first·2^n steps; at most --auto-rounds = %d with this --auto-first)", rounds, first, maxSteps, most)
+			return fmt.Errorf("%s = %d, %s = %d: the tuning would take more than %d steps (round n runs %s·2^n steps; at most %s = %d with this %s)",
+				roundsFlag, rounds, firstFlag, first, maxSteps, firstFlag, roundsFlag, most, firstFlag)
 		}
 		total += first << n
 	}

@@ -210,6 +210,7 @@ func TestCountBounds(t *testing.T) {
 		{[]string{"gmm", "--swaps", "deo", "--window", "3000000000"}, "--window = 3000000000: at most"},
 		{[]string{"logistic", "--data", data, "--label", "y", "--swap-pilot", "3000000000"}, "--swap-pilot = 3000000000: at most"},
 		{[]string{"logistic", "--data", data, "--label", "y", "--levels", "1000"}, "--levels = 1000: at most 256"},
+		{[]string{"reproduce", "ladder-heat", "--rounds", "40"}, "--rounds = 40, --first = 200: the tuning would take more than 2147483647 steps"},
 	} {
 		start := time.Now()
 		err := run(t, append(c.args, "--out", t.TempDir())...)
