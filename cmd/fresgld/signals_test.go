@@ -35,6 +35,7 @@ func TestInterruptPoolsEveryDraw(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	waitLines(t, chainFile(out, 1), 3000, done)
+	waitLines(t, chainFile(out, 2), 3000, done)
 	cmd.Process.Signal(syscall.SIGINT)
 	sent := time.Now()
 	select {
@@ -96,6 +97,11 @@ func TestInterruptPoolsEveryDraw(t *testing.T) {
 	line += strconv.Itoa(len(all)) + " draws (chain 1: "
 	if !strings.HasPrefix(first, line) || !strings.HasSuffix(first, "chain 3: never started)") {
 		t.Errorf("table's first line %q, want %q…chain 3: never started)", first, line)
+	}
+	// merge reads the interrupted run's files back to the same table.
+	merged, err := stdoutOf(t, "merge", out)
+	if err == nil || merged != string(b) {
+		t.Errorf("merge of the interrupted run (error %v) printed\n%s\nthe run's table is\n%s", err, merged, b)
 	}
 }
 

@@ -41,6 +41,7 @@ func TestKillThenMergeAndRepair(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	cmd, _, done := startLong(t, out, 3000, "gmm", "--chains", "2", "--keep", "1000000000", "--burn", "0", "--thin", "1")
+	waitLines(t, chainFile(out, 2), 3000, done)
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done
 	var draws []int
