@@ -143,7 +143,7 @@ func stoppedError(s chainsSummary, n int) error {
 		case statusInterrupted:
 			errs = append(errs, fmt.Errorf("chain %d of %d interrupted after %d steps: its %d draws are kept, and the summary says so", c.Chain, n, c.Steps, c.Draws))
 		case statusNeverStarted:
-			errs = append(errs, fmt.Errorf("chain %d of %d never started: interrupted while it waited for a free core", c.Chain, n))
+			errs = append(errs, fmt.Errorf("chain %d of %d never started: interrupted before its first step", c.Chain, n))
 		case statusKilled:
 			errs = append(errs, fmt.Errorf("chain %d of %d was killed after %d draws: its draws are kept, its counters were lost", c.Chain, n, c.Draws))
 		case statusStopped:

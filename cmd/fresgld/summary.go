@@ -414,7 +414,7 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 		case statusInterrupted:
 			w = append(w, fmt.Sprintf("chain %d was interrupted after %d steps (%d draws, all in the table): the table holds only what was sampled", c.Chain, c.Steps, c.Draws))
 		case statusNeverStarted:
-			w = append(w, fmt.Sprintf("chain %d never started: it was waiting for a free core when the run was interrupted", c.Chain))
+			w = append(w, fmt.Sprintf("chain %d never started: the run was interrupted before its first step (with more chains than cores, a chain waits for a free one)", c.Chain))
 		case statusKilled:
 			w = append(w, fmt.Sprintf("chain %d was killed after %d draws (all in the table): its swap, clamp and cost counters were lost with the process", c.Chain, c.Draws))
 		case statusStopped:
