@@ -33,6 +33,10 @@ type AdaptOptions struct {
 	// ladder has, up to Recommended (about 2Λ̂), capped at MaxLevels.
 	Grow      bool
 	MaxLevels int
+	// Stop, if set, ends the tuning before the next step once closed, with
+	// an error wrapping ErrStopped: tuning runs many steps and must answer
+	// an interrupt as sampling does.
+	Stop <-chan struct{}
 }
 
 // RoundReport is one row of the per-round table.
@@ -90,6 +94,9 @@ func Adapt(build Build, taus []float64, init [][]float64, opt AdaptOptions) (Ada
 		return out, fmt.Errorf("adaptive ladder: %d rounds: need at least 1", opt.Rounds)
 	case opt.First < 1:
 		return out, fmt.Errorf("adaptive ladder: first round of %d steps: need at least 1", opt.First)
+	case opt.Rounds > 62 || opt.First > math.MaxInt>>opt.Rounds:
+		// Round n runs First·2^n steps: beyond this the count wraps.
+		return out, fmt.Errorf("adaptive ladder: %d rounds from %d steps: the step count overflows", opt.Rounds, opt.First)
 	case len(taus) < 2:
 		return out, fmt.Errorf("adaptive ladder: %d levels: need at least 2", len(taus))
 	case len(init) != len(taus):
@@ -103,7 +110,7 @@ func Adapt(build Build, taus []float64, init [][]float64, opt AdaptOptions) (Ada
 		states[l] = slices.Clone(init[l])
 	}
 	for n := range opt.Rounds {
-		rep, next, err := adaptRound(build, taus, states, opt.First<<n, n)
+		rep, next, err := adaptRound(build, taus, states, opt.First<<n, n, opt.Stop)
 		if err != nil {
 			return out, fmt.Errorf("adaptive ladder, round %d: %w", n, err)
 		}
@@ -128,7 +135,7 @@ func Adapt(build Build, taus []float64, init [][]float64, opt AdaptOptions) (Ada
 
 // adaptRound runs one round of steps on the ladder at taus from states and
 // returns its report and the last states.
-func adaptRound(build Build, taus []float64, states [][]float64, steps, n int) (RoundReport, [][]float64, error) {
+func adaptRound(build Build, taus []float64, states [][]float64, steps, n int, stop <-chan struct{}) (RoundReport, [][]float64, error) {
 	rep := RoundReport{Round: n, Steps: steps, Taus: slices.Clone(taus)}
 	cfg, err := build(slices.Clone(taus))
 	if err != nil {
@@ -146,6 +153,9 @@ func adaptRound(build Build, taus []float64, states [][]float64, steps, n int) (
 	}
 	defer smp.Close()
 	for range steps {
+		if stop != nil && stopped(stop) {
+			return rep, nil, ErrStopped
+		}
 		if err := smp.Step(); err != nil {
 			return rep, nil, err
 		}

@@ -29,13 +29,18 @@ func (p Plan) Retained(step int) (i int, ok bool) {
 // Run takes plan p's steps on s, showing the ladder to sink (nil: none)
 // after each. With p.Budget > 0 it stops early, without error, after the
 // first step at which the ladder has spent p.Budget cost units; s.Steps()
-// then tells how far it went. A step's error or the sink's stops the run.
+// then tells how far it went. A step's error or the sink's stops the run,
+// and so does closing p.Stop (ErrStopped, checked before every step, so a
+// run stopped before it began has taken no step).
 func Run(s *Sampler, p Plan, sink Sink) error {
 	if err := p.validate(s); err != nil {
 		return err
 	}
 	total := p.Steps()
 	for i := 1; i <= total; i++ {
+		if p.Stop != nil && stopped(p.Stop) {
+			return ErrStopped
+		}
 		if err := s.Step(); err != nil {
 			return err
 		}

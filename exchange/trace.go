@@ -1,6 +1,9 @@
 package exchange
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Trace is a run of retained states of one level, stored flat.
 type Trace struct {
@@ -41,6 +44,25 @@ type Plan struct {
 	Budget float64
 	// Progress, if set, is called after every step with steps done and total.
 	Progress func(done, total int)
+	// Stop, if set, ends the run before the next step once it is closed:
+	// Run returns ErrStopped, and every step taken stays taken. A closed
+	// channel is how a signal handler reaches a run that may be waiting
+	// for a core (RunChains) or deep in a long loop, within one step.
+	Stop <-chan struct{}
+}
+
+// ErrStopped is the error of a run ended by its Plan.Stop or
+// AdaptOptions.Stop.
+var ErrStopped = errors.New("stopped")
+
+// stopped reports whether stop is closed (never, for nil).
+func stopped(stop <-chan struct{}) bool {
+	select {
+	case <-stop:
+		return true
+	default:
+		return false
+	}
 }
 
 // Steps is the number of steps the plan takes.

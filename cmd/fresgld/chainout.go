@@ -60,9 +60,11 @@ const figurePanels = 12
 // chains the summary pools. With more than figurePanels variables it shows
 // those with the largest R̂ and says so in the returned note.
 func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note string, err error) {
+	// The figures show the chains and draws the diagnostics use: rank
+	// plots compare chains of equal length.
 	var used []*stanChain
 	for _, c := range chains {
-		if slices.Contains(s.Chains, c.Header.ID) {
+		if slices.Contains(s.DiagChains, c.Header.ID) {
 			used = append(used, c)
 		}
 	}
@@ -136,11 +138,20 @@ func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note s
 // stoppedError reports the chains that stopped early; their draws are kept.
 func stoppedError(s chainsSummary, n int) error {
 	var errs []error
-	for _, c := range s.Stopped {
-		if interrupted(c.Error) {
-			errs = append(errs, fmt.Errorf("chain %d of %d interrupted after %d steps: its draws are kept, and the summary says so", c.Chain, n, c.Steps))
-		} else {
-			errs = append(errs, fmt.Errorf("chain %d of %d stopped after %d steps (its draws are kept): %s", c.Chain, n, c.Steps, c.Error))
+	for _, c := range s.PerChain {
+		switch c.Status {
+		case statusInterrupted:
+			errs = append(errs, fmt.Errorf("chain %d of %d interrupted after %d steps: its %d draws are kept, and the summary says so", c.Chain, n, c.Steps, c.Draws))
+		case statusNeverStarted:
+			errs = append(errs, fmt.Errorf("chain %d of %d never started: interrupted before its first step", c.Chain, n))
+		case statusKilled:
+			errs = append(errs, fmt.Errorf("chain %d of %d was killed after %d draws: its draws are kept, its counters were lost", c.Chain, n, c.Draws))
+		case statusStopped:
+			for _, st := range s.Stopped {
+				if st.Chain == c.Chain {
+					errs = append(errs, fmt.Errorf("chain %d of %d stopped after %d steps (its draws are kept): %s", c.Chain, n, c.Steps, st.Error))
+				}
+			}
 		}
 	}
 	return errors.Join(errs...)

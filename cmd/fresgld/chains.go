@@ -25,6 +25,10 @@ func addChainFlags(fl *pflag.FlagSet, c *chainFlags) {
 	fl.IntVar(&c.Chain, "chain", 0, "run only chain c (numbered from 1), e.g. as one task of an array job; pool the outputs with fresgld merge")
 }
 
+// maxChains bounds --chains: each chain holds a file, a sampler and its
+// draws in memory; more than this belong in separate processes.
+const maxChains = 1024
+
 // ids are the chains to run, numbered from 1.
 func (c chainFlags) ids() ([]int, error) {
 	switch {
@@ -34,6 +38,8 @@ func (c chainFlags) ids() ([]int, error) {
 		return []int{c.Chain}, nil
 	case c.Chains < 1:
 		return nil, fmt.Errorf("--chains = %d: must be ≥ 1", c.Chains)
+	case c.Chains > maxChains:
+		return nil, fmt.Errorf("--chains = %d: at most %d in one process (run more as separate --chain tasks and pool them with fresgld merge)", c.Chains, maxChains)
 	}
 	ids := make([]int, c.Chains)
 	for i := range ids {
@@ -89,8 +95,11 @@ type chainRun struct {
 	// cost: it is output).
 	LogDensity func(theta []float64) float64
 	Dir        *output.Dir
-	Ctx        context.Context // cancelled: every chain stops with errInterrupted
-	Label      string          // for the progress bar
+	// Ctx cancelled (SIGINT, SIGTERM): every running chain stops before its
+	// next step and keeps its draws, a chain still waiting for a core never
+	// starts, and --levels auto tuning stops.
+	Ctx   context.Context
+	Label string // for the progress bar
 }
 
 // run builds every chain's sampler first, so that a setup error comes
@@ -110,6 +119,9 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 	for i, id := range ids {
 		s, err := r.New(id)
 		if err != nil {
+			if errors.Is(err, exchange.ErrStopped) {
+				return nil, 0, fmt.Errorf("%w while preparing chain %d (tuning its ladder), before any draw: nothing to keep", errInterrupted, id)
+			}
 			if i > 0 {
 				err = fmt.Errorf("chain %d: %w", id, err)
 			}
@@ -144,9 +156,10 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 			// far larger than what an interrupted run ever draws.
 			chains[i].Cols[j] = make([]float64, 0, min(r.Plan.Keep, 1<<16))
 		}
-		sinks[i] = &chainSink{plan: r.Plan, w: w, c: chains[i], lp: r.LogDensity, row: make([]float64, len(columns)), levels: K, done: r.Ctx.Done()}
+		sinks[i] = &chainSink{plan: r.Plan, w: w, c: chains[i], lp: r.LogDensity, row: make([]float64, len(columns)), levels: K}
 	}
 	plan := r.Plan
+	plan.Stop = r.Ctx.Done()
 	plan.Progress = newProgress(r.Label, plan.Steps()*len(ids)).callback()
 	start := time.Now()
 	res := exchange.RunChains(smps, plan, sinks, 0)
@@ -159,7 +172,10 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 		for l := 0; l+1 < K; l++ {
 			st.Attempts, st.Accepts = append(st.Attempts, s.Attempts(l)), append(st.Accepts, s.Accepts(l))
 		}
-		if res[i].Err != nil {
+		switch {
+		case errors.Is(res[i].Err, exchange.ErrStopped):
+			st.Stopped = errInterrupted.Error()
+		case res[i].Err != nil:
 			st.Stopped = res[i].Err.Error()
 		}
 		chains[i].Stats, chains[i].Ladder = st, res[i].Stats
@@ -180,19 +196,13 @@ type chainSink struct {
 	clamped int64
 	start   time.Time
 	warm    time.Duration
-	done    <-chan struct{}
 }
 
-// Observe records the draw of a retained step, then stops the chain if
-// the run was interrupted: every step taken is accounted for.
+// Observe records the draw of a retained step. An interrupt is the plan's
+// Stop: the run ends before the next step, so every step taken is recorded.
 func (k *chainSink) Observe(step int, s *exchange.Sampler) error {
 	k.record(step, s)
-	select {
-	case <-k.done:
-		return errInterrupted
-	default:
-		return nil
-	}
+	return nil
 }
 
 func (k *chainSink) record(step int, s *exchange.Sampler) {

@@ -41,6 +41,11 @@ func atLeast(flag string, v, lo int) error {
 	return nil
 }
 
+// maxSteps bounds every count of steps a command takes (a run, a tuning, a
+// pilot): a step counter must not wrap, and at a microsecond a step this is
+// already more than half an hour.
+const maxSteps = math.MaxInt32
+
 // maxFloats bounds the samples a run keeps in memory (8 GB of float64s).
 const maxFloats = 1 << 30
 

@@ -136,6 +136,14 @@ func (f *gmmFlags) validate() error {
 		if _, err := variance.NewRunning(f.Repeats, f.Period); err != nil {
 			return fmt.Errorf("--repeats = %d, --period = %d: %w", f.Repeats, f.Period, err)
 		}
+		// A step draws --repeats energies and gradients, and an interrupt
+		// is answered between steps: a step must stay short.
+		if f.Repeats > maxRepeats {
+			return fmt.Errorf("--repeats = %d: at most %d draws per update", f.Repeats, maxRepeats)
+		}
+		if f.Period > maxSteps {
+			return fmt.Errorf("--period = %d: at most %d steps", f.Period, maxSteps)
+		}
 	default:
 		return fmt.Errorf("--variance %q: want known or running", f.Variance)
 	}
@@ -163,6 +171,11 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	if f.Variance == "known" {
 		f.Repeats, f.Period = 0, 0
 	}
+	// From here on SIGINT and SIGTERM stop the work (tuning, sampling)
+	// within a step, keeping every draw taken; before, nothing is running
+	// that could be kept, and the signal ends the process at once.
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
 	// build makes chain id's ladder: estimators, variance models and random
 	// streams of its own; with --levels auto it tunes the ladder first.
 	cfgs, tunings := map[int]exchange.Config{}, map[int]*exchange.Adapted{}
@@ -182,7 +195,7 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		if _, err := m.Config(setup); err != nil { // every setting checked before tuning
 			return nil, err
 		}
-		inits, tuning, err := f.Ladder.ladder(m, &setup, []float64{0})
+		inits, tuning, err := f.Ladder.ladder(m, &setup, []float64{0}, ctx.Done())
 		if err != nil {
 			return nil, err
 		}
@@ -207,8 +220,6 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
 	run := chainRun{
 		Header:     chainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
 		Names:      coordNames(1),
@@ -220,22 +231,18 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		Label:      "gmm " + f.Method,
 	}
 	chains, wall, writeErr := run.run(ids)
+	// The chain files are closed and the summary files are written whole
+	// or not at all: from here a signal ends the process at once, rather
+	// than wait, unanswered, for the figures.
+	stop()
 	if chains == nil {
 		return writeErr
 	}
 	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, WallSeconds: wall.Seconds()}
-	// The distances to the exact density are of the chains that finished,
-	// or of all when none did (as in the table).
-	var xs, all []float64
-	for _, c := range chains {
-		x := c.Cols[len(c.Columns)-1]
-		if c.Stats.Stopped == "" {
-			xs = append(xs, x...)
-		}
-		all = append(all, x...)
-	}
-	if xs == nil {
-		xs = all
+	// The distances to the exact density are of the draws the table pools.
+	var xs []float64
+	for _, c := range pooledChains(chains) {
+		xs = append(xs, c.Cols[len(c.Columns)-1]...)
 	}
 	var errs []error
 	fmt.Printf("%s: %d chain(s) in %v\n", f.Method, len(ids), wall.Round(time.Millisecond))
@@ -259,6 +266,9 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, warns))
 	return errors.Join(errs...)
 }
+
+// maxRepeats bounds --repeats.
+const maxRepeats = 1 << 20
 
 // gmmBins is the number of equal bins on [−10, 10] over which TV is taken:
 // 0.33-wide bins, narrower than either mode's sd.

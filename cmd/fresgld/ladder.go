@@ -75,8 +75,12 @@ func (f *ladderFlags) parse(method exchange.Method, swapA float64) error {
 			return fmt.Errorf("--auto-first = %d: must be at least 1", f.AutoFirst)
 		case f.AutoGrow && f.MaxLevels < f.AutoStart:
 			return fmt.Errorf("--max-levels = %d: fewer than --auto-levels = %d", f.MaxLevels, f.AutoStart)
+		case f.AutoStart > maxLevels:
+			return fmt.Errorf("--auto-levels = %d: at most %d", f.AutoStart, maxLevels)
+		case f.AutoGrow && f.MaxLevels > maxLevels:
+			return fmt.Errorf("--max-levels = %d: at most %d", f.MaxLevels, maxLevels)
 		}
-		return nil
+		return tuneSteps("--auto-rounds", "--auto-first", f.AutoRounds, f.AutoFirst)
 	}
 	if f.k, err = strconv.Atoi(f.Levels); err != nil {
 		return fmt.Errorf("--levels %q: want a whole number of levels or auto", f.Levels)
@@ -84,13 +88,48 @@ func (f *ladderFlags) parse(method exchange.Method, swapA float64) error {
 	if f.k < 2 && method != exchange.SGLDMethod {
 		return fmt.Errorf("--levels = %d: a ladder needs at least 2", f.k)
 	}
+	if f.k > maxLevels {
+		return fmt.Errorf("--levels = %d: at most %d", f.k, maxLevels)
+	}
+	if f.Window > maxSteps {
+		return fmt.Errorf("--window = %d: at most %d steps", f.Window, maxSteps)
+	}
+	return nil
+}
+
+// maxLevels bounds a ladder: each level is a chain stepped every step, and
+// a barrier Λ̂ calls for about 2Λ̂ of them; 256 covers Λ̂ = 128, far past
+// any ladder that could still make a round trip.
+const maxLevels = 256
+
+// tuneSteps checks that the tuning rounds of an adaptive ladder, round n
+// of first·2^n steps, take at most maxSteps steps in all: more rounds once
+// ran for minutes before a step count wrapped, and no signal reached them.
+// roundsFlag and firstFlag are the flags' names, for the error.
+func tuneSteps(roundsFlag, firstFlag string, rounds, first int) error {
+	if first > maxSteps {
+		return fmt.Errorf("%s = %d: more than %d steps", firstFlag, first, maxSteps)
+	}
+	total := 0
+	for n := range rounds {
+		if n > 40 || first > (maxSteps-total)>>n {
+			most := 0
+			for r := 1; first*(1<<r-1) <= maxSteps; r++ {
+				most = r
+			}
+			return fmt.Errorf("%s = %d, %s = %d: the tuning would take more than %d steps (round n runs %s·2^n steps; at most %s = %d with this %s)",
+				roundsFlag, rounds, firstFlag, first, maxSteps, firstFlag, roundsFlag, most, firstFlag)
+		}
+		total += first << n
+	}
 	return nil
 }
 
 // ladder sets the scheme into setup and, with --levels auto, tunes the
 // temperatures (written into setup.Taus). It returns the initial states of
-// the sampling run and the tuning report (nil without auto).
-func (f *ladderFlags) ladder(m exchange.Method, setup *exchange.Setup, init []float64) ([][]float64, *exchange.Adapted, error) {
+// the sampling run and the tuning report (nil without auto). Closing stop
+// ends the tuning with an error wrapping exchange.ErrStopped.
+func (f *ladderFlags) ladder(m exchange.Method, setup *exchange.Setup, init []float64, stop <-chan struct{}) ([][]float64, *exchange.Adapted, error) {
 	setup.Scheme, setup.Window, setup.Levels = f.scheme, f.Window, f.k
 	if !f.auto {
 		return nil, nil, nil
@@ -103,7 +142,7 @@ func (f *ladderFlags) ladder(m exchange.Method, setup *exchange.Setup, init []fl
 	for l := range inits {
 		inits[l] = init
 	}
-	ad, err := exchange.Adapt(m.Build(*setup), taus, inits, exchange.AdaptOptions{Rounds: f.AutoRounds, First: f.AutoFirst, Grow: f.AutoGrow, MaxLevels: f.MaxLevels})
+	ad, err := exchange.Adapt(m.Build(*setup), taus, inits, exchange.AdaptOptions{Rounds: f.AutoRounds, First: f.AutoFirst, Grow: f.AutoGrow, MaxLevels: f.MaxLevels, Stop: stop})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -197,7 +236,9 @@ func (f *ladderFlags) report(out *output.Dir, chains []*stanChain, cfgs map[int]
 			return nil, nil
 		}
 		*dst = append(*dst, s)
-		warns = append(warns, s.warnings(id)...)
+		if c.Ladder.Steps > 0 { // a chain that never started has no ladder to judge
+			warns = append(warns, s.warnings(id)...)
+		}
 		if i == 0 {
 			fmt.Printf("chain %d's ladder:\n", id)
 			s.print()

@@ -226,6 +226,12 @@ func (f *logisticFlags) validate() error {
 	if f.ExactEvery < 0 || f.SwapPilot < 1 {
 		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
 	}
+	if f.SwapPilot > maxSteps {
+		return fmt.Errorf("--swap-pilot = %d: at most %d steps", f.SwapPilot, maxSteps)
+	}
+	if f.Levels > maxLevels {
+		return fmt.Errorf("--levels = %d: at most %d", f.Levels, maxLevels)
+	}
 	if !(f.Share > 0 && f.Share <= 1) {
 		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
 	}
@@ -397,6 +403,11 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 		return exchange.New(cfg, inits)
 	}
+	// From here on SIGINT and SIGTERM stop the work (the swap-energy pilot,
+	// sampling) within a step, keeping every draw taken; before, nothing is
+	// running that could be kept, and the signal ends the process at once.
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
 	if m != exchange.SGLDMethod {
 		pilot := func(e exchange.Energies) (pilotResult, error) {
 			// Chain 1's stream whichever chains run, so that a chain's
@@ -407,6 +418,9 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 			}
 			defer smp.Close()
 			for range f.SwapPilot {
+				if ctx.Err() != nil {
+					return pilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", errInterrupted)
+				}
 				if err := smp.Step(); err != nil {
 					return pilotResult{}, err
 				}
@@ -435,8 +449,6 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
 	run := chainRun{
 		Header:     chainHeader{Command: "logistic", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
 		Names:      names,
@@ -448,6 +460,10 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		Label:      "logistic " + f.Method,
 	}
 	chains, wall, writeErr := run.run(ids)
+	// The chain files are closed and the summary files are written whole
+	// or not at all: from here a signal ends the process at once, rather
+	// than wait, unanswered, for the figures.
+	stop()
 	if chains == nil {
 		return writeErr
 	}

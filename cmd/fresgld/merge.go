@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -64,16 +65,29 @@ func chainFiles(args []string) ([]string, error) {
 
 // readChains reads the chains and checks that they belong together: same
 // command, settings and columns, distinct ids. They come back ordered by
-// id, as a run holds them.
-func readChains(files []string) ([]*stanChain, error) {
-	var chains []*stanChain
+// id, as a run holds them. A file killed before it held a draw is left
+// out, and named in skipped: it holds nothing to pool.
+func readChains(files []string) (chains []*stanChain, skipped []string, err error) {
 	for _, f := range files {
 		c, err := readStanCSV(f)
+		if errors.Is(err, errEmptyChain) {
+			skipped = append(skipped, err.Error())
+			continue
+		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		chains = append(chains, c)
 	}
+	if len(chains) == 0 {
+		return nil, nil, fmt.Errorf("no chain with draws: %s", strings.Join(skipped, "; "))
+	}
+	chains, err = checkChains(chains)
+	return chains, skipped, err
+}
+
+// checkChains orders the chains by id and checks that they belong together.
+func checkChains(chains []*stanChain) ([]*stanChain, error) {
 	slices.SortStableFunc(chains, func(a, b *stanChain) int { return a.Header.ID - b.Header.ID })
 	c0 := chains[0]
 	for i, c := range chains[1:] {
@@ -109,9 +123,12 @@ func runMerge(cmd *cobra.Command, args []string, out string) error {
 	if err != nil {
 		return err
 	}
-	chains, err := readChains(files)
+	chains, skipped, err := readChains(files)
 	if err != nil {
 		return err
+	}
+	for _, s := range skipped {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning: left out:", s)
 	}
 	if out == "" {
 		s, err := summarizeChains(chains)

@@ -86,17 +86,19 @@ func TestMergeRefusesMismatchedChains(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	trunc := filepath.Join(t.TempDir(), "chain-3.csv")
+	// A line that does not parse is an error, unless it is the last of a
+	// file killed mid-write (TestKillThenMergeAndRepair).
+	bad := filepath.Join(t.TempDir(), "chain-3.csv")
 	full, _ := os.ReadFile(chainFile(a, 1))
-	// A run killed mid-way leaves no trailing statistics.
-	os.WriteFile(trunc, full[:bytes.LastIndexByte(full[:len(full)/2], '\n')+1], 0o644)
+	cut := bytes.LastIndexByte(full[:len(full)/2], '\n') + 1
+	os.WriteFile(bad, append(append(full[:cut:cut], "1,2\n"...), full[cut:]...), 0o644)
 	for _, x := range []struct {
 		args []string
 		want string
 	}{
 		{[]string{a, b}, "are both chain 1"},
 		{[]string{a, c}, "different settings"},
-		{[]string{a, trunc}, "did not finish writing"},
+		{[]string{bad}, "2 fields, the header has 6"},
 		{[]string{t.TempDir()}, "no chain-*.csv"},
 		{[]string{filepath.Join(a, "nope")}, "nope"},
 	} {

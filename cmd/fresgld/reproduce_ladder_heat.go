@@ -39,6 +39,11 @@ posterior, as in reproduce heat. It prints the table and writes it to --out
 				return fmt.Errorf("--start-levels = %d, --max-levels = %d: need 2 ≤ start ≤ max", s.Start, s.MaxLevels)
 			case s.Grid < 50 || s.Grid%50 != 0:
 				return fmt.Errorf("--grid = %d: must be a positive multiple of 50 (the TV bins)", s.Grid)
+			case s.MaxLevels > maxLevels:
+				return fmt.Errorf("--max-levels = %d: at most %d", s.MaxLevels, maxLevels)
+			}
+			if err := tuneSteps("--rounds", "--first", s.Rounds, s.First); err != nil {
+				return err
 			}
 			res, _, err := o.dirs(cmd, "")
 			if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -19,7 +20,9 @@ import (
 // comment lines carrying the settings, with num_samples, num_warmup, thin
 // and id where those tools look for them; a header row starting with lp__;
 // one draw per row; trailing comments with the chain's statistics and the
-// elapsed time.
+// elapsed time. A file killed before its trailing comments is still read
+// (by merge, and by rstan, which warns that the elapsed time is missing);
+// fresgld repair adds a trailing block saying what was lost.
 
 // Sampler columns, after lp__. Names end in "__" as CmdStan's do.
 const (
@@ -71,9 +74,13 @@ type chainStats struct {
 	Clamped  []int64 // clamped steps per level
 	Attempts []int   // swap attempts per pair of adjacent levels
 	Accepts  []int
-	Stopped  string        // the error that stopped the chain, if any
-	Warmup   time.Duration // wall time of the burn-in
-	Wall     time.Duration // wall time of the whole chain
+	Stopped  string // the error that stopped the chain, if any
+	// Torn marks a file that ends without statistics (kill -9, a power
+	// cut): Steps is then the last draw's step and every other count is
+	// unknown.
+	Torn   bool
+	Warmup time.Duration // wall time of the burn-in
+	Wall   time.Duration // wall time of the whole chain
 }
 
 const (
@@ -82,10 +89,19 @@ const (
 	statClamped  = "#   clamped steps at level "
 	statSwaps    = "#   swaps between levels "
 	statStopped  = "#   stopped: "
+	statKilled   = "#   killed: "
 	statsHeading = "# fresgld statistics"
 )
 
+// tornNote is the Stopped text of a chain whose file ends without
+// statistics.
+const tornNote = "the process was killed before the chain finished its file; steps are counted to its last draw, the other counts are lost"
+
 func (st chainStats) lines() []string {
+	if st.Torn {
+		// What fresgld repair writes: only what the draws tell.
+		return []string{"# ", statsHeading, statSteps + strconv.Itoa(st.Steps), statKilled + st.Stopped, "# "}
+	}
 	l := []string{"# ", statsHeading, statSteps + strconv.Itoa(st.Steps), statCost + strconv.FormatFloat(st.Cost, 'g', -1, 64)}
 	for i, c := range st.Clamped {
 		l = append(l, fmt.Sprintf("%s%d: %d", statClamped, i+1, c))
@@ -168,7 +184,16 @@ type stanChain struct {
 	Cols     [][]float64 // Cols[j][i]: column j of draw i
 	Stats    chainStats
 	Ladder   exchange.Stats // the sampler's own counters; zero when read from a file
+	// Partial is set when the file, torn, ended in a partial line, which
+	// was dropped.
+	Partial bool
+	// NoStats is set when the file ends without its trailing block.
+	NoStats bool
 }
+
+// errEmptyChain is the error of a chain CSV with no header row and nothing
+// but comment lines, or nothing at all.
+var errEmptyChain = errors.New("no header row and no draws: the run was killed before writing them")
 
 // readStanCSV reads a chain's CSV as written by createStanCSV. Errors name
 // the file and line.
@@ -186,9 +211,19 @@ func readStanCSV(path string) (*stanChain, error) {
 		return fmt.Errorf("%s:%d: %s", path, line, fmt.Sprintf(format, a...))
 	}
 	inStats := false
+	// A draw line that does not parse is an error, unless it is the last
+	// line of a file without statistics: a process killed while the line
+	// was being written (a power cut, a full disk) leaves it partial, and
+	// dropping it loses one draw, not the file.
+	var partial error
+	lastDraw := false // the last line read was a draw
 	for sc.Scan() {
 		line++
 		t := sc.Text()
+		if partial != nil {
+			return nil, partial
+		}
+		lastDraw = false
 		switch {
 		case strings.HasPrefix(t, "#") && c.Columns == nil:
 			c.Comments = append(c.Comments, t)
@@ -212,30 +247,73 @@ func readStanCSV(path string) (*stanChain, error) {
 			}
 			fs := strings.Split(t, ",")
 			if len(fs) != len(c.Columns) {
-				return nil, bad("%d fields, the header has %d", len(fs), len(c.Columns))
+				partial = bad("%d fields, the header has %d", len(fs), len(c.Columns))
+				continue
 			}
+			row := make([]float64, len(fs))
 			for j, s := range fs {
 				x, err := strconv.ParseFloat(s, 64)
 				if err != nil {
-					return nil, bad("column %d (%s): %q is not a number", j+1, c.Columns[j], s)
+					partial = bad("column %d (%s): %q is not a number", j+1, c.Columns[j], s)
+					break
 				}
-				c.Cols[j] = append(c.Cols[j], x)
+				row[j] = x
+			}
+			if partial == nil {
+				for j, x := range row {
+					c.Cols[j] = append(c.Cols[j], x)
+				}
+				lastDraw = true
 			}
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if c.Columns == nil && line == len(c.Comments) && !inStats {
+		// Nothing but (perhaps) the settings: a run killed before its
+		// first line reached the file.
+		return nil, fmt.Errorf("%s: %w", path, errEmptyChain)
+	}
 	if c.Columns == nil {
 		return nil, fmt.Errorf("%s: no header row (is it a chain's CSV?)", path)
-	}
-	if !inStats {
-		return nil, fmt.Errorf("%s: no trailing statistics: the chain did not finish writing (rerun it)", path)
 	}
 	if err := c.Header.parse(c.Comments); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if partial != nil && inStats {
+		return nil, partial
+	}
+	if !inStats && lastDraw && !endsInNewline(f) {
+		// A last line cut inside a number may still parse, as another
+		// number: without its newline it is not a draw that was written.
+		for j := range c.Cols {
+			c.Cols[j] = c.Cols[j][:len(c.Cols[j])-1]
+		}
+		partial = fmt.Errorf("%s:%d: no newline at the end", path, line)
+	}
+	c.Partial = partial != nil
+	c.NoStats = !inStats
+	if !inStats {
+		// Killed (kill -9, a node lost): the draws written are sound, the
+		// counters died with the process.
+		c.Stats = chainStats{Torn: true, Stopped: tornNote}
+		if n := len(c.Cols[0]); n > 0 {
+			c.Stats.Steps = c.Header.Burn + n*c.Header.Thin
+		}
+	}
 	return c, nil
+}
+
+// endsInNewline reports whether the file's last byte is a newline.
+func endsInNewline(f *os.File) bool {
+	b := make([]byte, 1)
+	st, err := f.Stat()
+	if err != nil || st.Size() == 0 {
+		return false
+	}
+	_, err = f.ReadAt(b, st.Size()-1)
+	return err == nil && b[0] == '\n'
 }
 
 func (st *chainStats) parse(t string) error {
@@ -264,6 +342,8 @@ func (st *chainStats) parse(t string) error {
 		}
 	case strings.HasPrefix(t, statStopped):
 		st.Stopped = t[len(statStopped):]
+	case strings.HasPrefix(t, statKilled):
+		st.Torn, st.Stopped = true, t[len(statKilled):]
 	case strings.Contains(t, "seconds (Warm-up)"), strings.Contains(t, "seconds (Sampling)"), strings.Contains(t, "seconds (Total)"):
 		f := strings.Fields(strings.TrimLeft(t, "# "))
 		i := slices.Index(f, "seconds")

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/fresgld/fresgld/diag"
@@ -14,16 +16,29 @@ import (
 // reports: computed from the chains' CSVs alone, so that both print the
 // same table.
 type chainsSummary struct {
-	Command    string      `json:"command"`
-	Chains     []int       `json:"chains"`          // the chains pooled
-	Ran        int         `json:"chains_run"`      // the chains run, pooled or not
-	Draws      int         `json:"draws_per_chain"` // draws of each, after truncation to the shortest
-	Parameters []paramRow  `json:"parameters"`
-	Swaps      []pairRow   `json:"swap_acceptance"`
-	Clamped    []levelRow  `json:"clamped"`
-	Cost       float64     `json:"total_cost"`
-	CostUnit   string      `json:"cost_unit"`
-	Stopped    []chainStop `json:"stopped_chains,omitempty"`
+	Command string `json:"command"`
+	Chains  []int  `json:"chains"`     // the chains pooled
+	Ran     int    `json:"chains_run"` // the chains run, pooled or not
+	// Draws is the length of the equal-length layout from which MCSE, ESS
+	// and R̂ are computed (DiagChains, each cut to Draws); when every
+	// pooled chain has the same number of draws, all of them.
+	Draws      int   `json:"draws_per_chain"`
+	DiagChains []int `json:"diagnostic_chains"`
+	// PooledDraws are the draws the means, sds and quantiles pool: every
+	// draw of every pooled chain.
+	PooledDraws int `json:"pooled_draws"`
+	// PerChain says, for every chain run, how many draws it wrote, how
+	// many steps it took and how it ended.
+	PerChain   []chainDraws `json:"per_chain"`
+	Parameters []paramRow   `json:"parameters"`
+	Swaps      []pairRow    `json:"swap_acceptance"`
+	Clamped    []levelRow   `json:"clamped"`
+	Cost       float64      `json:"total_cost"`
+	// Counted is the number of chains whose counters (swaps, clamped
+	// steps, cost) the table sums: every chain but those killed.
+	Counted  int         `json:"chains_counted"`
+	CostUnit string      `json:"cost_unit"`
+	Stopped  []chainStop `json:"stopped_chains,omitempty"`
 	// Interrupted is set when a chain was stopped by SIGINT or SIGTERM.
 	Interrupted bool     `json:"interrupted"`
 	Notes       []string `json:"notes,omitempty"`
@@ -75,40 +90,146 @@ type levelRow struct {
 	Share        float64 `json:"share"`
 }
 
+// chainDraws is what one chain contributed.
+type chainDraws struct {
+	Chain  int    `json:"chain"`
+	Draws  int    `json:"draws"`
+	Steps  int    `json:"steps"`
+	Status string `json:"status"` // one of the status* constants
+	Pooled bool   `json:"pooled"` // its draws are in the table
+}
+
+// How a chain ended.
+const (
+	statusFinished    = "finished"
+	statusInterrupted = "interrupted"
+	// A chain that was waiting for a core when the signal came (RunChains
+	// runs as many chains at once as there are cores) takes no step.
+	statusNeverStarted = "never started"
+	statusKilled       = "killed" // its file ends without statistics
+	statusStopped      = "stopped"
+)
+
+// status is how chain c ended.
+func (c *stanChain) status() string {
+	switch {
+	case c.Stats.Torn:
+		return statusKilled
+	case c.Stats.Stopped == "":
+		return statusFinished
+	case interrupted(c.Stats.Stopped) && c.Stats.Steps == 0:
+		return statusNeverStarted
+	case interrupted(c.Stats.Stopped):
+		return statusInterrupted
+	}
+	return statusStopped
+}
+
+// pooledChains are the chains whose draws the table pools: every chain
+// with draws that finished, was interrupted or was killed, since each of
+// those draws was taken by a sound chain; a chain stopped by an error
+// (divergence, a NaN) is left out unless no other chain has draws.
+func pooledChains(chains []*stanChain) []*stanChain {
+	var good, any []*stanChain
+	for _, c := range chains {
+		if len(c.Cols) == 0 || len(c.Cols[0]) == 0 {
+			continue
+		}
+		any = append(any, c)
+		if c.status() != statusStopped {
+			good = append(good, c)
+		}
+	}
+	if len(good) > 0 {
+		return good
+	}
+	return any
+}
+
+// diagLayout picks the chains and the common length from which MCSE, ESS
+// and R̂ are computed: those diagnostics, as posterior defines them, need
+// chains of equal length. It takes the length L that keeps the most draws,
+// L times the number of chains with at least L draws (on a tie, more
+// chains), and the first L draws of each of those chains.
+func diagLayout(used []*stanChain) (chains []*stanChain, L int) {
+	best := 0
+	for _, c := range used {
+		n, k := len(c.Cols[0]), 0
+		for _, d := range used {
+			if len(d.Cols[0]) >= n {
+				k++
+			}
+		}
+		if n*k > best || (n*k == best && n < L) {
+			best, L = n*k, n
+		}
+	}
+	for _, c := range used {
+		if len(c.Cols[0]) >= L {
+			chains = append(chains, c)
+		}
+	}
+	return chains, L
+}
+
 type chainStop struct {
 	Chain int    `json:"chain"`
 	Steps int    `json:"steps"`
 	Error string `json:"error"`
 }
 
-// summarizeChains pools the chains. Chains that stopped early are left out
-// of the table when any chain finished (and reported); the rest are cut to
-// the shortest, so that every chain contributes equally, as R̂ requires.
+// summarizeChains pools the chains: every draw of every chain that
+// pooledChains keeps. Means, sds and quantiles are of all those draws; MCSE,
+// ESS and R̂ of the equal-length layout diagLayout picks, which is all of
+// them when the chains have the same length (every run that was not
+// stopped early). An interrupt thus loses nothing already drawn.
 func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 	if len(chains) == 0 {
 		return chainsSummary{}, fmt.Errorf("no chains")
 	}
 	c0 := chains[0]
 	s := chainsSummary{Command: c0.Header.Command, CostUnit: costUnit(c0.Header.Command), Ran: len(chains)}
-	K := len(c0.Stats.Clamped)
-	s.Swaps = make([]pairRow, max(K-1, 0))
-	s.Clamped = make([]levelRow, K)
-	var used []*stanChain
-	finished := 0
+	// The ladder's size comes from the first chain's statistics, or, when
+	// every chain was killed before writing them, its replica columns.
+	K := -1
 	for _, c := range chains {
-		if c.Stats.Stopped == "" {
-			finished++
+		if !c.Stats.Torn {
+			K = len(c.Stats.Clamped)
+			break
 		}
 	}
+	if K < 0 {
+		K = 0
+		for slices.Contains(c0.Columns, replicaCol(K+1)) {
+			K++
+		}
+	}
+	s.Swaps = make([]pairRow, max(K-1, 0))
+	s.Clamped = make([]levelRow, K)
+	used := pooledChains(chains)
+	var torn []int
 	for _, c := range chains {
+		st := c.status()
+		s.PerChain = append(s.PerChain, chainDraws{Chain: c.Header.ID, Draws: len(c.Cols[0]), Steps: c.Stats.Steps, Status: st, Pooled: slices.Contains(used, c)})
+		if st != statusFinished {
+			s.Interrupted = s.Interrupted || st == statusInterrupted || st == statusNeverStarted
+			s.Stopped = append(s.Stopped, chainStop{Chain: c.Header.ID, Steps: c.Stats.Steps, Error: c.Stats.Stopped})
+		}
+		if c.Stats.Torn {
+			// Its counters died with the process: the swap, clamp and
+			// cost lines are of the chains that wrote them.
+			torn = append(torn, c.Header.ID)
+			continue
+		}
 		if len(c.Stats.Clamped) != K || len(c.Stats.Attempts) != len(s.Swaps) {
 			return s, fmt.Errorf("%s: %d levels, %s has %d", c.Path, len(c.Stats.Clamped), c0.Path, K)
 		}
 		s.Cost += c.Stats.Cost
+		s.Counted++
 		// A step that failed moved its levels (and may have clamped)
 		// before the error: it counts as a step of each level.
 		failed := 0
-		if c.Stats.Stopped != "" && !interrupted(c.Stats.Stopped) {
+		if st == statusStopped {
 			failed = 1
 		}
 		for l := range s.Clamped {
@@ -122,14 +243,6 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 				s.Swaps[l].NoSwap++
 			}
 		}
-		if c.Stats.Stopped != "" {
-			s.Interrupted = s.Interrupted || interrupted(c.Stats.Stopped)
-			s.Stopped = append(s.Stopped, chainStop{Chain: c.Header.ID, Steps: c.Stats.Steps, Error: c.Stats.Stopped})
-			if finished > 0 {
-				continue
-			}
-		}
-		used = append(used, c)
 	}
 	for l := range s.Clamped {
 		s.Clamped[l].Level = l + 1
@@ -142,41 +255,77 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 			s.Swaps[l].Rate = &r
 		}
 	}
-	if len(s.Stopped) > 0 && finished > 0 {
-		s.Notes = append(s.Notes, fmt.Sprintf("the table pools the %d chains that finished; %d stopped early", finished, len(s.Stopped)))
+	if len(torn) > 0 {
+		s.Notes = append(s.Notes, fmt.Sprintf("swap acceptance, clamped steps and cost leave out chain(s) %s, killed before writing their statistics", joinInts(torn)))
 	}
-	n := math.MaxInt
+	if left := len(chains) - len(used); left > 0 && len(used) > 0 {
+		var out []int
+		for _, c := range chains {
+			if !slices.Contains(used, c) && len(c.Cols[0]) > 0 {
+				out = append(out, c.Header.ID)
+			}
+		}
+		if len(out) > 0 {
+			s.Notes = append(s.Notes, fmt.Sprintf("the table leaves out the draws of chain(s) %s, stopped by an error", joinInts(out)))
+		}
+	}
+	diagChains, n := diagLayout(used)
 	for _, c := range used {
 		s.Chains = append(s.Chains, c.Header.ID)
-		n = min(n, len(c.Cols[0]))
+		s.PooledDraws += len(c.Cols[0])
 	}
-	for _, c := range used {
-		if len(c.Cols[0]) > n {
-			s.Notes = append(s.Notes, fmt.Sprintf("chains cut to the shortest, %d draws", n))
-			break
-		}
+	for _, c := range diagChains {
+		s.DiagChains = append(s.DiagChains, c.Header.ID)
 	}
 	s.Draws = n
 	if n == 0 {
 		return s, nil
 	}
+	unequal := s.PooledDraws != n*len(used)
+	if unequal {
+		s.Notes = append(s.Notes, fmt.Sprintf("mean, sd and quantiles pool all %d draws; MCSE, ESS and R̂ need chains of equal length and use the first %d draws of chain(s) %s", s.PooledDraws, n, joinInts(s.DiagChains)))
+	}
 	var names []string
-	var params [][][]float64
+	var params, pooled [][][]float64
 	for j, name := range c0.Columns {
 		if j > 0 && strings.HasSuffix(name, "__") {
 			continue // sampler columns other than lp__
 		}
-		xs := make([][]float64, len(used))
-		for i, c := range used {
+		xs := make([][]float64, len(diagChains))
+		for i, c := range diagChains {
 			xs[i] = c.Cols[j][:n]
 		}
 		names, params = append(names, name), append(params, xs)
+		if unequal {
+			var all []float64
+			for _, c := range used {
+				all = append(all, c.Cols[j]...)
+			}
+			pooled = append(pooled, [][]float64{all})
+		}
 	}
-	for i, d := range diag.SummarizeAll(params) {
+	sums := diag.SummarizeAll(params)
+	if unequal {
+		// The location statistics of all draws pooled as one chain are
+		// posterior's of those draws: they do not depend on the layout.
+		for i, p := range diag.SummarizeAll(pooled) {
+			sums[i].Mean, sums[i].SD, sums[i].Q5, sums[i].Q50, sums[i].Q95 = p.Mean, p.SD, p.Q5, p.Q50, p.Q95
+		}
+	}
+	for i, d := range sums {
 		s.Parameters = append(s.Parameters, paramRow{Name: names[i], Summary: d})
 	}
 	s.Warnings = chainWarnings(s, remediesFor(s.Command))
 	return s, nil
+}
+
+// joinInts lists ids as "1, 2, 3".
+func joinInts(ids []int) string {
+	parts := make([]string, len(ids))
+	for i, id := range ids {
+		parts[i] = strconv.Itoa(id)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func costUnit(command string) string {
@@ -224,7 +373,7 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 		if !(p.Rhat <= rhatMax) {
 			badR = append(badR, p)
 		}
-		if !(p.ESSBulk >= essPerChainMin*float64(len(s.Chains))) {
+		if !(p.ESSBulk >= essPerChainMin*float64(len(s.DiagChains))) {
 			badE = append(badE, p)
 		}
 	}
@@ -244,26 +393,36 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 				worst = p
 			}
 		}
-		w = append(w, fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.Chains), r.ESS))
+		w = append(w, fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), r.ESS))
 	}
 	for _, l := range s.Clamped {
-		if l.Share > clampMax {
+		if l.Share > clampMax && s.Counted > 0 {
 			w = append(w, fmt.Sprintf("level %d: %.1f%% of steps clamped (the gradient noise exceeded the noise budget 2τη, so the chain ran hotter than its temperature): %s", l.Level, 100*l.Share, r.Clamp))
 		}
 	}
 	for _, p := range s.Swaps {
 		switch {
+		case s.Counted == 0: // every chain was killed: nothing is known of its swaps
 		case p.Attempts == 0:
 			w = append(w, fmt.Sprintf("levels %d and %d: no swap attempted: %s", p.Levels[0], p.Levels[1], r.NoAttempt))
 		case p.NoSwap > 0:
-			w = append(w, fmt.Sprintf("levels %d and %d: no swap accepted in %d of %d chains (%d accepted of %d attempts in all): %s", p.Levels[0], p.Levels[1], p.NoSwap, s.Ran, p.Accepts, p.Attempts, r.NoSwap))
+			w = append(w, fmt.Sprintf("levels %d and %d: no swap accepted in %d of %d chains (%d accepted of %d attempts in all): %s", p.Levels[0], p.Levels[1], p.NoSwap, s.Counted, p.Accepts, p.Attempts, r.NoSwap))
 		}
 	}
-	for _, c := range s.Stopped {
-		if interrupted(c.Error) {
-			w = append(w, fmt.Sprintf("chain %d was interrupted after %d steps: the table holds only what was sampled", c.Chain, c.Steps))
-		} else {
-			w = append(w, fmt.Sprintf("chain %d stopped after %d steps: %s: %s", c.Chain, c.Steps, c.Error, r.Stop))
+	for _, c := range s.PerChain {
+		switch c.Status {
+		case statusInterrupted:
+			w = append(w, fmt.Sprintf("chain %d was interrupted after %d steps (%d draws, all in the table): the table holds only what was sampled", c.Chain, c.Steps, c.Draws))
+		case statusNeverStarted:
+			w = append(w, fmt.Sprintf("chain %d never started: the run was interrupted before its first step (with more chains than cores, a chain waits for a free one)", c.Chain))
+		case statusKilled:
+			w = append(w, fmt.Sprintf("chain %d was killed after %d draws (all in the table): its swap, clamp and cost counters were lost with the process", c.Chain, c.Draws))
+		case statusStopped:
+			for _, st := range s.Stopped {
+				if st.Chain == c.Chain {
+					w = append(w, fmt.Sprintf("chain %d stopped after %d steps: %s: %s", c.Chain, c.Steps, st.Error, r.Stop))
+				}
+			}
 		}
 	}
 	return w
@@ -272,7 +431,7 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 // writeTable prints the summary as a table, the same for a run and for a
 // merge of its chains.
 func writeTable(w io.Writer, s chainsSummary) {
-	fmt.Fprintf(w, "%d chains × %d draws\n", len(s.Chains), s.Draws)
+	writeDraws(w, s)
 	width := len("variable")
 	for _, p := range s.Parameters {
 		width = max(width, len(p.Name))
@@ -280,6 +439,11 @@ func writeTable(w io.Writer, s chainsSummary) {
 	fmt.Fprintf(w, "%-*s %10s %9s %9s %10s %10s %10s %8s %8s %6s\n", width, "variable", "mean", "mcse", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "rhat")
 	for _, p := range s.Parameters {
 		fmt.Fprintf(w, "%-*s %10.4g %9.2g %9.3g %10.4g %10.4g %10.4g %8.0f %8.0f %6.3f\n", width, p.Name, p.Mean, p.MCSEMean, p.SD, p.Q5, p.Q50, p.Q95, p.ESSBulk, p.ESSTail, p.Rhat)
+	}
+	if s.Counted == 0 {
+		fmt.Fprintln(w, "swap acceptance, clamped steps and cost: unknown (every chain was killed before writing them)")
+		writeNotes(w, s)
+		return
 	}
 	for _, p := range s.Swaps {
 		if p.Rate == nil {
@@ -294,9 +458,52 @@ func writeTable(w io.Writer, s chainsSummary) {
 	}
 	fmt.Fprintf(w, "clamped steps: %s\n", strings.Join(cl, ", "))
 	fmt.Fprintf(w, "total cost: %.4g %s\n", s.Cost, s.CostUnit)
+	writeNotes(w, s)
+}
+
+func writeNotes(w io.Writer, s chainsSummary) {
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
+}
+
+// writeDraws prints the table's first line: how many chains and draws it
+// pools, and, when a run was cut short, what each chain contributed.
+func writeDraws(w io.Writer, s chainsSummary) {
+	if s.PooledDraws == s.Draws*len(s.Chains) {
+		fmt.Fprintf(w, "%d chains × %d draws", len(s.Chains), s.Draws)
+	} else {
+		fmt.Fprintf(w, "%d chains, %d draws", len(s.Chains), s.PooledDraws)
+	}
+	var per []string
+	for _, c := range s.PerChain {
+		if c.Status != statusFinished {
+			per = append(per, fmt.Sprintf("chain %d: %s", c.Chain, c.describe()))
+		}
+	}
+	if len(per) > 0 {
+		// Every chain is listed once one ended early, so that the line
+		// says what each contributed.
+		per = per[:0]
+		for _, c := range s.PerChain {
+			per = append(per, fmt.Sprintf("chain %d: %s", c.Chain, c.describe()))
+		}
+		fmt.Fprintf(w, " (%s)", strings.Join(per, "; "))
+	}
+	fmt.Fprintln(w)
+}
+
+// describe is what chain c contributed, for the table's first line.
+func (c chainDraws) describe() string {
+	switch {
+	case c.Status == statusNeverStarted:
+		return "never started"
+	case !c.Pooled && c.Draws > 0:
+		return fmt.Sprintf("%d draws, %s, left out", c.Draws, c.Status)
+	case c.Status == statusFinished:
+		return fmt.Sprintf("%d draws", c.Draws)
+	}
+	return fmt.Sprintf("%d draws, %s", c.Draws, c.Status)
 }
 
 // writeWarnings prints the warnings, one a line.

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+func init() {
+	cmd := &cobra.Command{
+		Use:   "repair DIR|FILE...",
+		Short: "Complete the chain CSVs of a run that was killed",
+		Long: `repair completes the chain CSVs of a run killed before it could finish them
+(kill -9, an out-of-memory kill, a lost node): each chain-*.csv that ends
+without its trailing statistics gets a trailing block that says so, with the
+steps counted to its last draw; a partial last line, if the kill cut one, is
+removed. Every whole draw is kept. Complete files are left alone. merge reads
+killed runs without repair; repair is for tools that want the trailing block.
+Each argument is a run's output directory or one chain's CSV file.`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return runRepair(cmd.OutOrStdout(), args) },
+	}
+	rootCmd.AddCommand(cmd)
+}
+
+func runRepair(w io.Writer, args []string) error {
+	files, err := chainFiles(args)
+	if err != nil {
+		return err
+	}
+	// Read every file first: a file that is not a chain's CSV stops the
+	// repair before any file is changed.
+	var chains []*stanChain
+	for _, f := range files {
+		c, err := readStanCSV(f)
+		if errors.Is(err, errEmptyChain) {
+			fmt.Fprintf(w, "%s: no draws (killed before writing any), left alone: merge leaves it out\n", f)
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		chains = append(chains, c)
+	}
+	for _, c := range chains {
+		if !c.NoStats {
+			fmt.Fprintf(w, "%s: complete, left alone\n", c.Path)
+			continue
+		}
+		if err := repairFile(c); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s: %d draws kept, trailing block added (killed after step %d)\n", c.Path, len(c.Cols[0]), c.Stats.Steps)
+	}
+	return nil
+}
+
+// repairFile cuts the file after its last whole draw and appends the
+// trailing block of c.Stats (Torn). The block goes in with one write, so
+// that a repair itself interrupted leaves either the torn file or the
+// repaired one.
+func repairFile(c *stanChain) error {
+	b, err := os.ReadFile(c.Path)
+	if err != nil {
+		return err
+	}
+	keep := len(b)
+	if c.Partial {
+		// The partial line is the last one: cut after the newline before it.
+		keep = bytes.LastIndexByte(bytes.TrimRight(b, "\n"), '\n') + 1
+	} else if keep > 0 && b[keep-1] != '\n' {
+		keep = bytes.LastIndexByte(b, '\n') + 1
+	}
+	f, err := os.OpenFile(c.Path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if err := f.Truncate(int64(keep)); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", c.Path, err)
+	}
+	block := strings.Join(c.Stats.lines(), "\n") + "\n"
+	if _, err := f.WriteAt([]byte(block), int64(keep)); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", c.Path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", c.Path, err)
+	}
+	return f.Close()
+}
