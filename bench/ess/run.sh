@@ -13,7 +13,7 @@ if ! Rscript -e 'library(rstan); library(posterior)' >/dev/null 2>&1; then
   echo "NUTS side skipped: Rscript with rstan and posterior is not installed (Debian: r-cran-rstan r-cran-posterior)"
   exit 0
 fi
-Rscript bench/ess/nuts.R "$dir" 2>/dev/null | grep '^NUTS'
+Rscript bench/ess/nuts.R "$dir" 2>/dev/null | grep "^NUTS"
 python3 - "$dir" <<'PY'
 import json, math, sys
 d = sys.argv[1]
