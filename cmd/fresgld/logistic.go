@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,7 @@ type logisticFlags struct {
 	Label         string  `json:"label"`
 	NoHeader      bool    `json:"no_header"`
 	NoStandardize bool    `json:"no_standardize"`
+	DropConstant  bool    `json:"drop_constant"`
 	NoIntercept   bool    `json:"no_intercept"`
 	PriorSD       float64 `json:"prior_sd"`
 	Method        string  `json:"method"`
@@ -156,9 +158,10 @@ temperatures geometrically from 1 to --tau2.
 	fl.StringVar(&f.Label, "label", "", "label column: header name or column number from 1 (required)")
 	fl.BoolVar(&f.NoHeader, "no-header", false, "the first line is data, not column names")
 	fl.BoolVar(&f.NoStandardize, "no-standardize", false, "keep the features as they are")
+	fl.BoolVar(&f.DropConstant, "drop-constant", false, "drop features that take one value in every example (with a warning naming them) instead of refusing the file")
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")
 	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient")
-	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
+	fl.StringVar(&f.Method, "method", "fresgld", methodHelp)
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
@@ -167,7 +170,7 @@ temperatures geometrically from 1 to --tau2.
 	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget, n in [100, 2048])")
 	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
-	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
+	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step, in (0, 1] (for no swaps at all, --method sgld)")
 	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor (see above)")
 	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats, as noise rather than S would decide them (0: never; every swap-energy mode but draw, whose V comes from the draw itself)")
@@ -201,16 +204,23 @@ func (f *logisticFlags) validate() error {
 	if _, err := f.chainFlags.ids(); err != nil {
 		return err
 	}
-	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2),
-		within("--swap-rate", f.SwapPerStep, 0, 1), f.runSize(1)); err != nil {
+	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2), f.runSize(0)); err != nil {
 		return err
+	}
+	if !(f.SwapPerStep > 0 && f.SwapPerStep <= 1) {
+		// 0 is not "no swaps": the sampler reads a zero intensity as an
+		// attempt at every step.
+		return fmt.Errorf("--swap-rate = %v: must lie in (0, 1], the probability of a swap attempt per step (for a run without swaps, --method sgld)", f.SwapPerStep)
+	}
+	if p := 1 / (f.PriorSD * f.PriorSD); math.IsInf(p, 0) || p*minPriorSDRoom > math.MaxFloat64 {
+		return fmt.Errorf("--prior-sd = %v: the prior's precision 1/σ₀² = %g is beyond floating point (it would pin every coefficient at 0); give a --prior-sd above 1e-150", f.PriorSD, p)
 	}
 	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
 		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, maxTau2)
 	}
 	if f.SwapEnergies != "auto" {
 		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
-			return fmt.Errorf("--swap-energies: %w", err)
+			return fmt.Errorf("--swap-energies: %w; or auto, the default", err)
 		}
 	}
 	if f.Levels < 2 {
@@ -219,8 +229,11 @@ func (f *logisticFlags) validate() error {
 	if !(f.SwapNoiseCap >= 0) || math.IsInf(f.SwapNoiseCap, 1) {
 		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", f.SwapNoiseCap)
 	}
-	if f.ExactEvery < 0 || f.SwapPilot < 1 {
-		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
+	if f.ExactEvery < 0 {
+		return fmt.Errorf("--exact-every = %d: must be ≥ 0 (0: ⌈8N/n⌉ steps)", f.ExactEvery)
+	}
+	if f.SwapPilot < 1 {
+		return fmt.Errorf("--swap-pilot = %d: must be ≥ 1 step (the pilot of --swap-energies auto; to skip it, choose the mode with --swap-energies)", f.SwapPilot)
 	}
 	if !(f.Share > 0 && f.Share <= 1) {
 		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
@@ -242,6 +255,15 @@ func (f *logisticFlags) validate() error {
 	return nil
 }
 
+// minPriorSDRoom is the headroom the prior's precision 1/σ₀² must leave
+// below the largest float64: the Hessian adds N curvature terms to it and
+// the step-size rule multiplies it, and at 1/σ₀² near the limit these
+// overflow into a "singular matrix" that hides the cause.
+const minPriorSDRoom = 1e8
+
+// ladderOnlyFlags are logistic's flags that only a ladder of levels reads.
+var ladderOnlyFlags = []string{"levels", "tau2", "hot-batch", "hot-share", "swap-rate", "swap-batch", "swap-energies", "swap-pilot", "swap-noise-cap", "exact-every"}
+
 // maxTau2 bounds --tau2: the hot chain at τ2 = 10⁶ already explores a
 // region 1000 times the posterior's width; beyond, it only loses swaps.
 const maxTau2 = 1e6
@@ -251,11 +273,25 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		return err
 	}
 	m, _ := exchange.ParseMethod(f.Method)
+	if err := firstError(checkChainFlag(cmd.Flags(), f.chainFlags), notApplicable(cmd.Flags(), m, ladderOnlyFlags)); err != nil {
+		return err
+	}
+	// Before the data's read and the pilots, which are not free on big
+	// data; output.Prepare, which clears an earlier run's files, waits
+	// until sampling is about to start.
+	if err := output.Check(f.Out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	corr, _ := parseCorrection(f.Correction, m)
 	defer debug.SetGCPercent(debug.SetGCPercent(runGCPercent))
-	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
+	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize, DropConstant: f.DropConstant})
 	if err != nil {
 		return fmt.Errorf("--data: %w", err)
+	}
+	if m == exchange.ReLDMethod && !(f.SwapBatch == d.N || f.SwapBatchAuto && f.Batch == d.N) {
+		// reld's exact swap rule needs exact energies; found out at the
+		// first swap, after the curvature and the pilots, otherwise.
+		return fmt.Errorf("--method reld: noise-free replica exchange needs exact energies: give --swap-batch %d (all %d examples) or --batch %d", d.N, d.N, d.N)
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
@@ -393,7 +429,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 		return exchange.New(cfg, inits)
 	}
-	if m != exchange.SGLDMethod {
+	if !oneLevel(m) && m != exchange.ReLDMethod { // reld swaps on exact energies; one chain does not swap
 		pilot := func(e exchange.Energies) (noise, accept, cost float64, err error) {
 			// Chain 1's stream whichever chains run, so that a chain's
 			// draws do not depend on the chains run beside it.
@@ -422,6 +458,17 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err != nil {
 		return err
 	}
+	// The chain files record what the run uses, not the flag's stand-in:
+	// an automatic hot batch is sized as the run goes (not 0), and auto
+	// swap energies resolve to a mode.
+	for i := range settings {
+		if settings[i][0] == "hot_batch" && f.HotBatchAuto && !oneLevel(m) {
+			settings[i][1] = fmt.Sprintf("auto (from %d)", hotStart)
+		}
+	}
+	if sum.Swap != nil {
+		settings = append(settings, [2]string{"swap_energies_used", sum.Swap.Mode})
+	}
 	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0)...)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
@@ -447,14 +494,23 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if runWarning != "" {
 		extra = append(extra, runWarning)
 	}
+	var chosen []int
 	for _, id := range ids {
 		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
 			st := a.Stats()
 			sum.HotBatch = append(sum.HotBatch, &st)
+			chosen = append(chosen, st.N)
 			if w := a.Warning(); w != "" {
 				extra = append(extra, fmt.Sprintf("chain %d: %s", id, w))
 			}
 		}
+	}
+	if len(chosen) > 0 {
+		// summary.json's settings say the size the run ended with (the
+		// median over chains; each chain's is in hot_batch_automatic),
+		// not the 0 that stands for "auto" in the flag.
+		slices.Sort(chosen)
+		f.HotBatch = chosen[len(chosen)/2]
 	}
 	// The command's own checks (a stuck or drifting chain, separable data)
 	// look at each chain on its own.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/fresgld/fresgld/diag"
@@ -175,7 +176,7 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 	for i, d := range diag.SummarizeAll(params) {
 		s.Parameters = append(s.Parameters, paramRow{Name: names[i], Summary: d})
 	}
-	s.Warnings = chainWarnings(s, remediesFor(s.Command))
+	s.Warnings = chainWarnings(s, remediesFor(s.Command, c0.Header.Settings))
 	return s, nil
 }
 
@@ -189,7 +190,9 @@ func costUnit(command string) string {
 // remedies are the command's advice for each warning.
 type remedies struct{ Rhat, ESS, Clamp, NoSwap, NoAttempt, Stop string }
 
-func remediesFor(command string) remedies {
+// settings are the run's, as its chain files record them: a remedy the run
+// already uses is not offered.
+func remediesFor(command string, settings [][2]string) remedies {
 	r := remedies{
 		Rhat:      "the chains disagree: run longer (raise --keep and --burn) and look at trace.svg",
 		ESS:       "the means and quantiles are imprecise: raise --keep (or --thin)",
@@ -201,7 +204,10 @@ func remediesFor(command string) remedies {
 	switch command {
 	case "logistic":
 		r.Clamp = "lower --eta or raise --batch (cold level) or lower --hot-share (hot levels)"
-		r.NoSwap += " or add levels (--levels); with minibatch swap energies, also --swap-energies exact"
+		r.NoSwap += " or add levels (--levels)"
+		if !slices.Contains(settings, [2]string{"swap_energies_used", "exact"}) && !slices.Contains(settings, [2]string{"swap_energies", "exact"}) {
+			r.NoSwap += "; with minibatch swap energies, also --swap-energies exact"
+		}
 		r.NoAttempt = "raise --swap-rate"
 	case "gmm":
 		r.NoSwap += " or add levels (--levels)"

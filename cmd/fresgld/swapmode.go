@@ -76,6 +76,9 @@ func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 // noisiestPair is the pair with the largest mean swap noise: the one that
 // decides whether a ladder's swap energies are quiet enough.
 func noisiestPair(ps []exchange.PairStats) exchange.PairStats {
+	if len(ps) == 0 { // one level: no pair, no noise
+		return exchange.PairStats{}
+	}
 	w := 0
 	for l := range ps {
 		if ps[l].Noise > ps[w].Noise {
