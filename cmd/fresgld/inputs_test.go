@@ -1,0 +1,249 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// cli runs the command line as main does, panics turned into errors as
+// execute turns them, and returns its exit status and everything it said
+// to the user: the error, then stderr.
+func cli(t *testing.T, args ...string) (code int, said string) {
+	t.Helper()
+	var stderr bytes.Buffer
+	rootCmd.SetErr(&stderr)
+	defer rootCmd.SetErr(nil)
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return run(t, args...)
+	}()
+	if err != nil {
+		return 1, err.Error() + "\n" + stderr.String()
+	}
+	return 0, stderr.String()
+}
+
+// inputCase is one input of a user and the answer it must get.
+type inputCase struct {
+	name string
+	args []string
+	code int      // exit status
+	want []string // each must appear in what the command said
+	not  []string // none may
+}
+
+func (c inputCase) check(t *testing.T) {
+	t.Helper()
+	code, said := cli(t, c.args...)
+	if strings.Contains(said, "panic") || strings.Contains(said, "internal error") {
+		t.Errorf("%s: %v: a panic reached the user: %s", c.name, c.args, said)
+		return
+	}
+	if code != c.code {
+		t.Errorf("%s: %v: exit status %d, want %d; said %q", c.name, c.args, code, c.code, said)
+	}
+	for _, w := range c.want {
+		if !strings.Contains(said, w) {
+			t.Errorf("%s: %v: said %q, want it to contain %q", c.name, c.args, said, w)
+		}
+	}
+	for _, w := range c.not {
+		if strings.Contains(said, w) {
+			t.Errorf("%s: %v: said %q, which should not contain %q", c.name, c.args, said, w)
+		}
+	}
+}
+
+// csvFile writes body into a file of the test's and returns its path.
+func csvFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// rows is a 60-example data set with features a and b and label y, each
+// row given by f.
+func rows(header string, f func(i int) string) string {
+	var b strings.Builder
+	b.WriteString(header)
+	for i := range 60 {
+		b.WriteString(f(i) + "\n")
+	}
+	return b.String()
+}
+
+// The inputs of issue 20 to `fresgld logistic` that were accepted with a
+// wrong or silent answer, or refused late or unclearly: each gets its
+// answer, with the flag, file, line, column or value, before any work.
+func TestLogisticInputAnswers(t *testing.T) {
+	data := smallCSV(t)
+	// A run as short as the command allows, for the cases that succeed.
+	short := []string{"--burn", "20", "--keep", "20", "--thin", "1", "--chains", "1"}
+	lg := func(args ...string) []string {
+		out := filepath.Join(t.TempDir(), "out")
+		return append([]string{"logistic", "--label", "y", "--out", out}, args...)
+	}
+	ok := func(i int) string { return fmt.Sprintf("%d,%g,%d", i%5, float64(i%7)-3, (i*7)%3%2) }
+	outFile := csvFile(t, "file", "x")
+	for _, c := range []inputCase{
+		// Silent garbage.
+		{"swap-rate 0", lg("--data", data, "--swap-rate", "0"), 1, []string{"--swap-rate = 0: must lie in (0, 1]", "--method sgld"}, nil},
+		{"1e308 outlier", lg(append([]string{"--data", csvFile(t, "o.csv", rows("a,b,y\n", func(i int) string {
+			if i == 9 {
+				return fmt.Sprintf("%d,1e308,%d", i%5, i%2)
+			}
+			return ok(i)
+		})), "--method", "sgld"}, short...)...), 0, []string{`column 2 ("b"): example 10 (value 1e+308) lies`, "indicator of that one example"}, nil},
+		{"single class", lg("--data", csvFile(t, "c.csv", rows("a,b,y\n", func(i int) string { return fmt.Sprintf("%d,%d,0", i%5, i%3) }))),
+			1, []string{`column 3 ("y"): every one of the 60 examples has label 0: logistic regression needs examples of both classes`}, nil},
+		{"sgld --levels", lg("--data", data, "--method", "sgld", "--levels", "3"), 1, []string{"--levels 3: --method sgld runs one chain"}, nil},
+		{"sgld --swap-energies", lg("--data", data, "--method", "sgld", "--swap-energies", "exact"), 1, []string{"--swap-energies exact: --method sgld runs one chain"}, nil},
+		{"resgld --hot-share", lg("--data", data, "--method", "resgld", "--hot-share", "0.5"), 1, []string{"--hot-share 0.5: --method resgld runs every level on the cold minibatch"}, nil},
+		{"chain 0", lg("--data", data, "--chain", "0"), 1, []string{"--chain = 0: chains are numbered from 1"}, nil},
+		{"latin-1 header", lg("--data", csvFile(t, "l.csv", rows("a,caf\xe9,y\n", ok))), 1, []string{"l.csv:1: column 2: the column name has byte 0xE9 at byte 4, which is not UTF-8", "iconv"}, nil},
+		// Issue 17: a one-level method ran the swap-energy pilot and
+		// crashed; reld needs exact energies.
+		{"corrected", lg(append([]string{"--data", data, "--method", "corrected"}, short...)...), 0, nil, nil},
+		{"reld without exact energies", lg("--data", data, "--method", "reld"), 1, []string{"--method reld: noise-free replica exchange needs exact energies: give --swap-batch 200"}, nil},
+		{"reld with exact energies", lg(append([]string{"--data", data, "--method", "reld", "--swap-batch", "200"}, short...)...), 0, nil, nil},
+		// Late errors: --out before the data are read (the file does not
+		// even exist).
+		{"--out a file", lg("--data", "/nonexistent.csv", "--out", outFile), 1, []string{"--out: " + outFile + " exists and is not a directory"}, []string{"nonexistent"}},
+		{"--out under a file", lg("--data", "/nonexistent.csv", "--out", filepath.Join(outFile, "sub")), 1, []string{outFile + " is a file, not a directory"}, []string{"nonexistent"}},
+		// Unclear messages.
+		{"tiny varying column", lg(append([]string{"--data", csvFile(t, "t.csv", rows("a,b,y\n", func(i int) string { return fmt.Sprintf("%de-302,%d,%d", i%7-3, i%5, i%2) })), "--method", "sgld"}, short...)...), 0, nil, []string{"constant"}},
+		{"constant columns all named", lg("--data", csvFile(t, "k.csv", rows("a,k,b,y,m\n", func(i int) string { return fmt.Sprintf("%d,7,%d,%d,0", i%5, i%3, i%2) }))),
+			1, []string{`column 2 ("k"): the feature is constant (7); 1 more are: column 5 ("m", 0)`, "--drop-constant"}, nil},
+		{"--drop-constant", lg(append([]string{"--data", csvFile(t, "k.csv", rows("a,k,b,y,m\n", func(i int) string { return fmt.Sprintf("%d,7,%d,%d,0", i%5, i%3, i%2) })), "--drop-constant", "--method", "sgld"}, short...)...),
+			0, []string{`dropped 2 constant feature(s): column 2 ("k", 7), column 5 ("m", 0)`}, nil},
+		{"prior-sd 1e-200", lg("--data", data, "--prior-sd", "1e-200"), 1, []string{"--prior-sd = 1e-200: the prior's precision"}, []string{"singular"}},
+		{"gzip", lg("--data", csvFile(t, "d.csv.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage")), 1, []string{"d.csv.gz: the file is gzip-compressed"}, []string{"bare"}},
+		{"no header, --label y", lg("--data", csvFile(t, "h.csv", rows("1,2,0\n", ok))), 1, []string{`label column "y": no column has that name`, "--no-header"}, nil},
+		{"swap-pilot 0", lg("--data", data, "--swap-pilot", "0"), 1, []string{"--swap-pilot = 0: must be ≥ 1"}, []string{"exact-every"}},
+		{"exact-every -1", lg("--data", data, "--exact-every", "-1"), 1, []string{"--exact-every = -1: must be ≥ 0"}, []string{"swap-pilot"}},
+		{"seed -1", lg("--data", data, "--seed", "-1"), 1, []string{`--seed = "-1": want a whole number from 0 to 18446744073709551615`}, []string{"strconv"}},
+		{"keep 1e12", lg("--data", data, "--keep", "1e12"), 1, []string{`--keep = "1e12": want a whole number, written out (1000000000000, not 1e12)`}, []string{"strconv"}},
+		{"keep too many", lg("--data", data, "--keep", "2000000000"), 1, []string{"--keep = 2000000000: that many draws would not fit in memory"}, []string{"1 coordinates"}},
+		{"thin 1e9, burn auto", lg("--data", data, "--thin", "1000000000"), 1, []string{"--keep = 5000 × --thin = 1000000000 = 5e+12 steps (before the automatic --burn): more than the 2147483647 steps"}, []string{"--burn = 0"}},
+		{"swap-energies unknown", lg("--data", data, "--swap-energies", "fast"), 1, []string{`unknown swap-energy mode "fast"`, "or auto, the default"}, nil},
+	} {
+		c.check(t)
+	}
+}
+
+// --help lists every method the command accepts, and the modes of
+// --swap-energies with auto.
+func TestHelpListsEveryChoice(t *testing.T) {
+	for _, c := range []struct {
+		cmd  string
+		want []string
+	}{
+		{"logistic", []string{"corrected", "reld", "fresgld, mresgld, resgld, sgld", "auto, draw, minibatch"}},
+		{"gmm", []string{"corrected", "not reld"}},
+	} {
+		var out bytes.Buffer
+		rootCmd.SetOut(&out)
+		err := run(t, c.cmd, "--help")
+		rootCmd.SetOut(nil)
+		for _, w := range c.want {
+			if err != nil || !strings.Contains(out.String(), w) {
+				t.Errorf("%s --help (%v) does not mention %q", c.cmd, err, w)
+			}
+		}
+	}
+}
+
+// The inputs of issue 20 to `fresgld gmm`.
+func TestGMMInputAnswers(t *testing.T) {
+	gm := func(args ...string) []string {
+		return append([]string{"gmm", "--out", filepath.Join(t.TempDir(), "out"), "--chains", "1", "--burn", "10", "--keep", "50", "--thin", "1"}, args...)
+	}
+	start := time.Now()
+	for _, c := range []inputCase{
+		{"eta 50", gm("--eta", "50"), 1, []string{"--eta = 50: η·λ = 102 > 2 even at the curvature λ = 2.04 of U's tails", "below 0.98"}, []string{"stopped after"}},
+		// The narrow mode cannot hold a chain: said before the run,
+		// which completes.
+		{"eta 0.7", gm("--eta", "0.7"), 0, []string{"--eta = 0.7: η·λ_max = 2.8 > 2 at the narrowest component"}, nil},
+		{"eta 0.03", gm(), 0, nil, []string{"η·λ"}},
+		{"chain 0", gm("--chain", "0"), 1, []string{"--chain = 0: chains are numbered from 1"}, nil},
+		{"sgld --tau2", gm("--method", "sgld", "--tau2", "5"), 1, []string{"--tau2 5: --method sgld runs one chain"}, nil},
+		{"reld", gm("--method", "reld"), 1, []string{"--method reld: noise-free replica exchange needs exact energies, and gmm's are noisy"}, nil},
+		{"corrected", gm("--method", "corrected"), 0, nil, nil},
+		{"seed -1", gm("--seed", "-1"), 1, []string{`--seed = "-1": want a whole number`}, []string{"strconv"}},
+	} {
+		c.check(t)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("the cases took %v: some sampled before refusing", d)
+	}
+}
+
+// The inputs of issue 20 to `fresgld merge`: a NaN cell, an interrupted
+// run with no draws, and runs whose settings differ.
+func TestMergeInputAnswers(t *testing.T) {
+	dir := t.TempDir()
+	if err := run(t, "gmm", "--chains", "2", "--burn", "5", "--keep", "20", "--thin", "1", "--out", dir); err != nil {
+		t.Fatal(err)
+	}
+	body, err := os.ReadFile(chainFile(dir, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(body), "\n")
+	head := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "lp__") })
+	// A NaN in the third draw's last column.
+	nan := slices.Clone(lines)
+	f := strings.Split(nan[head+3], ",")
+	f[len(f)-1] = "NaN"
+	nan[head+3] = strings.Join(f, ",")
+	nanFile := csvFile(t, "chain-1.csv", strings.Join(nan, "\n"))
+	// An interrupted run: its chains stopped in the burn-in, with no draws.
+	interrupted := t.TempDir()
+	for id := 1; id <= 2; id++ {
+		b, _ := os.ReadFile(chainFile(dir, id))
+		ls := strings.Split(string(b), "\n")
+		var kept []string
+		for i, l := range ls {
+			switch {
+			case i > head && !strings.HasPrefix(l, "#"):
+			case strings.HasPrefix(l, statSteps):
+				kept = append(kept, statSteps+"3", statStopped+errInterrupted.Error())
+			default:
+				kept = append(kept, l)
+			}
+		}
+		if err := os.WriteFile(chainFile(interrupted, id), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Chains run with different --prior-sd, whose automatic burn-in
+	// differs too.
+	data := smallCSV(t)
+	pa, pb := t.TempDir(), t.TempDir()
+	for _, r := range []struct{ out, chain, sd string }{{pa, "1", "1"}, {pb, "2", "0.2"}} {
+		if err := run(t, "logistic", "--data", data, "--label", "y", "--method", "sgld", "--keep", "20", "--chain", r.chain, "--prior-sd", r.sd, "--out", r.out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []inputCase{
+		{"NaN cell", []string{"merge", nanFile}, 1, []string{fmt.Sprintf("chain-1.csv:%d: column 6 (theta1): \"NaN\" is not a number", head+4)}, nil},
+		{"interrupted in burn-in", []string{"merge", interrupted}, 1, []string{"chain-1.csv has no draws (chain 1 stopped after 3 steps, in its burn-in of 5: interrupted)", "the table would hold 0 draws"}, []string{"0 draws\nvariable"}},
+		{"different prior-sd", []string{"merge", pa, pb}, 1, []string{"come from different settings: prior_sd = 1 against prior_sd = 0.2"}, []string{"num_warmup"}},
+		{"the run itself", []string{"merge", dir}, 0, nil, nil},
+	} {
+		c.check(t)
+	}
+}
