@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -245,5 +246,119 @@ func TestMergeInputAnswers(t *testing.T) {
 		{"the run itself", []string{"merge", dir}, 0, nil, nil},
 	} {
 		c.check(t)
+	}
+}
+
+// wideCSV writes n examples of p features, with a 0/1 label y last.
+func wideCSV(t *testing.T, n, p int) string {
+	t.Helper()
+	var b strings.Builder
+	for j := range p {
+		fmt.Fprintf(&b, "x%d,", j)
+	}
+	b.WriteString("y\n")
+	for i := range n {
+		for j := range p {
+			fmt.Fprintf(&b, "%d,", (i*7+j*13)%11-5)
+		}
+		fmt.Fprintf(&b, "%d\n", i%2)
+	}
+	return csvFile(t, "wide.csv", b.String())
+}
+
+// Data with p ≫ N (issue 20: 60 × 10,000 sat silent for minutes at 1.7 GB):
+// the default run's draws are refused at once, with the --keep that fits
+// and the reason p > N is a poor use of the data; a run that fits skips
+// the p×p Hessian (its note says so) and finishes.
+func TestLogisticWideData(t *testing.T) {
+	start := time.Now()
+	inputCase{"3000 features, 20 examples", []string{"logistic", "--data", wideCSV(t, 20, 3000), "--label", "y", "--out", t.TempDir()}, 1,
+		[]string{"--keep = 5000: 4 chain(s) × 5000 draws × 3002 variables", "give --keep 4163 or less", "p = 3001 coefficients and N = 20 examples the data inform at most 20 directions"}, nil}.check(t)
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("refused after %v: some work came first", d)
+	}
+	out := t.TempDir()
+	inputCase{"1001 features, 20 examples", []string{"logistic", "--data", wideCSV(t, 20, 1001), "--label", "y", "--method", "sgld", "--chains", "1", "--keep", "20", "--out", out}, 0, nil, nil}.check(t)
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	for _, want := range []string{"p = 1002: a p×p Hessian", "λ_min = 1/σ₀² = 1 (p = 1002"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("summary.json does not say %q", want)
+		}
+	}
+}
+
+// gmm's ladder warnings, one per chain, are folded into one with the
+// chains and the range of the number.
+func TestFoldWarnings(t *testing.T) {
+	rej := func(id int, v float64) ladderWarning {
+		return ladderWarning{chain: id, before: "levels 1–2 (τ = 1, 10) rejected ", format: "%.1f%%", value: v, tail: " of their swap attempts"}
+	}
+	trip := func(id int) ladderWarning { return ladderWarning{chain: id, before: "no round trip"} }
+	for _, c := range []struct {
+		in   []ladderWarning
+		want []string
+	}{
+		{[]ladderWarning{rej(1, 91.7), rej(2, 92.04), rej(3, 91.96)}, []string{"chains 1, 2, 3: levels 1–2 (τ = 1, 10) rejected 91.7–92.0% of their swap attempts"}},
+		{[]ladderWarning{rej(1, 95), rej(2, 95.01)}, []string{"chains 1, 2: levels 1–2 (τ = 1, 10) rejected 95.0% of their swap attempts"}},
+		{[]ladderWarning{rej(3, 99), trip(3), trip(4)}, []string{"chain 3: levels 1–2 (τ = 1, 10) rejected 99.0% of their swap attempts", "chains 3, 4: no round trip"}},
+	} {
+		if got := foldWarnings(c.in); !slices.Equal(got, c.want) {
+			t.Errorf("foldWarnings = %q, want %q", got, c.want)
+		}
+	}
+	// Through the command: two chains of a ladder that barely swaps.
+	inputCase{"gmm, 2 chains", []string{"gmm", "--chains", "2", "--tau2", "100", "--burn", "10", "--keep", "200", "--thin", "1", "--out", t.TempDir()}, 0,
+		[]string{"warning: chains 1, 2: levels 1–2 (τ = 1, 100) rejected "}, []string{"warning: chain 1: levels"}}.check(t)
+}
+
+// The output speaks the user's units: the table says the coefficients are
+// standardised (and does not with --no-standardize), the automatic hot
+// batch is recorded as chosen, not as 0, and a run on exact swap energies
+// is not told to use exact swap energies.
+func TestLogisticOutputUnits(t *testing.T) {
+	data := smallCSV(t)
+	for _, c := range []struct {
+		args     []string
+		scale    bool
+		hotBatch string // in chain-1.csv's settings
+	}{
+		// τ2 = 10⁶: no swap is accepted, so the remedies are given.
+		{[]string{"--method", "fresgld", "--swap-energies", "exact", "--tau2", "1e6"}, true, "#   hot_batch = auto (from "},
+		{[]string{"--method", "sgld", "--no-standardize"}, false, "#   hot_batch = 0"},
+	} {
+		out := t.TempDir()
+		args := append([]string{"logistic", "--data", data, "--label", "y", "--chains", "2", "--burn", "50", "--keep", "50", "--thin", "1", "--out", out}, c.args...)
+		stdout := captureStdout(t, func() error { _, _ = cli(t, args...); return nil })
+		if got := strings.Contains(stdout, "coefficients on the standardised scale"); got != c.scale {
+			t.Errorf("%v: the table says standardised: %v, want %v", c.args, got, c.scale)
+		}
+		csv, _ := os.ReadFile(chainFile(out, 1))
+		if !strings.Contains(string(csv), c.hotBatch) {
+			t.Errorf("%v: chain-1.csv lacks %q", c.args, c.hotBatch)
+		}
+		var sum struct {
+			Settings struct {
+				HotBatch int `json:"hot_batch"`
+			} `json:"settings"`
+			Auto     []struct{ N int } `json:"hot_batch_automatic"`
+			Warnings []string          `json:"warnings"`
+		}
+		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+		if err := json.Unmarshal(b, &sum); err != nil {
+			t.Fatal(err)
+		}
+		if len(sum.Auto) > 0 && (sum.Settings.HotBatch < 1 || sum.Settings.HotBatch != sum.Auto[0].N && sum.Settings.HotBatch != sum.Auto[1].N) {
+			t.Errorf("%v: summary.json records hot_batch %d, chosen %+v", c.args, sum.Settings.HotBatch, sum.Auto)
+		}
+		told := false
+		for _, w := range sum.Warnings {
+			told = told || strings.Contains(w, "no swap accepted")
+			if strings.Contains(w, "--swap-energies exact") {
+				t.Errorf("%v: a run on exact swap energies is told %q", c.args, w)
+			}
+		}
+		if c.scale && !told {
+			t.Errorf("%v: no warning of unaccepted swaps: %q", c.args, sum.Warnings)
+		}
 	}
 }

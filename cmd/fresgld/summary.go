@@ -15,10 +15,14 @@ import (
 // reports: computed from the chains' CSVs alone, so that both print the
 // same table.
 type chainsSummary struct {
-	Command    string      `json:"command"`
-	Chains     []int       `json:"chains"`          // the chains pooled
-	Ran        int         `json:"chains_run"`      // the chains run, pooled or not
-	Draws      int         `json:"draws_per_chain"` // draws of each, after truncation to the shortest
+	Command string `json:"command"`
+	Chains  []int  `json:"chains"`          // the chains pooled
+	Ran     int    `json:"chains_run"`      // the chains run, pooled or not
+	Draws   int    `json:"draws_per_chain"` // draws of each, after truncation to the shortest
+	// Scale says on what scale the coefficients are, when not the data's
+	// own: a user comparing with another tool's raw-scale estimates
+	// must not read standardised ones as those.
+	Scale      string      `json:"scale,omitempty"`
 	Parameters []paramRow  `json:"parameters"`
 	Swaps      []pairRow   `json:"swap_acceptance"`
 	Clamped    []levelRow  `json:"clamped"`
@@ -91,6 +95,9 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 	}
 	c0 := chains[0]
 	s := chainsSummary{Command: c0.Header.Command, CostUnit: costUnit(c0.Header.Command), Ran: len(chains)}
+	if s.Command == "logistic" && slices.Contains(c0.Header.Settings, [2]string{"no_standardize", "false"}) {
+		s.Scale = standardisedScale
+	}
 	K := len(c0.Stats.Clamped)
 	s.Swaps = make([]pairRow, max(K-1, 0))
 	s.Clamped = make([]levelRow, K)
@@ -187,6 +194,10 @@ func costUnit(command string) string {
 	return "energy and gradient draws"
 }
 
+// standardisedScale heads the table of a logistic run on standardised
+// features.
+const standardisedScale = "coefficients on the standardised scale: log-odds per standard deviation of each feature (on the data's scale a slope is this divided by its feature's sd, and the intercept less Σ slope·mean/sd; the means and sds are in summary.json)"
+
 // remedies are the command's advice for each warning.
 type remedies struct{ Rhat, ESS, Clamp, NoSwap, NoAttempt, Stop string }
 
@@ -279,6 +290,9 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 // merge of its chains.
 func writeTable(w io.Writer, s chainsSummary) {
 	fmt.Fprintf(w, "%d chains × %d draws\n", len(s.Chains), s.Draws)
+	if s.Scale != "" {
+		fmt.Fprintln(w, s.Scale)
+	}
 	width := len("variable")
 	for _, p := range s.Parameters {
 		width = max(width, len(p.Name))

@@ -17,7 +17,33 @@ run of --swap-pilot steps with first-order control-variate pair differences
 gradient cost) measures the swap noise τδ²V/2 of every pair of levels; if the
 largest is below 1 nat it keeps pair-taylor, otherwise it takes exact energies
 every W = ⌈8N/n⌉ steps (again a quarter of the cold gradient cost). The
-pilot's evaluations are reported apart and not part of the run.`
+pilot's evaluations are reported apart and not part of the run.
+
+` + glossary
+
+// glossary explains the terms of the command's output that a user cannot
+// look up elsewhere (issue 20).
+const glossary = `Terms in the output:
+  τδ        1/τ_l − 1/τ_{l+1}, the difference of a pair of levels' inverse
+            temperatures.
+  D̂, V      the estimated energy difference U(x) − U(y) of the two states a
+            swap would exchange, and the variance of that estimate (0 with
+            exact energies).
+  τδ²V/2    the swap noise, in nats: the swap ratio is estimated as
+            exp(τδ·D̂ − τδ²V/2), and noise of k nats lowers the acceptance
+            to about e^-k whatever the states; above 1 nat the noise, not
+            the posterior, decides the swaps (the command warns).
+  W         the period, in steps, of exact swap attempts with
+            --swap-energies exact: every W-th step (⌈8N/n⌉ by default).
+  anchor passes
+            full passes over the data that refresh the control-variate
+            anchors of the cv, pair-cv, taylor and pair-taylor swap
+            energies, every ⌈8N/n⌉ steps; counted in the swap cost.
+  clamped steps
+            steps at which a level's gradient noise exceeded its whole noise
+            budget 2τη, so that it ran hotter than its temperature.
+  per-example evaluations
+            the cost unit: one example's gradient or energy term.`
 
 // swapPeriod is ⌈8N/n⌉: the anchor or exact-swap period whose full passes
 // (2N per period for two levels) cost a quarter of n per step.
