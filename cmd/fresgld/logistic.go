@@ -472,6 +472,9 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if sum.Swap != nil {
 		settings = append(settings, [2]string{"swap_energies_used", sum.Swap.Mode})
 	}
+	if d.Means != nil {
+		settings = append(settings, standardisationSettings(d.Means, d.SDs)...)
+	}
 	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0)...)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)

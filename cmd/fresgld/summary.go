@@ -22,13 +22,17 @@ type chainsSummary struct {
 	// Scale says on what scale the coefficients are, when not the data's
 	// own: a user comparing with another tool's raw-scale estimates
 	// must not read standardised ones as those.
-	Scale      string      `json:"scale,omitempty"`
-	Parameters []paramRow  `json:"parameters"`
-	Swaps      []pairRow   `json:"swap_acceptance"`
-	Clamped    []levelRow  `json:"clamped"`
-	Cost       float64     `json:"total_cost"`
-	CostUnit   string      `json:"cost_unit"`
-	Stopped    []chainStop `json:"stopped_chains,omitempty"`
+	Scale string `json:"scale,omitempty"`
+	// DataScale are the coefficients on the data's scale (rawScaleDraws),
+	// with the heading that says how they were found.
+	DataScale        []paramRow  `json:"parameters_data_scale,omitempty"`
+	DataScaleHeading string      `json:"data_scale,omitempty"`
+	Parameters       []paramRow  `json:"parameters"`
+	Swaps            []pairRow   `json:"swap_acceptance"`
+	Clamped          []levelRow  `json:"clamped"`
+	Cost             float64     `json:"total_cost"`
+	CostUnit         string      `json:"cost_unit"`
+	Stopped          []chainStop `json:"stopped_chains,omitempty"`
 	// Interrupted is set when a chain was stopped by SIGINT or SIGTERM.
 	Interrupted bool     `json:"interrupted"`
 	Notes       []string `json:"notes,omitempty"`
@@ -183,6 +187,19 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 	for i, d := range diag.SummarizeAll(params) {
 		s.Parameters = append(s.Parameters, paramRow{Name: names[i], Summary: d})
 	}
+	if means, sds, intercept, ok := standardisation(c0.Header.Settings); ok && s.Command == "logistic" {
+		p := len(means)
+		if intercept {
+			p++
+		}
+		if p < len(params) { // the coefficients are the last p variables
+			raw := rawScaleDraws(params[len(params)-p:], intercept, means, sds)
+			for i, d := range diag.SummarizeAll(raw) {
+				s.DataScale = append(s.DataScale, paramRow{Name: names[len(names)-p+i], Summary: d})
+			}
+			s.DataScaleHeading = rawScaleHeading(intercept)
+		}
+	}
 	s.Warnings = chainWarnings(s, remediesFor(s.Command, c0.Header.Settings))
 	return s, nil
 }
@@ -196,7 +213,7 @@ func costUnit(command string) string {
 
 // standardisedScale heads the table of a logistic run on standardised
 // features.
-const standardisedScale = "coefficients on the standardised scale: log-odds per standard deviation of each feature (on the data's scale a slope is this divided by its feature's sd, and the intercept less Σ slope·mean/sd; the means and sds are in summary.json)"
+const standardisedScale = "coefficients on the standardised scale: log-odds per standard deviation of each feature (on the data's scale below)"
 
 // remedies are the command's advice for each warning.
 type remedies struct{ Rhat, ESS, Clamp, NoSwap, NoAttempt, Stop string }
@@ -293,13 +310,10 @@ func writeTable(w io.Writer, s chainsSummary) {
 	if s.Scale != "" {
 		fmt.Fprintln(w, s.Scale)
 	}
-	width := len("variable")
-	for _, p := range s.Parameters {
-		width = max(width, len(p.Name))
-	}
-	fmt.Fprintf(w, "%-*s %10s %9s %9s %10s %10s %10s %8s %8s %6s\n", width, "variable", "mean", "mcse", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "rhat")
-	for _, p := range s.Parameters {
-		fmt.Fprintf(w, "%-*s %10.4g %9.2g %9.3g %10.4g %10.4g %10.4g %8.0f %8.0f %6.3f\n", width, p.Name, p.Mean, p.MCSEMean, p.SD, p.Q5, p.Q50, p.Q95, p.ESSBulk, p.ESSTail, p.Rhat)
+	writeRows(w, s.Parameters)
+	if len(s.DataScale) > 0 {
+		fmt.Fprintln(w, s.DataScaleHeading)
+		writeRows(w, s.DataScale)
 	}
 	for _, p := range s.Swaps {
 		if p.Rate == nil {
@@ -316,6 +330,18 @@ func writeTable(w io.Writer, s chainsSummary) {
 	fmt.Fprintf(w, "total cost: %.4g %s\n", s.Cost, s.CostUnit)
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// writeRows prints the variables' rows under their heading.
+func writeRows(w io.Writer, rows []paramRow) {
+	width := len("variable")
+	for _, p := range rows {
+		width = max(width, len(p.Name))
+	}
+	fmt.Fprintf(w, "%-*s %10s %9s %9s %10s %10s %10s %8s %8s %6s\n", width, "variable", "mean", "mcse", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "rhat")
+	for _, p := range rows {
+		fmt.Fprintf(w, "%-*s %10.4g %9.2g %9.3g %10.4g %10.4g %10.4g %8.0f %8.0f %6.3f\n", width, p.Name, p.Mean, p.MCSEMean, p.SD, p.Q5, p.Q50, p.Q95, p.ESSBulk, p.ESSTail, p.Rhat)
 	}
 }
 
