@@ -111,7 +111,7 @@ func (f *gmmFlags) validate() error {
 		return err
 	}
 	f.Levels = f.Ladder.k
-	if _, err := f.chainFlags.ids(); err != nil {
+	if err := checkChains(f.chainFlags); err != nil {
 		return err
 	}
 	if err := firstError(positive("--tau1", f.Tau1), positive("--tau2", f.Tau2), positive("--eta", f.Eta),

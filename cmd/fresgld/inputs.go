@@ -17,16 +17,20 @@ func init() {
 	rootCmd.SetFlagErrorFunc(flagError)
 }
 
-// flagError rewrites pflag's report of a number that does not parse, which
-// shows Go's strconv text ("strconv.ParseUint: parsing "-1": invalid
-// syntax"), into what the flag wants. Other flag errors pass unchanged.
+// flagError rewrites pflag's report of a value that does not parse, which
+// for a number shows Go's strconv text ("strconv.ParseUint: parsing "-1":
+// invalid syntax"), into "--flag = value: what it wants", the form of every
+// other flag error. Other flag errors (an unknown flag) pass unchanged.
 func flagError(_ *cobra.Command, err error) error {
 	var iv *pflag.InvalidValueError
 	var ne *strconv.NumError
-	if !errors.As(err, &iv) || !errors.As(err, &ne) {
+	if !errors.As(err, &iv) {
 		return err
 	}
 	name, v := "--"+iv.GetFlag().Name, iv.GetValue()
+	if !errors.As(err, &ne) { // a flag type of ours, whose error says what it wants
+		return fmt.Errorf("%s = %q: %w", name, v, errors.Unwrap(err))
+	}
 	var want string
 	switch t := iv.GetFlag().Value.Type(); t {
 	case "uint64", "uint", "uint32":
@@ -49,6 +53,8 @@ func flagError(_ *cobra.Command, err error) error {
 		if errors.Is(ne.Err, strconv.ErrRange) {
 			want = "a number within ±1.8e308"
 		}
+	case "bool":
+		want = "true or false (the flag alone means true)"
 	default:
 		want = "a value of type " + t
 	}
@@ -63,6 +69,22 @@ func checkChainFlag(fl *pflag.FlagSet, c chainFlags) error {
 		return errors.New("--chain = 0: chains are numbered from 1 (leave --chain out to run all --chains)")
 	}
 	return nil
+}
+
+// maxChains bounds --chains: each chain holds its ladder and draws in
+// memory and its CSV open while it runs, all at once, so that 10⁵ chains
+// ran out of file descriptors and 10¹² out of memory (a crash no error
+// handler sees). R̂ and ESS need four; a cluster runs more as separate
+// tasks (--chain c) pooled by merge.
+const maxChains = 256
+
+// checkChains checks --chains before chainFlags.ids allocates the list.
+func checkChains(c chainFlags) error {
+	if c.Chain == 0 && c.Chains > maxChains {
+		return fmt.Errorf("--chains = %d: at most %d run in one process (each holds its draws in memory and its file open); run more as separate tasks with --chain c and pool them with fresgld merge", c.Chains, maxChains)
+	}
+	_, err := c.ids()
+	return err
 }
 
 // oneLevel says whether method m runs a single chain: it has no hot

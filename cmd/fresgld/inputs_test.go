@@ -141,6 +141,10 @@ func TestLogisticInputAnswers(t *testing.T) {
 		{"keep too many", lg("--data", data, "--keep", "2000000000"), 1, []string{"--keep = 2000000000: that many draws would not fit in memory"}, []string{"1 coordinates"}},
 		{"thin 1e9, burn auto", lg("--data", data, "--thin", "1000000000"), 1, []string{"--keep = 5000 × --thin = 1000000000 = 5e+12 steps (before the automatic --burn): more than the 2147483647 steps"}, []string{"--burn = 0"}},
 		{"swap-energies unknown", lg("--data", data, "--swap-energies", "fast"), 1, []string{`unknown swap-energy mode "fast"`, "or auto, the default"}, nil},
+		// 10¹² chains ran out of memory in a crash no handler sees.
+		{"chains 1e12", lg("--data", data, "--chains", "1000000000000"), 1, []string{"--chains = 1000000000000: at most 256 run in one process", "--chain c"}, nil},
+		{"eta not a number", lg("--data", data, "--eta", "fast"), 1, []string{`--eta = "fast": want a number or auto`}, nil},
+		{"bool flag", lg("--data", data, "--no-header=maybe"), 1, []string{`--no-header = "maybe": want true or false`}, []string{"strconv"}},
 	} {
 		c.check(t)
 	}
@@ -406,4 +410,37 @@ func TestRawScaleDraws(t *testing.T) {
 	if raw[0][0][0] != coef[1][0][0]/sds[0] || raw[2][1][2] != coef[3][1][2]/sds[2] {
 		t.Errorf("slopes without an intercept: %v", raw)
 	}
+}
+
+// logisticFuzzFlags are the flags FuzzLogisticFlags combines.
+var logisticFuzzFlags = []string{"--keep", "--thin", "--burn", "--eta", "--batch", "--hot-batch", "--swap-batch", "--tau2", "--prior-sd",
+	"--swap-rate", "--swap-pilot", "--exact-every", "--levels", "--hot-share", "--swap-noise-cap", "--chain", "--chains", "--seed",
+	"--method", "--swap-energies", "--correction", "--no-header", "--drop-constant"}
+
+// FuzzLogisticFlags: any two flags with any values, on a data file that
+// does not exist, get an error that names a flag (the data's among them),
+// never a panic and never a run. `go test ./cmd/fresgld -fuzz
+// FuzzLogisticFlags` explores further; the seeds run with the suite.
+func FuzzLogisticFlags(f *testing.F) {
+	for _, s := range []struct {
+		a  uint8
+		av string
+		b  uint8
+		bv string
+	}{
+		{0, "0", 1, "1"}, {0, "1e12", 2, "auto"}, {3, "fast", 4, "-1"}, {9, "0", 10, "0"}, {11, "-1", 12, "1"},
+		{15, "0", 16, "1000000000000"}, {17, "-1", 18, "reld"}, {18, "sgld", 12, "3"}, {18, "corrected", 19, "exact"},
+		{8, "1e-200", 7, "NaN"}, {13, "Inf", 14, "-0"}, {21, "maybe", 22, "true"}, {1, "1000000000", 0, "5000"},
+	} {
+		f.Add(s.a, s.av, s.b, s.bv)
+	}
+	missing := filepath.Join(f.TempDir(), "missing.csv")
+	out := filepath.Join(f.TempDir(), "out")
+	f.Fuzz(func(t *testing.T, a uint8, av string, b uint8, bv string) {
+		fa, fb := logisticFuzzFlags[int(a)%len(logisticFuzzFlags)], logisticFuzzFlags[int(b)%len(logisticFuzzFlags)]
+		code, said := cli(t, "logistic", "--data", missing, "--label", "y", "--out", out, fa+"="+av, fb+"="+bv)
+		if code != 1 || !strings.HasPrefix(said, "--") || strings.Contains(said, "panic") || strings.Contains(said, "strconv") {
+			t.Errorf("%s=%q %s=%q: exit %d, said %q; want exit 1 and an error that starts with the flag", fa, av, fb, bv, code, said)
+		}
+	})
 }

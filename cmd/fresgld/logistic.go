@@ -201,7 +201,7 @@ func (f *logisticFlags) validate() error {
 	if _, err := parseCorrection(f.Correction, m); err != nil {
 		return err
 	}
-	if _, err := f.chainFlags.ids(); err != nil {
+	if err := checkChains(f.chainFlags); err != nil {
 		return err
 	}
 	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2), f.runSize(0)); err != nil {
