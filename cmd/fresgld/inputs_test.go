@@ -278,7 +278,12 @@ func wideCSV(t *testing.T, n, p int) string {
 func TestLogisticWideData(t *testing.T) {
 	start := time.Now()
 	inputCase{"3000 features, 20 examples", []string{"logistic", "--data", wideCSV(t, 20, 3000), "--label", "y", "--out", t.TempDir()}, 1,
-		[]string{"--keep = 5000: 4 chain(s) × 5000 draws × 3002 variables", "give --keep 4163 or less", "p = 3001 coefficients and N = 20 examples the data inform at most 20 directions"}, nil}.check(t)
+		[]string{"--keep = 5000: p = 3001 coefficients but N = 20 examples: the data inform at most 20 directions", "4 chain(s) × 5000 draws × 3002 variables", "give --keep 4163 or less"}, nil}.check(t)
+	// As many draws of as many coefficients on tall data are the user's
+	// call: refused only where p > N.
+	if err := heldDraws(5000, 3001, 4, 3001); err != nil {
+		t.Errorf("p = N: %v", err)
+	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("refused after %v: some work came first", d)
 	}

@@ -6,42 +6,52 @@ import (
 )
 
 // A logistic run on standardised features records each feature's mean and
-// sd among its settings (standardisedKey), so that the chain files alone
-// (and so merge, byte for byte) give the coefficients on the data's scale.
-const standardisedKey = "standardised_"
+// sd among its settings, on one line (standardisedKey), so that the chain
+// files alone (and so merge, byte for byte) give the coefficients on the
+// data's scale. One line, not one per feature, keeps the comment header
+// short on wide data.
+const standardisedKey = "standardisation"
 
-// standardisationSettings are the settings lines of the features' means
-// and sds, in the features' order: "standardised_<j> = <mean> <sd>",
-// written exactly (shortest round-trip form).
+// standardisationSettings is the settings line of the features' means and
+// sds, in the features' order: "standardisation = m1 s1 m2 s2 …", written
+// exactly (shortest round-trip form).
 func standardisationSettings(means, sds []float64) [][2]string {
-	var s [][2]string
+	var b strings.Builder
 	for j := range means {
-		s = append(s, [2]string{standardisedKey + strconv.Itoa(j+1),
-			strconv.FormatFloat(means[j], 'g', -1, 64) + " " + strconv.FormatFloat(sds[j], 'g', -1, 64)})
+		if j > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatFloat(means[j], 'g', -1, 64) + " " + strconv.FormatFloat(sds[j], 'g', -1, 64))
 	}
-	return s
+	return [][2]string{{standardisedKey, b.String()}}
 }
 
 // standardisation reads back the means and sds, and whether the model has
 // an intercept; ok is false when the settings hold none (a run on the
 // data's scale, or a chain written before they were recorded).
 func standardisation(settings [][2]string) (means, sds []float64, intercept, ok bool) {
+	var line string
 	for _, kv := range settings {
-		if kv[0] == "no_intercept" {
+		switch kv[0] {
+		case "no_intercept":
 			intercept = kv[1] == "false"
+		case standardisedKey:
+			line = kv[1]
 		}
-		if !strings.HasPrefix(kv[0], standardisedKey) {
-			continue
-		}
-		m, s, found := strings.Cut(kv[1], " ")
-		mv, err1 := strconv.ParseFloat(m, 64)
-		sv, err2 := strconv.ParseFloat(s, 64)
-		if !found || err1 != nil || err2 != nil || !(sv > 0) {
+	}
+	f := strings.Fields(line)
+	if len(f) == 0 || len(f)%2 != 0 {
+		return nil, nil, false, false
+	}
+	for j := 0; j < len(f); j += 2 {
+		mv, err1 := strconv.ParseFloat(f[j], 64)
+		sv, err2 := strconv.ParseFloat(f[j+1], 64)
+		if err1 != nil || err2 != nil || !(sv > 0) {
 			return nil, nil, false, false
 		}
 		means, sds = append(means, mv), append(sds, sv)
 	}
-	return means, sds, intercept, len(means) > 0
+	return means, sds, intercept, true
 }
 
 // rawScaleDraws transforms the coefficients' draws (coef[k][c] is
