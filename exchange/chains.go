@@ -91,9 +91,12 @@ type paddedPCG struct {
 	_ [64]byte
 }
 
-// newStream is PCG(seed, stream), as rand.NewPCG, on cache lines of its own.
-func newStream(seed, stream uint64) *rand.Rand {
+// newStream is PCG(seed, stream), as rand.NewPCG, on cache lines of its
+// own, and the generator itself, which a checkpoint saves (*rand.PCG is an
+// encoding.BinaryMarshaler; a rand.Rand wrapping it keeps no state of its
+// own).
+func newStream(seed, stream uint64) (*rand.Rand, *rand.PCG) {
 	p := &paddedPCG{}
 	p.Seed(seed, stream)
-	return rand.New(&p.PCG)
+	return rand.New(&p.PCG), &p.PCG
 }
