@@ -229,6 +229,9 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		Dir:        out,
 		Ctx:        ctx,
 		Label:      "gmm " + f.Method,
+		Every:      f.Every,
+		Args:       runArgs(cmd),
+		Cwd:        workingDir(),
 	}
 	chains, wall, writeErr := run.run(ids)
 	// The chain files are closed and the summary files are written whole

@@ -458,6 +458,9 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		Dir:        out,
 		Ctx:        ctx,
 		Label:      "logistic " + f.Method,
+		Every:      f.Every,
+		Args:       runArgs(cmd),
+		Cwd:        workingDir(),
 	}
 	chains, wall, writeErr := run.run(ids)
 	// The chain files are closed and the summary files are written whole
