@@ -218,7 +218,6 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 	start := time.Now()
 	res := exchange.ResumeChains(smps, plan, done, sinks, 0)
 	wall := time.Since(start)
-	complete := true
 	for i, s := range smps {
 		k := sinks[i].(*chainSink)
 		if r.Every > 0 && res[i].Err != nil {
@@ -226,7 +225,6 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 			// before the trailing statistics, for fresgld resume.
 			errs = append(errs, k.writeCheckpoint(s.Steps()))
 		}
-		complete = complete && res[i].Err == nil
 		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm}
 		for l := range K {
 			st.Clamped = append(st.Clamped, s.ClampedSteps(l))
@@ -243,11 +241,18 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 		chains[i].Stats, chains[i].Ladder = st, res[i].Stats
 		errs = append(errs, ws[i].close(st))
 	}
-	if err := errors.Join(errs...); err != nil || !complete {
-		return chains, wall, err
+	return chains, wall, errors.Join(errs...)
+}
+
+// finished removes the checkpoints of a run whose chains all completed and
+// whose summaries are written: nothing is left to resume. Until then (a
+// kill while the figures are drawn) the last steps' checkpoints let
+// fresgld resume write the summaries again.
+func (r chainRun) finished(ids []int) error {
+	if r.Every == 0 {
+		return nil
 	}
-	// Every chain is complete and its file closed: nothing is left to resume.
-	return chains, wall, removeCheckpoints(r.Dir, ids)
+	return removeCheckpoints(r.Dir, ids)
 }
 
 // resumeChain restores chain h.ID from its checkpoint: the sampler's state,

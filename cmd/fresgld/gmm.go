@@ -267,7 +267,10 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	warns, err := f.Ladder.report(out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
 	errs = append(errs, err)
 	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, warns))
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err // an interrupted or stopped chain keeps its checkpoint
+	}
+	return run.finished(ids)
 }
 
 // maxRepeats bounds --repeats.

@@ -514,7 +514,10 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 		extra = append(extra, noiseWarnings(sum.SwapNoise, sum.Swap.Mode)...)
 	}
-	return finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra)
+	if err := finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra); err != nil {
+		return err // an interrupted or stopped chain keeps its checkpoint
+	}
+	return run.finished(ids)
 }
 
 // rawScale rejects unstandardised features so large that the likelihood's
