@@ -1,12 +1,15 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -255,6 +258,21 @@ func (r chainRun) finished(ids []int) error {
 	return removeCheckpoints(r.Dir, ids)
 }
 
+// headLines is the comment lines at the top of a chain's CSV.
+func headLines(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var l []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() && strings.HasPrefix(sc.Text(), "#") {
+		l = append(l, sc.Text())
+	}
+	return l
+}
+
 // resumeChain restores chain h.ID from its checkpoint: the sampler's state,
 // and its CSV cut back to the checkpoint's length and read back, so that
 // the chain's draws in memory are those of the uninterrupted run.
@@ -271,6 +289,11 @@ func (r chainRun) resumeChain(h chainHeader, columns []string, ck *checkpoint, s
 	}
 	if s.Steps() != ck.Steps {
 		return nil, nil, fmt.Errorf("%s: the sampler took %d steps, the checkpoint counts %d", name, s.Steps(), ck.Steps)
+	}
+	// The file's settings are checked before it is cut: a refused resume
+	// changes nothing.
+	if err := sameHeader(chainName(h.ID), headLines(r.Dir.File(chainName(h.ID))), h.lines()); err != nil {
+		return nil, nil, err
 	}
 	st, err := r.Dir.AppendStream(chainName(h.ID), ck.Offset)
 	if err != nil {

@@ -92,8 +92,8 @@ func readCheckpoint(path string) (*checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c checkpoint
-	if err := target.DecodeState(b, &c, "checkpoint"); err != nil {
+	c, err := readCheckpointBytes(b)
+	if err != nil {
 		return nil, fmt.Errorf("%s: not a fresgld checkpoint, or a damaged one: %w", path, err)
 	}
 	if c.Format != checkpointFormat {
@@ -102,8 +102,18 @@ func readCheckpoint(path string) (*checkpoint, error) {
 	if v := buildVersion(); c.Version != v {
 		return nil, fmt.Errorf("%s: written by fresgld %s, this is %s: a checkpoint resumes only with the version that wrote it (its sampler state and draws could differ)", path, c.Version, v)
 	}
+	return c, nil
+}
+
+func readCheckpointBytes(b []byte) (*checkpoint, error) {
+	var c checkpoint
+	if err := target.DecodeState(b, &c, "checkpoint"); err != nil {
+		return nil, err
+	}
 	return &c, nil
 }
+
+func encodeCheckpoint(c *checkpoint) ([]byte, error) { return target.EncodeState(c) }
 
 // sameHeader refuses a checkpoint whose chain settings differ from the
 // run's, naming the first line that differs.
@@ -171,7 +181,7 @@ func (k *chainSink) writeCheckpoint(step int) error {
 	if ck.Offset, err = k.w.s.Sync(); err != nil {
 		return fmt.Errorf("checkpoint: %s: %w", k.w.name, err)
 	}
-	b, err := target.EncodeState(ck)
+	b, err := encodeCheckpoint(&ck)
 	if err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}

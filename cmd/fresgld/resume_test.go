@@ -188,3 +188,85 @@ func firstDiff(x, y []byte) string {
 	}
 	return fmt.Sprintf(": %d lines against %d", len(lx), len(ly))
 }
+
+// A checkpoint is refused, with a message naming what differs, when it
+// was written by another version, with other settings, or when its chain
+// file no longer holds the draws it counts on; nothing is changed then.
+func TestResumeRefuses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	dir := t.TempDir()
+	orig := filepath.Join(dir, "orig")
+	args := []string{"gmm", "--chains", "1", "--burn", "100", "--keep", "100000000", "--thin", "1", "--levels", "2"}
+	cmd := exec.Command(binary(t), append(args, "--out", orig, "--checkpoint-every", "0.1")...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waitLines(t, chainFile(orig, 1), 2000, done)
+	cmd.Process.Signal(syscall.SIGINT)
+	<-done
+	ckb, err := os.ReadFile(filepath.Join(orig, ckptName(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(name string, change func(dir string)) string {
+		d := filepath.Join(dir, name)
+		if err := os.CopyFS(d, os.DirFS(orig)); err != nil {
+			t.Fatal(err)
+		}
+		change(d)
+		return d
+	}
+	recode := func(d string, f func(c *checkpoint)) {
+		c, err := readCheckpointBytes(ckb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(c)
+		b, err := encodeCheckpoint(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, ckptName(1)), b, 0o644)
+	}
+	cases := []struct {
+		name, want string
+		dir        string
+	}{
+		{"version", "written by fresgld v0.0.1-other", edit("version", func(d string) {
+			recode(d, func(c *checkpoint) { c.Version = "v0.0.1-other" })
+		})},
+		{"settings", `"#   tau2 = 12"`, edit("settings", func(d string) {
+			recode(d, func(c *checkpoint) {
+				for i, l := range c.Header {
+					c.Header[i] = strings.Replace(l, "tau2 = 10", "tau2 = 12", 1)
+				}
+			})
+		})},
+		{"csv header", "chain-1.csv: written with the setting", edit("csv", func(d string) {
+			p := chainFile(d, 1)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte("tau2 = 10"), []byte("tau2 = 11"), 1), 0o644)
+		})},
+		{"cut csv", "fewer than the", edit("cut", func(d string) {
+			c, _ := readCheckpointBytes(ckb)
+			os.Truncate(chainFile(d, 1), c.Offset-10) // inside the draws
+		})},
+		{"damaged", "not a fresgld checkpoint", edit("damaged", func(d string) {
+			os.WriteFile(filepath.Join(d, ckptName(1)), ckb[:len(ckb)/3], 0o644)
+		})},
+	}
+	for _, c := range cases {
+		before, _ := os.ReadFile(chainFile(c.dir, 1))
+		out, err := exec.Command(binary(t), "resume", c.dir).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s: %v, output %s; want a refusal containing %q", c.name, err, out, c.want)
+		}
+		if after, _ := os.ReadFile(chainFile(c.dir, 1)); c.name != "cut csv" && !bytes.Equal(before, after) {
+			t.Errorf("%s: the refused resume changed chain-1.csv", c.name)
+		}
+	}
+}
