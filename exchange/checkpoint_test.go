@@ -73,12 +73,31 @@ func resumeCases() []resumeCase {
 		}
 		return s
 	}
+	cvGrad := func(t *testing.T) *Sampler {
+		lr := smallLogistic(t)
+		p := lr.Dim()
+		cold, err := target.NewCVGrad(lr, make([]float64, p), 60) // 4n > N: shuffled draws
+		if err != nil {
+			t.Fatal(err)
+		}
+		hot, _ := target.NewMinibatch(lr, 20)
+		cfg, err := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 8, Eta: langevin.Constant{Step: 0.002}, Cold: cold, Hot: hot, PerStep: true, Seed: 5})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := New(cfg, [][]float64{make([]float64, p), make([]float64, p)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	return []resumeCase{
 		{"draw/known", func(t *testing.T) *Sampler { return drawMode(t, "known", Sweep) }},
 		{"draw/running/deo", func(t *testing.T) *Sampler { return drawMode(t, "running", DEO) }},
 		{"draw/krr", func(t *testing.T) *Sampler { return drawMode(t, "krr", Sweep) }},
 		{"pair-taylor/fresgld/autobatch", func(t *testing.T) *Sampler { return dataMode(t, FReSGLDMethod, PairTaylorEnergies) }},
 		{"cv/resgld", func(t *testing.T) *Sampler { return dataMode(t, ReSGLDMethod, CVEnergies) }},
+		{"draw/cvgrad", cvGrad},
 	}
 }
 
@@ -176,6 +195,7 @@ func TestMarshalEveryPieceMatters(t *testing.T) {
 		{"anchors", 3, func(st, fresh *samplerState) {
 			st.AnchorTheta[0], st.AnchorTheta[1] = st.AnchorTheta[1], st.AnchorTheta[0]
 		}},
+		{"cvgrad shuffle", 5, func(st, fresh *samplerState) { st.Lv[0].Est = fresh.Lv[0].Est }},
 		{"drawer shuffle", 4, func(st, fresh *samplerState) { st.Idx = fresh.Idx }},
 		{"pending probabilities", 0, func(st, fresh *samplerState) { st.Probs[0] = nil }},
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/gob"
 	"fmt"
+	"math"
 )
 
 // A checkpoint must carry everything that decides a sampler's next draws.
@@ -177,5 +178,41 @@ func (a *Anchor) Restore(theta []float64, passes int) error {
 		return err
 	}
 	a.passes = passes
+	return nil
+}
+
+type cvGradState struct {
+	N      int
+	Anchor []float64
+	Draw   drawState
+}
+
+// SaveState saves the estimator's size and shuffle; its anchor, fixed at
+// construction, is saved only to refuse a restore about another one.
+func (c *CVGrad) SaveState() ([]byte, error) {
+	return EncodeState(cvGradState{N: c.n, Anchor: c.anchor, Draw: c.s.state()})
+}
+
+// RestoreState restores what SaveState saved into an estimator on the same
+// data and anchor.
+func (c *CVGrad) RestoreState(b []byte) error {
+	var st cvGradState
+	if err := DecodeState(b, &st, "control-variate gradient"); err != nil {
+		return err
+	}
+	if len(st.Anchor) != len(c.anchor) {
+		return fmt.Errorf("control-variate gradient state: anchor of dimension %d, this estimator's %d", len(st.Anchor), len(c.anchor))
+	}
+	for j, x := range st.Anchor {
+		if math.Float64bits(x) != math.Float64bits(c.anchor[j]) {
+			return fmt.Errorf("control-variate gradient state: anchor coordinate %d is %v, this estimator's %v", j, x, c.anchor[j])
+		}
+	}
+	if err := c.SetSize(st.N); err != nil {
+		return fmt.Errorf("control-variate gradient state: %w", err)
+	}
+	if err := c.s.restore(st.Draw); err != nil {
+		return fmt.Errorf("control-variate gradient state: %w", err)
+	}
 	return nil
 }
