@@ -41,6 +41,13 @@ type ChainResult struct {
 // the others. plan.Progress, if set, is called with the steps done and
 // planned over all chains, from one goroutine at a time.
 func RunChains(smps []*Sampler, plan Plan, sinks []Sink, workers int) []ChainResult {
+	return ResumeChains(smps, plan, nil, sinks, workers)
+}
+
+// ResumeChains is RunChains for chains restored from checkpoints
+// (Sampler.UnmarshalBinary): chain i has taken done[i] of the plan's steps
+// already (done nil: none), and takes the rest.
+func ResumeChains(smps []*Sampler, plan Plan, done []int, sinks []Sink, workers int) []ChainResult {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -48,6 +55,9 @@ func RunChains(smps []*Sampler, plan Plan, sinks []Sink, workers int) []ChainRes
 	prog := plan.Progress
 	if prog != nil {
 		total := plan.Steps() * len(smps)
+		for _, d := range done {
+			total -= d
+		}
 		every := max(total/1000, 1)
 		var done atomic.Int64
 		var mu sync.Mutex
@@ -71,7 +81,11 @@ func RunChains(smps []*Sampler, plan Plan, sinks []Sink, workers int) []ChainRes
 		go func() {
 			defer func() { <-sem; wg.Done() }()
 			start := time.Now()
-			err := Run(s, plan, sink)
+			p := plan
+			if i < len(done) {
+				p.Done = done[i]
+			}
+			err := Run(s, p, sink)
 			res[i] = ChainResult{Stats: s.Stats(), Wall: time.Since(start), Err: err}
 		}()
 	}
@@ -91,9 +105,12 @@ type paddedPCG struct {
 	_ [64]byte
 }
 
-// newStream is PCG(seed, stream), as rand.NewPCG, on cache lines of its own.
-func newStream(seed, stream uint64) *rand.Rand {
+// newStream is PCG(seed, stream), as rand.NewPCG, on cache lines of its
+// own, and the generator itself, which a checkpoint saves (*rand.PCG is an
+// encoding.BinaryMarshaler; a rand.Rand wrapping it keeps no state of its
+// own).
+func newStream(seed, stream uint64) (*rand.Rand, *rand.PCG) {
 	p := &paddedPCG{}
 	p.Seed(seed, stream)
-	return rand.New(&p.PCG)
+	return rand.New(&p.PCG), &p.PCG
 }

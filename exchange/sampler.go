@@ -91,6 +91,7 @@ type Stats struct {
 type replica struct {
 	theta []float64
 	rng   *rand.Rand
+	pcg   *rand.PCG // rng's source, for checkpoints
 	watch watch
 }
 
@@ -117,6 +118,7 @@ type Sampler struct {
 	at       []int // at[l] is the replica at level l
 	swap     Swap
 	srng     *rand.Rand
+	spcg     *rand.PCG // srng's source, for checkpoints
 	pairs    []PairStats
 	k        int
 	err      error // sticky: once a step fails, the sampler stays failed
@@ -199,7 +201,8 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		if L.Precond != nil {
 			lv.pre = L.Precond.Clone()
 		}
-		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: newStream(cfg.Seed, uint64(l)), watch: newWatch(init[l])}
+		rng, pcg := newStream(cfg.Seed, uint64(l))
+		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rng, pcg: pcg, watch: newWatch(init[l])}
 		s.at[l] = l
 	}
 	if s.box != nil {
@@ -224,7 +227,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	for l := range s.td {
 		s.td[l] = 1/cfg.Levels[l].Tau - 1/cfg.Levels[l+1].Tau
 	}
-	s.srng = newStream(cfg.Seed, uint64(K))
+	s.srng, s.spcg = newStream(cfg.Seed, uint64(K))
 	s.trips = newTrips(K)
 	s.trips.observe(s.at)
 	en := cfg.Energies

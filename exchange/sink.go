@@ -31,13 +31,14 @@ func (p Plan) Retained(step int) (i int, ok bool) {
 // first step at which the ladder has spent p.Budget cost units; s.Steps()
 // then tells how far it went. A step's error or the sink's stops the run,
 // and so does closing p.Stop (ErrStopped, checked before every step, so a
-// run stopped before it began has taken no step).
+// run stopped before it began has taken no step). A resumed plan (p.Done)
+// starts after the steps already taken.
 func Run(s *Sampler, p Plan, sink Sink) error {
 	if err := p.validate(s); err != nil {
 		return err
 	}
 	total := p.Steps()
-	for i := 1; i <= total; i++ {
+	for i := p.Done + 1; i <= total; i++ {
 		if p.Stop != nil && stopped(p.Stop) {
 			return ErrStopped
 		}

@@ -113,8 +113,10 @@ func stepByHand(b *testing.B, viaEstimator bool) {
 	tau, gradSD, energySD := [2]float64{1, 10}, [2]float64{2, 5}, [2]float64{1, 3}
 	q := target.NewIsoQuadratic(1, 1)
 	ests := [2]target.Estimator{target.NewNoisy(q, energySD[0], gradSD[0]), target.NewNoisy(q, energySD[1], gradSD[1])}
-	streams := [2]*rand.Rand{newStream(1, 0), newStream(1, 1)}
-	srng := newStream(1, 2)
+	r0, _ := newStream(1, 0)
+	r1, _ := newStream(1, 1)
+	streams := [2]*rand.Rand{r0, r1}
+	srng, _ := newStream(1, 2)
 	theta := [2][]float64{{0}, {0}}
 	grad, gradVar := []float64{0}, []float64{0}
 	at := [2]int{0, 1}

@@ -49,6 +49,10 @@ type Plan struct {
 	// channel is how a signal handler reaches a run that may be waiting
 	// for a core (RunChains) or deep in a long loop, within one step.
 	Stop <-chan struct{}
+	// Done is the number of the plan's steps already taken, by a run that
+	// saved its sampler (Sampler.MarshalBinary) and is now resumed: Run
+	// takes steps Done+1 … Steps() and numbers them so for the sink.
+	Done int
 }
 
 // ErrStopped is the error of a run ended by its Plan.Stop or
@@ -78,6 +82,8 @@ func (p Plan) validate(s *Sampler) error {
 		return fmt.Errorf("thinning = %d: must be ≥ 1", p.Thin)
 	case !(p.Budget >= 0):
 		return fmt.Errorf("cost budget = %v: must be ≥ 0 (0: none)", p.Budget)
+	case p.Done < 0 || p.Done > p.Steps():
+		return fmt.Errorf("steps already taken = %d: must lie in [0, %d]", p.Done, p.Steps())
 	case p.Level < 0 || p.Level >= s.Levels():
 		return fmt.Errorf("recorded level %d: the ladder has levels 0..%d", p.Level, s.Levels()-1)
 	}

@@ -191,3 +191,44 @@ func TestDirListsOnlyWritten(t *testing.T) {
 		t.Errorf("b.json exists after its write failed (%v)", err)
 	}
 }
+
+// Sync puts every line written on disk and returns the file's length;
+// AppendStream continues the file from that length, cutting off what was
+// written after it, and refuses a file already shorter.
+func TestSyncAndAppend(t *testing.T) {
+	d, err := Prepare(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.CreateStream("c.csv", []string{"a", "b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.WriteFloats([]float64{1, 2})
+	off, err := s.Sync()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(d.File("c.csv")); int64(len(b)) != off || string(b) != "a,b\n1,2\n" {
+		t.Fatalf("after Sync the file holds %q, Sync said %d bytes", b, off)
+	}
+	s.WriteFloats([]float64{3, 4})
+	s.Comment("trailer")
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := d.AppendStream("c.csv", off)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.WriteFloats([]float64{5, 6})
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(d.File("c.csv")); string(b) != "a,b\n1,2\n5,6\n" {
+		t.Errorf("appended file holds %q", b)
+	}
+	if _, err := d.AppendStream("c.csv", 1000); err == nil || !strings.Contains(err.Error(), "fewer than the 1000") {
+		t.Errorf("a file shorter than its offset: %v", err)
+	}
+}

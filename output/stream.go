@@ -3,6 +3,8 @@ package output
 import (
 	"bytes"
 	"encoding/csv"
+	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"sync"
@@ -182,4 +184,51 @@ func (s *Stream) Close() error {
 		return nil
 	}
 	return err
+}
+
+// AppendStream reopens name in the directory to continue it after its
+// first offset bytes, cutting off whatever follows (the lines a resumed run
+// will write again, and an interrupted run's trailing lines), and starts
+// the flusher. It refuses a file shorter than offset: the lines a
+// checkpoint counts on are gone.
+func (d *Dir) AppendStream(name string, offset int64) (*Stream, error) {
+	f, err := os.OpenFile(d.File(name), os.O_RDWR, 0)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err == nil && st.Size() < offset {
+		err = fmt.Errorf("%s holds %d bytes, fewer than the %d its checkpoint counts on: it was cut or replaced since", name, st.Size(), offset)
+	}
+	if err == nil {
+		err = f.Truncate(offset)
+	}
+	if err == nil {
+		_, err = f.Seek(offset, io.SeekStart)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	s := &Stream{f: f, done: make(chan struct{})}
+	s.cw = csv.NewWriter(&s.buf)
+	d.Record(name)
+	s.wg.Add(1)
+	go s.flusher()
+	return s, nil
+}
+
+// Sync hands the buffered lines to the file, syncs it to disk and returns
+// its length: the offset a checkpoint records, at which every line before
+// is on disk.
+func (s *Stream) Sync() (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.flushLocked(); err != nil {
+		return 0, err
+	}
+	if err := s.f.Sync(); err != nil {
+		return 0, err
+	}
+	return s.f.Seek(0, io.SeekCurrent)
 }

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -18,11 +23,15 @@ import (
 type chainFlags struct {
 	Chains int `json:"chains"`
 	Chain  int `json:"chain,omitempty"` // run only this chain
+	// Every is --checkpoint-every. It changes no output, so it is not a
+	// setting: runs with other periods give the same files.
+	Every float64 `json:"-"`
 }
 
 func addChainFlags(fl *pflag.FlagSet, c *chainFlags) {
 	fl.IntVar(&c.Chains, "chains", 4, "independent chains, run in parallel")
 	fl.IntVar(&c.Chain, "chain", 0, "run only chain c (numbered from 1), e.g. as one task of an array job; pool the outputs with fresgld merge")
+	addCheckpointFlag(fl, &c.Every)
 }
 
 // maxChains bounds --chains: each chain holds its ladder and draws in
@@ -43,6 +52,9 @@ func (c chainFlags) ids() ([]int, error) {
 		return nil, fmt.Errorf("--chains = %d: must be ≥ 1", c.Chains)
 	case c.Chains > maxChains:
 		return nil, fmt.Errorf("--chains = %d: at most %d run in one process (each holds its draws in memory and its file open); run more as separate tasks with --chain c and pool them with fresgld merge", c.Chains, maxChains)
+	}
+	if err := checkEvery(c.Every); err != nil {
+		return nil, err
 	}
 	ids := make([]int, c.Chains)
 	for i := range ids {
@@ -72,14 +84,22 @@ func summaryOutputs() []string {
 // chainStale lists the files of an earlier run in dir that a run of the
 // chains ids replaces: every chain CSV when it runs them all, only its own
 // when it runs one (--chain), so that array tasks may share a directory.
+//
+// Their checkpoints go too, but not while resuming: fresgld resume
+// continues the chain files and checkpoints it finds.
 func chainStale(dir string, ids []int, single bool, others ...string) []string {
 	stale := append(summaryOutputs(), others...)
-	if single {
-		return append(stale, chainName(ids[0]))
+	if resuming != nil {
+		return stale
 	}
-	m, _ := filepath.Glob(filepath.Join(dir, "chain-*.csv"))
-	for _, f := range m {
-		stale = append(stale, filepath.Base(f))
+	if single {
+		return append(stale, chainName(ids[0]), ckptName(ids[0]))
+	}
+	for _, pat := range []string{"chain-*.csv", "chain-*.ckpt"} {
+		m, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range m {
+			stale = append(stale, filepath.Base(f))
+		}
 	}
 	return stale
 }
@@ -103,6 +123,11 @@ type chainRun struct {
 	// starts, and --levels auto tuning stops.
 	Ctx   context.Context
 	Label string // for the progress bar
+	// Every is the seconds between checkpoints (0: none); Args and Cwd
+	// are the command line they record, for fresgld resume.
+	Every float64
+	Args  []string
+	Cwd   string
 }
 
 // run builds every chain's sampler first, so that a setup error comes
@@ -141,34 +166,72 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 	chains := make([]*stanChain, len(ids))
 	sinks := make([]exchange.Sink, len(ids))
 	ws := make([]*stanWriter, len(ids))
+	done := make([]int, len(ids))
 	var errs []error
+	closeAll := func(n int) {
+		for _, w := range ws[:n] {
+			w.close(chainStats{})
+		}
+	}
+	cp := newCheckpointer(len(ids), r.Every)
+	defer cp.close()
 	for i, id := range ids {
 		h := r.Header
 		h.ID = id
-		w, err := createStanCSV(r.Dir, chainName(id), h, columns)
-		if err != nil {
-			for _, w := range ws[:i] {
-				w.close(chainStats{})
+		k := &chainSink{plan: r.Plan, lp: r.LogDensity, row: make([]float64, len(columns)), levels: K, smp: smps[i], start: time.Now()}
+		var ck *checkpoint
+		if resuming != nil {
+			ck = resuming.ckpts[id]
+		}
+		var err error
+		if ck != nil {
+			chains[i], k.w, err = r.resumeChain(h, columns, ck, smps[i])
+			if err == nil {
+				done[i] = ck.Steps
+				k.swaps, k.clamped, k.warm, k.prior = ck.Swaps, ck.Clamped, ck.Warmup, ck.Elapsed
+				k.start = time.Now().Add(-ck.Elapsed)
 			}
+		} else {
+			k.w, err = createStanCSV(r.Dir, chainName(id), h, columns)
+			if err == nil {
+				chains[i] = &stanChain{Path: r.Dir.File(chainName(id)), Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
+				for j := range chains[i].Cols {
+					// Reserve no more than a run of modest length: --keep may be
+					// far larger than what an interrupted run ever draws.
+					chains[i].Cols[j] = make([]float64, 0, min(r.Plan.Keep, 1<<16))
+				}
+			}
+		}
+		if err == nil && r.Every > 0 {
+			k.ck = &checkpoint{Format: checkpointFormat, Version: buildVersion(), Command: h.Command, Args: r.Args, Cwd: r.Cwd, Header: h.lines(), Chain: id}
+			k.ckPath, k.due = r.Dir.File(ckptName(id)), &cp.due[i]
+			// A sampler whose state cannot be saved is refused before any
+			// step, not at its first checkpoint.
+			if _, e := smps[i].MarshalBinary(); e != nil {
+				err = fmt.Errorf("chain %d: --checkpoint-every: %w (or run with --checkpoint-every 0)", id, e)
+				k.w.close(chainStats{})
+			}
+		}
+		if err != nil {
+			closeAll(i)
 			return nil, 0, err
 		}
-		ws[i] = w
-		chains[i] = &stanChain{Path: r.Dir.File(chainName(id)), Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
-		for j := range chains[i].Cols {
-			// Reserve no more than a run of modest length: --keep may be
-			// far larger than what an interrupted run ever draws.
-			chains[i].Cols[j] = make([]float64, 0, min(r.Plan.Keep, 1<<16))
-		}
-		sinks[i] = &chainSink{plan: r.Plan, w: w, c: chains[i], lp: r.LogDensity, row: make([]float64, len(columns)), levels: K}
+		ws[i], k.c, sinks[i] = k.w, chains[i], k
 	}
 	plan := r.Plan
 	plan.Stop = r.Ctx.Done()
 	plan.Progress = newProgress(r.Label, plan.Steps()*len(ids)).callback()
 	start := time.Now()
-	res := exchange.RunChains(smps, plan, sinks, 0)
+	res := exchange.ResumeChains(smps, plan, done, sinks, 0)
 	wall := time.Since(start)
 	for i, s := range smps {
-		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: res[i].Wall, Warmup: sinks[i].(*chainSink).warm}
+		k := sinks[i].(*chainSink)
+		if r.Every > 0 && res[i].Err != nil {
+			// Interrupted or stopped: the state after the last step taken,
+			// before the trailing statistics, for fresgld resume.
+			errs = append(errs, k.writeCheckpoint(s.Steps()))
+		}
+		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm}
 		for l := range K {
 			st.Clamped = append(st.Clamped, s.ClampedSteps(l))
 		}
@@ -187,8 +250,84 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 	return chains, wall, errors.Join(errs...)
 }
 
+// finished removes the checkpoints of a run whose chains all completed and
+// whose summaries are written: nothing is left to resume. Until then (a
+// kill while the figures are drawn) the last steps' checkpoints let
+// fresgld resume write the summaries again.
+func (r chainRun) finished(ids []int) error {
+	if r.Every == 0 {
+		return nil
+	}
+	return removeCheckpoints(r.Dir, ids)
+}
+
+// headLines is the comment lines at the top of a chain's CSV.
+func headLines(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var l []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() && strings.HasPrefix(sc.Text(), "#") {
+		l = append(l, sc.Text())
+	}
+	return l
+}
+
+// resumeChain restores chain h.ID from its checkpoint: the sampler's state,
+// and its CSV cut back to the checkpoint's length and read back, so that
+// the chain's draws in memory are those of the uninterrupted run.
+func (r chainRun) resumeChain(h chainHeader, columns []string, ck *checkpoint, s *exchange.Sampler) (*stanChain, *stanWriter, error) {
+	name := ckptName(h.ID)
+	if err := sameHeader(name, ck.Header, h.lines()); err != nil {
+		return nil, nil, err
+	}
+	if ck.Steps > r.Plan.Steps() {
+		return nil, nil, fmt.Errorf("%s: %d steps taken, the plan has %d", name, ck.Steps, r.Plan.Steps())
+	}
+	if err := s.UnmarshalBinary(ck.Sampler); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if s.Steps() != ck.Steps {
+		return nil, nil, fmt.Errorf("%s: the sampler took %d steps, the checkpoint counts %d", name, s.Steps(), ck.Steps)
+	}
+	// The file's settings are checked before it is cut: a refused resume
+	// changes nothing.
+	if err := sameHeader(chainName(h.ID), headLines(r.Dir.File(chainName(h.ID))), h.lines()); err != nil {
+		return nil, nil, err
+	}
+	st, err := r.Dir.AppendStream(chainName(h.ID), ck.Offset)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	w := &stanWriter{name: chainName(h.ID), s: st}
+	c, err := readStanCSV(r.Dir.File(chainName(h.ID)))
+	if err == nil {
+		err = sameHeader(chainName(h.ID), c.Comments, h.lines())
+	}
+	if err == nil && !slices.Equal(c.Columns, columns) {
+		err = fmt.Errorf("%s: columns %v, this run writes %v", chainName(h.ID), c.Columns, columns)
+	}
+	want := 0
+	if ck.Steps > r.Plan.Burn {
+		want = (ck.Steps - r.Plan.Burn) / r.Plan.Thin
+	}
+	if err == nil && len(c.Cols[0]) != want {
+		err = fmt.Errorf("%s: %d draws before the checkpoint's offset, its %d steps make %d", chainName(h.ID), len(c.Cols[0]), ck.Steps, want)
+	}
+	if err != nil {
+		w.close(chainStats{})
+		return nil, nil, err
+	}
+	c.Path, c.Header, c.Stats, c.NoStats, c.Partial = r.Dir.File(chainName(h.ID)), h, chainStats{}, false, false
+	return c, w, nil
+}
+
 // chainSink writes a chain's retained draws to its CSV and keeps them.
 type chainSink struct {
+	smp     *exchange.Sampler
 	plan    exchange.Plan
 	w       *stanWriter
 	c       *stanChain
@@ -199,19 +338,30 @@ type chainSink struct {
 	clamped int64
 	start   time.Time
 	warm    time.Duration
+	prior   time.Duration // wall time before a resume
+
+	// Checkpoints (nil ck: none): due is raised by the run's checkpointer.
+	ck     *checkpoint
+	ckPath string
+	due    *atomic.Bool
 }
 
 // Observe records the draw of a retained step. An interrupt is the plan's
 // Stop: the run ends before the next step, so every step taken is recorded.
+// A due checkpoint, and the last step's, is written after the step's draw.
 func (k *chainSink) Observe(step int, s *exchange.Sampler) error {
 	k.record(step, s)
+	if k.ck != nil && (step == k.plan.Steps() || k.due.Load()) {
+		k.due.Store(false)
+		return k.writeCheckpoint(step)
+	}
 	return nil
 }
 
 func (k *chainSink) record(step int, s *exchange.Sampler) {
 	// The clock is read twice a chain, at its first step and at the end
 	// of burn-in: the first step's own time is not counted as warm-up.
-	if step == 1 {
+	if step == 1 && k.prior == 0 {
 		k.start = time.Now()
 	}
 	if step == k.plan.Burn {

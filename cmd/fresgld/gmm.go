@@ -242,6 +242,9 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		Dir:        out,
 		Ctx:        ctx,
 		Label:      "gmm " + f.Method,
+		Every:      f.Every,
+		Args:       runArgs(cmd),
+		Cwd:        workingDir(),
 	}
 	chains, wall, writeErr := run.run(ids)
 	// The chain files are closed and the summary files are written whole
@@ -277,7 +280,10 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	warns, err := f.Ladder.report(out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
 	errs = append(errs, err)
 	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, warns))
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err // an interrupted or stopped chain keeps its checkpoint
+	}
+	return run.finished(ids)
 }
 
 // maxRepeats bounds --repeats.

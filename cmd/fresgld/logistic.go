@@ -511,6 +511,9 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		Dir:        out,
 		Ctx:        ctx,
 		Label:      "logistic " + f.Method,
+		Every:      f.Every,
+		Args:       runArgs(cmd),
+		Cwd:        workingDir(),
 	}
 	chains, wall, writeErr := run.run(ids)
 	// The chain files are closed and the summary files are written whole
@@ -573,7 +576,10 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		}
 		extra = append(extra, noiseWarnings(sum.SwapNoise, sum.Swap.Mode)...)
 	}
-	return finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra)
+	if err := finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra); err != nil {
+		return err // an interrupted or stopped chain keeps its checkpoint
+	}
+	return run.finished(ids)
 }
 
 // maxHeld bounds the draws of a run with more coefficients than examples:

@@ -1,0 +1,272 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestResumeBitForBit interrupts runs by SIGINT, SIGTERM and kill -9 (at a
+// random moment after the first checkpoint), resumes them with fresgld
+// resume, and compares every output file with an uninterrupted run of the
+// same command: byte for byte, but for the lines that hold elapsed times
+// (the chain CSVs' "Elapsed Time" block and summary.json's wall_seconds).
+// It checks that the resume started from a step strictly inside the run,
+// so that a run which finished before the signal proves nothing. A resume
+// that restored any part of the state wrongly (a stream, a variance model,
+// an anchor, the CSV's length) changes the draws and fails the comparison.
+func TestResumeBitForBit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs each case three times")
+	}
+	data, err := filepath.Abs("../../data/wdbc.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gmm := []string{"gmm", "--chains", "2", "--burn", "1000", "--keep", "60000", "--thin", "10"}
+	logistic := []string{"logistic", "--data", data, "--label", "benign", "--chains", "2", "--burn", "300", "--keep", "1500", "--thin", "8"}
+	cases := []struct {
+		name  string
+		sig   syscall.Signal
+		lines int // draws in chain-1.csv before the signal
+		args  []string
+	}{
+		{"gmm/fresgld/SIGINT", syscall.SIGINT, 3000, append(gmm, "--method", "fresgld", "--levels", "3")},
+		{"gmm/fresgld/auto/SIGTERM", syscall.SIGTERM, 3000, append(gmm, "--method", "fresgld", "--levels", "auto")},
+		{"gmm/fresgld/auto/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--levels", "auto")},
+		{"gmm/fresgld/running/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--variance", "running", "--period", "5", "--repeats", "4")},
+		{"logistic/sgld/SIGINT", syscall.SIGINT, 300, append(logistic, "--method", "sgld")},
+		{"logistic/fresgld/SIGTERM", syscall.SIGTERM, 300, append(logistic, "--method", "fresgld")},
+		{"logistic/resgld/pair-taylor/kill", syscall.SIGKILL, 300, append(logistic, "--method", "resgld", "--swap-energies", "pair-taylor")},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ref := filepath.Join(t.TempDir(), "ref")
+			if out, err := exec.Command(binary(t), append(c.args, "--out", ref)...).CombinedOutput(); err != nil {
+				t.Fatalf("uninterrupted run: %v\n%s", err, out)
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			from := interruptAndResume(t, out, c.sig, c.lines, c.args)
+			t.Logf("resumed from %v", from)
+			sameOutputs(t, ref, out)
+			if ck, _ := filepath.Glob(filepath.Join(out, "*.ckpt")); len(ck) > 0 {
+				t.Errorf("checkpoints left after the resumed run completed: %v", ck)
+			}
+		})
+	}
+}
+
+// interruptAndResume runs args into out with a checkpoint every 0.2 s,
+// stops it with sig once chain-1.csv holds lines lines (for SIGKILL, once
+// a checkpoint exists too, and then after a random delay), runs fresgld
+// resume out, and returns the steps the chains were resumed from.
+func interruptAndResume(t *testing.T, out string, sig syscall.Signal, lines int, args []string) []int {
+	t.Helper()
+	cmd := exec.Command(binary(t), append(args, "--out", out, "--checkpoint-every", "0.2")...)
+	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waitLines(t, chainFile(out, 1), lines, done)
+	if sig == syscall.SIGKILL {
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			if _, err := os.Stat(filepath.Join(out, ckptName(1))); err == nil {
+				break
+			}
+			if time.Now().After(deadline) {
+				cmd.Process.Kill()
+				t.Fatal("no checkpoint after 30 s")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		time.Sleep(time.Duration(rand.N(300)) * time.Millisecond)
+	}
+	cmd.Process.Signal(sig)
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("still running 30 s after the signal")
+	}
+	if cmd.ProcessState.Success() {
+		t.Fatalf("the run completed before the signal: it tests nothing\n%s", stderr.String())
+	}
+	res := exec.Command(binary(t), "resume", out)
+	var rerr bytes.Buffer
+	res.Stderr = &rerr
+	if err := res.Run(); err != nil {
+		t.Fatalf("resume: %v\n%s", err, rerr.String())
+	}
+	m := regexp.MustCompile(`chain (\d+) from step (\d+)`).FindAllStringSubmatch(rerr.String(), -1)
+	if len(m) == 0 {
+		t.Fatalf("resume did not say where it resumed from:\n%s", rerr.String())
+	}
+	var from []int
+	for _, x := range m {
+		n, _ := strconv.Atoi(x[2])
+		from = append(from, n)
+	}
+	total := planSteps(args)
+	if from[0] == 0 || slices.Min(from) >= total {
+		t.Errorf("chains resumed from steps %v of %d: the interrupt came before sampling or after it, the test sees nothing", from, total)
+	}
+	return from
+}
+
+// planSteps is burn + keep·thin of a command line that gives all three.
+func planSteps(args []string) int {
+	v := map[string]int{}
+	for i, a := range args[:len(args)-1] {
+		if n, err := strconv.Atoi(args[i+1]); err == nil && strings.HasPrefix(a, "--") {
+			v[a] = n
+		}
+	}
+	return v["--burn"] + v["--keep"]*v["--thin"]
+}
+
+// timeLine matches the lines that hold elapsed times.
+var timeLine = regexp.MustCompile(`seconds \((Warm-up|Sampling|Total)\)|"wall_seconds"`)
+
+// sameOutputs compares every file of dirs a and b, time lines aside.
+func sameOutputs(t *testing.T, a, b string) {
+	t.Helper()
+	names, _ := filepath.Glob(filepath.Join(a, "*"))
+	if len(names) < 10 {
+		t.Fatalf("%s holds %d files", a, len(names))
+	}
+	for _, f := range names {
+		n := filepath.Base(f)
+		x, err1 := os.ReadFile(f)
+		y, err2 := os.ReadFile(filepath.Join(b, n))
+		if err1 != nil || err2 != nil {
+			t.Errorf("%s: %v %v", n, err1, err2)
+			continue
+		}
+		if strings.HasSuffix(n, ".csv") || strings.HasSuffix(n, ".json") {
+			x, y = dropTimes(x), dropTimes(y)
+		}
+		if !bytes.Equal(x, y) {
+			t.Errorf("%s differs from the uninterrupted run's%s", n, firstDiff(x, y))
+		}
+	}
+	if more, _ := filepath.Glob(filepath.Join(b, "*")); len(more) != len(names) {
+		t.Errorf("%s holds %d files, the uninterrupted run's %d", b, len(more), len(names))
+	}
+}
+
+func dropTimes(b []byte) []byte {
+	var out [][]byte
+	for _, l := range bytes.Split(b, []byte("\n")) {
+		if !timeLine.Match(l) {
+			out = append(out, l)
+		}
+	}
+	return bytes.Join(out, []byte("\n"))
+}
+
+func firstDiff(x, y []byte) string {
+	lx, ly := bytes.Split(x, []byte("\n")), bytes.Split(y, []byte("\n"))
+	for i := range min(len(lx), len(ly)) {
+		if !bytes.Equal(lx[i], ly[i]) {
+			return fmt.Sprintf(": line %d\n  %.200s\n  %.200s", i+1, lx[i], ly[i])
+		}
+	}
+	return fmt.Sprintf(": %d lines against %d", len(lx), len(ly))
+}
+
+// A checkpoint is refused, with a message naming what differs, when it
+// was written by another version, with other settings, or when its chain
+// file no longer holds the draws it counts on; nothing is changed then.
+func TestResumeRefuses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command")
+	}
+	dir := t.TempDir()
+	orig := filepath.Join(dir, "orig")
+	args := []string{"gmm", "--chains", "1", "--burn", "100", "--keep", "100000000", "--thin", "1", "--levels", "2"}
+	cmd := exec.Command(binary(t), append(args, "--out", orig, "--checkpoint-every", "0.1")...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	waitLines(t, chainFile(orig, 1), 2000, done)
+	cmd.Process.Signal(syscall.SIGINT)
+	<-done
+	ckb, err := os.ReadFile(filepath.Join(orig, ckptName(1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit := func(name string, change func(dir string)) string {
+		d := filepath.Join(dir, name)
+		if err := os.CopyFS(d, os.DirFS(orig)); err != nil {
+			t.Fatal(err)
+		}
+		change(d)
+		return d
+	}
+	recode := func(d string, f func(c *checkpoint)) {
+		c, err := readCheckpointBytes(ckb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f(c)
+		b, err := encodeCheckpoint(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(d, ckptName(1)), b, 0o644)
+	}
+	cases := []struct {
+		name, want string
+		dir        string
+	}{
+		{"version", "written by fresgld v0.0.1-other", edit("version", func(d string) {
+			recode(d, func(c *checkpoint) { c.Version = "v0.0.1-other" })
+		})},
+		{"settings", `"#   tau2 = 12"`, edit("settings", func(d string) {
+			recode(d, func(c *checkpoint) {
+				for i, l := range c.Header {
+					c.Header[i] = strings.Replace(l, "tau2 = 10", "tau2 = 12", 1)
+				}
+			})
+		})},
+		{"csv header", "chain-1.csv: written with the setting", edit("csv", func(d string) {
+			p := chainFile(d, 1)
+			b, _ := os.ReadFile(p)
+			os.WriteFile(p, bytes.Replace(b, []byte("tau2 = 10"), []byte("tau2 = 11"), 1), 0o644)
+		})},
+		{"cut csv", "fewer than the", edit("cut", func(d string) {
+			c, _ := readCheckpointBytes(ckb)
+			os.Truncate(chainFile(d, 1), c.Offset-10) // inside the draws
+		})},
+		{"damaged", "not a fresgld checkpoint", edit("damaged", func(d string) {
+			os.WriteFile(filepath.Join(d, ckptName(1)), ckb[:len(ckb)/3], 0o644)
+		})},
+	}
+	for _, c := range cases {
+		before, _ := os.ReadFile(chainFile(c.dir, 1))
+		out, err := exec.Command(binary(t), "resume", c.dir).CombinedOutput()
+		if err == nil || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s: %v, output %s; want a refusal containing %q", c.name, err, out, c.want)
+		}
+		if after, _ := os.ReadFile(chainFile(c.dir, 1)); c.name != "cut csv" && !bytes.Equal(before, after) {
+			t.Errorf("%s: the refused resume changed chain-1.csv", c.name)
+		}
+	}
+}
