@@ -211,7 +211,7 @@ func TestCountBounds(t *testing.T) {
 		{[]string{"gmm", "--levels", "auto", "--auto-first", "3000000000"}, "--auto-first = 3000000000: more than"},
 		{[]string{"gmm", "--levels", "auto", "--max-levels", "1000"}, "--max-levels = 1000: at most 256"},
 		{[]string{"gmm", "--levels", "300"}, "--levels = 300: at most 256"},
-		{[]string{"gmm", "--chains", "100000"}, "--chains = 100000: at most 1024"},
+		{[]string{"gmm", "--chains", "100000"}, "--chains = 100000: at most 256"},
 		{[]string{"gmm", "--variance", "running", "--repeats", "100000000"}, "--repeats = 100000000: at most"},
 		{[]string{"gmm", "--swaps", "deo", "--window", "3000000000"}, "--window = 3000000000: at most"},
 		{[]string{"logistic", "--data", data, "--label", "y", "--swap-pilot", "3000000000"}, "--swap-pilot = 3000000000: at most"},
