@@ -94,7 +94,13 @@ type chainRun struct {
 	// constant, evaluated exactly on every retained draw (not a sampler
 	// cost: it is output).
 	LogDensity func(theta []float64) float64
-	Dir        *output.Dir
+	// Generated, when set, names quantities computed from every retained
+	// draw (Stan's generated quantities), written after the parameters:
+	// Generate(out, θ) fills out, one value per name. It must be safe
+	// for concurrent use.
+	Generated []string
+	Generate  func(out, theta []float64)
+	Dir       *output.Dir
 	// Ctx cancelled (SIGINT, SIGTERM): every running chain stops before its
 	// next step and keeps its draws, a chain still waiting for a core never
 	// starts, and --levels auto tuning stops.
@@ -135,6 +141,7 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 		columns = append(columns, replicaCol(l+1))
 	}
 	columns = append(columns, r.Names...)
+	columns = append(columns, r.Generated...)
 	chains := make([]*stanChain, len(ids))
 	sinks := make([]exchange.Sink, len(ids))
 	ws := make([]*stanWriter, len(ids))
@@ -156,7 +163,7 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 			// far larger than what an interrupted run ever draws.
 			chains[i].Cols[j] = make([]float64, 0, min(r.Plan.Keep, 1<<16))
 		}
-		sinks[i] = &chainSink{plan: r.Plan, w: w, c: chains[i], lp: r.LogDensity, row: make([]float64, len(columns)), levels: K}
+		sinks[i] = &chainSink{plan: r.Plan, w: w, c: chains[i], lp: r.LogDensity, gen: r.Generate, row: make([]float64, len(columns)), levels: K}
 	}
 	plan := r.Plan
 	plan.Stop = r.Ctx.Done()
@@ -190,6 +197,7 @@ type chainSink struct {
 	w       *stanWriter
 	c       *stanChain
 	lp      func([]float64) float64
+	gen     func(out, theta []float64)
 	row     []float64
 	levels  int
 	swaps   int
@@ -233,6 +241,9 @@ func (k *chainSink) record(step int, s *exchange.Sampler) {
 		k.row[3+l] = float64(s.Replica(l) + 1)
 	}
 	copy(k.row[3+k.levels:], theta)
+	if k.gen != nil {
+		k.gen(k.row[3+k.levels+len(theta):], theta)
+	}
 	k.w.row(k.row)
 	for j, x := range k.row {
 		k.c.Cols[j] = append(k.c.Cols[j], x)

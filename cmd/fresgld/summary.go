@@ -329,7 +329,7 @@ func joinInts(ids []int) string {
 }
 
 func costUnit(command string) string {
-	if command == "logistic" {
+	if command == "logistic" || command == "regress" {
 		return "per-example evaluations"
 	}
 	return "energy and gradient draws"
@@ -348,7 +348,7 @@ func remediesFor(command string) remedies {
 		Stop:      "lower --eta",
 	}
 	switch command {
-	case "logistic":
+	case "logistic", "regress":
 		r.Clamp = "lower --eta or raise --batch (cold level) or lower --hot-share (hot levels)"
 		r.NoSwap += " or add levels (--levels); with minibatch swap energies, also --swap-energies exact"
 		r.NoAttempt = "raise --swap-rate"
@@ -370,6 +370,12 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 	var w []string
 	var badR, badE []paramRow
 	for _, p := range s.Parameters {
+		if p.SD == 0 {
+			// Constant in every draw (an inclusion probability of 1 to
+			// the last bit): R̂ and ESS are undefined, as in posterior,
+			// and there is nothing to mix.
+			continue
+		}
 		if !(p.Rhat <= rhatMax) {
 			badR = append(badR, p)
 		}
