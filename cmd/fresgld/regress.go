@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"runtime/debug"
@@ -456,6 +457,9 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 			}
 		}
 	}
+	if f.Exact && p > models.MaxExactDim {
+		return fmt.Errorf("--exact: %d coefficients; the exact posterior enumerates 2^p inclusion patterns, p ≤ %d", p, models.MaxExactDim)
+	}
 	pr := f.prior()
 	sum := regressSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs,
 		ResponseMean: ym, ResponseSD: ysd, Prior: f.Prior, SlabWeight: pr.W, SpikeSD: pr.Spike, SlabSD: pr.Slab}
@@ -487,8 +491,6 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 		if exact, err = lr.Exact(); err != nil {
 			return err
 		}
-	} else if f.Exact {
-		return fmt.Errorf("--exact: %d coefficients; the exact posterior enumerates 2^p patterns, p ≤ %d", p, models.MaxExactDim)
 	}
 	lmin, lmax, dist, err := regressCurvature(x, d.Y, d.N, p, f.NoiseSD, pr)
 	if err != nil {
@@ -645,9 +647,19 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
+	// Under the normal prior every coefficient is in the slab: no
+	// inclusion columns.
 	var incl []string
-	for _, n := range names {
-		incl = append(incl, inclusionCol(n))
+	var gen func(out, theta []float64)
+	if !pr.Normal() {
+		for _, n := range names {
+			incl = append(incl, inclusionCol(n))
+		}
+		gen = func(out, theta []float64) {
+			for j, b := range theta {
+				out[j] = pr.Inclusion(b)
+			}
+		}
 	}
 	run := chainRun{
 		Header:     chainHeader{Command: "regress", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
@@ -656,14 +668,10 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 		New:        func(id int) (*exchange.Sampler, error) { return buildWith(id, energies) },
 		LogDensity: logDensity(lr, f.Seed),
 		Generated:  incl,
-		Generate: func(out, theta []float64) {
-			for j, b := range theta {
-				out[j] = pr.Inclusion(b)
-			}
-		},
-		Dir:   out,
-		Ctx:   ctx,
-		Label: "regress " + f.Method,
+		Generate:   gen,
+		Dir:        out,
+		Ctx:        ctx,
+		Label:      "regress " + f.Method,
 	}
 	chains, wall, writeErr := run.run(ids)
 	stop()
@@ -702,7 +710,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 		sum.Coef, sum.Distance = compareExact(s, names, exact, f.Exact)
 		if exact != nil {
 			if f.Exact {
-				writeExactTable(os.Stdout, names, exact, sum.Coef)
+				writeExactTable(os.Stdout, names, exact, sum.Coef, pr.Normal())
 				for _, pt := range exact.Patterns[:min(len(exact.Patterns), 5)] {
 					sum.Patterns = append(sum.Patterns, patternOf(pt, names))
 				}
@@ -730,6 +738,9 @@ func compareExact(s chainsSummary, names []string, exact *models.LinRegExact, wi
 	}
 	for j, n := range names {
 		b, in := row[n], row[inclusionCol(n)]
+		if _, ok := row[inclusionCol(n)]; !ok { // the normal prior
+			in.Mean, in.MCSEMean = 1, math.NaN()
+		}
 		c := coefRow{Name: n, Mean: jsonNum(b.Mean), SD: jsonNum(b.SD), Inclusion: jsonNum(in.Mean), InclusionMCSE: jsonNum(in.MCSEMean)}
 		if exact != nil {
 			em, es, ei := exact.Mean[j], exact.SD[j], exact.Inclusion[j]
@@ -761,12 +772,24 @@ func (d *exactDistance) line(normal bool) string {
 
 // writeExactTable prints the exact posterior beside the sampled mean and
 // inclusion probability, and the heaviest inclusion patterns.
-func writeExactTable(w *os.File, names []string, exact *models.LinRegExact, rows []coefRow) {
+func writeExactTable(w io.Writer, names []string, exact *models.LinRegExact, rows []coefRow, normal bool) {
 	width := len("variable")
 	for _, n := range names {
 		width = max(width, len(n))
 	}
-	fmt.Fprintf(w, "exact posterior (σ fixed; %d inclusion patterns, %d below e^-50 of the heaviest left out):\n", exact.Enumerated, exact.Neglected)
+	if normal {
+		fmt.Fprintln(w, "exact posterior (σ fixed; Gaussian):")
+	} else {
+		fmt.Fprintf(w, "exact posterior (σ fixed; %d inclusion patterns, %d below e^-50 of the heaviest left out):\n", exact.Enumerated, exact.Neglected)
+	}
+	if normal {
+		fmt.Fprintf(w, "%-*s %10s %9s %10s %10s %10s │ %10s %9s\n", width, "variable", "mean", "sd", "5%", "50%", "95%", "run mean", "run sd")
+		for j, n := range names {
+			r := rows[j]
+			fmt.Fprintf(w, "%-*s %10.4g %9.3g %10.4g %10.4g %10.4g │ %10.4g %9.3g\n", width, n, exact.Mean[j], exact.SD[j], *r.ExactQ5, *r.ExactQ50, *r.ExactQ95, r.Mean, r.SD)
+		}
+		return
+	}
 	fmt.Fprintf(w, "%-*s %10s %9s %10s %10s %10s %9s │ %10s %9s %9s\n", width, "variable", "mean", "sd", "5%", "50%", "95%", "inclusion", "run mean", "run incl", "mcse")
 	for j, n := range names {
 		r := rows[j]
