@@ -221,3 +221,33 @@ func TestRegressRejects(t *testing.T) {
 		}
 	}
 }
+
+// Chains run one at a time (--chain c) and pooled by merge print the table
+// of one run of both, inclusion columns and cost unit included.
+func TestRegressMergeMatchesOneRun(t *testing.T) {
+	cmd := []string{"regress", "--data", diabetes(t), "--label", "progression", "--keep", "100", "--burn", "200", "--thin", "5", "--swap-pilot", "100"}
+	all := t.TempDir()
+	if err := run(t, append(cmd, "--chains", "2", "--out", all)...); err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for c := 1; c <= 2; c++ {
+		d := t.TempDir()
+		if err := run(t, append(cmd, "--chain", fmt.Sprint(c), "--out", d)...); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, d)
+	}
+	merged := t.TempDir()
+	if err := run(t, append([]string{"merge", "--out", merged}, dirs...)...); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(filepath.Join(all, "summary.txt"))
+	got, _ := os.ReadFile(filepath.Join(merged, "summary.txt"))
+	if len(want) == 0 || string(got) != string(want) {
+		t.Errorf("merged table:\n%s\none run's:\n%s", got, want)
+	}
+	if !strings.Contains(string(want), "inclusion_s3") || !strings.Contains(string(want), "per-example evaluations") {
+		t.Errorf("table without inclusion columns or cost unit:\n%s", want)
+	}
+}
