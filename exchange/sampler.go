@@ -23,6 +23,10 @@ type Level struct {
 	// knows its variance; it is an error when the level needs variances and
 	// the estimator does not report them.
 	Var variance.Model
+	// Precond, if set, preconditions the level's Langevin step by a
+	// constant M = H⁻¹ (langevin.Precond; the sampler steps with a clone of
+	// its own). Its policy must be SGLD, or Corrected with a diagonal H.
+	Precond *langevin.Precond
 }
 
 // Config is a whole ladder. Levels are ordered from cold to hot.
@@ -103,6 +107,7 @@ type level struct {
 
 	// full takes the CorrectedFull steps; nil under other policies.
 	full *fullNoise
+	pre  *langevin.Precond // the level's own clone of Level.Precond
 }
 
 // Sampler runs a replica-exchange ladder. It is not safe for concurrent use.
@@ -191,6 +196,9 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		if L.Noise == langevin.CorrectedFull {
 			lv.full = newFullNoise(L.Est)
 		}
+		if L.Precond != nil {
+			lv.pre = L.Precond.Clone()
+		}
 		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: newStream(cfg.Seed, uint64(l)), watch: newWatch(init[l])}
 		s.at[l] = l
 	}
@@ -277,6 +285,14 @@ func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) erro
 	}
 	if L.Eta == nil {
 		return fmt.Errorf("level %d: no step size schedule", l)
+	}
+	if pc := L.Precond; pc != nil {
+		switch {
+		case pc.Dim() != p:
+			return fmt.Errorf("level %d: preconditioner of dimension %d for states of dimension %d", l, pc.Dim(), p)
+		case L.Noise == langevin.CorrectedFull, L.Noise == langevin.Corrected && !pc.Diagonal():
+			return fmt.Errorf("level %d: a preconditioned step counts gradient noise only with a diagonal preconditioner (noise policy %v); use the SGLD policy or a diagonal preconditioner", l, L.Noise)
+		}
 	}
 	if err := L.Eta.Validate(); err != nil {
 		return fmt.Errorf("level %d: %w", l, err)
@@ -420,16 +436,19 @@ func (s *Sampler) stepLevel(l, k int) {
 	if ph, ok := lv.Eta.(langevin.Phased); ok && ph.Exploring(k) {
 		tau = 0 // cyclical SGLD's exploration: a plain gradient step
 	}
-	if lv.full == nil && s.box == nil {
+	if lv.full == nil && lv.pre == nil && s.box == nil {
 		// The step measures its move for the watch in its own pass.
 		var dot, n2 float64
 		c, finite, dot, n2 = langevin.StepMove(r.theta, lv.grad, s2, lv.scratch, r.watch.last, eta, tau, lv.Noise, r.rng)
 		diverging = finite && r.watch.judge(dot, n2)
 	} else {
 		copy(r.watch.prev, r.theta)
-		if lv.full != nil {
+		switch {
+		case lv.full != nil:
 			c, finite = lv.full.step(r.theta, lv.grad, eta, tau, r.rng)
-		} else {
+		case lv.pre != nil:
+			c, finite = lv.pre.Step(r.theta, lv.grad, s2, lv.scratch, eta, tau, lv.Noise, r.rng)
+		default:
 			c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, eta, tau, lv.Noise, r.rng)
 		}
 		if s.box != nil {

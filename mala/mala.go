@@ -58,8 +58,7 @@ func Run(e target.Energy, init []float64, c Config) (Result, error) {
 	gx := make([]float64, p)
 	y := make([]float64, p)
 	gy := make([]float64, p)
-	ux := e.U(x)
-	e.Grad(gx, x)
+	ux := target.UGrad(e, gx, x)
 	if math.IsNaN(ux) || math.IsInf(ux, 0) {
 		return Result{}, errors.New("mala: the energy is not finite at the initial state")
 	}
@@ -72,8 +71,7 @@ func Run(e target.Energy, init []float64, c Config) (Result, error) {
 		for j := range y {
 			y[j] = x[j] - h*gx[j] + s*rng.NormFloat64()
 		}
-		uy := e.U(y)
-		e.Grad(gy, y)
+		uy := target.UGrad(e, gy, y)
 		res.Evals++
 		// log q(x|y) − log q(y|x), each −|to − from + h∇U(from)|²/(4h).
 		var fwd, bwd float64
@@ -155,9 +153,22 @@ func (a *Affine) U(z []float64) float64 {
 
 // Grad writes ∇Ũ(z) = Lᵀ∇U(θ).
 func (a *Affine) Grad(grad, z []float64) {
-	p := len(a.M)
 	a.Theta(a.th, z)
 	a.E.Grad(a.g, a.th)
+	a.pull(grad)
+}
+
+// UGrad is Ũ(z) and ∇Ũ(z) in one pass when the energy offers one.
+func (a *Affine) UGrad(grad, z []float64) float64 {
+	a.Theta(a.th, z)
+	u := target.UGrad(a.E, a.g, a.th)
+	a.pull(grad)
+	return u
+}
+
+// pull writes Lᵀ times the gradient in a.g into grad.
+func (a *Affine) pull(grad []float64) {
+	p := len(a.M)
 	for j := 0; j < p; j++ {
 		var s float64
 		for i := j; i < p; i++ {

@@ -18,6 +18,25 @@ type Energy interface {
 	Grad(grad, theta []float64)
 }
 
+// EnergyGrad is implemented by energies that compute U(θ) and ∇U(θ) in one
+// pass, at about the cost of one of them: a sampler that needs both at
+// every step (MALA) uses it.
+type EnergyGrad interface {
+	Energy
+	// UGrad writes ∇U(θ) into grad and returns U(θ), each as U and Grad
+	// would give them.
+	UGrad(grad, theta []float64) float64
+}
+
+// UGrad is U and ∇U of e, in one pass when e is an EnergyGrad.
+func UGrad(e Energy, grad, theta []float64) float64 {
+	if f, ok := e.(EnergyGrad); ok {
+		return f.UGrad(grad, theta)
+	}
+	e.Grad(grad, theta)
+	return e.U(theta)
+}
+
 // Estimator draws noisy, unbiased estimates of U and ∇U.
 //
 // Implementations must not allocate: samplers call them once per step.

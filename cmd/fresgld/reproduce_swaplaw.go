@@ -27,7 +27,8 @@ func init() {
 		Use:   "swap-law",
 		Short: "Do minibatch swaps follow S? Accepted swaps at exact min(1, S) < 0.01 against the exact rule",
 		Long: `swap-law runs f-reSGLD and reSGLD on two levels (τ1 = 1, τ2 = 1.5, 2.5 and 4)
-on the breast-cancer regression and the Welling–Teh posterior (N = 100), under
+on the breast-cancer regression, the Welling–Teh posterior (N = 100) and a
+generated logistic regression (N = 2000, p = 10; models.SyntheticLogistic), under
 the swap energies pair-taylor (what --swap-energies auto keeps when its pilot
 finds the screens quiet), pair, minibatch and exact, with the minibatch
 study's settings (budgets up to --max times the burn-in cost). It counts the

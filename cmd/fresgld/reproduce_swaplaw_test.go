@@ -8,7 +8,7 @@ import (
 )
 
 // The swap-law study runs end to end at a smoke size and writes its table,
-// one row per problem, τ2, method and mode; bad sizes are refused first.
+// one row per problem (3), τ2 (3), method (2) and mode (4); bad sizes are refused first.
 func TestReproduceSwapLawSmoke(t *testing.T) {
 	out := t.TempDir()
 	if err := run(t, "reproduce", "swap-law", "--smoke", "--seeds", "1", "--out", out); err != nil {
@@ -18,8 +18,8 @@ func TestReproduceSwapLawSmoke(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rows := strings.Count(string(b), "\n| breast-cancer |") + strings.Count(string(b), "\n| welling-teh |"); rows != 2*3*2*4 {
-		t.Errorf("%d rows, want 48:\n%s", rows, b)
+	if rows := strings.Count(string(b), "\n| breast-cancer |") + strings.Count(string(b), "\n| welling-teh |") + strings.Count(string(b), "\n| synthetic-"); rows != 3*3*2*4 {
+		t.Errorf("%d rows, want 72:\n%s", rows, b)
 	}
 	if strings.Contains(string(b), "**no**") {
 		t.Errorf("a row exceeds the exact rule's bound:\n%s", b)

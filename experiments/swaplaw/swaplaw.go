@@ -1,7 +1,7 @@
 // Package swaplaw measures whether minibatch swaps follow the exact ratio S
 // on posteriors backed by data: on the breast-cancer regression (residuals
-// with heavy tails: a few badly fitted examples) and on the Welling–Teh
-// posterior, at three hot temperatures, it counts the accepted swaps whose
+// with heavy tails: a few badly fitted examples), the Welling–Teh posterior
+// and a generated logistic regression, at three hot temperatures, it counts the accepted swaps whose
 // exact min(1, S) is below 0.01 and compares them with what swaps decided
 // by S itself would accept at the same attempts.
 //
@@ -58,9 +58,18 @@ type Row struct {
 // rule: its expectation plus 3 Poisson sds.
 func (r Row) Bound() float64 { return r.Expected + 3*math.Sqrt(r.Expected) }
 
-// Problems are the study's posteriors at size sz.
+// SyntheticN and SyntheticP size the generated logistic regression
+// (models.SyntheticLogistic, the generator behind bench/gencsv's data).
+const SyntheticN, SyntheticP = 2000, 10
+
+// Problems are the study's posteriors at size sz: breast cancer, the
+// Welling–Teh posterior and a generated logistic regression.
 func Problems(sz minibatch.Size) ([]minibatch.Problem, error) {
 	l, _, err := minibatch.BreastCancer()
+	if err != nil {
+		return nil, err
+	}
+	syn, _, err := models.SyntheticLogistic(SyntheticN, SyntheticP, minibatch.PriorSD, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -69,7 +78,11 @@ func Problems(sz minibatch.Size) ([]minibatch.Problem, error) {
 		name  string
 		terms target.Terms
 		init  []float64
-	}{{"breast-cancer", l, make([]float64, l.Dim())}, {"welling-teh", models.PaperWellingTeh(), []float64{1.3, -1.6}}} {
+	}{
+		{"breast-cancer", l, make([]float64, l.Dim())},
+		{"welling-teh", models.PaperWellingTeh(), []float64{1.3, -1.6}},
+		{fmt.Sprintf("synthetic-%d×%d", SyntheticN, SyntheticP), syn, make([]float64, SyntheticP)},
+	} {
 		st, _, _, err := minibatch.SettingFor(c.terms, c.init, sz)
 		if err != nil {
 			return nil, err

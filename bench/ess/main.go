@@ -1,0 +1,250 @@
+// Command ess measures effective samples per CPU-second of preconditioned
+// Langevin chains on a Bayesian logistic regression, the library path that
+// issue 22's defaults are to take: the chains start at the mode, step in the
+// coordinates where the Hessian at the mode is I (langevin.Precond), and
+// draw their gradients either on the full data or as control-variate
+// minibatches about the mode (target.CVGrad). It prints the smallest bulk
+// ESS and largest R̂ over the coefficients (as R's posterior package
+// computes them), the CPU time of the sampling, and writes the standardised
+// design and the chains' means and sds for nuts.R, which runs Stan's NUTS on
+// the same data (see run.sh).
+//
+//	go run ./bench/ess --data FILE.csv --label y [--batch n] [--eta η] [--draws K]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/fresgld/fresgld/data"
+	"github.com/fresgld/fresgld/dataset"
+	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/experiments/minibatch"
+	"github.com/fresgld/fresgld/internal/cputime"
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/mala"
+	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/target"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+func main() {
+	file := flag.String("data", "", "CSV file (default: the shipped breast-cancer data, label benign)")
+	label := flag.String("label", "benign", "label column")
+	batch := flag.Int("batch", 0, "control-variate minibatch size (0: full-data gradients)")
+	eta := flag.Float64("eta", 0.1, "step size in the preconditioned coordinates (the Euler bias inflates variances by about 1/(1 − η/2))")
+	draws := flag.Int("draws", 2000, "draws kept per chain (after a burn-in of ⌈5/η⌉ steps)")
+	thin := flag.Int("thin", 5, "steps per draw kept")
+	chains := flag.Int("chains", 4, "chains")
+	out := flag.String("out", filepath.Join(os.TempDir(), "fresgld-ess"), "directory for design.csv and fresgld.json")
+	useMALA := flag.Bool("mala", false, "preconditioned MALA on full-data gradients and energies (step adapted during the burn-in to acceptance 0.574) instead of unadjusted Langevin")
+	ref := flag.String("reference", "", "a long MALA reference of the same posterior (minibatch.Reference JSON) to print the errors against")
+	flag.Parse()
+	if err := run(*file, *label, *batch, *eta, *draws, *thin, *chains, *out, *ref, *useMALA); err != nil {
+		fmt.Fprintln(os.Stderr, "ess:", err)
+		os.Exit(1)
+	}
+}
+
+func run(file, label string, batch int, eta float64, draws, thin, chains int, out, ref string, useMALA bool) error {
+	raw, name := data.WDBC, "wdbc.csv"
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return err
+		}
+		raw, name = b, file
+	}
+	d, err := dataset.Read(bytes.NewReader(raw), name, dataset.Options{Label: label})
+	if err != nil {
+		return err
+	}
+	x, p := d.WithIntercept()
+	l, err := models.NewLogistic(x, d.Y, p, minibatch.PriorSD)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := writeDesign(filepath.Join(out, "design.csv"), x, d.Y, p); err != nil {
+		return err
+	}
+	start := cputime.Process()
+	// The mode by Newton's method with exact gradients and, where N·p² is
+	// large, the Hessian of a random subset of 5·10⁸/p² examples (as the
+	// logistic command does): a preconditioner needs H only roughly.
+	rows := rand.New(rand.NewPCG(1, 1<<42)).Perm(l.Len())[:min(l.Len(), int(math.Ceil(5e8/float64(p*p))))]
+	mode, h, err := l.Mode(make([]float64, p), rows, 100)
+	if err != nil {
+		return err
+	}
+	pc, err := langevin.NewPrecond(h)
+	if err != nil {
+		return err
+	}
+	setup := cputime.Process() - start
+	// Full-data gradients as a minibatch of all N: its linear-model path
+	// takes rows four at a time, several times faster than one Term call
+	// per example.
+	var est target.Estimator
+	if batch > 0 {
+		est, err = target.NewCVGrad(l, mode, batch)
+	} else {
+		est, err = target.NewMinibatch(l, d.N)
+	}
+	if err != nil {
+		return err
+	}
+	burn := int(math.Ceil(5 / eta))
+	trace := make([][][]float64, p) // [coefficient][chain][draw]
+	for j := range trace {
+		trace[j] = make([][]float64, chains)
+	}
+	start = cputime.Process()
+	for c := range chains {
+		if useMALA {
+			if err := malaChain(l, mode, h, burn, draws, thin, uint64(c+1), trace, c); err != nil {
+				return err
+			}
+			continue
+		}
+		e := est
+		if cl, ok := est.(target.Cloner); ok {
+			e = cl.Clone()
+		}
+		s, err := exchange.New(exchange.Config{Levels: []exchange.Level{{Tau: 1, Est: e, Eta: langevin.Constant{Step: eta}, Precond: pc}}, Seed: exchange.ChainSeed(1, c+1)}, [][]float64{mode})
+		if err != nil {
+			return err
+		}
+		for k := range burn + draws*thin {
+			if err := s.Step(); err != nil {
+				return err
+			}
+			if k >= burn && (k-burn)%thin == thin-1 {
+				for j, v := range s.State(0) {
+					trace[j][c] = append(trace[j][c], v)
+				}
+			}
+		}
+	}
+	cpu := cputime.Process() - start
+	minESS, maxR := math.Inf(1), 0.0
+	res := result{Batch: batch, Eta: eta, Draws: draws, Thin: thin, Chains: chains, CPUSeconds: cpu.Seconds(), SetupSeconds: setup.Seconds()}
+	for j := range p {
+		sm := diag.Summarize(trace[j])
+		minESS = math.Min(minESS, sm.ESSBulk)
+		maxR = math.Max(maxR, sm.Rhat)
+		res.Mean = append(res.Mean, sm.Mean)
+		res.SD = append(res.SD, sm.SD)
+		res.MCSE = append(res.MCSE, sm.MCSEMean)
+	}
+	res.MinESS, res.MaxRhat = minESS, maxR
+	fmt.Printf("fresgld: N = %d, p = %d, %s gradients, η = %g, %d chains × %d draws (thin %d): smallest bulk ESS %.0f, largest R̂ %.4f, %.2f CPU s sampling (+%.2f s mode and Hessian): %.0f bulk ESS per CPU-s\n",
+		d.N, p, kind(batch, useMALA), eta, chains, draws, thin, minESS, maxR, cpu.Seconds(), setup.Seconds(), minESS/cpu.Seconds())
+	if ref != "" {
+		r, err := minibatch.LoadReference(ref, p)
+		if err != nil {
+			return err
+		}
+		var worstMean, worstSD, worstZ float64
+		for j := range p {
+			worstMean = math.Max(worstMean, math.Abs(res.Mean[j]-r.Mean[j])/r.SD[j])
+			worstSD = math.Max(worstSD, math.Abs(res.SD[j]/r.SD[j]-1))
+			worstZ = math.Max(worstZ, math.Abs(res.Mean[j]-r.Mean[j])/math.Hypot(res.MCSE[j], r.MeanSE[j]))
+		}
+		fmt.Printf("against the reference %s: largest |mean error| %.3f posterior sd (%.1f combined MCSE), largest |sd/sd_ref − 1| %.3f\n", ref, worstMean, worstZ, worstSD)
+	}
+	b, err := json.MarshalIndent(res, "", " ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(out, "fresgld.json"), b, 0o644)
+}
+
+type result struct {
+	Batch, Draws, Thin, Chains int
+	Eta                        float64
+	CPUSeconds, SetupSeconds   float64
+	MinESS, MaxRhat            float64
+	Mean, SD, MCSE             []float64
+}
+
+// writeDesign writes the standardised design with its intercept column and
+// the label, so that Stan samples exactly the posterior the chains do.
+func writeDesign(path string, x, y []float64, p int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	for i, yi := range y {
+		for j := range p {
+			fmt.Fprintf(w, "%.17g,", x[i*p+j])
+		}
+		fmt.Fprintf(w, "%g\n", yi)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func kind(batch int, useMALA bool) string {
+	switch {
+	case useMALA:
+		return "MALA, full-data"
+	case batch > 0:
+		return fmt.Sprintf("control-variate n = %d", batch)
+	}
+	return "full-data"
+}
+
+// malaChain runs one preconditioned MALA chain (mala.Affine with LLᵀ = H⁻¹)
+// from the mode into chain c of trace.
+func malaChain(l *models.Logistic, mode []float64, h *mat.SymDense, burn, draws, thin int, seed uint64, trace [][][]float64, c int) error {
+	p := len(mode)
+	var inv mat.SymDense
+	var ch mat.Cholesky
+	if !ch.Factorize(h) {
+		return fmt.Errorf("the Hessian at the mode is not positive definite")
+	}
+	if err := ch.InverseTo(&inv); err != nil {
+		return err
+	}
+	var ci mat.Cholesky
+	if !ci.Factorize(&inv) {
+		return fmt.Errorf("the inverse Hessian is not positive definite")
+	}
+	var lt mat.TriDense
+	ci.LTo(&lt)
+	L := make([]float64, p*p)
+	for i := range p {
+		for j := 0; j <= i; j++ {
+			L[i*p+j] = lt.At(i, j)
+		}
+	}
+	a := mala.NewAffine(l, mode, L)
+	r, err := mala.Run(a, make([]float64, p), mala.Config{Step: 0.5, Burn: burn, Keep: draws, Thin: thin, Seed: seed, Adapt: true})
+	if err != nil {
+		return err
+	}
+	theta := make([]float64, p)
+	for k := range draws {
+		a.Theta(theta, r.Samples[k*p:(k+1)*p])
+		for j, v := range theta {
+			trace[j][c] = append(trace[j][c], v)
+		}
+	}
+	return nil
+}
