@@ -98,6 +98,7 @@ var (
 	_ target.Terms       = (*LinReg)(nil)
 	_ target.LinearTerms = (*LinReg)(nil)
 	_ target.Energy      = (*LinReg)(nil)
+	_ target.EnergyGrad  = (*LinReg)(nil)
 )
 
 // NewLinReg checks and wraps the data (not copied).
@@ -203,6 +204,22 @@ func (l *LinReg) Grad(grad, theta []float64) {
 			grad[j] += d * v
 		}
 	}
+}
+
+// UGrad writes ∇U into grad and returns U in one pass over the data, each
+// bit for bit as Grad and U compute them (the same sums in the same order).
+func (l *LinReg) UGrad(grad, theta []float64) float64 {
+	u := l.Prior(grad, theta)
+	for i := range l.Y {
+		x := l.Row(i)
+		r := dot(x, theta) - l.Y[i]
+		u += 0.5 * r * r * l.inv2
+		d := r * l.inv2
+		for j, v := range x {
+			grad[j] += d * v
+		}
+	}
+	return u
 }
 
 // Touch reads the response and the first and last feature of each listed

@@ -3,6 +3,7 @@ package models
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -39,6 +40,10 @@ func TestLinRegGradients(t *testing.T) {
 		for _, theta := range [][]float64{{0.3, -0.02, 0.1}, {0.001, 0.2, -1}, {0, 0, 0}} {
 			g := make([]float64, p)
 			l.Grad(g, theta)
+			g2 := make([]float64, p)
+			if u := l.UGrad(g2, theta); u != l.U(theta) || !slices.Equal(g2, g) {
+				t.Errorf("UGrad at %v: %v, %v; U and Grad give %v, %v", theta, u, g2, l.U(theta), g)
+			}
 			const h = 1e-6
 			for j := range p {
 				up, dn := append([]float64(nil), theta...), append([]float64(nil), theta...)
