@@ -487,12 +487,6 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	}
 	fmt.Printf("noise sd σ = %.4g (%s)\n", f.NoiseSD, sum.NoiseRule)
 	fmt.Printf("method: %s (%s)\n", m, why)
-	var exact *models.LinRegExact
-	if p <= models.MaxExactDim {
-		if exact, err = lr.Exact(); err != nil {
-			return err
-		}
-	}
 	lmin, lmax, dist, err := regressCurvature(x, d.Y, d.N, p, f.NoiseSD, pr)
 	if err != nil {
 		return fmt.Errorf("--data %s: %w", f.Data, err)
@@ -553,6 +547,14 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	}
 	if f.SwapPerStep/f.Eta > 0 && !(f.SwapPerStep/f.Eta < math.Inf(1)) {
 		return fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", f.SwapPerStep, f.Eta)
+	}
+	// The exact posterior after every check of the settings: at p = 20 it
+	// takes seconds.
+	var exact *models.LinRegExact
+	if p <= models.MaxExactDim {
+		if exact, err = lr.Exact(); err != nil {
+			return err
+		}
 	}
 	ids, _ := f.chainFlags.ids()
 	hotStart := f.HotBatch

@@ -122,6 +122,14 @@ func TestRegressDiabetesAgainstExact(t *testing.T) {
 			t.Errorf("%s: inclusion %.4g, exact %.4g: error %.3g > 5 MCSE + 1/1600 = %.3g", c.Name, c.Inclusion, *c.ExactInclusion, e, 5*se+1.0/1600)
 		}
 	}
+	// The distance line is the largest of the per-coefficient errors.
+	var worst float64
+	for _, c := range r.Coef {
+		worst = max(worst, math.Abs(c.Mean-*c.ExactMean) / *c.ExactSD)
+	}
+	if math.Abs(r.Distance.MeanErr-worst) > 1e-12 {
+		t.Errorf("distance_to_exact: %v, largest |mean − exact|/sd %v", r.Distance.MeanErr, worst)
+	}
 	ch, err := readStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
