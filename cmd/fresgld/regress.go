@@ -74,7 +74,7 @@ standardised (centred, then divided by their population sd), so the
 intercept is 0 and a coefficient is the change of the response, in its sds,
 per sd of its feature. The noise is Gaussian with sd σ on that scale:
 --noise-sd, by default the residual standard error of the least-squares fit,
-√(RSS/(N − p − 1)) (what R's lm reports; p + 1 counts the centring), stated
+√(RSS/(N − p − 1)) (R's lm reports it; the −1 is for the centring), stated
 on the first line of the output.
 
 --prior normal puts β_j ~ N(0, s1²) on every coefficient, s1 = --slab-sd.
@@ -216,11 +216,9 @@ func (f *regressFlags) validate() error {
 		if err != nil || !containsMethod(regressMethods, m) {
 			return fmt.Errorf("--method %q: want auto, sgld, corrected, resgld, mresgld or fresgld", f.Method)
 		}
-		if _, err := parseCorrection(f.Correction, m); err != nil {
-			return err
-		}
-	} else if _, err := exchange.ParseCorrection(f.Correction); err != nil {
-		return fmt.Errorf("--correction: %w", err)
+	}
+	if _, err := parseCorrection(f.Correction, f.method()); err != nil {
+		return err
 	}
 	if _, err := f.chainFlags.ids(); err != nil {
 		return err
@@ -286,18 +284,31 @@ func (f *regressFlags) runSize(dim int) error {
 	return runSize(burn, f.Keep, thin, dim)
 }
 
-// chooseMethod resolves --method auto by the prior, and says why.
-func (f *regressFlags) chooseMethod() (exchange.Method, string) {
-	if !f.MethodAuto {
+// method is the sampler the flags ask for, --method auto resolved by the
+// prior.
+func (f *regressFlags) method() exchange.Method {
+	switch {
+	case !f.MethodAuto:
 		m, _ := exchange.ParseMethod(f.Method)
+		return m
+	case f.Prior == "normal":
+		return exchange.CorrectedMethod
+	}
+	return exchange.FReSGLDMethod
+}
+
+// chooseMethod resolves --method auto by the prior, records the choice in
+// the flags and says why.
+func (f *regressFlags) chooseMethod() (exchange.Method, string) {
+	m := f.method()
+	if !f.MethodAuto {
 		return m, "set by --method"
 	}
-	if f.Prior == "normal" {
-		f.Method = string(exchange.CorrectedMethod)
-		return exchange.CorrectedMethod, "auto: the normal prior's posterior is Gaussian (log-concave, one mode), so a hot chain would find no other mode to bring; one corrected chain per chain. --method fresgld runs a ladder"
+	f.Method = string(m)
+	if m == exchange.CorrectedMethod {
+		return m, "auto: the normal prior's posterior is Gaussian (log-concave, one mode), so a hot chain would find no other mode to bring; one corrected chain per chain. --method fresgld runs a ladder"
 	}
-	f.Method = string(exchange.FReSGLDMethod)
-	return exchange.FReSGLDMethod, "auto: the spike-and-slab posterior is a mixture over the 2^p inclusion patterns, with a mode for each pattern the data leave undecided; the ladder's hot chain crosses between them. --method corrected runs a single chain"
+	return m, "auto: the spike-and-slab posterior is a mixture over the 2^p inclusion patterns, with a mode for each pattern the data leave undecided; the ladder's hot chain crosses between them. --method corrected runs a single chain"
 }
 
 // regressSummary is summary.json of a regression run.

@@ -215,6 +215,8 @@ func TestRegressRejects(t *testing.T) {
 		{append(slices.Clone(base), "--noise-sd", "-1"), "--noise-sd = -1"},
 		{append(slices.Clone(base), "--method", "reld"), `--method "reld"`},
 		{append(slices.Clone(base), "--method", "corrected", "--correction", "full"), "--correction full"},
+		{append(slices.Clone(base), "--prior", "normal", "--correction", "full"), "--correction full: method corrected"},
+		{append(slices.Clone(base), "--correction", "half"), "--correction"},
 		{append(slices.Clone(base), "--tau2", "1"), "--tau2 = 1"},
 		{[]string{"regress", "--data", data, "--label", "nope"}, `label column "nope"`},
 		{[]string{"regress", "--data", wide, "--label", "y", "--exact"}, "--exact: 21 coefficients"},
