@@ -100,7 +100,10 @@ type chainRun struct {
 	// for concurrent use.
 	Generated []string
 	Generate  func(out, theta []float64)
-	Dir       *output.Dir
+	// Sample, when set, says which retained steps are samples (cyclical
+	// SGLD's exploration stages are not): the others are not written.
+	Sample func(step int) bool
+	Dir    *output.Dir
 	// Ctx cancelled (SIGINT, SIGTERM): every running chain stops before its
 	// next step and keeps its draws, a chain still waiting for a core never
 	// starts, and --levels auto tuning stops.
@@ -163,7 +166,7 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 			// far larger than what an interrupted run ever draws.
 			chains[i].Cols[j] = make([]float64, 0, min(r.Plan.Keep, 1<<16))
 		}
-		sinks[i] = &chainSink{plan: r.Plan, w: w, c: chains[i], lp: r.LogDensity, gen: r.Generate, row: make([]float64, len(columns)), levels: K}
+		sinks[i] = &chainSink{plan: r.Plan, w: w, c: chains[i], lp: r.LogDensity, gen: r.Generate, sample: r.Sample, row: make([]float64, len(columns)), levels: K}
 	}
 	plan := r.Plan
 	plan.Stop = r.Ctx.Done()
@@ -198,6 +201,7 @@ type chainSink struct {
 	c       *stanChain
 	lp      func([]float64) float64
 	gen     func(out, theta []float64)
+	sample  func(step int) bool
 	row     []float64
 	levels  int
 	swaps   int
@@ -222,7 +226,7 @@ func (k *chainSink) record(step int, s *exchange.Sampler) {
 	if step == k.plan.Burn {
 		k.warm = time.Since(k.start)
 	}
-	if _, ok := k.plan.Retained(step); !ok {
+	if _, ok := k.plan.Retained(step); !ok || k.sample != nil && !k.sample(step) {
 		return
 	}
 	theta := s.State(0)

@@ -51,6 +51,9 @@ type regressFlags struct {
 	SwapPilot    int     `json:"swap_pilot"`
 	SwapNoiseCap float64 `json:"swap_noise_cap"`
 	Levels       int     `json:"levels"`
+	Cycle        int     `json:"cycle"` // csgld: steps a cycle
+	CycleAuto    bool    `json:"cycle_automatic"`
+	Explore      float64 `json:"explore"` // csgld: exploration share β
 	Burn         int     `json:"burn"`
 	BurnAuto     bool    `json:"burn_automatic"`
 	Keep         int     `json:"keep"`
@@ -111,7 +114,13 @@ spike and slab (f-reSGLD, with the swap energies chosen as --swap-energies
 auto says below), and a single corrected chain (corrected) for the normal
 prior, whose posterior is Gaussian: a hot chain would find no other mode to
 bring. It prints a line saying which and why. Other methods: sgld,
-corrected, resgld, mresgld, fresgld.
+corrected, resgld, mresgld, fresgld, and csgld: cyclical SGLD (Zhang et
+al., ICLR 2020), one SGLD chain whose step size runs in cycles of --cycle
+steps (auto: the run in 20 cycles) from η0 = 2η down to 0 along a cosine,
+η_k = (η0/2)[cos(π·(k mod L)/L) + 1], so its mean step is η; the first
+--explore share of each cycle steps without noise (stochastic gradient
+descent to a mode) and only the rest are samples, so a run keeps about
+(1 − --explore)·--keep draws.
 
 The step size (--eta auto) is 0.2/λ_max with λ_max ≤ λ_max(XᵀX)/σ² + 1/s0²
 (1/s1² for the normal prior), a bound on the Hessian over all β (the prior's
@@ -145,7 +154,7 @@ func init() {
 	fl.Float64Var(&f.SlabSD, "slab-sd", defaultSlabSD, "sd s1 of the slab (of the normal prior with --prior normal)")
 	fl.BoolVar(&f.Exact, "exact", false, "print the exact posterior's table and write it into summary.json (p ≤ 20)")
 	f.MethodAuto = true
-	fl.Var(autoString{&f.Method, &f.MethodAuto}, "method", "sampler: auto, sgld, corrected, resgld, mresgld or fresgld (auto: see above)")
+	fl.Var(autoString{&f.Method, &f.MethodAuto}, "method", "sampler: auto, sgld, corrected, resgld, mresgld, fresgld or csgld (auto: see above)")
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal or full")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
@@ -160,6 +169,9 @@ func init() {
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2")
+	f.CycleAuto = true
+	fl.Var(autoInt{&f.Cycle, &f.CycleAuto}, "cycle", "csgld: steps a cycle (auto: the run in 20 cycles)")
+	fl.Float64Var(&f.Explore, "explore", 0.5, "csgld: share β of each cycle that explores without noise")
 	f.BurnAuto, f.ThinAuto = true, true
 	fl.Var(autoInt{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
@@ -169,9 +181,12 @@ func init() {
 	rootCmd.AddCommand(cmd)
 }
 
+// csgldCycles is the number of cycles of --method csgld with --cycle auto.
+const csgldCycles = 20
+
 // regressMethods are the samplers regress offers (reld needs exact
 // energies on every level; a minibatch has none).
-var regressMethods = []exchange.Method{exchange.SGLDMethod, exchange.CorrectedMethod, exchange.ReSGLDMethod, exchange.MReSGLDMethod, exchange.FReSGLDMethod}
+var regressMethods = []exchange.Method{exchange.SGLDMethod, exchange.CorrectedMethod, exchange.ReSGLDMethod, exchange.MReSGLDMethod, exchange.FReSGLDMethod, exchange.CSGLDMethod}
 
 // prior is the prior the flags set.
 func (f *regressFlags) prior() models.SlabPrior {
@@ -214,7 +229,7 @@ func (f *regressFlags) validate() error {
 	if !f.MethodAuto {
 		m, err := exchange.ParseMethod(f.Method)
 		if err != nil || !containsMethod(regressMethods, m) {
-			return fmt.Errorf("--method %q: want auto, sgld, corrected, resgld, mresgld or fresgld", f.Method)
+			return fmt.Errorf("--method %q: want auto, sgld, corrected, resgld, mresgld, fresgld or csgld", f.Method)
 		}
 	}
 	if _, err := parseCorrection(f.Correction, f.method()); err != nil {
@@ -245,6 +260,12 @@ func (f *regressFlags) validate() error {
 	}
 	if !(f.Share > 0 && f.Share <= 1) {
 		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
+	}
+	if !(f.Explore >= 0 && f.Explore < 1) {
+		return fmt.Errorf("--explore = %v: must lie in [0, 1) (1 would never sample)", f.Explore)
+	}
+	if !f.CycleAuto && f.Cycle < 2 {
+		return fmt.Errorf("--cycle = %d: must be ≥ 2 (or auto)", f.Cycle)
 	}
 	if !f.EtaAuto {
 		if err := positive("--eta", f.Eta); err != nil {
@@ -572,7 +593,18 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	if hotStart == 0 {
 		hotStart = f.Batch
 	}
-	eta := langevin.Constant{Step: f.Eta}
+	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
+	var sample func(step int) bool
+	if m == exchange.CSGLDMethod {
+		if f.CycleAuto {
+			f.Cycle = max(2, (f.Burn+f.Keep*f.Thin+csgldCycles-1)/csgldCycles)
+		}
+		c := langevin.Cyclical{Eta0: 2 * f.Eta, Cycle: f.Cycle, Explore: f.Explore}
+		eta = c
+		// Step s (from 1) leaves the state of step k = s − 1.
+		sample = func(step int) bool { return !c.Exploring(step - 1) }
+		fmt.Printf("cyclical SGLD: %d steps a cycle, η0 = %.4g, exploration %.0f%% of each cycle\n", f.Cycle, c.Eta0, 100*f.Explore)
+	}
 	autos := map[int]*variance.AutoBatch{}
 	var energies exchange.Energies
 	// buildWith makes chain id's ladder, as logistic's does: minibatches,
@@ -621,7 +653,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	}
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	ladder := m != exchange.SGLDMethod && m != exchange.CorrectedMethod
+	ladder := m != exchange.SGLDMethod && m != exchange.CorrectedMethod && m != exchange.CSGLDMethod
 	if ladder {
 		pilot := func(e exchange.Energies) (pilotResult, error) {
 			smp, err := buildWith(1, e)
@@ -683,6 +715,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 		LogDensity: logDensity(lr, f.Seed),
 		Generated:  incl,
 		Generate:   gen,
+		Sample:     sample,
 		Dir:        out,
 		Ctx:        ctx,
 		Label:      "regress " + f.Method,

@@ -261,3 +261,36 @@ func TestRegressMergeMatchesOneRun(t *testing.T) {
 		t.Errorf("table without inclusion columns or cost unit:\n%s", want)
 	}
 }
+
+// --method csgld keeps only the draws of its sampling stages: of the
+// retained steps s = burn + j·thin, those whose step k = s − 1 lies in the
+// last (1 − β) of its cycle, k mod L ≥ βL (the test counts them itself).
+func TestRegressCSGLDKeepsSamplingStages(t *testing.T) {
+	const burn, keep, thin, L, beta = 300, 200, 7, 500, 0.4
+	out := t.TempDir()
+	if err := run(t, "regress", "--data", diabetes(t), "--label", "progression", "--method", "csgld", "--chains", "1",
+		"--burn", fmt.Sprint(burn), "--keep", fmt.Sprint(keep), "--thin", fmt.Sprint(thin), "--cycle", fmt.Sprint(L), "--explore", fmt.Sprint(beta), "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	want := 0
+	for j := 1; j <= keep; j++ {
+		if k := burn + j*thin - 1; float64(k%L) >= beta*L {
+			want++
+		}
+	}
+	ch, err := readStanCSV(filepath.Join(out, "chain-1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(ch.Cols[0]); got != want || want == 0 || want == keep {
+		t.Errorf("%d draws written, want %d of the %d retained steps", got, want, keep)
+	}
+	if r := readRegress(t, out); r.Settings.Method != "csgld" {
+		t.Errorf("method %q", r.Settings.Method)
+	}
+	for _, c := range []struct{ flag, v, want string }{{"--explore", "1", "--explore = 1"}, {"--cycle", "1", "--cycle = 1"}} {
+		if err := run(t, "regress", "--data", diabetes(t), "--label", "progression", "--method", "csgld", c.flag, c.v, "--out", t.TempDir()); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s %s: error %v", c.flag, c.v, err)
+		}
+	}
+}
