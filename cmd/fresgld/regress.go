@@ -469,6 +469,22 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	if err := f.validate(); err != nil {
 		return err
 	}
+	// Settings that the prior or method would ignore are errors, not
+	// silently dropped.
+	for _, u := range []struct {
+		flag   string
+		unused bool
+		why    string
+	}{
+		{"slab-weight", f.Prior == "normal", "--prior normal has no spike"},
+		{"spike-sd", f.Prior == "normal", "--prior normal has no spike"},
+		{"cycle", f.method() != exchange.CSGLDMethod, "only --method csgld has cycles"},
+		{"explore", f.method() != exchange.CSGLDMethod, "only --method csgld has cycles"},
+	} {
+		if u.unused && cmd.Flags().Changed(u.flag) {
+			return fmt.Errorf("--%s: %s", u.flag, u.why)
+		}
+	}
 	stderr := cmd.ErrOrStderr()
 	defer debug.SetGCPercent(debug.SetGCPercent(runGCPercent))
 	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, Response: true})

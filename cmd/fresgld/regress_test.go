@@ -218,6 +218,8 @@ func TestRegressRejects(t *testing.T) {
 		{append(slices.Clone(base), "--prior", "normal", "--correction", "full"), "--correction full: method corrected"},
 		{append(slices.Clone(base), "--correction", "half"), "--correction"},
 		{append(slices.Clone(base), "--tau2", "1"), "--tau2 = 1"},
+		{append(slices.Clone(base), "--prior", "normal", "--spike-sd", "0.1"), "--spike-sd: --prior normal has no spike"},
+		{append(slices.Clone(base), "--cycle", "100"), "--cycle: only --method csgld"},
 		{[]string{"regress", "--data", data, "--label", "nope"}, `label column "nope"`},
 		{[]string{"regress", "--data", wide, "--label", "y", "--exact"}, "--exact: 21 coefficients"},
 	} {
