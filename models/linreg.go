@@ -99,6 +99,7 @@ var (
 	_ target.LinearTerms = (*LinReg)(nil)
 	_ target.Energy      = (*LinReg)(nil)
 	_ target.EnergyGrad  = (*LinReg)(nil)
+	_ target.Toucher     = (*LinReg)(nil)
 )
 
 // NewLinReg checks and wraps the data (not copied).

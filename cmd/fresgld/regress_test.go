@@ -199,6 +199,14 @@ func TestRegressRejects(t *testing.T) {
 	if err := os.WriteFile(wide, []byte(b.String()), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// Above p = 20 a run has no exact posterior and says nothing of one.
+	out := t.TempDir()
+	if err := run(t, "regress", "--data", wide, "--label", "y", "--chains", "1", "--keep", "50", "--burn", "10", "--thin", "1", "--swap-pilot", "50", "--out", out); err != nil {
+		t.Fatalf("p = 21: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "summary.json")); strings.Contains(string(b), "distance_to_exact") || !strings.Contains(string(b), "inclusion_x20") {
+		t.Errorf("p = 21: summary.json has a distance to exact or lacks the inclusion columns")
+	}
 	base := []string{"regress", "--data", data, "--label", "progression"}
 	for _, c := range []struct {
 		args []string
