@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
@@ -396,6 +397,13 @@ type exactDistance struct {
 
 // inclusionCol names coefficient name's inclusion column.
 func inclusionCol(name string) string { return "inclusion_" + name }
+
+// generated reports whether a command's chain column is a generated
+// quantity (a function of a draw) rather than a parameter the sampler
+// moves: regress's inclusion columns.
+func generated(command, column string) bool {
+	return command == "regress" && strings.HasPrefix(column, "inclusion_")
+}
 
 // residualSD is the least-squares fit's residual standard error
 // √(RSS/(N − p − 1)) on standardised data (the −1 for the centring).

@@ -370,10 +370,11 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 	var w []string
 	var badR, badE []paramRow
 	for _, p := range s.Parameters {
-		if p.SD == 0 {
-			// Constant in every draw (an inclusion probability of 1 to
-			// the last bit): R̂ and ESS are undefined, as in posterior,
-			// and there is nothing to mix.
+		if p.SD == 0 && generated(s.Command, p.Name) {
+			// A generated quantity constant in every draw (an inclusion
+			// probability of 1 to the last bit): R̂ and ESS are
+			// undefined, as in posterior, and there is nothing to mix. A
+			// constant parameter still warns: its chains are stuck.
 			continue
 		}
 		if !(p.Rhat <= rhatMax) {
