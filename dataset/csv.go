@@ -14,8 +14,10 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/fresgld/fresgld/models"
 )
@@ -34,6 +36,10 @@ type Options struct {
 	// Response reads the label column as a continuous response (any finite
 	// number) rather than a 0/1 label, for regression.
 	Response bool
+	// DropConstant removes features that take one value in every example,
+	// with a warning naming them, instead of refusing the file: such a
+	// feature carries no information and cannot be standardised.
+	DropConstant bool
 }
 
 // Data is a design matrix with its labels.
@@ -142,6 +148,14 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 	if b, err := br.Peek(len(bom)); err == nil && string(b) == bom {
 		br.Discard(len(bom)) // before the CSV parser, so a quoted first name parses
 	}
+	// A compressed or binary file would otherwise reach the CSV parser and
+	// fail with a message about quotes or field counts that hides the
+	// cause.
+	if head, _ := br.Peek(512); len(head) > 0 {
+		if msg := binaryKind(head); msg != "" {
+			return nil, &Error{File: file, Msg: msg}
+		}
+	}
 	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1 // ragged rows get our own error, with the line
 	cr.TrimLeadingSpace = true
@@ -197,6 +211,12 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 		seen := map[string]int{}
 		for k, n := range first {
 			n = strings.TrimSpace(strings.ReplaceAll(n, bom, ""))
+			if i := invalidUTF8(n); i >= 0 {
+				// The names go into the table and the chain CSVs, which
+				// must be UTF-8 (rstan::read_stan_csv fails otherwise);
+				// guessing the encoding could mangle them silently.
+				return nil, bad(line, k+1, "", "the column name has byte 0x%02X at byte %d, which is not UTF-8: the file is in another encoding (Latin-1 or Windows-1252?); convert it, e.g. iconv -f latin1 -t utf-8", n[i], i+1)
+			}
 			if n == "" {
 				return nil, bad(line, k+1, "", "empty column name in the header")
 			}
@@ -211,6 +231,9 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 		hl := 0 // the header's line, when the label is looked up there
 		if !opt.NoHeader {
 			hl = line
+			if numericRow(first) {
+				err = fmt.Errorf("%v; the first line is all numbers: if the file has no header, read it with NoHeader (fresgld: --no-header) and give the label as a column number", err)
+			}
 		}
 		return nil, bad(hl, 0, "", "%v", err)
 	}
@@ -274,12 +297,155 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 	if d.N == 0 {
 		return nil, bad(0, 0, "", "no data rows after the header")
 	}
+	var ones int
+	for _, y := range d.Y {
+		ones += int(y)
+	}
+	if ones == 0 || ones == d.N {
+		// The likelihood then only pushes the intercept towards ±∞: the
+		// posterior is the prior's, cut off on one side, whatever the
+		// features say.
+		return nil, bad(0, lab+1, names[lab], "every one of the %d examples has label %d: logistic regression needs examples of both classes (is this the label column?)", d.N, 1-min(1, d.N-ones))
+	}
+	if err := d.constants(opt, file); err != nil {
+		return nil, err
+	}
 	if !opt.NoStandardize {
-		if j, err := d.standardize(); err != nil {
+		if j, err := d.standardize(file); err != nil {
 			return nil, bad(0, d.cols[j]+1, d.Names[j], "%v", err)
 		}
 	}
 	return d, nil
+}
+
+// binaryKind names the kind of a file that is not CSV text from its first
+// bytes, or returns "".
+func binaryKind(head []byte) string {
+	switch {
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return "the file is gzip-compressed, not CSV text: decompress it first (gunzip, or zcat file.gz > file.csv)"
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")):
+		return "the file is a zip archive (a spreadsheet such as .xlsx is one), not CSV text: extract the CSV or export the sheet as CSV"
+	case bytes.HasPrefix(head, []byte("BZh")) && len(head) > 3 && head[3] >= '1' && head[3] <= '9':
+		return "the file is bzip2-compressed, not CSV text: decompress it first (bunzip2)"
+	case bytes.HasPrefix(head, []byte{0xfd, '7', 'z', 'X', 'Z', 0}):
+		return "the file is xz-compressed, not CSV text: decompress it first (unxz)"
+	case bytes.HasPrefix(head, []byte{0x28, 0xb5, 0x2f, 0xfd}):
+		return "the file is zstd-compressed, not CSV text: decompress it first (unzstd)"
+	case bytes.HasPrefix(head, []byte{0xff, 0xfe}), bytes.HasPrefix(head, []byte{0xfe, 0xff}):
+		return "the file is UTF-16 text (it starts with a UTF-16 byte order mark): convert it to UTF-8, e.g. iconv -f utf-16 -t utf-8"
+	}
+	if i := bytes.IndexByte(head, 0); i >= 0 {
+		return fmt.Sprintf("the file is binary, not CSV text (a NUL byte at byte %d)", i+1)
+	}
+	return ""
+}
+
+// invalidUTF8 is the byte offset of the first byte of s that is not part
+// of valid UTF-8, or -1.
+func invalidUTF8(s string) int {
+	for i, r := range s {
+		if r == utf8.RuneError {
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// constants finds the features that take one value in every example. With
+// DropConstant it removes them and warns; else, if standardising, it
+// refuses the file naming them all (a user who fixed them one per run
+// would rerun once per column); without standardisation they are kept:
+// the model is then merely redundant with its intercept.
+func (d *Data) constants(opt Options, file string) error {
+	var drop []int
+	for j := range d.P {
+		v := d.X[j]
+		same := true
+		for i := 1; i < d.N && same; i++ {
+			same = d.X[i*d.P+j] == v
+		}
+		if same {
+			drop = append(drop, j)
+		}
+	}
+	if len(drop) == 0 || opt.NoStandardize && !opt.DropConstant {
+		return nil
+	}
+	list := func(from int) string {
+		var b []string
+		for _, j := range drop[from:] {
+			b = append(b, fmt.Sprintf("column %d (%q, %v)", d.cols[j]+1, d.Names[j], d.X[j]))
+		}
+		return strings.Join(b, ", ")
+	}
+	if !opt.DropConstant {
+		msg := fmt.Sprintf("the feature is constant (%v)", d.X[drop[0]])
+		if len(drop) > 1 {
+			msg += fmt.Sprintf("; %d more are: %s", len(drop)-1, list(1))
+		}
+		return &Error{File: file, Column: d.cols[drop[0]] + 1, Name: d.Names[drop[0]],
+			Msg: msg + ": a constant feature cannot be standardised; drop the column(s) (fresgld: --drop-constant) or use no standardisation"}
+	}
+	if len(drop) == d.P {
+		return &Error{File: file, Msg: fmt.Sprintf("every feature is constant (%s): nothing is left to regress on", list(0))}
+	}
+	d.Warnings = append(d.Warnings, fmt.Sprintf("%s: dropped %d constant feature(s): %s", file, len(drop), list(0)))
+	p := d.P - len(drop)
+	keep := make([]int, 0, p)
+	for j := range d.P {
+		if !slices.Contains(drop, j) {
+			keep = append(keep, j)
+		}
+	}
+	for i := range d.N { // row i moves to i·p ≤ i·P: no unread row is overwritten
+		for k, j := range keep {
+			d.X[i*p+k] = d.X[i*d.P+j]
+		}
+	}
+	d.X = d.X[:d.N*p]
+	names, cols := make([]string, 0, p), make([]int, 0, p)
+	for _, j := range keep {
+		names, cols = append(names, d.Names[j]), append(cols, d.cols[j])
+	}
+	d.P, d.Names, d.cols = p, names, cols
+	return nil
+}
+
+// outlierRatio is the distance from the other values, in their standard
+// deviations, beyond which one value is reported as an outlier: after
+// standardisation such a column is an indicator of that one example, all
+// others squeezed near one value.
+const outlierRatio = 1e3
+
+// outlier finds the example of column x farthest from the mean (by its
+// standardised value z) and its distance from the mean of the other
+// examples, in their standard deviations; ratio is 0 when the others are
+// all equal (the column is then an indicator of that example by nature, as
+// a rare dummy variable is). The distance is measured on the raw values,
+// by meanSD's rescaling: standardised, the others can collapse onto one
+// value (beside 1e308, values near 1 differ by less than an ulp of the
+// mean). It is computed only when |z| is large enough for the ratio to
+// exceed outlierRatio: z ≈ r/√(1 + r²/N) at ratio r, so below
+// min(outlierRatio, √(N−1))/2 it cannot, and ordinary columns cost one pass.
+func outlier(x, z []float64) (far int, ratio float64) {
+	fz := 0.0
+	for i, v := range z {
+		if a := math.Abs(v); a > fz {
+			far, fz = i, a
+		}
+	}
+	if !(fz > min(outlierRatio, math.Sqrt(float64(len(z)-1)))/2) {
+		return far, 0
+	}
+	rest := slices.Concat(x[:far], x[far+1:])
+	m, sd, scale := meanSD(rest)
+	if !(sd > 0) {
+		return far, 0
+	}
+	return far, math.Abs(x[far]/scale-m/scale) / (sd / scale)
 }
 
 // Column is feature j's column in the file, counted from 1.
@@ -323,18 +489,21 @@ func labelColumn(label string, names []string, header bool) (int, error) {
 }
 
 // standardize centres and scales every feature, keeping the means and
-// population standard deviations. On an error it returns the feature at
+// population standard deviations, and warns about a feature whose spread is
+// one example's (outlier): standardised, every other example then sits
+// within 1/outlierRatio of one value, and the coefficient measures that
+// one example. On an error it returns the feature at
 // fault.
-func (d *Data) standardize() (int, error) {
+func (d *Data) standardize(file string) (int, error) {
 	d.Means = make([]float64, d.P)
 	d.SDs = make([]float64, d.P)
-	col := make([]float64, d.N)
+	col, zs := make([]float64, d.N), make([]float64, d.N)
 	for j := 0; j < d.P; j++ {
 		for i := range col {
 			col[i] = d.X[i*d.P+j]
 		}
 		m, sd, scale := meanSD(col)
-		if !(sd > 0) {
+		if !(sd > 0) { // constants refused them already; kept as a guard
 			return j, fmt.Errorf("the feature is constant (%v); it cannot be standardised: drop the column or use no standardisation", m)
 		}
 		if math.IsInf(m, 0) || math.IsInf(sd, 0) {
@@ -351,15 +520,26 @@ func (d *Data) standardize() (int, error) {
 			if math.IsNaN(z) || math.IsInf(z, 0) {
 				return j, fmt.Errorf("example %d standardises to %v (value %g, mean %g, sd %g); rescale the column", i+1, z, col[i], m, sd)
 			}
-			d.X[i*d.P+j] = z
+			d.X[i*d.P+j], zs[i] = z, z
+		}
+		if far, r := outlier(col, zs); d.N > 2 && r > outlierRatio {
+			v := col[far]
+			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: column %d (%q): example %d (value %.6g) lies %.3g standard deviations of the other examples from their mean: standardised, the column is nearly an indicator of that one example; check the value, or drop or transform the column (e.g. log)",
+				file, d.cols[j]+1, d.Names[j], far+1, v, r))
 		}
 	}
 	return 0, nil
 }
 
+// tinySD is the sd below which squared residuals lose precision in the
+// subnormal range or underflow to 0 (a column of values near 1e-302 that
+// varies came out "constant"): meanSD then rescales as for huge values.
+const tinySD = 1e-150
+
 // meanSD returns the mean and population standard deviation of xs. Sums
 // of values near the float64 limit (from about 1e154 up, where a square
-// overflows) are taken on xs divided by scale = max |x|, which is then
+// overflows), and of values whose residuals are so small that their
+// squares underflow (sd below tinySD), are taken on xs divided by scale = max |x|, which is then
 // returned; scale is 1 when no rescaling was needed, so ordinary data give
 // the plain two-pass result, bit for bit.
 func meanSD(xs []float64) (m, sd, scale float64) {
@@ -377,11 +557,14 @@ func meanSD(xs []float64) (m, sd, scale float64) {
 		return m, math.Sqrt(ss / float64(len(xs)))
 	}
 	m, sd = plain(1)
-	if !math.IsInf(m, 0) && !math.IsInf(sd, 0) && !math.IsNaN(m+sd) {
+	if !math.IsInf(m, 0) && !math.IsInf(sd, 0) && !math.IsNaN(m+sd) && !(sd < tinySD) {
 		return m, sd, 1
 	}
 	for _, x := range xs {
 		scale = math.Max(scale, math.Abs(x))
+	}
+	if scale == 0 {
+		return 0, 0, 1
 	}
 	m, sd = plain(scale)
 	return m * scale, sd * scale, scale

@@ -2,7 +2,9 @@ package dataset
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -88,6 +90,18 @@ func TestReadErrors(t *testing.T) {
 		// differ only below the precision of 1e300 are constant.
 		{"constant huge feature", "a,b,y\n1,1e300,0\n2,1e300,1\n", Options{Label: "y"}, 0, 2, "the feature is constant"},
 		{"bad quote", "a,y\n\"1,0\n", Options{Label: "y"}, 2, 0, "quote"},
+		// Every constant feature is named, so that one rerun fixes them all.
+		{"three constant features", "a,b,y,c,d\n1,5,0,7,2\n2,5,1,7,2\n", Options{Label: "y"}, 0, 2, `the feature is constant (5); 2 more are: column 4 ("c", 7), column 5 ("d", 2)`},
+		{"constant with drop hint", "a,b,y\n1,5,0\n2,5,1\n", Options{Label: "y"}, 0, 2, "--drop-constant"},
+		{"all constant dropped", "a,y\n5,0\n5,1\n", Options{Label: "y", DropConstant: true}, 0, 0, `every feature is constant (column 1 ("a", 5))`},
+		{"single class 0", "a,y\n1,0\n2,0\n3,0\n", Options{Label: "y"}, 0, 2, "every one of the 3 examples has label 0: logistic regression needs examples of both classes"},
+		{"single class 1", "y,a\n1,1\n1,2\n", Options{Label: "y"}, 0, 1, "every one of the 2 examples has label 1"},
+		{"latin-1 header", "a,caf\xe9,y\n1,2,0\n2,3,1\n", Options{Label: "y"}, 1, 2, "byte 0xE9 at byte 4, which is not UTF-8"},
+		{"gzip", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", Options{Label: "y"}, 0, 0, "gzip-compressed"},
+		{"zip", "PK\x03\x04\x14\x00", Options{Label: "y"}, 0, 0, "zip archive"},
+		{"binary", "a,y\n1,\x000\n", Options{Label: "y"}, 0, 0, "NUL byte at byte 7"},
+		{"utf-16", "\xff\xfea\x00,\x00y\x00", Options{Label: "y"}, 0, 0, "UTF-16"},
+		{"headerless label name", "1,2,0\n2,3,1\n", Options{Label: "y"}, 1, 0, "--no-header"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -196,5 +210,67 @@ func TestReadHugeValues(t *testing.T) {
 	d, err := Read(strings.NewReader("a,y\n1.7e308,0\n-1.7e308,1\n"), "t.csv", Options{Label: "y"})
 	if err != nil || d.SDs[0] != 1.7e308 || d.X[0] != 1 || d.X[1] != -1 {
 		t.Errorf("±1.7e308: %v, %+v", err, d)
+	}
+}
+
+// A feature that varies at a tiny scale is standardised, not called
+// constant: its squared residuals underflow, and meanSD rescales them.
+func TestReadTinyValues(t *testing.T) {
+	d, err := Read(strings.NewReader("a,y\n-4.39e-302,0\n1e-302,1\n3e-302,1\n"), "t.csv", Options{Label: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m, v float64
+	for _, z := range d.X {
+		m += z / 3
+	}
+	for _, z := range d.X {
+		v += (z - m) * (z - m) / 3
+	}
+	if !(math.Abs(m) < 1e-12 && math.Abs(v-1) < 1e-12) {
+		t.Errorf("standardised %v: mean %v, variance %v", d.X, m, v)
+	}
+}
+
+// DropConstant removes the constant features, names them in a warning and
+// keeps the rest, in order, with their columns.
+func TestReadDropConstant(t *testing.T) {
+	d, err := Read(strings.NewReader("a,k,y,b,c\n1,5,0,0,7\n2,5,1,1,7\n4,5,1,3,7\n"), "t.csv", Options{Label: "y", DropConstant: true, NoStandardize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.P != 2 || !slices.Equal(d.Names, []string{"a", "b"}) || !slices.Equal(d.X, []float64{1, 0, 2, 1, 4, 3}) || d.Column(1) != 4 {
+		t.Errorf("P %d, names %q, X %v, column of b %d", d.P, d.Names, d.X, d.Column(1))
+	}
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `dropped 2 constant feature(s): column 2 ("k", 5), column 5 ("c", 7)`) {
+		t.Errorf("warnings %q", d.Warnings)
+	}
+}
+
+// One extreme value turns its standardised column into an indicator of its
+// example: the reader warns, naming the column, the example and the value.
+// Heavy but ordinary tails, and a dummy variable with one 1, do not warn.
+func TestReadWarnsOnOutlier(t *testing.T) {
+	var b, ok strings.Builder
+	b.WriteString("a,b,y\n")
+	ok.WriteString("a,d,y\n")
+	for i := range 60 {
+		v := fmt.Sprint(float64(i%7) + 0.5)
+		if i == 17 {
+			v = "1e308"
+		}
+		fmt.Fprintf(&b, "%d,%s,%d\n", i%5, v, i%2)
+		fmt.Fprintf(&ok, "%g,%d,%d\n", math.Exp(float64(i%13)), min(1, max(0, i-58)), i%2)
+	}
+	d, err := Read(strings.NewReader(b.String()), "t.csv", Options{Label: "y"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Warnings) != 1 || !strings.Contains(d.Warnings[0], `t.csv: column 2 ("b"): example 18 (value 1e+308) lies`) {
+		t.Errorf("warnings %q", d.Warnings)
+	}
+	d, err = Read(strings.NewReader(ok.String()), "t.csv", Options{Label: "y"})
+	if err != nil || len(d.Warnings) != 0 {
+		t.Errorf("ordinary data: %v, warnings %q", err, d.Warnings)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/fresgld/fresgld/langevin"
@@ -318,6 +319,25 @@ func TestReLDPreset(t *testing.T) {
 	setup.Cold = target.NewNoisy(mix, 1, 1)
 	if _, err := ReLDMethod.Config(setup); err == nil {
 		t.Error("reld accepted a noisy energy")
+	}
+	// The ladder and the scheme come from the Setup: Taus (as Adapt builds
+	// them) and a DEO scheme with its window, not a geometric sweep.
+	setup.Cold = target.Exact{E: mix}
+	setup.Taus, setup.Scheme, setup.Window = []float64{1, 2, 5, 10}, DEO, 3
+	cfg, err = ReLDMethod.Config(setup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var taus []float64
+	for _, lv := range cfg.Levels {
+		taus = append(taus, lv.Tau)
+	}
+	if !slices.Equal(taus, setup.Taus) || cfg.Swap.Scheme != DEO || cfg.Swap.Window != 3 {
+		t.Errorf("reld with Taus %v, DEO, W = 3: levels at %v, scheme %v, window %d", setup.Taus, taus, cfg.Swap.Scheme, cfg.Swap.Window)
+	}
+	setup.Taus = []float64{1}
+	if _, err := ReLDMethod.Config(setup); err == nil {
+		t.Error("reld accepted a ladder of one temperature")
 	}
 	if m, err := ParseMethod("reld"); err != nil || m != ReLDMethod {
 		t.Errorf("ParseMethod(reld) = %v, %v", m, err)

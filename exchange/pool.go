@@ -28,9 +28,13 @@ type pool struct {
 
 	conc   bool // hand steps off until the next check
 	always bool // hand every step off, checks or not (for tests of the hand-off)
-	left   int  // steps left in the current check
-	next   int  // the step of the next check
-	gap    int  // steps between checks
+	// decide turns a check's timings into the decision; nil is handsOff.
+	// Tests of the schedule pin it, since real timings vary with the load
+	// (under -race a check went either way).
+	decide func(own, rest, hand []time.Duration) bool
+	left   int // steps left in the current check
+	next   int // the step of the next check
+	gap    int // steps between checks
 
 	own, rest, hand []time.Duration // per step of a check, capacity calibSteps
 }
@@ -104,11 +108,11 @@ func (p *pool) check(k int) {
 	if p.left > 0 {
 		return
 	}
-	conc := false
-	if len(p.hand) == calibSteps { // else the work was below minHandoff at some step
-		h := median(p.hand)
-		conc = median(p.own) > h && median(p.rest) > h
+	decide := p.decide
+	if decide == nil {
+		decide = handsOff
 	}
+	conc := decide(p.own, p.rest, p.hand)
 	if conc == p.conc {
 		p.gap = min(2*p.gap, lastCheck)
 	} else {
@@ -116,6 +120,17 @@ func (p *pool) check(k int) {
 	}
 	p.conc = conc
 	p.next = k + 1 + p.gap
+}
+
+// handsOff is the pool's rule: hand steps off only if the medians say the
+// work moved to other goroutines, and the work left to the caller, both
+// exceed the hand-off.
+func handsOff(own, rest, hand []time.Duration) bool {
+	if len(hand) != calibSteps { // the work was below minHandoff at some step
+		return false
+	}
+	h := median(hand)
+	return median(own) > h && median(rest) > h
 }
 
 // median of at most calibSteps durations, sorted in a copy on the stack:

@@ -55,23 +55,36 @@ func (m Method) preset(s Setup) (cfg Config, ok bool, err error) {
 				return Config{}, true, fmt.Errorf("reld: the estimator's energy has variance %v; noise-free replica exchange needs exact energies (target.Exact)", v)
 			}
 		}
-		K := s.Levels
-		if K == 0 {
-			K = 2
-		}
-		if K < 2 {
-			return Config{}, true, fmt.Errorf("levels = %d: a ladder needs at least 2 (0 means 2)", s.Levels)
+		// The ladder, the swap scheme and the swap callback come from the
+		// Setup as for the paper's methods: a ladder built by Adapt (Taus)
+		// or a DEO scheme must not silently become a geometric sweep.
+		taus := s.Taus
+		if len(taus) == 0 {
+			K := s.Levels
+			if K == 0 {
+				K = 2
+			}
+			if K < 2 {
+				return Config{}, true, fmt.Errorf("levels = %d: a ladder needs at least 2 (0 means 2)", s.Levels)
+			}
+			taus = geometric(s.Tau1, s.Tau2, K)
+		} else if len(taus) < 2 {
+			return Config{}, true, fmt.Errorf("reld: %d temperatures (Setup.Taus): a ladder needs at least 2", len(taus))
 		}
 		var levels []Level
-		for l, tau := range geometric(s.Tau1, s.Tau2, K) {
+		for l, tau := range taus {
 			est := s.Cold
 			if l > 0 {
 				est = clone(est)
 			}
-			levels = append(levels, Level{Tau: tau, Est: est, Eta: s.Eta, Noise: langevin.SGLD, Var: call(s.ColdVar)})
+			v, err := model(s.ColdVarAt, s.ColdVar, est, tau, l)
+			if err != nil {
+				return Config{}, true, err
+			}
+			levels = append(levels, Level{Tau: tau, Est: est, Eta: s.Eta, Noise: langevin.SGLD, Var: v})
 		}
-		sw := Swap{Rule: Exact, A: s.A, PerStep: s.PerStep}
-		return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent}, true, nil
+		sw := Swap{Rule: Exact, A: s.A, PerStep: s.PerStep, Scheme: s.Scheme, Window: s.Window}
+		return Config{Levels: levels, Swap: sw, Seed: s.Seed, Domain: s.Domain, Concurrent: s.Concurrent, OnSwap: s.OnSwap}, true, nil
 	}
 	return Config{}, false, nil
 }

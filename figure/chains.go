@@ -62,6 +62,7 @@ func panel(title string) *plot.Plot {
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
 		a.Tick.Label.Font.Size = vg.Points(7)
 		a.Label.TextStyle.Font.Size = vg.Points(8)
+		a.Tick.Marker = tidyTicks{}
 	}
 	return p
 }
@@ -73,6 +74,7 @@ func Traces(vars []Variable, first, thin int) ([]*plot.Plot, error) {
 	for _, v := range vars {
 		p := panel(v.Name)
 		p.X.Label.Text = "step"
+		p.Y.Label.Text = "value"
 		for c, xs := range v.Chains {
 			l, err := chainLine(thinned(xs, first, thin, 0), c)
 			if err != nil {
@@ -101,7 +103,8 @@ func Ranks(vars []Variable) ([]*plot.Plot, error) {
 			n += len(xs)
 		}
 		p := panel(v.Name)
-		p.X.Label.Text = "rank"
+		p.X.Label.Text = "rank among all chains' draws"
+		p.Y.Label.Text = "draws per bin"
 		for c, rs := range ranks {
 			counts := rankCounts(rs, n)
 			xy := make(plotter.XYs, 0, 2*RankBins)
@@ -188,6 +191,7 @@ func Marginals(vars []Variable) ([]*plot.Plot, error) {
 		}
 		hi += (hi - lo) * 1e-9 // the largest draw falls in the last bin
 		p := panel(v.Name)
+		p.X.Label.Text = "value"
 		p.Y.Label.Text = "density"
 		for c, xs := range v.Chains {
 			l, err := chainLine(Histogram(xs, lo, hi, MarginalBins), c)
@@ -203,7 +207,9 @@ func Marginals(vars []Variable) ([]*plot.Plot, error) {
 
 // Replicas draws, per chain, which replica sits at each level of its ladder
 // against the step: levels[l][i] is the replica (from 1) at level l at draw
-// i. Lines that cross are swaps; a flat pair never swapped.
+// i. Lines that cross are swaps; a flat pair never swapped. Level l is drawn
+// in Palette[l]; the figure's Key names the levels (a legend inside a
+// panel covered the top level's line).
 func Replicas(chainIDs []int, levels [][][]float64, first, thin int) ([]*plot.Plot, error) {
 	var out []*plot.Plot
 	for c, lv := range levels {
@@ -219,10 +225,9 @@ func Replicas(chainIDs []int, levels [][][]float64, first, thin int) ([]*plot.Pl
 			}
 			line.StepStyle = plotter.PreStep
 			p.Add(line)
-			p.Legend.Add(fmt.Sprintf("level %d", l+1), line)
 		}
-		p.Legend.Top = true
-		p.Legend.TextStyle.Font.Size = vg.Points(7)
+		p.Y.Tick.Marker = integerTicks{1, len(lv)}
+		p.Y.Min, p.Y.Max = 0.8, float64(len(lv))+0.08*float64(len(lv)-1)+0.2
 		out = append(out, p)
 	}
 	return out, nil

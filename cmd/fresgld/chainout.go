@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/vg"
@@ -113,12 +114,33 @@ func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note s
 		dir.Record(name+".png", name+".svg")
 		return nil
 	}
+	// Every figure ends with a key panel: which colour is which chain (or
+	// level), and, when not every variable has a panel, which are shown.
+	var chainLabels []string
+	for _, c := range used {
+		chainLabels = append(chainLabels, fmt.Sprintf("chain %d", c.Header.ID))
+	}
+	caption := fmt.Sprintf("%d chains × %d draws", len(used), s.Draws)
+	if note != "" {
+		// The figures' fonts draw no combining hat: R̂ would show as R'.
+		caption += "; panels: " + strings.ReplaceAll(note, "R̂", "rhat") + " (all are in the table)"
+	}
+	keyed := func(ps []*plot.Plot, err error, labels []string, caption string) ([]*plot.Plot, error) {
+		if err != nil {
+			return nil, err
+		}
+		k, err := figure.Key(labels, caption)
+		return append(ps, k), err
+	}
 	const cols, pw = 3, 6 * vg.Centimeter
 	ps, err := figure.Traces(vars, first, h.Thin)
+	ps, err = keyed(ps, err, chainLabels, "trace: "+caption)
 	errs := []error{save("trace", ps, err, cols, pw)}
 	ps, err = figure.Ranks(vars)
+	ps, err = keyed(ps, err, chainLabels, "rank histograms (dashed: the count if the chains mixed): "+caption)
 	errs = append(errs, save("ranks", ps, err, cols, pw))
 	ps, err = figure.Marginals(vars)
+	ps, err = keyed(ps, err, chainLabels, "marginal densities: "+caption)
 	errs = append(errs, save("marginals", ps, err, cols, pw))
 	K := len(s.Clamped)
 	var ids []int
@@ -130,7 +152,12 @@ func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note s
 		}
 		ids, levels = append(ids, c.Header.ID), append(levels, lv)
 	}
+	var levelLabels []string
+	for l := range K {
+		levelLabels = append(levelLabels, fmt.Sprintf("level %d", l+1))
+	}
 	ps, err = figure.Replicas(ids, levels, first, h.Thin)
+	ps, err = keyed(ps, err, levelLabels, "which replica sits at each level (level 1 the coldest; crossing lines are swaps)")
 	errs = append(errs, save("replicas", ps, err, 2, 9*vg.Centimeter))
 	return note, errors.Join(errs...)
 }

@@ -25,9 +25,12 @@ func addChainFlags(fl *pflag.FlagSet, c *chainFlags) {
 	fl.IntVar(&c.Chain, "chain", 0, "run only chain c (numbered from 1), e.g. as one task of an array job; pool the outputs with fresgld merge")
 }
 
-// maxChains bounds --chains: each chain holds a file, a sampler and its
-// draws in memory; more than this belong in separate processes.
-const maxChains = 1024
+// maxChains bounds --chains: each chain holds its ladder and draws in
+// memory and its CSV open while it runs, all at once, so that 10⁵ chains
+// ran out of file descriptors and 10¹² out of memory (a crash no error
+// handler sees). R̂ and ESS need four; a cluster runs more as separate
+// tasks (--chain c) pooled by merge.
+const maxChains = 256
 
 // ids are the chains to run, numbered from 1.
 func (c chainFlags) ids() ([]int, error) {
@@ -39,7 +42,7 @@ func (c chainFlags) ids() ([]int, error) {
 	case c.Chains < 1:
 		return nil, fmt.Errorf("--chains = %d: must be ≥ 1", c.Chains)
 	case c.Chains > maxChains:
-		return nil, fmt.Errorf("--chains = %d: at most %d in one process (run more as separate --chain tasks and pool them with fresgld merge)", c.Chains, maxChains)
+		return nil, fmt.Errorf("--chains = %d: at most %d run in one process (each holds its draws in memory and its file open); run more as separate tasks with --chain c and pool them with fresgld merge", c.Chains, maxChains)
 	}
 	ids := make([]int, c.Chains)
 	for i := range ids {

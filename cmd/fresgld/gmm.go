@@ -79,7 +79,7 @@ taken: after an error, Ctrl-C or SIGTERM the files hold every draw taken.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runGMM(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
+	fl.StringVar(&f.Method, "method", "fresgld", "sampler: fresgld, mresgld, resgld, sgld (the paper's four) or corrected (one SGLD chain whose gradient noise counts toward its temperature); not reld, which needs the exact energies this target's noisy estimators do not give")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau1, "tau1", 1, "cold temperature τ1")
 	fl.Float64Var(&f.Tau2, "tau2", 10, "hot temperature τ2")
@@ -111,7 +111,7 @@ func (f *gmmFlags) validate() error {
 		return err
 	}
 	f.Levels = f.Ladder.k
-	if _, err := f.chainFlags.ids(); err != nil {
+	if err := checkChainCount(f.chainFlags); err != nil {
 		return err
 	}
 	if err := firstError(positive("--tau1", f.Tau1), positive("--tau2", f.Tau2), positive("--eta", f.Eta),
@@ -155,8 +155,21 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		return err
 	}
 	m, _ := exchange.ParseMethod(f.Method)
+	if err := firstError(checkChainFlag(cmd.Flags(), f.chainFlags), notApplicable(cmd.Flags(), m, gmmLadderFlags)); err != nil {
+		return err
+	}
+	if m == exchange.ReLDMethod {
+		return errors.New("--method reld: noise-free replica exchange needs exact energies, and gmm's are noisy by design (sd 1 cold, 3 hot); choose fresgld, mresgld or resgld")
+	}
 	ids, _ := f.chainFlags.ids()
 	mix := models.PaperMixture()
+	warn, err := stepStability(mix, f.Eta)
+	if err != nil {
+		return err
+	}
+	if warn != "" {
+		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", warn)
+	}
 	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
 	if f.DecayGamma != 0 {
 		// Written so that η_0 = eta: a = eta·b^γ.
@@ -296,4 +309,41 @@ func densityFigure(base string, exact diag.Grid1D, xs []float64, name string) er
 		return err
 	}
 	return figure.Save(p, 7*vg.Inch, 4*vg.Inch, base)
+}
+
+// gmmLadderFlags are gmm's flags that only a ladder of levels reads.
+var gmmLadderFlags = []string{"tau2", "levels", "swaps", "window", "swap-a", "a1", "auto-levels", "auto-rounds", "auto-first", "auto-grow", "max-levels"}
+
+// checkStepStability is off only in the test of what a run does when its
+// chains diverge (TestGMMDivergence), which needs a step size that this
+// check would refuse.
+var checkStepStability = true
+
+// stepStability judges the step size η (the largest of a decreasing
+// schedule, its first) against the mixture's curvature before any
+// sampling. A Langevin step contracts along a direction of curvature λ
+// only if ηλ < 2, whatever the temperature, which scales the noise, not
+// the drift. U” of a Gaussian mixture is the components' precisions
+// averaged by their posterior weights minus the variance of the scores, so
+// it lies below λ_max = max 1/σ_k², and in the tails it tends to that of
+// the widest component, 1/max σ_k². Beyond 2 over the tails' curvature
+// every chain diverges: refused. Between 2/λ_max and that, the narrowest
+// component cannot hold a chain: a warning, since the run completes but
+// misses that mode.
+func stepStability(mix models.Mixture, eta float64) (warn string, err error) {
+	var lmax, ltail float64
+	for _, sd := range mix.SDs {
+		lmax = max(lmax, 1/(sd*sd))
+		if ltail == 0 || 1/(sd*sd) < ltail {
+			ltail = 1 / (sd * sd)
+		}
+	}
+	if eta*ltail > 2 && checkStepStability {
+		return "", fmt.Errorf("--eta = %v: η·λ = %.3g > 2 even at the curvature λ = %.3g of U's tails (its widest component): every Langevin step overshoots and the chains diverge; give --eta below %.3g (below %.3g = 2/λ_max to sample the narrowest mode too)",
+			eta, eta*ltail, ltail, 2/ltail, 2/lmax)
+	}
+	if eta*lmax > 2 {
+		return fmt.Sprintf("--eta = %v: η·λ_max = %.3g > 2 at the narrowest component (λ_max = %.3g): its mode cannot hold a chain, and the draws will miss it; give --eta below %.3g", eta, eta*lmax, lmax, 2/lmax), nil
+	}
+	return "", nil
 }

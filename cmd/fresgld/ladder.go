@@ -228,7 +228,7 @@ func (s *ladderSummary) print() {
 // chain's ladder trace (ladder-trace.png/svg) into out. It returns the
 // warnings of ladders that barely communicate. Nothing for K = 1.
 func (f *ladderFlags) report(out *output.Dir, chains []*stanChain, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted, dst *[]*ladderSummary, title string) ([]string, error) {
-	var warns []string
+	var ws []ladderWarning
 	for i, c := range chains {
 		id := c.Header.ID
 		s := summariseLadder(cfgs[id], c.Ladder, tunings[id])
@@ -237,7 +237,7 @@ func (f *ladderFlags) report(out *output.Dir, chains []*stanChain, cfgs map[int]
 		}
 		*dst = append(*dst, s)
 		if c.Ladder.Steps > 0 { // a chain that never started has no ladder to judge
-			warns = append(warns, s.warnings(id)...)
+			ws = append(ws, s.warnings(id)...)
 		}
 		if i == 0 {
 			fmt.Printf("chain %d's ladder:\n", id)
@@ -253,7 +253,58 @@ func (f *ladderFlags) report(out *output.Dir, chains []*stanChain, cfgs map[int]
 		}
 		return nil
 	})
-	return warns, errors.Join(err, ladderTrace(out, chains[0], title))
+	return foldWarnings(ws), errors.Join(err, ladderTrace(out, chains[0], title))
+}
+
+// ladderWarning is one chain's finding: text before and after a number
+// (the same for every chain with the same ladder) and the number; without
+// a number, format is "".
+type ladderWarning struct {
+	chain        int
+	before, tail string
+	format       string // of the number, e.g. "%.1f%%"
+	value        float64
+}
+
+// foldWarnings turns the chains' findings into one warning per finding:
+// four near-identical lines, one per chain, become one naming the chains
+// and the number's range across them (issue 20).
+func foldWarnings(ws []ladderWarning) []string {
+	type key struct{ before, format, tail string }
+	var order []key
+	groups := map[key][]ladderWarning{}
+	for _, w := range ws {
+		k := key{w.before, w.format, w.tail}
+		if groups[k] == nil {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], w)
+	}
+	var out []string
+	for _, k := range order {
+		g := groups[k]
+		ids := make([]string, len(g))
+		lo, hi := g[0].value, g[0].value
+		for i, w := range g {
+			ids[i] = strconv.Itoa(w.chain)
+			lo, hi = math.Min(lo, w.value), math.Max(hi, w.value)
+		}
+		who := "chain " + ids[0]
+		if len(g) > 1 {
+			who = "chains " + strings.Join(ids, ", ")
+		}
+		num := ""
+		if k.format != "" {
+			num = fmt.Sprintf(k.format, lo)
+			if a, b := fmt.Sprintf(k.format, lo), fmt.Sprintf(k.format, hi); a != b {
+				// "91.7%" and "92.0%" make "91.7–92.0%": the unit once.
+				unit := strings.TrimLeft(a, "0123456789.-+e")
+				num = strings.TrimSuffix(a, unit) + "–" + b
+			}
+		}
+		out = append(out, who+": "+k.before+num+k.tail)
+	}
+	return out
 }
 
 // poorRejection is the rejection rate above which a pair is reported as
@@ -265,15 +316,16 @@ const poorRejection = 0.9
 // and a remedy: a pair that rejects nearly every swap, and a run in which no
 // replica went from the coldest level to the hottest and back (the cold
 // level then never received a state mixed at the hottest level).
-func (s *ladderSummary) warnings(id int) []string {
-	var w []string
+func (s *ladderSummary) warnings(id int) []ladderWarning {
+	var w []ladderWarning
 	for l, r := range s.Rejection {
 		if r != nil && *r > poorRejection {
-			w = append(w, fmt.Sprintf("chain %d: levels %d–%d (τ = %.4g, %.4g) rejected %.1f%% of their swap attempts: the ladder barely communicates there; add levels (--levels auto, or more --levels)", id, l+1, l+2, s.Taus[l], s.Taus[l+1], 100**r))
+			w = append(w, ladderWarning{chain: id, before: fmt.Sprintf("levels %d–%d (τ = %.4g, %.4g) rejected ", l+1, l+2, s.Taus[l], s.Taus[l+1]),
+				format: "%.1f%%", value: 100 * *r, tail: " of their swap attempts: the ladder barely communicates there; add levels (--levels auto, or more --levels)"})
 		}
 	}
 	if s.RoundTrips == 0 {
-		w = append(w, fmt.Sprintf("chain %d: no replica made a round trip between the coldest and the hottest level in %d steps, so the cold level never received a state mixed at the hottest: run longer or tune the ladder (--levels auto)", id, s.Steps))
+		w = append(w, ladderWarning{chain: id, before: fmt.Sprintf("no replica made a round trip between the coldest and the hottest level in %d steps, so the cold level never received a state mixed at the hottest: run longer or tune the ladder (--levels auto)", s.Steps)})
 	}
 	return w
 }

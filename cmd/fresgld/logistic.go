@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -24,6 +25,7 @@ type logisticFlags struct {
 	Label         string  `json:"label"`
 	NoHeader      bool    `json:"no_header"`
 	NoStandardize bool    `json:"no_standardize"`
+	DropConstant  bool    `json:"drop_constant"`
 	NoIntercept   bool    `json:"no_intercept"`
 	PriorSD       float64 `json:"prior_sd"`
 	Method        string  `json:"method"`
@@ -160,9 +162,10 @@ temperatures geometrically from 1 to --tau2.
 	fl.StringVar(&f.Label, "label", "", "label column: header name or column number from 1 (required)")
 	fl.BoolVar(&f.NoHeader, "no-header", false, "the first line is data, not column names")
 	fl.BoolVar(&f.NoStandardize, "no-standardize", false, "keep the features as they are")
+	fl.BoolVar(&f.DropConstant, "drop-constant", false, "drop features that take one value in every example (with a warning naming them) instead of refusing the file")
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")
 	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient")
-	fl.StringVar(&f.Method, "method", "fresgld", "sampler: sgld, resgld, mresgld or fresgld")
+	fl.StringVar(&f.Method, "method", "fresgld", methodHelp)
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
@@ -171,7 +174,7 @@ temperatures geometrically from 1 to --tau2.
 	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget, n in [100, 2048])")
 	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
-	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
+	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step, in (0, 1] (for no swaps at all, --method sgld)")
 	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor (see above)")
 	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats, sparing the full passes such screens would ask for (0: never)")
@@ -202,19 +205,26 @@ func (f *logisticFlags) validate() error {
 	if _, err := parseCorrection(f.Correction, m); err != nil {
 		return err
 	}
-	if _, err := f.chainFlags.ids(); err != nil {
+	if err := checkChainCount(f.chainFlags); err != nil {
 		return err
 	}
-	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2),
-		within("--swap-rate", f.SwapPerStep, 0, 1), f.runSize(1)); err != nil {
+	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2), f.runSize(0)); err != nil {
 		return err
+	}
+	if !(f.SwapPerStep > 0 && f.SwapPerStep <= 1) {
+		// 0 is not "no swaps": the sampler reads a zero intensity as an
+		// attempt at every step.
+		return fmt.Errorf("--swap-rate = %v: must lie in (0, 1], the probability of a swap attempt per step (for a run without swaps, --method sgld)", f.SwapPerStep)
+	}
+	if p := 1 / (f.PriorSD * f.PriorSD); math.IsInf(p, 0) || p*minPriorSDRoom > math.MaxFloat64 {
+		return fmt.Errorf("--prior-sd = %v: the prior's precision 1/σ₀² = %g is beyond floating point (it would pin every coefficient at 0); give a --prior-sd above 1e-150", f.PriorSD, p)
 	}
 	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
 		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, maxTau2)
 	}
 	if f.SwapEnergies != "auto" {
 		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
-			return fmt.Errorf("--swap-energies: %w", err)
+			return fmt.Errorf("--swap-energies: %w; or auto, the default", err)
 		}
 	}
 	if f.Levels < 2 {
@@ -223,8 +233,11 @@ func (f *logisticFlags) validate() error {
 	if !(f.SwapNoiseCap >= 0) || math.IsInf(f.SwapNoiseCap, 1) {
 		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", f.SwapNoiseCap)
 	}
-	if f.ExactEvery < 0 || f.SwapPilot < 1 {
-		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and ≥ 1", f.ExactEvery, f.SwapPilot)
+	if f.ExactEvery < 0 {
+		return fmt.Errorf("--exact-every = %d: must be ≥ 0 (0: ⌈8N/n⌉ steps)", f.ExactEvery)
+	}
+	if f.SwapPilot < 1 {
+		return fmt.Errorf("--swap-pilot = %d: must be ≥ 1 step (the pilot of --swap-energies auto; to skip it, choose the mode with --swap-energies)", f.SwapPilot)
 	}
 	if f.SwapPilot > maxSteps {
 		return fmt.Errorf("--swap-pilot = %d: at most %d steps", f.SwapPilot, maxSteps)
@@ -252,6 +265,15 @@ func (f *logisticFlags) validate() error {
 	return nil
 }
 
+// minPriorSDRoom is the headroom the prior's precision 1/σ₀² must leave
+// below the largest float64: the Hessian adds N curvature terms to it and
+// the step-size rule multiplies it, and at 1/σ₀² near the limit these
+// overflow into a "singular matrix" that hides the cause.
+const minPriorSDRoom = 1e8
+
+// ladderOnlyFlags are logistic's flags that only a ladder of levels reads.
+var ladderOnlyFlags = []string{"levels", "tau2", "hot-batch", "hot-share", "swap-rate", "swap-batch", "swap-energies", "swap-pilot", "swap-noise-cap", "exact-every"}
+
 // maxTau2 bounds --tau2: the hot chain at τ2 = 10⁶ already explores a
 // region 1000 times the posterior's width; beyond, it only loses swaps.
 const maxTau2 = 1e6
@@ -261,11 +283,25 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		return err
 	}
 	m, _ := exchange.ParseMethod(f.Method)
+	if err := firstError(checkChainFlag(cmd.Flags(), f.chainFlags), notApplicable(cmd.Flags(), m, ladderOnlyFlags)); err != nil {
+		return err
+	}
+	// Before the data's read and the pilots, which are not free on big
+	// data; output.Prepare, which clears an earlier run's files, waits
+	// until sampling is about to start.
+	if err := output.Check(f.Out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
 	corr, _ := parseCorrection(f.Correction, m)
 	defer debug.SetGCPercent(debug.SetGCPercent(runGCPercent))
-	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize})
+	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize, DropConstant: f.DropConstant})
 	if err != nil {
 		return fmt.Errorf("--data: %w", err)
+	}
+	if m == exchange.ReLDMethod && !(f.SwapBatch == d.N || f.SwapBatchAuto && f.Batch == d.N) {
+		// reld's exact swap rule needs exact energies; found out at the
+		// first swap, after the curvature and the pilots, otherwise.
+		return fmt.Errorf("--method reld: noise-free replica exchange needs exact energies: give --swap-batch %d (all %d examples) or --batch %d", d.N, d.N, d.N)
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
@@ -289,6 +325,10 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	// The curvature sets the automatic step size, the run length and the
 	// scale against which a stuck chain is recognised (lmin = 0: unknown;
 	// see logisticCurvature for data too large for a Hessian).
+	ids, _ := f.chainFlags.ids()
+	if err := heldDraws(f.Keep, p, len(ids), d.N); err != nil {
+		return err
+	}
 	curv, curvErr := logisticCurvature(lr, f.Seed)
 	lmin := curv.lmin
 	if f.EtaAuto {
@@ -340,7 +380,6 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if f.SwapPerStep/f.Eta > 0 && !(f.SwapPerStep/f.Eta < math.Inf(1)) {
 		return fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", f.SwapPerStep, f.Eta)
 	}
-	ids, _ := f.chainFlags.ids()
 	hotStart := f.HotBatch
 	if hotStart == 0 {
 		hotStart = f.Batch // the automatic rule's pilot draw
@@ -408,7 +447,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	// running that could be kept, and the signal ends the process at once.
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	if m != exchange.SGLDMethod {
+	if !oneLevel(m) && m != exchange.ReLDMethod { // reld swaps on exact energies; one chain does not swap
 		pilot := func(e exchange.Energies) (pilotResult, error) {
 			// Chain 1's stream whichever chains run, so that a chain's
 			// draws do not depend on the chains run beside it.
@@ -445,6 +484,20 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err != nil {
 		return err
 	}
+	// The chain files record what the run uses, not the flag's stand-in:
+	// an automatic hot batch is sized as the run goes (not 0), and auto
+	// swap energies resolve to a mode.
+	for i := range settings {
+		if settings[i][0] == "hot_batch" && f.HotBatchAuto && !oneLevel(m) {
+			settings[i][1] = fmt.Sprintf("auto (from %d)", hotStart)
+		}
+	}
+	if sum.Swap != nil {
+		settings = append(settings, [2]string{"swap_energies_used", sum.Swap.Mode})
+	}
+	if d.Means != nil {
+		settings = append(settings, standardisationSettings(d.Means, d.SDs)...)
+	}
 	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0)...)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
@@ -472,14 +525,23 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if runWarning != "" {
 		extra = append(extra, runWarning)
 	}
+	var chosen []int
 	for _, id := range ids {
 		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
 			st := a.Stats()
 			sum.HotBatch = append(sum.HotBatch, &st)
+			chosen = append(chosen, st.N)
 			if w := a.Warning(); w != "" {
 				extra = append(extra, fmt.Sprintf("chain %d: %s", id, w))
 			}
 		}
+	}
+	if len(chosen) > 0 {
+		// summary.json's settings say the size the run ended with (the
+		// median over chains; each chain's is in hot_batch_automatic),
+		// not the 0 that stands for "auto" in the flag.
+		slices.Sort(chosen)
+		f.HotBatch = chosen[len(chosen)/2]
 	}
 	// The command's own checks (a stuck or drifting chain, separable data)
 	// look at each chain on its own.
@@ -512,6 +574,34 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		extra = append(extra, noiseWarnings(sum.SwapNoise, sum.Swap.Mode)...)
 	}
 	return finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra)
+}
+
+// maxHeld bounds the draws of a run with more coefficients than examples:
+// numbers over all chains (400 MB in memory, and about 1 GB of chain CSV
+// text), every variable's R̂, ESS and quantiles computed from them. On issue
+// 20's 60 × 10,000 file, 4 chains × 5000 draws of 10,002 variables took 8.5
+// minutes and 3.1 GB, most of it after sampling, for coefficients that
+// the data mostly leave to the prior.
+const maxHeld = 5e7
+
+// heldDraws refuses, before any work, a run with p > N whose draws would
+// exceed maxHeld, saying why so many coefficients are a poor use of the
+// data and giving the --keep that fits. With p ≤ N the draws are bounded
+// only by memory (runSize): long runs on tall data are the usual case.
+func heldDraws(keep, p, chains, N int) error {
+	vars := p + 1 // with lp__
+	if p <= N || float64(keep)*float64(vars)*float64(chains) <= maxHeld {
+		return nil
+	}
+	fit := int(maxHeld / (float64(vars) * float64(chains)))
+	msg := fmt.Sprintf("--keep = %d: p = %d coefficients but N = %d examples: the data inform at most %d directions of the coefficients, the other %d are the prior's; and %d chain(s) × %d draws × %d variables = %.3g numbers (%.2g GB) to hold, summarise and write, more than the %.3g a run with p > N allows",
+		keep, p, N, N, p-N, chains, keep, vars, float64(keep)*float64(vars)*float64(chains), float64(keep)*float64(vars)*float64(chains)*8/1e9, maxHeld)
+	if fit >= 1 {
+		msg += fmt.Sprintf(": give --keep %d or less (or fewer --chains), or better, fewer features (selected, or projected onto principal components)", fit)
+	} else {
+		msg += ": use fewer features (selected, or projected onto principal components)"
+	}
+	return errors.New(msg)
 }
 
 // rawScale rejects unstandardised features so large that the likelihood's

@@ -38,6 +38,12 @@ const (
 	// Hessians, 2p full gradients an iteration); above it, from a bound on
 	// the Hessian over all θ, O(Np) a power iteration.
 	hessianWork = 5e8
+	// denseWork bounds p³, the work of one factorisation or eigen
+	// decomposition of a p×p Hessian (Newton's method takes one per
+	// iteration, λ_min one more). Above it (p > 1000) no Hessian is
+	// formed: at p = 10⁴ one decomposition is 10¹² operations and 800 MB,
+	// and the command sat silent for minutes (issue 20's 60 × 10,000 file).
+	denseWork = 1e9
 )
 
 // curvature is what the automatic step size rests on.
@@ -58,6 +64,9 @@ type curvature struct {
 // rule, which needs only its size.
 func logisticCurvature(lr *models.Logistic, seed uint64) (curvature, error) {
 	N, p := float64(lr.Len()), float64(lr.Dim())
+	if p*p*p > denseWork {
+		return wideCurvature(lr), nil
+	}
 	if N*p*p <= hessianWork {
 		mode, lmin, lmax, err := mala.Curvature(lr, make([]float64, lr.Dim()))
 		if err != nil {
@@ -80,6 +89,23 @@ func logisticCurvature(lr *models.Logistic, seed uint64) (curvature, error) {
 	}
 	c.lmin, c.mode = es.Values(nil)[0], mode
 	return c, nil
+}
+
+// wideCurvature is logisticCurvature without a p×p matrix, for p³ above
+// denseWork: λ_max from the bound λ_max(XᵀX)/4 + 1/σ₀² (a power iteration,
+// O(Np) a step), no mode, and λ_min = 1/σ₀² where p > N: the likelihood's
+// Hessian XᵀWX has rank at most N < p, so the prior's curvature is the
+// smallest eigenvalue at every θ. With p ≤ N, λ_min stays unknown (0) and
+// the run length falls back to fixed values.
+func wideCurvature(lr *models.Logistic) curvature {
+	N, p := lr.Len(), lr.Dim()
+	lmax := lr.CurvatureBound(1e-3, 100)
+	c := curvature{lmax: lmax, note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (p = %d: a p×p Hessian, %.3g operations to factorise, would cost more than the run)", lmax, p, float64(p)*float64(p)*float64(p))}
+	if p > N {
+		c.lmin = 1 / (lr.Sigma0 * lr.Sigma0)
+		c.note += fmt.Sprintf("; λ_min = 1/σ₀² = %.4g (p = %d > N = %d: the likelihood's Hessian has rank ≤ N)", c.lmin, p, N)
+	}
+	return c
 }
 
 // coldSize is the default cold minibatch: the n at which the gradient noise

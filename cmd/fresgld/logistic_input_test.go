@@ -108,7 +108,7 @@ func TestLogisticFlags(t *testing.T) {
 		{[]string{"--hot-share", "0"}, "--hot-share = 0"},
 		{[]string{"--hot-share", "NaN"}, "--hot-share = NaN"},
 		{[]string{"--eta", "0"}, "--eta = 0: must be positive and finite (or auto)"},
-		{[]string{"--eta", "fast"}, `invalid argument "fast" for "--eta"`},
+		{[]string{"--eta", "fast"}, `--eta = "fast": want a number or auto`},
 		{[]string{"--batch", "0"}, "--batch = 0: must be ≥ 1 (or auto)"},
 		{[]string{"--hot-batch", "-1"}, "--hot-batch = -1"},
 		{[]string{"--tau2", "1e300"}, "--tau2 = 1e+300"},

@@ -104,9 +104,42 @@ func checkChains(chains []*stanChain) ([]*stanChain, error) {
 	return chains, nil
 }
 
-// sameSettings compares the comment lines before the header, but for the
-// chain id.
+// emptyChains refuses a merge whose table would hold no draws: the chains
+// it pools (those that finished, or all when none did) include one that
+// stopped before its first draw, in its burn-in (an interrupted run), and
+// the table is cut to the shortest chain. It names the files, so that the
+// user can rerun them or leave them out.
+func emptyChains(chains []*stanChain) error {
+	pool := slices.DeleteFunc(slices.Clone(chains), func(c *stanChain) bool { return c.Stats.Stopped != "" })
+	if len(pool) == 0 {
+		pool = chains
+	}
+	// Chains with draws are pooled and the others reported (see
+	// summarizeChains); only a merge with no draws at all is refused.
+	var msgs []string
+	for _, c := range pool {
+		if len(c.Cols[0]) > 0 {
+			return nil
+		}
+		msgs = append(msgs, fmt.Sprintf("%s has no draws (chain %d stopped after %d steps, in its burn-in of %d: %s)", c.Path, c.Header.ID, c.Stats.Steps, c.Header.Burn, c.Stats.Stopped))
+	}
+	return fmt.Errorf("%s: the table would hold 0 draws; rerun the chain(s), or leave the file(s) out of the merge", strings.Join(msgs, "; "))
+}
+
+// sameSettings compares the command's own settings, naming the first that
+// differs, then the other comment lines before the header, but for the
+// chain id. The settings come first because a difference there is the
+// cause of the others: with --burn auto, a different --prior-sd changes
+// num_warmup too, and naming num_warmup would send the user the wrong way.
 func sameSettings(a, b *stanChain) error {
+	for i, x := range a.Header.Settings {
+		if i >= len(b.Header.Settings) || b.Header.Settings[i][0] != x[0] {
+			break // a different list: the comment lines below say where
+		}
+		if y := b.Header.Settings[i]; x[1] != y[1] {
+			return fmt.Errorf("%s and %s come from different settings: %s = %s against %s = %s", a.Path, b.Path, x[0], x[1], y[0], y[1])
+		}
+	}
 	if len(a.Comments) != len(b.Comments) {
 		return fmt.Errorf("%s and %s come from different settings: %d and %d comment lines before the header", a.Path, b.Path, len(a.Comments), len(b.Comments))
 	}
@@ -129,6 +162,9 @@ func runMerge(cmd *cobra.Command, args []string, out string) error {
 	}
 	for _, s := range skipped {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning: left out:", s)
+	}
+	if err := emptyChains(chains); err != nil {
+		return err
 	}
 	if out == "" {
 		s, err := summarizeChains(chains)

@@ -119,7 +119,7 @@ func (f *logisticFlags) runSize(dim int) error {
 	if f.ThinAuto {
 		thin = 1
 	}
-	return runSize(burn, f.Keep, thin, dim)
+	return runSizeAuto(burn, f.Keep, thin, dim, f.BurnAuto, f.ThinAuto)
 }
 
 // setRunLength resolves --burn auto and --thin auto by runLengthFor from

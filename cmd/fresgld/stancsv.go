@@ -253,7 +253,9 @@ func readStanCSV(path string) (*stanChain, error) {
 			row := make([]float64, len(fs))
 			for j, s := range fs {
 				x, err := strconv.ParseFloat(s, 64)
-				if err != nil {
+				if err != nil || math.IsNaN(x) {
+					// A NaN would pass into every statistic of its column,
+					// and the table would print NaN with exit status 0.
 					partial = bad("column %d (%s): %q is not a number", j+1, c.Columns[j], s)
 					break
 				}

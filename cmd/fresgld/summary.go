@@ -39,6 +39,14 @@ type chainsSummary struct {
 	Counted  int         `json:"chains_counted"`
 	CostUnit string      `json:"cost_unit"`
 	Stopped  []chainStop `json:"stopped_chains,omitempty"`
+	// Scale says on what scale the coefficients are, when not the data's
+	// own: a user comparing with another tool's raw-scale estimates
+	// must not read standardised ones as those.
+	Scale string `json:"scale,omitempty"`
+	// DataScale are the coefficients on the data's scale (rawScaleDraws),
+	// with the heading that says how they were found.
+	DataScale        []paramRow `json:"parameters_data_scale,omitempty"`
+	DataScaleHeading string     `json:"data_scale,omitempty"`
 	// Interrupted is set when a chain was stopped by SIGINT or SIGTERM.
 	Interrupted bool     `json:"interrupted"`
 	Notes       []string `json:"notes,omitempty"`
@@ -189,6 +197,9 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 	}
 	c0 := chains[0]
 	s := chainsSummary{Command: c0.Header.Command, CostUnit: costUnit(c0.Header.Command), Ran: len(chains)}
+	if s.Command == "logistic" && slices.Contains(c0.Header.Settings, [2]string{"no_standardize", "false"}) {
+		s.Scale = standardisedScale
+	}
 	// The ladder's size comes from the first chain's statistics, or, when
 	// every chain was killed before writing them, its replica columns.
 	K := -1
@@ -315,7 +326,25 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 	for i, d := range sums {
 		s.Parameters = append(s.Parameters, paramRow{Name: names[i], Summary: d})
 	}
-	s.Warnings = chainWarnings(s, remediesFor(s.Command))
+	if means, sds, intercept, ok := standardisation(c0.Header.Settings); ok && s.Command == "logistic" {
+		p := len(means)
+		if intercept {
+			p++
+		}
+		if p < len(params) { // the coefficients are the last p variables
+			raw := diag.SummarizeAll(rawScaleDraws(params[len(params)-p:], intercept, means, sds))
+			if unequal { // location statistics from every draw, as above
+				for i, d := range diag.SummarizeAll(rawScaleDraws(pooled[len(pooled)-p:], intercept, means, sds)) {
+					raw[i].Mean, raw[i].SD, raw[i].Q5, raw[i].Q50, raw[i].Q95 = d.Mean, d.SD, d.Q5, d.Q50, d.Q95
+				}
+			}
+			for i, d := range raw {
+				s.DataScale = append(s.DataScale, paramRow{Name: names[len(names)-p+i], Summary: d})
+			}
+			s.DataScaleHeading = rawScaleHeading(intercept)
+		}
+	}
+	s.Warnings = chainWarnings(s, remediesFor(s.Command, c0.Header.Settings))
 	return s, nil
 }
 
@@ -335,10 +364,16 @@ func costUnit(command string) string {
 	return "energy and gradient draws"
 }
 
+// standardisedScale heads the table of a logistic run on standardised
+// features.
+const standardisedScale = "coefficients on the standardised scale: log-odds per standard deviation of each feature (on the data's scale below)"
+
 // remedies are the command's advice for each warning.
 type remedies struct{ Rhat, ESS, Clamp, NoSwap, NoAttempt, Stop string }
 
-func remediesFor(command string) remedies {
+// settings are the run's, as its chain files record them: a remedy the run
+// already uses is not offered.
+func remediesFor(command string, settings [][2]string) remedies {
 	r := remedies{
 		Rhat:      "the chains disagree: run longer (raise --keep and --burn) and look at trace.svg",
 		ESS:       "the means and quantiles are imprecise: raise --keep (or --thin)",
@@ -350,7 +385,10 @@ func remediesFor(command string) remedies {
 	switch command {
 	case "logistic", "regress":
 		r.Clamp = "lower --eta or raise --batch (cold level) or lower --hot-share (hot levels)"
-		r.NoSwap += " or add levels (--levels); with minibatch swap energies, also --swap-energies exact"
+		r.NoSwap += " or add levels (--levels)"
+		if !slices.Contains(settings, [2]string{"swap_energies_used", "exact"}) && !slices.Contains(settings, [2]string{"swap_energies", "exact"}) {
+			r.NoSwap += "; with minibatch swap energies, also --swap-energies exact"
+		}
 		r.NoAttempt = "raise --swap-rate"
 	case "gmm":
 		r.NoSwap += " or add levels (--levels)"
@@ -439,13 +477,13 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 // merge of its chains.
 func writeTable(w io.Writer, s chainsSummary) {
 	writeDraws(w, s)
-	width := len("variable")
-	for _, p := range s.Parameters {
-		width = max(width, len(p.Name))
+	if s.Scale != "" {
+		fmt.Fprintln(w, s.Scale)
 	}
-	fmt.Fprintf(w, "%-*s %10s %9s %9s %10s %10s %10s %8s %8s %6s\n", width, "variable", "mean", "mcse", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "rhat")
-	for _, p := range s.Parameters {
-		fmt.Fprintf(w, "%-*s %10.4g %9.2g %9.3g %10.4g %10.4g %10.4g %8.0f %8.0f %6.3f\n", width, p.Name, p.Mean, p.MCSEMean, p.SD, p.Q5, p.Q50, p.Q95, p.ESSBulk, p.ESSTail, p.Rhat)
+	writeRows(w, s.Parameters)
+	if len(s.DataScale) > 0 {
+		fmt.Fprintln(w, s.DataScaleHeading)
+		writeRows(w, s.DataScale)
 	}
 	if s.Counted == 0 {
 		fmt.Fprintln(w, "swap acceptance, clamped steps and cost: unknown (every chain was killed before writing them)")
@@ -511,6 +549,18 @@ func (c chainDraws) describe() string {
 		return fmt.Sprintf("%d draws", c.Draws)
 	}
 	return fmt.Sprintf("%d draws, %s", c.Draws, c.Status)
+}
+
+// writeRows prints the variables' rows under their heading.
+func writeRows(w io.Writer, rows []paramRow) {
+	width := len("variable")
+	for _, p := range rows {
+		width = max(width, len(p.Name))
+	}
+	fmt.Fprintf(w, "%-*s %10s %9s %9s %10s %10s %10s %8s %8s %6s\n", width, "variable", "mean", "mcse", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "rhat")
+	for _, p := range rows {
+		fmt.Fprintf(w, "%-*s %10.4g %9.2g %9.3g %10.4g %10.4g %10.4g %8.0f %8.0f %6.3f\n", width, p.Name, p.Mean, p.MCSEMean, p.SD, p.Q5, p.Q50, p.Q95, p.ESSBulk, p.ESSTail, p.Rhat)
+	}
 }
 
 // writeWarnings prints the warnings, one a line.
