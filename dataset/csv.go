@@ -33,6 +33,9 @@ type Options struct {
 	// is centred and divided by its standard deviation, so that one prior
 	// scale suits every coefficient.
 	NoStandardize bool
+	// Response reads the label column as a continuous response (any finite
+	// number) rather than a 0/1 label, for regression.
+	Response bool
 	// DropConstant removes features that take one value in every example,
 	// with a warning naming them, instead of refusing the file: such a
 	// feature carries no information and cannot be standardised.
@@ -263,7 +266,7 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 				return bad(line, k+1, names[k], "%q is not a finite number", s)
 			}
 			if k == lab {
-				if v != 0 && v != 1 {
+				if v != 0 && v != 1 && !opt.Response {
 					return bad(line, k+1, names[k], "label %q is not 0 or 1", s)
 				}
 				d.Y = append(d.Y, v)

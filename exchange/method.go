@@ -38,7 +38,7 @@ func ParseMethod(s string) (Method, error) {
 			return m, nil
 		}
 	}
-	return "", fmt.Errorf("unknown method %q (want sgld, resgld, mresgld, fresgld, corrected or reld)", s)
+	return "", fmt.Errorf("unknown method %q (want sgld, resgld, mresgld, fresgld, corrected, reld or csgld)", s)
 }
 
 // Setup is a tempering problem in the paper's terms.

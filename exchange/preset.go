@@ -20,16 +20,28 @@ const (
 	// plain Langevin noise and the exact swap rule. It is the ideal the
 	// stochastic-gradient methods approximate.
 	ReLDMethod Method = "reld"
+	// CSGLDMethod is cyclical SGLD (Zhang et al., ICLR 2020): one SGLD
+	// chain at Tau1 on the Cold estimator whose step size Setup.Eta must be
+	// a langevin.Cyclical schedule; its exploration stages step without
+	// noise. Only the states of its sampling stages (Cyclical.Exploring
+	// false) are samples: a Sink keeps those.
+	CSGLDMethod Method = "csgld"
 )
 
 // Presets lists the presets.
-var Presets = []Method{CorrectedMethod, ReLDMethod}
+var Presets = []Method{CorrectedMethod, ReLDMethod, CSGLDMethod}
 
 // preset builds the ladder of a preset; ok is false for any other method.
 func (m Method) preset(s Setup) (cfg Config, ok bool, err error) {
 	switch m {
 	case CorrectedMethod:
 		lv := Level{Tau: s.Tau1, Est: s.Cold, Eta: s.Eta, Noise: langevin.Corrected, Var: call(s.ColdVar)}
+		return Config{Levels: []Level{lv}, Seed: s.Seed, Domain: s.Domain}, true, nil
+	case CSGLDMethod:
+		if _, ok := s.Eta.(langevin.Cyclical); !ok {
+			return Config{}, true, fmt.Errorf("csgld: the step size must be a langevin.Cyclical schedule, not %T", s.Eta)
+		}
+		lv := Level{Tau: s.Tau1, Est: s.Cold, Eta: s.Eta, Noise: langevin.SGLD, Var: call(s.ColdVar)}
 		return Config{Levels: []Level{lv}, Seed: s.Seed, Domain: s.Domain}, true, nil
 	case ReLDMethod:
 		if s.Cold == nil {

@@ -435,21 +435,24 @@ func (s *Sampler) stepLevel(l, k int) {
 	}
 	var c int
 	var finite, diverging bool
-	eta := lv.Eta.Eta(k)
+	eta, tau := lv.Eta.Eta(k), lv.Tau
+	if ph, ok := lv.Eta.(langevin.Phased); ok && ph.Exploring(k) {
+		tau = 0 // cyclical SGLD's exploration: a plain gradient step
+	}
 	if lv.full == nil && lv.pre == nil && s.box == nil {
 		// The step measures its move for the watch in its own pass.
 		var dot, n2 float64
-		c, finite, dot, n2 = langevin.StepMove(r.theta, lv.grad, s2, lv.scratch, r.watch.last, eta, lv.Tau, lv.Noise, r.rng)
+		c, finite, dot, n2 = langevin.StepMove(r.theta, lv.grad, s2, lv.scratch, r.watch.last, eta, tau, lv.Noise, r.rng)
 		diverging = finite && r.watch.judge(dot, n2)
 	} else {
 		copy(r.watch.prev, r.theta)
 		switch {
 		case lv.full != nil:
-			c, finite = lv.full.step(r.theta, lv.grad, eta, lv.Tau, r.rng)
+			c, finite = lv.full.step(r.theta, lv.grad, eta, tau, r.rng)
 		case lv.pre != nil:
-			c, finite = lv.pre.Step(r.theta, lv.grad, s2, lv.scratch, eta, lv.Tau, lv.Noise, r.rng)
+			c, finite = lv.pre.Step(r.theta, lv.grad, s2, lv.scratch, eta, tau, lv.Noise, r.rng)
 		default:
-			c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, eta, lv.Tau, lv.Noise, r.rng)
+			c, finite = langevin.Step(r.theta, lv.grad, s2, lv.scratch, eta, tau, lv.Noise, r.rng)
 		}
 		if s.box != nil {
 			s.box.Reflect(r.theta)

@@ -117,7 +117,16 @@ type chainRun struct {
 	// constant, evaluated exactly on every retained draw (not a sampler
 	// cost: it is output).
 	LogDensity func(theta []float64) float64
-	Dir        *output.Dir
+	// Generated, when set, names quantities computed from every retained
+	// draw (Stan's generated quantities), written after the parameters:
+	// Generate(out, θ) fills out, one value per name. It must be safe
+	// for concurrent use.
+	Generated []string
+	Generate  func(out, theta []float64)
+	// Sample, when set, says which retained steps are samples (cyclical
+	// SGLD's exploration stages are not): the others are not written.
+	Sample func(step int) bool
+	Dir    *output.Dir
 	// Ctx cancelled (SIGINT, SIGTERM): every running chain stops before its
 	// next step and keeps its draws, a chain still waiting for a core never
 	// starts, and --levels auto tuning stops.
@@ -163,6 +172,7 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 		columns = append(columns, replicaCol(l+1))
 	}
 	columns = append(columns, r.Names...)
+	columns = append(columns, r.Generated...)
 	chains := make([]*stanChain, len(ids))
 	sinks := make([]exchange.Sink, len(ids))
 	ws := make([]*stanWriter, len(ids))
@@ -178,7 +188,7 @@ func (r chainRun) run(ids []int) ([]*stanChain, time.Duration, error) {
 	for i, id := range ids {
 		h := r.Header
 		h.ID = id
-		k := &chainSink{plan: r.Plan, lp: r.LogDensity, row: make([]float64, len(columns)), levels: K, smp: smps[i], start: time.Now()}
+		k := &chainSink{plan: r.Plan, lp: r.LogDensity, gen: r.Generate, sample: r.Sample, row: make([]float64, len(columns)), levels: K, smp: smps[i], start: time.Now()}
 		var ck *checkpoint
 		if resuming != nil {
 			ck = resuming.ckpts[id]
@@ -332,6 +342,8 @@ type chainSink struct {
 	w       *stanWriter
 	c       *stanChain
 	lp      func([]float64) float64
+	gen     func(out, theta []float64)
+	sample  func(step int) bool
 	row     []float64
 	levels  int
 	swaps   int
@@ -367,7 +379,7 @@ func (k *chainSink) record(step int, s *exchange.Sampler) {
 	if step == k.plan.Burn {
 		k.warm = time.Since(k.start)
 	}
-	if _, ok := k.plan.Retained(step); !ok {
+	if _, ok := k.plan.Retained(step); !ok || k.sample != nil && !k.sample(step) {
 		return
 	}
 	theta := s.State(0)
@@ -386,6 +398,9 @@ func (k *chainSink) record(step int, s *exchange.Sampler) {
 		k.row[3+l] = float64(s.Replica(l) + 1)
 	}
 	copy(k.row[3+k.levels:], theta)
+	if k.gen != nil {
+		k.gen(k.row[3+k.levels+len(theta):], theta)
+	}
 	k.w.row(k.row)
 	for j, x := range k.row {
 		k.c.Cols[j] = append(k.c.Cols[j], x)

@@ -115,7 +115,7 @@ func wideCurvature(lr *models.Logistic) curvature {
 // at each of thetas (the largest counts: the chains' start and the mode,
 // so that the rule holds through the burn-in); bounded to [coldMin,
 // coldMax] and to N. It returns n, the unbounded n* and S²_max.
-func coldSize(lr *models.Logistic, thetas [][]float64, eta, tau float64, seed uint64) (n int, nstar, s2 float64, err error) {
+func coldSize(lr target.Terms, thetas [][]float64, eta, tau float64, seed uint64) (n int, nstar, s2 float64, err error) {
 	N := lr.Len()
 	m := min(N, pilotSize)
 	if m < 2 {
@@ -169,6 +169,12 @@ func readData(path string, opt dataset.Options) (*dataset.Data, error) {
 	return dataset.ReadFile(path, opt)
 }
 
+// dataEnergy is a data set's energy with its full U, as logDensity needs.
+type dataEnergy interface {
+	target.Terms
+	U(theta []float64) float64
+}
+
 // lpWork bounds the work of one lp__ evaluation (per-example terms × p).
 const lpWork = 250_000
 
@@ -179,7 +185,7 @@ const lpWork = 250_000
 // −U, at O(m·p) a draw. The exact −U costs O(N·p) a draw: at N = 10⁶ and
 // p = 101 it would cost a hundred times the sampling itself. The function is
 // safe for concurrent use (it only reads).
-func logDensity(lr *models.Logistic, seed uint64) func([]float64) float64 {
+func logDensity(lr dataEnergy, seed uint64) func([]float64) float64 {
 	N, p := lr.Len(), lr.Dim()
 	if N*p <= lpWork {
 		return func(theta []float64) float64 { return -lr.U(theta) }

@@ -358,7 +358,7 @@ func joinInts(ids []int) string {
 }
 
 func costUnit(command string) string {
-	if command == "logistic" {
+	if command == "logistic" || command == "regress" {
 		return "per-example evaluations"
 	}
 	return "energy and gradient draws"
@@ -383,7 +383,7 @@ func remediesFor(command string, settings [][2]string) remedies {
 		Stop:      "lower --eta",
 	}
 	switch command {
-	case "logistic":
+	case "logistic", "regress":
 		r.Clamp = "lower --eta or raise --batch (cold level) or lower --hot-share (hot levels)"
 		r.NoSwap += " or add levels (--levels)"
 		if !slices.Contains(settings, [2]string{"swap_energies_used", "exact"}) && !slices.Contains(settings, [2]string{"swap_energies", "exact"}) {
@@ -408,6 +408,13 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 	var w []string
 	var badR, badE []paramRow
 	for _, p := range s.Parameters {
+		if p.SD == 0 && generated(s.Command, p.Name) {
+			// A generated quantity constant in every draw (an inclusion
+			// probability of 1 to the last bit): R̂ and ESS are
+			// undefined, as in posterior, and there is nothing to mix. A
+			// constant parameter still warns: its chains are stuck.
+			continue
+		}
 		if !(p.Rhat <= rhatMax) {
 			badR = append(badR, p)
 		}
