@@ -25,6 +25,6 @@ s <- summarise_draws(as_draws_array(fit, pars = "beta"), "mean", "sd", "mcse_mea
 ess <- min(s$ess_bulk)
 cat(sprintf("NUTS: N = %d, p = %d, 4 chains x 1000 draws: smallest bulk ESS %.0f, largest R-hat %.4f, %.2f CPU s sampling, %.2f s warmup: %.0f bulk ESS per CPU-s of sampling, %.0f per CPU-s of warmup and sampling\n",
   nrow(X), p, ess, max(s$rhat), sum(t[, "sample"]), sum(t[, "warmup"]), ess / sum(t[, "sample"]), ess / sum(t)))
-writeLines(sprintf('{"MinESS": %.17g, "SampleSeconds": %.17g, "WarmupSeconds": %.17g, "Mean": [%s], "MCSE": [%s]}',
-  ess, sum(t[, "sample"]), sum(t[, "warmup"]), paste(sprintf("%.17g", s$mean), collapse = ","), paste(sprintf("%.17g", s$mcse_mean), collapse = ",")),
+writeLines(sprintf('{"MinESS": %.17g, "SampleSeconds": %.17g, "WarmupSeconds": %.17g, "Mean": [%s], "SD": [%s], "MCSE": [%s]}',
+  ess, sum(t[, "sample"]), sum(t[, "warmup"]), paste(sprintf("%.17g", s$mean), collapse = ","), paste(sprintf("%.17g", s$sd), collapse = ","), paste(sprintf("%.17g", s$mcse_mean), collapse = ",")),
   file.path(dir, "nuts.json"))
