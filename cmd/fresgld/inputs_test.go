@@ -216,6 +216,9 @@ func TestMergeInputAnswers(t *testing.T) {
 	f[len(f)-1] = "NaN"
 	nan[head+3] = strings.Join(f, ",")
 	nanFile := csvFile(t, "chain-1.csv", strings.Join(nan, "\n"))
+	f[len(f)-1] = "-Inf"
+	nan[head+3] = strings.Join(f, ",")
+	infFile := csvFile(t, "chain-1.csv", strings.Join(nan, "\n"))
 	// An interrupted run: its chains stopped in the burn-in, with no draws.
 	interrupted := t.TempDir()
 	for id := 1; id <= 2; id++ {
@@ -246,6 +249,7 @@ func TestMergeInputAnswers(t *testing.T) {
 	}
 	for _, c := range []inputCase{
 		{"NaN cell", []string{"merge", nanFile}, 1, []string{fmt.Sprintf("chain-1.csv:%d: column 6 (theta1): \"NaN\" is not a number", head+4)}, nil},
+		{"infinite cell", []string{"merge", infFile}, 1, []string{fmt.Sprintf("chain-1.csv:%d: column 6 (theta1): \"-Inf\" is not a finite number", head+4)}, nil},
 		{"interrupted in burn-in", []string{"merge", interrupted}, 1, []string{"chain-1.csv has no draws (chain 1 stopped after 3 steps, in its burn-in of 5: interrupted)", "the table would hold 0 draws"}, []string{"0 draws\nvariable"}},
 		{"different prior-sd", []string{"merge", pa, pb}, 1, []string{"come from different settings: prior_sd = 1 against prior_sd = 0.2"}, []string{"num_warmup"}},
 		{"the run itself", []string{"merge", dir}, 0, nil, nil},

@@ -259,6 +259,13 @@ func readStanCSV(path string) (*stanChain, error) {
 					partial = bad("column %d (%s): %q is not a number", j+1, c.Columns[j], s)
 					break
 				}
+				if math.IsInf(x, 0) && j > 0 {
+					// Likewise an infinite draw: the sampler stops on a
+					// state that is not finite, so one came from elsewhere.
+					// (lp__ may be −∞ where a density underflows.)
+					partial = bad("column %d (%s): %q is not a finite number", j+1, c.Columns[j], s)
+					break
+				}
 				row[j] = x
 			}
 			if partial == nil {
