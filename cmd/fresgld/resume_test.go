@@ -34,7 +34,10 @@ func TestResumeBitForBit(t *testing.T) {
 		t.Fatal(err)
 	}
 	gmm := []string{"gmm", "--chains", "2", "--burn", "1000", "--keep", "60000", "--thin", "10"}
-	logistic := []string{"logistic", "--data", data, "--label", "benign", "--chains", "2", "--burn", "300", "--keep", "1500", "--thin", "8"}
+	// Long enough (about a second a chain on a quiet machine) for a
+	// checkpoint every 0.2 s to fall inside the sampling, however fast the
+	// machine: a run that ends first would test nothing.
+	logistic := []string{"logistic", "--data", data, "--label", "benign", "--chains", "2", "--burn", "300", "--keep", "12000", "--thin", "8"}
 	cases := []struct {
 		name  string
 		sig   syscall.Signal
@@ -68,8 +71,10 @@ func TestResumeBitForBit(t *testing.T) {
 
 // interruptAndResume runs args into out with a checkpoint every 0.2 s,
 // stops it with sig once chain-1.csv holds lines lines (for SIGKILL, once
-// a checkpoint exists too, and then after a random delay), runs fresgld
-// resume out, and returns the steps the chains were resumed from.
+// a checkpoint exists too, and then after a random number of further draws,
+// fewer than lines: a random delay in time could outlast the run on a fast
+// machine), runs fresgld resume out, and returns the steps the chains were
+// resumed from.
 func interruptAndResume(t *testing.T, out string, sig syscall.Signal, lines int, args []string) []int {
 	t.Helper()
 	cmd := exec.Command(binary(t), append(args, "--out", out, "--checkpoint-every", "0.2")...)
@@ -94,7 +99,8 @@ func interruptAndResume(t *testing.T, out string, sig syscall.Signal, lines int,
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(time.Duration(rand.N(300)) * time.Millisecond)
+		b, _ := os.ReadFile(chainFile(out, 1))
+		waitLines(t, chainFile(out, 1), bytes.Count(b, []byte("\n"))+rand.N(lines), done)
 	}
 	cmd.Process.Signal(sig)
 	select {
