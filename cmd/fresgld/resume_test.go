@@ -38,6 +38,11 @@ func TestResumeBitForBit(t *testing.T) {
 	// checkpoint every 0.2 s to fall inside the sampling, however fast the
 	// machine: a run that ends first would test nothing.
 	logistic := []string{"logistic", "--data", data, "--label", "benign", "--chains", "2", "--burn", "300", "--keep", "12000", "--thin", "8"}
+	diabetes, err := filepath.Abs("../../data/diabetes.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	regress := []string{"regress", "--data", diabetes, "--label", "progression", "--chains", "2", "--burn", "200", "--keep", "30000", "--thin", "4"}
 	cases := []struct {
 		name  string
 		sig   syscall.Signal
@@ -51,6 +56,7 @@ func TestResumeBitForBit(t *testing.T) {
 		{"logistic/sgld/SIGINT", syscall.SIGINT, 300, append(logistic, "--method", "sgld")},
 		{"logistic/fresgld/SIGTERM", syscall.SIGTERM, 300, append(logistic, "--method", "fresgld")},
 		{"logistic/resgld/pair-taylor/kill", syscall.SIGKILL, 300, append(logistic, "--method", "resgld", "--swap-energies", "pair-taylor")},
+		{"regress/spike-slab/SIGINT", syscall.SIGINT, 2000, regress},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
