@@ -69,9 +69,7 @@ type logisticSummary struct {
 	StepRuleNotes string                `json:"step_rule,omitempty"`
 	BatchRule     string                `json:"batch_rule,omitempty"`
 	RunRule       string                `json:"run_length_rule,omitempty"`
-	Swap          *swapChoice           `json:"swap_energies,omitempty"`
-	SwapNoise     []float64             `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
-	SwapCost      *swapCost             `json:"swap_cost,omitempty"`  // per-example evaluations, all chains
+	swapSummary
 	chainsSummary
 }
 
@@ -455,22 +453,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 			if err != nil {
 				return pilotResult{}, err
 			}
-			defer smp.Close()
-			for range f.SwapPilot {
-				if ctx.Err() != nil {
-					return pilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", errInterrupted)
-				}
-				if err := smp.Step(); err != nil {
-					return pilotResult{}, err
-				}
-			}
-			st := smp.Stats()
-			var swap float64
-			for _, l := range st.Levels {
-				swap += l.Cost.Energy.Units + l.Cost.Anchor.Units
-			}
-			w := noisiestPair(st.Pairs)
-			return pilotResult{w.Noise, w.Rate(), swap / float64(f.SwapPilot), smp.Units()}, nil
+			return runPilot(ctx, smp, f.SwapPilot)
 		}
 		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
 		if err != nil {
@@ -562,19 +545,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
 	if sum.Swap != nil {
-		var ladders []exchange.Stats
-		for _, c := range chains {
-			ladders = append(ladders, c.Ladder)
-		}
-		var lines []string
-		sum.SwapNoise, lines = swapNoise(ladders, sum.Swap.Mode)
-		c := swapCosts(ladders)
-		sum.SwapCost = &c
-		lines = append(lines, fmt.Sprintf("swap cost: %.4g per-example evaluations of swap energies and %.4g of anchor passes, %.1f%% of the %.4g of gradients", c.Energies, c.Anchors, 100*(c.Energies+c.Anchors)/c.Gradients, c.Gradients))
-		for _, l := range lines {
-			fmt.Println(l)
-		}
-		extra = append(extra, noiseWarnings(sum.SwapNoise, sum.Swap.Mode)...)
+		extra = append(extra, reportSwaps(chains, &sum.swapSummary)...)
 	}
 	if err := finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra); err != nil {
 		return err // an interrupted or stopped chain keeps its checkpoint

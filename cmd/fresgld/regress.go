@@ -358,9 +358,7 @@ type regressSummary struct {
 	Distance     *exactDistance        `json:"distance_to_exact,omitempty"`
 	HotBatch     []*variance.AutoStats `json:"hot_batch_automatic,omitempty"`
 	WallSeconds  float64               `json:"wall_seconds"`
-	Swap         *swapChoice           `json:"swap_energies,omitempty"`
-	SwapNoise    []float64             `json:"swap_noise,omitempty"`
-	SwapCost     *swapCost             `json:"swap_cost,omitempty"`
+	swapSummary
 	chainsSummary
 }
 
@@ -680,26 +678,13 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	ladder := m != exchange.SGLDMethod && m != exchange.CorrectedMethod && m != exchange.CSGLDMethod
 	if ladder {
 		pilot := func(e exchange.Energies) (pilotResult, error) {
+			// Chain 1's stream whichever chains run, so that a chain's
+			// draws do not depend on the chains run beside it.
 			smp, err := buildWith(1, e)
 			if err != nil {
 				return pilotResult{}, err
 			}
-			defer smp.Close()
-			for range f.SwapPilot {
-				if ctx.Err() != nil {
-					return pilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", errInterrupted)
-				}
-				if err := smp.Step(); err != nil {
-					return pilotResult{}, err
-				}
-			}
-			st := smp.Stats()
-			var swap float64
-			for _, l := range st.Levels {
-				swap += l.Cost.Energy.Units + l.Cost.Anchor.Units
-			}
-			w := noisiestPair(st.Pairs)
-			return pilotResult{w.Noise, w.Rate(), swap / float64(f.SwapPilot), smp.Units()}, nil
+			return runPilot(ctx, smp, f.SwapPilot)
 		}
 		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
 		if err != nil {
@@ -764,19 +749,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	}
 	fmt.Printf("%s on %s (%d examples, %d coefficients, %s prior), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, f.Prior, len(ids), sum.WallSeconds)
 	if sum.Swap != nil {
-		var ladders []exchange.Stats
-		for _, c := range chains {
-			ladders = append(ladders, c.Ladder)
-		}
-		var lines []string
-		sum.SwapNoise, lines = swapNoise(ladders, sum.Swap.Mode)
-		c := swapCosts(ladders)
-		sum.SwapCost = &c
-		lines = append(lines, fmt.Sprintf("swap cost: %.4g per-example evaluations of swap energies and %.4g of anchor passes, %.1f%% of the %.4g of gradients", c.Energies, c.Anchors, 100*(c.Energies+c.Anchors)/c.Gradients, c.Gradients))
-		for _, l := range lines {
-			fmt.Println(l)
-		}
-		extra = append(extra, noiseWarnings(sum.SwapNoise, sum.Swap.Mode)...)
+		extra = append(extra, reportSwaps(chains, &sum.swapSummary)...)
 	}
 	// The comparison with the exact posterior needs the table's rows,
 	// which finishChains computes again from the same chains.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -109,6 +110,54 @@ func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 	c.Energies, c.Mode = e, "exact"
 	c.Rule = fmt.Sprintf("auto: first-order control-variate screens in the pilot: noise %.3g nats, swap cost %.3g per step against n/2 = %.3g (acceptance %.3g): exact energies every W = %d steps", r.Noise, r.SwapPerStep, float64(n)/2, r.Accept, e.ExactEvery)
 	return c, nil
+}
+
+// runPilot steps the pilot ladder smp for steps steps (stopping with
+// errInterrupted once ctx is done) and measures what swapModeRule reads:
+// the noisiest pair's screen noise and acceptance, the swap cost per step
+// (swap energies and anchor passes) and all the pilot's evaluations.
+func runPilot(ctx context.Context, smp *exchange.Sampler, steps int) (pilotResult, error) {
+	defer smp.Close()
+	for range steps {
+		if ctx.Err() != nil {
+			return pilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", errInterrupted)
+		}
+		if err := smp.Step(); err != nil {
+			return pilotResult{}, err
+		}
+	}
+	st := smp.Stats()
+	var swap float64
+	for _, l := range st.Levels {
+		swap += l.Cost.Energy.Units + l.Cost.Anchor.Units
+	}
+	w := noisiestPair(st.Pairs)
+	return pilotResult{w.Noise, w.Rate(), swap / float64(steps), smp.Units()}, nil
+}
+
+// reportSwaps prints the swap-noise and swap-cost lines of a run's chains,
+// records them in sum, and returns the noise warnings.
+func reportSwaps(chains []*stanChain, sum *swapSummary) []string {
+	var ladders []exchange.Stats
+	for _, c := range chains {
+		ladders = append(ladders, c.Ladder)
+	}
+	var lines []string
+	sum.SwapNoise, lines = swapNoise(ladders, sum.Swap.Mode)
+	c := swapCosts(ladders)
+	sum.SwapCost = &c
+	lines = append(lines, fmt.Sprintf("swap cost: %.4g per-example evaluations of swap energies and %.4g of anchor passes, %.1f%% of the %.4g of gradients", c.Energies, c.Anchors, 100*(c.Energies+c.Anchors)/c.Gradients, c.Gradients))
+	for _, l := range lines {
+		fmt.Println(l)
+	}
+	return noiseWarnings(sum.SwapNoise, sum.Swap.Mode)
+}
+
+// swapSummary is the swap part of a minibatch command's summary.json.
+type swapSummary struct {
+	Swap      *swapChoice `json:"swap_energies,omitempty"`
+	SwapNoise []float64   `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
+	SwapCost  *swapCost   `json:"swap_cost,omitempty"`  // per-example evaluations, all chains
 }
 
 // noisiestPair is the pair with the largest mean swap noise: the one that
