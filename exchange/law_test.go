@@ -125,8 +125,9 @@ func levelErrors(t *testing.T, s *Sampler, taus []float64, h, mu float64, steps 
 		}
 	}
 	for l := range K {
-		m, se := mean(xs[l]), diag.MCSEMean([][]float64{xs[l]})
-		v, sev := mean(sq[l]), diag.MCSEMean([][]float64{sq[l]})
+		m, _, _ := moments(xs[l])
+		v, _, _ := moments(sq[l])
+		se, sev := diag.MCSEMean([][]float64{xs[l]}), diag.MCSEMean([][]float64{sq[l]})
 		exact := taus[l] / h
 		zMean = append(zMean, m/se)
 		zVar = append(zVar, (v-exact)/sev)
@@ -136,14 +137,6 @@ func levelErrors(t *testing.T, s *Sampler, taus []float64, h, mu float64, steps 
 		accepts += p.Accepts
 	}
 	return zMean, zVar, ratio, accepts
-}
-
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // ladders are the temperature ladders of the law tests: two levels τ = 1

@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -193,5 +194,42 @@ func TestNoiseCapSymmetric(t *testing.T) {
 	}
 	if want := 0.75 * 0.75 * max(0.3*0.3+9*1.5*1.5, 1.5*1.5+9*0.3*0.3) / 2; noise[0] != noise[1] || !(math.Abs(noise[0]-want) <= 1e-12) {
 		t.Errorf("draw mode f-reSGLD: noise %v forward and %v reverse, want both max(V, V_reverse) = %v", noise[0], noise[1], want)
+	}
+}
+
+// quadVar is a variance model that needs no report: σ²(θ) = c·θ², the model
+// a level of a black-box estimator uses (as variance.KRR does).
+type quadVar struct{ c float64 }
+
+func (quadVar) Observe(int, []float64, target.Estimator, *rand.Rand) error { return nil }
+func (quadVar) GradVar(dst, _, _ []float64)                                { clear(dst) }
+func (q quadVar) EnergyVar(theta []float64, _ float64, _ bool) float64 {
+	return q.c * theta[0] * theta[0]
+}
+func (quadVar) NeedsReport() bool { return false }
+
+// f-reSGLD's reverse variance from variance models that need no report:
+// with σ_l²(θ) = c_l·θ² (c = 1 and 9), forward and reverse report the same
+// noise, τδ²·max(V, V_reverse)/2, at no extra energy draw.
+func TestReverseVarianceFromModels(t *testing.T) {
+	var lv []Level
+	for l, c := range []float64{1, 9} {
+		lv = append(lv, Level{Tau: []float64{1, 4}[l], Est: target.Hidden{Estimator: target.Exact{E: gauss1{}}}, Eta: langevin.Constant{Step: 0.01}, Var: quadVar{c}})
+	}
+	var noise [2]float64
+	for k, xy := range [][2]float64{{0.3, 1.5}, {1.5, 0.3}} {
+		s, err := New(Config{Levels: lv, Swap: Swap{Rule: FReSGLD, PerStep: true}}, [][]float64{{0}, {0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, noise[k], err = s.LogRatioNoise(0, []float64{xy[0]}, []float64{xy[1]}); err != nil {
+			t.Fatal(err)
+		}
+		if c := s.Stats().Levels; c[0].Cost.Energy.Calls+c[1].Cost.Energy.Calls != 2 {
+			t.Errorf("%v: %d + %d energy draws, want 2", xy, c[0].Cost.Energy.Calls, c[1].Cost.Energy.Calls)
+		}
+	}
+	if want := 0.75 * 0.75 * max(0.3*0.3+9*1.5*1.5, 1.5*1.5+9*0.3*0.3) / 2; noise[0] != noise[1] || !(math.Abs(noise[0]-want) <= 1e-12) {
+		t.Errorf("noise %v forward and %v reverse, want both max(V, V_reverse) = %v", noise[0], noise[1], want)
 	}
 }

@@ -3,6 +3,7 @@ package swaplaw
 import (
 	"os"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/fresgld/fresgld/experiments/minibatch"
@@ -34,9 +35,9 @@ func TestAcceptedSwapsFollowS(t *testing.T) {
 		}
 		all = append(all, rows...)
 	}
-	var b tableWriter
+	var b strings.Builder
 	Markdown(&b, all)
-	t.Log("\n" + string(b))
+	t.Log("\n" + b.String())
 	for _, r := range all {
 		if float64(r.LowAccepts) > r.Bound() {
 			t.Errorf("%s τ2 = %g %s/%v: %d accepted swaps at exact min(1, S) < 0.01, the exact rule would accept %.2f (bound %.2f)", r.Problem, r.Tau2, r.Method, r.Mode, r.LowAccepts, r.Expected, r.Bound())
@@ -46,7 +47,3 @@ func TestAcceptedSwapsFollowS(t *testing.T) {
 		}
 	}
 }
-
-type tableWriter []byte
-
-func (w *tableWriter) Write(p []byte) (int, error) { *w = append(*w, p...); return len(p), nil }
