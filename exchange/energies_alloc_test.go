@@ -7,8 +7,9 @@ import (
 	"github.com/fresgld/fresgld/target"
 )
 
-// The swap-energy machinery allocates nothing per swap ratio once warm: the
-// window rings, index drawer and anchors are made up front.
+// The swap-energy machinery allocates nothing per swap attempt once warm,
+// screen and confirmation included: the index drawer and anchors are made
+// up front.
 func TestSwapEnergiesAllocateNothing(t *testing.T) {
 	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, ExactEnergies, TaylorEnergies, PairTaylorEnergies} {
 		est, _ := target.NewMinibatch(outliers, 3)
@@ -20,12 +21,17 @@ func TestSwapEnergiesAllocateNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, y := []float64{-40}, []float64{40}
+		// x's energy is far above y's: every screen passes and goes to
+		// the full data.
+		x, y := []float64{40}, []float64{0}
 		for range 100 {
-			s.LogRatioNoise(0, x, y)
+			s.decide(0, x, y)
 		}
-		if a := testing.AllocsPerRun(200, func() { s.LogRatioNoise(0, x, y) }); a != 0 {
-			t.Errorf("%v: %v allocations per swap ratio", mode, a)
+		if a := testing.AllocsPerRun(200, func() { s.decide(0, x, y) }); a != 0 {
+			t.Errorf("%v: %v allocations per swap attempt", mode, a)
+		}
+		if p := s.Stats().Pairs[0]; mode != ExactEnergies && p.Confirmed == 0 {
+			t.Errorf("%v: no attempt was confirmed: the confirmation's allocations were not measured", mode)
 		}
 	}
 }
