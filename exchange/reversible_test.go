@@ -128,6 +128,13 @@ func TestSwapAcceptanceMatchesKernel(t *testing.T) {
 					if z := (freq - want) / math.Sqrt(want*(1-want)/T); !(math.Abs(z) < 4) {
 						t.Errorf("%v/%v, x = %v (anchor %v) cold, y = %v (anchor %v) hot: acceptance %.4f, exact %.4f (%.1f standard errors)", mode, rule, dir.x, dir.ax, dir.y, dir.ay, freq, want, z)
 					}
+					// ProbSum's terms (the confirmation's probability when
+					// the screen passed, else 0) have mean α and a variance
+					// at most α(1 − α), a Bernoulli's: the same bound holds.
+					p := s.Stats().Pairs[0]
+					if z := (p.ProbSum/T - want) / math.Sqrt(want*(1-want)/T); !(math.Abs(z) < 4) {
+						t.Errorf("%v/%v, x = %v, y = %v: estimated acceptance %.4f, exact %.4f (%.1f standard errors)", mode, rule, dir.x, dir.y, p.ProbSum/T, want, z)
+					}
 				}
 			}
 		}
