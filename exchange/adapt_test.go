@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/integrate/quad"
 	"gonum.org/v1/gonum/stat/distuv"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -155,7 +155,7 @@ func noisyGaussianBuild(sc, sh, eta float64, seed uint64) Build {
 			if l == 0 {
 				sd = sc
 			}
-			lv[l] = Level{Tau: tau, Est: target.NewNoisy(e, sd, 0), Eta: langevin.Constant{Step: eta}, Noise: langevin.SGLD}
+			lv[l] = Level{Tau: tau, Est: energy.NewNoisy(e, sd, 0), Eta: langevin.Constant{Step: eta}, Noise: langevin.SGLD}
 		}
 		return Config{Levels: lv, Swap: Swap{Rule: FReSGLD, PerStep: true, Scheme: DEO}, Seed: seed}, nil
 	}
@@ -320,11 +320,11 @@ func TestAdaptGrows(t *testing.T) {
 // each hot level's variance model at that level's τ, for that level's
 // estimator (so an AutoBatch sizes each level's minibatch for its own τ).
 func TestBuildFollowsTaus(t *testing.T) {
-	cold, hot := target.NewNoisy(target.Quadratic{Lambda: []float64{1}}, 0.1, 0.1), target.NewNoisy(target.Quadratic{Lambda: []float64{1}}, 1, 1)
+	cold, hot := energy.NewNoisy(energy.Quadratic{Lambda: []float64{1}}, 0.1, 0.1), energy.NewNoisy(energy.Quadratic{Lambda: []float64{1}}, 1, 1)
 	var seen []float64
-	var ests []target.Estimator
+	var ests []energy.Estimator
 	s := Setup{Tau1: 1, Tau2: 9, Eta: langevin.Constant{Step: 0.01}, Cold: cold, Hot: hot, PerStep: true,
-		HotVarAt: func(est target.Estimator, tau float64) (variance.Model, error) {
+		HotVarAt: func(est energy.Estimator, tau float64) (variance.Model, error) {
 			seen, ests = append(seen, tau), append(ests, est)
 			return variance.Known{}, nil
 		}}
@@ -341,7 +341,7 @@ func TestBuildFollowsTaus(t *testing.T) {
 	if !slices.Equal(seen, taus[1:]) {
 		t.Errorf("hot variance models made at τ = %v, want %v", seen, taus[1:])
 	}
-	if cfg.Levels[0].Est != target.Estimator(cold) {
+	if cfg.Levels[0].Est != energy.Estimator(cold) {
 		t.Error("the coldest level lost the accurate estimator")
 	}
 	for i, e := range ests {
@@ -362,7 +362,7 @@ func TestAdaptRoundCostIsSamplerUnits(t *testing.T) {
 	build := func(taus []float64) (Config, error) {
 		lv := make([]Level, len(taus))
 		for l, tau := range taus {
-			mb, err := target.NewMinibatch(st, n)
+			mb, err := energy.NewMinibatch(st, n)
 			if err != nil {
 				return Config{}, err
 			}

@@ -6,14 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // brokenVar reports variance bad from its after-th draw on: a broken
 // estimator or variance model.
 type brokenVar struct {
-	target.Estimator
+	energy.Estimator
 	bad          float64
 	after, calls int
 }
@@ -48,9 +48,9 @@ func TestBrokenVarianceStops(t *testing.T) {
 			// after step 10 draws the first broken energy.
 			{langevin.SGLD, Swap{Rule: FReSGLD, PerStep: true}, "level 1 at step 10: the energy variance is"},
 		} {
-			est := &brokenVar{Estimator: target.NewNoisy(target.NewIsoQuadratic(2, 1), 0.1, 0.1), bad: bad, after: 10}
+			est := &brokenVar{Estimator: energy.NewNoisy(energy.NewIsoQuadratic(2, 1), 0.1, 0.1), bad: bad, after: 10}
 			cfg := Config{Levels: []Level{
-				{Tau: 1, Est: target.NewNoisy(target.NewIsoQuadratic(2, 1), 0.1, 0.1), Eta: langevin.Constant{Step: 0.01}, Noise: c.noise},
+				{Tau: 1, Est: energy.NewNoisy(energy.NewIsoQuadratic(2, 1), 0.1, 0.1), Eta: langevin.Constant{Step: 0.01}, Noise: c.noise},
 				{Tau: 2, Est: est, Eta: langevin.Constant{Step: 0.01}, Noise: c.noise},
 			}, Swap: c.sw, Seed: 1}
 			s, err := New(cfg, [][]float64{{0, 0}, {0, 0}})

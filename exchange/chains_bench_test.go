@@ -8,10 +8,10 @@ import (
 
 	"github.com/fresgld/fresgld/data"
 	"github.com/fresgld/fresgld/dataset"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // BenchmarkFourChainsTwoCores runs four f-reSGLD chains on the breast
@@ -37,8 +37,8 @@ func BenchmarkFourChainsTwoCores(b *testing.B) {
 	build := func() []*Sampler {
 		smps := make([]*Sampler, 4)
 		for c := range smps {
-			cold, _ := target.NewMinibatch(lr, 57)
-			hot, _ := target.NewMinibatch(lr, 10)
+			cold, _ := energy.NewMinibatch(lr, 57)
+			hot, _ := energy.NewMinibatch(lr, 10)
 			cfg, err := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 4, Eta: langevin.Constant{Step: 1e-3}, Cold: cold, Hot: hot, A: 100, Seed: ChainSeed(1, c+1)})
 			if err != nil {
 				b.Fatal(err)

@@ -10,9 +10,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -21,11 +21,11 @@ import (
 // variance model: everything a chain could wrongly share with another.
 func logisticChain(t *testing.T, lr *models.Logistic, c int) *Sampler {
 	t.Helper()
-	cold, err := target.NewMinibatch(lr, 20)
+	cold, err := energy.NewMinibatch(lr, 20)
 	if err != nil {
 		t.Fatal(err)
 	}
-	hot, err := target.NewMinibatch(lr, 5)
+	hot, err := energy.NewMinibatch(lr, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,10 +150,10 @@ func TestRunChainsProgressCountsEveryStep(t *testing.T) {
 // swapping every step: each step draws two gradients and two energies.
 func unitLadder(t *testing.T) *Sampler {
 	t.Helper()
-	q := target.NewIsoQuadratic(2, 1)
+	q := energy.NewIsoQuadratic(2, 1)
 	cfg := Config{Levels: []Level{
-		{Tau: 1, Est: target.NewNoisy(q, 1, 1), Eta: langevin.Constant{Step: 0.01}},
-		{Tau: 2, Est: target.NewNoisy(q, 1, 1), Eta: langevin.Constant{Step: 0.01}},
+		{Tau: 1, Est: energy.NewNoisy(q, 1, 1), Eta: langevin.Constant{Step: 0.01}},
+		{Tau: 2, Est: energy.NewNoisy(q, 1, 1), Eta: langevin.Constant{Step: 0.01}},
 	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 3}
 	s, err := New(cfg, [][]float64{{0, 0}, {0, 0}})
 	if err != nil {
@@ -262,7 +262,7 @@ func TestCorrectedPreset(t *testing.T) {
 	// policy makes the stationary variance 2τ/(λ(2 − ηλ)), as if the
 	// gradient were exact (see TestStationaryVarianceGaussian).
 	const lambda, eta, s, n = 1.0, 0.1, 2.0, 400_000
-	est := target.NewNoisy(target.Quadratic{Lambda: []float64{lambda}}, 0, s)
+	est := energy.NewNoisy(energy.Quadratic{Lambda: []float64{lambda}}, 0, s)
 	cfg, err := CorrectedMethod.Config(Setup{Tau1: 1, Tau2: 10, Eta: langevin.Constant{Step: eta}, Cold: est, Hot: est, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +292,7 @@ func TestCorrectedPreset(t *testing.T) {
 
 func TestReLDPreset(t *testing.T) {
 	mix := models.PaperMixture()
-	setup := Setup{Tau1: 1, Tau2: 10, Levels: 3, Eta: langevin.Constant{Step: 0.01}, Cold: target.Exact{E: mix}, PerStep: true, Seed: 1}
+	setup := Setup{Tau1: 1, Tau2: 10, Levels: 3, Eta: langevin.Constant{Step: 0.01}, Cold: energy.Exact{E: mix}, PerStep: true, Seed: 1}
 	cfg, err := ReLDMethod.Config(setup)
 	if err != nil {
 		t.Fatal(err)
@@ -316,13 +316,13 @@ func TestReLDPreset(t *testing.T) {
 	if smp.Accepts(0) == 0 || smp.Accepts(1) == 0 {
 		t.Errorf("no swaps accepted: %d, %d", smp.Accepts(0), smp.Accepts(1))
 	}
-	setup.Cold = target.NewNoisy(mix, 1, 1)
+	setup.Cold = energy.NewNoisy(mix, 1, 1)
 	if _, err := ReLDMethod.Config(setup); err == nil {
 		t.Error("reld accepted a noisy energy")
 	}
 	// The ladder and the scheme come from the Setup: Taus (as Adapt builds
 	// them) and a DEO scheme with its window, not a geometric sweep.
-	setup.Cold = target.Exact{E: mix}
+	setup.Cold = energy.Exact{E: mix}
 	setup.Taus, setup.Scheme, setup.Window = []float64{1, 2, 5, 10}, DEO, 3
 	cfg, err = ReLDMethod.Config(setup)
 	if err != nil {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // stateVersion is the layout of MarshalBinary's output. A checkpoint of
@@ -36,7 +36,7 @@ type samplerState struct {
 	Trips tripsState
 
 	// Data modes: the drawer's shuffle, and each replica's anchor point
-	// and pass count (the anchor is refitted there: see target.Anchor.Restore).
+	// and pass count (the anchor is refitted there: see energy.Anchor.Restore).
 	Idx          []byte
 	AnchorTheta  [][]float64
 	AnchorPasses []int
@@ -69,7 +69,7 @@ type tripsState struct {
 // at which level, the swap stream, the step count, every pair's and
 // level's statistics, the round-trip tracker, the data modes' drawer and
 // anchors, and the state of the levels' estimators and variance models
-// (target.StateSaver). A sampler built by New from the same Config and
+// (energy.StateSaver). A sampler built by New from the same Config and
 // restored with UnmarshalBinary then takes the same steps, bit for bit, as
 // this one would. It fails, naming the level, when an estimator or
 // variance model keeps state it cannot save. Not safe during Step.
@@ -84,13 +84,13 @@ func (s *Sampler) MarshalBinary() ([]byte, error) {
 	for l := range s.lv {
 		lv := &s.lv[l]
 		st.Taus = append(st.Taus, lv.Tau)
-		est, err := target.SaveStateOf(lv.Est)
+		est, err := energy.SaveStateOf(lv.Est)
 		if err != nil {
 			return nil, fmt.Errorf("level %d: estimator: %w", l, err)
 		}
 		var vs []byte
 		if lv.Var != nil {
-			if vs, err = target.SaveStateOf(lv.Var); err != nil {
+			if vs, err = energy.SaveStateOf(lv.Var); err != nil {
 				return nil, fmt.Errorf("level %d: variance model: %w", l, err)
 			}
 		}
@@ -122,7 +122,7 @@ func (s *Sampler) MarshalBinary() ([]byte, error) {
 			st.AnchorPasses = append(st.AnchorPasses, a.Passes())
 		}
 	}
-	return target.EncodeState(st)
+	return energy.EncodeState(st)
 }
 
 // UnmarshalBinary restores what MarshalBinary saved into a sampler that New
@@ -132,7 +132,7 @@ func (s *Sampler) MarshalBinary() ([]byte, error) {
 // their saved points: one full pass over the data per replica.
 func (s *Sampler) UnmarshalBinary(b []byte) error {
 	var st samplerState
-	if err := target.DecodeState(b, &st, "sampler"); err != nil {
+	if err := energy.DecodeState(b, &st, "sampler"); err != nil {
 		return err
 	}
 	if err := s.compatible(&st); err != nil {
@@ -187,7 +187,7 @@ func (s *Sampler) UnmarshalBinary(b []byte) error {
 		if err := errors.Join(vec("a gradient", lv.grad, ls.Grad), vec("a reported variance", lv.rep, ls.Rep), vec("a corrected variance", lv.s2, ls.S2)); err != nil {
 			return err
 		}
-		if err := target.RestoreStateOf(lv.Est, ls.Est); err != nil {
+		if err := energy.RestoreStateOf(lv.Est, ls.Est); err != nil {
 			return fmt.Errorf("checkpoint: level %d's estimator: %w", l, err)
 		}
 	}
@@ -195,7 +195,7 @@ func (s *Sampler) UnmarshalBinary(b []byte) error {
 	// estimator's restored state, and a follower its leader's.
 	for l, ls := range st.Lv {
 		if lv := &s.lv[l]; lv.Var != nil {
-			if err := target.RestoreStateOf(lv.Var, ls.Var); err != nil {
+			if err := energy.RestoreStateOf(lv.Var, ls.Var); err != nil {
 				return fmt.Errorf("checkpoint: level %d's variance model: %w", l, err)
 			}
 		}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -26,11 +26,11 @@ func resumeCases() []resumeCase {
 		setup := Setup{Tau1: 1, Tau2: 10, Levels: 4, Eta: langevin.Constant{Step: 0.03}, Cold: cold, Hot: hot, PerStep: true, Seed: 7, Scheme: scheme}
 		switch vars {
 		case "running":
-			setup.Cold, setup.Hot = target.Hidden{Estimator: cold}, target.Hidden{Estimator: hot}
+			setup.Cold, setup.Hot = energy.Hidden{Estimator: cold}, energy.Hidden{Estimator: hot}
 			mk := func() variance.Model { r, _ := variance.NewRunning(5, 3); return r }
 			setup.ColdVar, setup.HotVar = mk, mk
 		case "krr":
-			setup.Cold, setup.Hot = target.Hidden{Estimator: cold}, target.Hidden{Estimator: hot}
+			setup.Cold, setup.Hot = energy.Hidden{Estimator: cold}, energy.Hidden{Estimator: hot}
 			lead, _ := variance.NewKRR(20, 4, 2)
 			n := 0
 			mk := func() variance.Model {
@@ -54,13 +54,13 @@ func resumeCases() []resumeCase {
 	}
 	dataMode := func(t *testing.T, m Method, mode EnergyMode) *Sampler {
 		lr := smallLogistic(t)
-		cold, _ := target.NewMinibatch(lr, 60) // 4n > N: swap draws shuffle too
-		hot, _ := target.NewMinibatch(lr, 120) // 4n > N: the shuffled draws
+		cold, _ := energy.NewMinibatch(lr, 60) // 4n > N: swap draws shuffle too
+		hot, _ := energy.NewMinibatch(lr, 120) // 4n > N: the shuffled draws
 		eta := langevin.Constant{Step: 0.002}
 		setup := Setup{Tau1: 1, Tau2: 8, Levels: 3, Eta: eta, Cold: cold, Hot: hot, PerStep: true, A1: 0.5, Seed: 11,
 			Energies: Energies{Mode: mode, Terms: lr, AnchorEvery: 50}}
-		setup.HotVarAt = func(est target.Estimator, tau float64) (variance.Model, error) {
-			return variance.NewAutoBatch(est.(*target.Minibatch), tau, eta, variance.AutoOptions{Every: 5, Smooth: true})
+		setup.HotVarAt = func(est energy.Estimator, tau float64) (variance.Model, error) {
+			return variance.NewAutoBatch(est.(*energy.Minibatch), tau, eta, variance.AutoOptions{Every: 5, Smooth: true})
 		}
 		cfg, err := m.Config(setup)
 		if err != nil {
@@ -76,11 +76,11 @@ func resumeCases() []resumeCase {
 	cvGrad := func(t *testing.T) *Sampler {
 		lr := smallLogistic(t)
 		p := lr.Dim()
-		cold, err := target.NewCVGrad(lr, make([]float64, p), 60) // 4n > N: shuffled draws
+		cold, err := energy.NewCVGrad(lr, make([]float64, p), 60) // 4n > N: shuffled draws
 		if err != nil {
 			t.Fatal(err)
 		}
-		hot, _ := target.NewMinibatch(lr, 20)
+		hot, _ := energy.NewMinibatch(lr, 20)
 		cfg, err := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 8, Eta: langevin.Constant{Step: 0.002}, Cold: cold, Hot: hot, PerStep: true, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
@@ -209,16 +209,16 @@ func TestMarshalEveryPieceMatters(t *testing.T) {
 			}
 			saved, _ := a.MarshalBinary()
 			var st samplerState
-			if err := target.DecodeState(saved, &st, "test"); err != nil {
+			if err := energy.DecodeState(saved, &st, "test"); err != nil {
 				t.Fatal(err)
 			}
 			var fresh samplerState
 			f, _ := cases[br.c].new(t).MarshalBinary()
-			if err := target.DecodeState(f, &fresh, "test"); err != nil {
+			if err := energy.DecodeState(f, &fresh, "test"); err != nil {
 				t.Fatal(err)
 			}
 			br.break_(&st, &fresh)
-			bad, _ := target.EncodeState(st)
+			bad, _ := energy.EncodeState(st)
 			b := cases[br.c].new(t)
 			if err := b.UnmarshalBinary(bad); err != nil {
 				t.Fatal(err)
@@ -251,7 +251,7 @@ func TestMarshalRefuses(t *testing.T) {
 	if err := other.UnmarshalBinary(saved[:len(saved)/2]); err == nil {
 		t.Error("a truncated checkpoint was accepted")
 	}
-	s, err := New(Config{Levels: []Level{{Tau: 1, Est: opaque{target.Exact{E: gauss1{}}}, Eta: langevin.Constant{Step: 0.01}}}}, [][]float64{{0}})
+	s, err := New(Config{Levels: []Level{{Tau: 1, Est: opaque{energy.Exact{E: gauss1{}}}, Eta: langevin.Constant{Step: 0.01}}}}, [][]float64{{0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -261,7 +261,7 @@ func TestMarshalRefuses(t *testing.T) {
 }
 
 // opaque is an estimator that says nothing about its state.
-type opaque struct{ e target.Exact }
+type opaque struct{ e energy.Exact }
 
 func (o opaque) Dim() int                                              { return o.e.Dim() }
 func (o opaque) Grad(g, v, x []float64, rng *rand.Rand)                { o.e.Grad(g, v, x, rng) }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // Correction is the form of the noise correction on the levels of a method
@@ -21,7 +21,7 @@ const (
 	Diagonal Correction = iota
 	// Full cancels the gradient noise's whole covariance, estimated from
 	// the minibatch's per-example gradients (langevin.CorrectedFull): it
-	// needs an estimator that exposes them (target.GradRows).
+	// needs an estimator that exposes them (energy.GradRows).
 	Full
 )
 
@@ -70,17 +70,17 @@ func ParseCorrection(s string) (Correction, error) {
 // the n×n Gram matrix (O(n²p)) when n ≤ p, the p×p covariance (O(np² +
 // p³)) when n > p. Its workspace grows when n does, and never otherwise.
 type fullNoise struct {
-	src target.GradRows
+	src energy.GradRows
 	lr  langevin.LowRank
 }
 
-func newFullNoise(est target.Estimator) *fullNoise {
-	src := est.(target.GradRows) // validated
+func newFullNoise(est energy.Estimator) *fullNoise {
+	src := est.(energy.GradRows) // validated
 	src.KeepRows()
 	return &fullNoise{src: src}
 }
 
 func (fn *fullNoise) step(theta, grad []float64, eta, tau float64, rng *rand.Rand) (clamped int, finite bool) {
 	rows, n := fn.src.Rows()
-	return fn.lr.Step(theta, grad, rows, n, target.FPC(fn.src.Len(), n), eta, tau, rng)
+	return fn.lr.Step(theta, grad, rows, n, energy.FPC(fn.src.Len(), n), eta, tau, rng)
 }

@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // shiftTerms is U_i(θ) = ½|θ − x_i|², i < N, with no prior: U is
@@ -87,7 +87,7 @@ func topEigen(t *testing.T, S *mat.SymDense) float64 {
 // steps states after a burn-in, and the level's stats.
 func chainCov(t *testing.T, st shiftTerms, xbar []float64, n int, tau, eta float64, pol langevin.Policy, steps int) (*mat.Dense, LevelStats) {
 	t.Helper()
-	mb, err := target.NewMinibatch(st, n)
+	mb, err := energy.NewMinibatch(st, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestFullCorrectionStationaryCovariance(t *testing.T) {
 	} {
 		t.Run(fmt.Sprintf("N=%d/n=%d/p=%d", c.N, c.n, c.p), func(t *testing.T) {
 			_, _, S0 := newShiftTerms(c.N, c.p, 1, 11)
-			f := target.FPC(c.N, c.n)
+			f := energy.FPC(c.N, c.n)
 			// η = a/N; scale the data so that η²f·λ_top(S) = share·2τη.
 			eta := a / float64(c.N)
 			scale := math.Sqrt(c.share * 2 * tau / (eta * f * topEigen(t, S0)))
@@ -217,10 +217,10 @@ func TestFullCorrectionCountsClampedDirections(t *testing.T) {
 			// gradient noise is 20 budgets; the coordinates' independent
 			// parts, about 1/20 of it, are near one budget each: over
 			// budget on some draws, under on others.
-			f, eta := target.FPC(c.N, c.n), 0.05/float64(c.N)
+			f, eta := energy.FPC(c.N, c.n), 0.05/float64(c.N)
 			_, _, S0 := newShiftTerms(c.N, c.p, 1, 5)
 			st, xbar, _ := newShiftTerms(c.N, c.p, math.Sqrt(20*2*tau/(eta*f*topEigen(t, S0))), 5)
-			mb, err := target.NewMinibatch(st, c.n)
+			mb, err := energy.NewMinibatch(st, c.n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,10 +280,10 @@ func TestFullCorrectionCountsClampedDirections(t *testing.T) {
 // estimator that does not expose its per-example gradients is an error
 // naming the level and the estimator's type.
 func TestFullCorrectionNeedsRows(t *testing.T) {
-	est := target.NewNoisy(target.Quadratic{Lambda: []float64{1}}, 0, 1)
+	est := energy.NewNoisy(energy.Quadratic{Lambda: []float64{1}}, 0, 1)
 	_, err := New(Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.1}, Noise: langevin.CorrectedFull}}}, [][]float64{{0}})
-	if err == nil || !strings.Contains(err.Error(), "level 0") || !strings.Contains(err.Error(), "per-example gradients") || !strings.Contains(err.Error(), "*target.Noisy") {
-		t.Errorf("error %v, want one naming level 0, the per-example gradients and *target.Noisy", err)
+	if err == nil || !strings.Contains(err.Error(), "level 0") || !strings.Contains(err.Error(), "per-example gradients") || !strings.Contains(err.Error(), "*energy.Noisy") {
+		t.Errorf("error %v, want one naming level 0, the per-example gradients and *energy.Noisy", err)
 	}
 }
 
@@ -292,7 +292,7 @@ func TestFullCorrectionNeedsRows(t *testing.T) {
 func TestFullCorrectionNoAlloc(t *testing.T) {
 	for _, c := range []struct{ N, n, p int }{{60, 20, 3}, {60, 8, 12}} {
 		st, xbar, _ := newShiftTerms(c.N, c.p, 1, 5)
-		mb, _ := target.NewMinibatch(st, c.n)
+		mb, _ := energy.NewMinibatch(st, c.n)
 		s, err := New(Config{Levels: []Level{{Tau: 1, Est: mb, Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.CorrectedFull}}, Seed: 9}, [][]float64{xbar})
 		if err != nil {
 			t.Fatal(err)
@@ -310,8 +310,8 @@ func TestSetupCorrection(t *testing.T) {
 	st, _, _ := newShiftTerms(60, 3, 1, 5)
 	for _, m := range Methods {
 		for _, c := range Corrections {
-			cold, _ := target.NewMinibatch(st, 20)
-			hot, _ := target.NewMinibatch(st, 5)
+			cold, _ := energy.NewMinibatch(st, 20)
+			hot, _ := energy.NewMinibatch(st, 5)
 			cfg, err := m.Config(Setup{Tau1: 1, Tau2: 4, Eta: langevin.Constant{Step: 1e-3}, Cold: cold, Hot: hot, Correction: c, Levels: 3})
 			if err != nil {
 				t.Fatal(err)
@@ -342,8 +342,8 @@ func TestFullCorrectionConcurrent(t *testing.T) {
 	st, xbar, _ := newShiftTerms(60, 4, 1, 5)
 	var states [2][]float64
 	for i, conc := range []bool{false, true} {
-		cold, _ := target.NewMinibatch(st, 20)
-		hot, _ := target.NewMinibatch(st, 5)
+		cold, _ := energy.NewMinibatch(st, 20)
+		hot, _ := energy.NewMinibatch(st, 5)
 		cfg, err := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 4, Levels: 3, Eta: langevin.Constant{Step: 1e-3}, Cold: cold, Hot: hot, PerStep: true, Seed: 2, Correction: Full, Concurrent: conc})
 		if err != nil {
 			t.Fatal(err)
@@ -378,12 +378,12 @@ func TestFullCorrectionStepByHand(t *testing.T) {
 	const N, n, tau, eta, seed = 60, 20, 2.5, 1e-3, 4
 	for _, p := range []int{3, 30} { // the dense and the low-rank form
 		st, xbar, _ := newShiftTerms(N, p, 3, 5)
-		mb, _ := target.NewMinibatch(st, n)
+		mb, _ := energy.NewMinibatch(st, n)
 		s, err := New(Config{Levels: []Level{{Tau: tau, Est: mb, Eta: langevin.Constant{Step: eta}, Noise: langevin.CorrectedFull}}, Seed: seed}, [][]float64{xbar})
 		if err != nil {
 			t.Fatal(err)
 		}
-		hand, _ := target.NewMinibatch(st, n)
+		hand, _ := energy.NewMinibatch(st, n)
 		hand.KeepRows()
 		rng := rand.New(rand.NewPCG(seed, 0)) // level 0's stream
 		theta := append([]float64(nil), xbar...)

@@ -3,11 +3,11 @@ package exchange
 import (
 	"math/rand/v2"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // Count is a number of estimator calls and their cost in the estimator's
-// units (one per call unless the estimator is a target.Coster, such as a
+// units (one per call unless the estimator is a energy.Coster, such as a
 // minibatch estimator counting per-example terms).
 type Count struct {
 	Calls int64   `json:"calls"`
@@ -98,14 +98,14 @@ func share(part, total float64) float64 {
 
 // counted wraps an estimator and counts its draws into two Counts.
 type counted struct {
-	target.Estimator
-	coster       target.Coster // nil: one unit a call
+	energy.Estimator
+	coster       energy.Coster // nil: one unit a call
 	grad, energy *Count
 }
 
-func newCounted(e target.Estimator, grad, energy *Count) counted {
-	c, _ := e.(target.Coster)
-	return counted{Estimator: e, coster: c, grad: grad, energy: energy}
+func newCounted(e energy.Estimator, grad, en *Count) counted {
+	c, _ := e.(energy.Coster)
+	return counted{Estimator: e, coster: c, grad: grad, energy: en}
 }
 
 func (c *counted) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {

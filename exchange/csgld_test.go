@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // cyclicalEta is the test's own copy of Zhang et al.'s α_k, k from 0:
@@ -38,7 +38,7 @@ func TestCSGLDGaussianLaw(t *testing.T) {
 			t.Fatalf("η_%d = %v, want %v", k, got, want)
 		}
 	}
-	cfg, err := CSGLDMethod.Config(Setup{Tau1: 1, Eta: sched, Cold: target.Exact{E: target.NewIsoQuadratic(1, 1)}, Seed: 3})
+	cfg, err := CSGLDMethod.Config(Setup{Tau1: 1, Eta: sched, Cold: energy.Exact{E: energy.NewIsoQuadratic(1, 1)}, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestCSGLDGaussianLaw(t *testing.T) {
 // The preset refuses a step size that is not cyclical, and the schedule
 // refuses settings that would never sample.
 func TestCSGLDRejects(t *testing.T) {
-	_, err := CSGLDMethod.Config(Setup{Tau1: 1, Eta: langevin.Constant{Step: 0.1}, Cold: target.Exact{E: target.NewIsoQuadratic(1, 1)}})
+	_, err := CSGLDMethod.Config(Setup{Tau1: 1, Eta: langevin.Constant{Step: 0.1}, Cold: energy.Exact{E: energy.NewIsoQuadratic(1, 1)}})
 	if err == nil || !strings.Contains(err.Error(), "langevin.Cyclical") {
 		t.Errorf("constant step: %v", err)
 	}

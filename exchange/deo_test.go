@@ -8,15 +8,15 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // exactConfig is a ladder of levels with exact energies on U at the given temperatures.
-func exactConfig(e target.Energy, taus []float64, eta float64, sw Swap, seed uint64) Config {
+func exactConfig(e energy.Energy, taus []float64, eta float64, sw Swap, seed uint64) Config {
 	lv := make([]Level, len(taus))
 	for l, tau := range taus {
-		lv[l] = Level{Tau: tau, Est: target.Exact{E: e}, Eta: langevin.Constant{Step: eta}, Noise: langevin.SGLD}
+		lv[l] = Level{Tau: tau, Est: energy.Exact{E: e}, Eta: langevin.Constant{Step: eta}, Noise: langevin.SGLD}
 	}
 	sw.Rule, sw.PerStep = Exact, true
 	return Config{Levels: lv, Swap: sw, Seed: seed}
@@ -75,7 +75,7 @@ func TestOfferedPairs(t *testing.T) {
 // accepted, so the steps at which each pair swapped are exactly the steps at
 // which it was offered a swap, and at most one attempt a window is made.
 func TestDEOSwapTimes(t *testing.T) {
-	flat := target.Quadratic{Lambda: []float64{0}}
+	flat := energy.Quadratic{Lambda: []float64{0}}
 	taus := []float64{1, 2, 4, 8, 16}
 	const W, steps = 4, 40
 	for _, sw := range []Swap{{Scheme: DEO, Window: W}, {Scheme: Sweep}} {
@@ -108,7 +108,7 @@ func TestDEOSwapTimes(t *testing.T) {
 }
 
 func TestSchemeValidation(t *testing.T) {
-	flat := target.Quadratic{Lambda: []float64{1}}
+	flat := energy.Quadratic{Lambda: []float64{1}}
 	for _, c := range []struct {
 		sw   Swap
 		want string

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // At η = 5 the paper's mixture (curvatures 2 to 4 near the modes, ηλ ≥ 10)
@@ -114,7 +114,7 @@ func TestWatchRunNeedsEveryMoveToGrow(t *testing.T) {
 // contract by 0.9, noise keeps them going) never trips the watch in 10^6
 // steps.
 func TestWatchQuietOnStableChain(t *testing.T) {
-	est := target.Exact{E: target.Quadratic{Lambda: []float64{1.9}}}
+	est := energy.Exact{E: energy.Quadratic{Lambda: []float64{1.9}}}
 	s, err := New(Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 1}}}, Seed: 4}, [][]float64{{50}})
 	if err != nil {
 		t.Fatal(err)
@@ -134,15 +134,15 @@ func TestWatchQuietOnStableChain(t *testing.T) {
 // full-correction steps and whose hot level measures its moves in its
 // update (langevin.StepMove).
 func TestWatchSeesEveryMove(t *testing.T) {
-	q := target.NewIsoQuadratic(3, 1)
+	q := energy.NewIsoQuadratic(3, 1)
 	boxed := Config{Levels: []Level{
-		{Tau: 1, Est: target.NewNoisy(q, 1, 2), Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected},
-		{Tau: 10, Est: target.NewNoisy(q, 3, 5), Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected},
+		{Tau: 1, Est: energy.NewNoisy(q, 1, 2), Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected},
+		{Tau: 10, Est: energy.NewNoisy(q, 3, 5), Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected},
 	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 3,
 		// Tight enough to reflect the hot replica now and then.
-		Domain: &target.Box{Lo: []float64{-3, -3, -3}, Hi: []float64{3, 3, 3}}}
+		Domain: &energy.Box{Lo: []float64{-3, -3, -3}, Hi: []float64{3, 3, 3}}}
 	st, xbar, _ := newShiftTerms(60, 3, 1, 5)
-	mb, err := target.NewMinibatch(st, 20)
+	mb, err := energy.NewMinibatch(st, 20)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // EnergyMode says how a swap estimates D = U(x) − U(y).
@@ -32,7 +32,7 @@ type EnergyMode int
 const (
 	// DrawEnergies uses each level estimator's Energy draws and the
 	// variances they report, under the penalty rule: exact for Gaussian
-	// energy noise of known variance (target.Noisy), wrong for minibatch
+	// energy noise of known variance (energy.Noisy), wrong for minibatch
 	// estimators at small n, whose noise is neither.
 	DrawEnergies EnergyMode = iota
 	// MinibatchEnergies draws each state's energy from its own fresh
@@ -40,7 +40,7 @@ const (
 	// rule uses).
 	MinibatchEnergies
 	// CVEnergies is MinibatchEnergies with control variates: each state's
-	// energy is estimated about its replica's anchor (target.Anchor),
+	// energy is estimated about its replica's anchor (energy.Anchor),
 	// refreshed by a full pass every AnchorEvery steps.
 	CVEnergies
 	// PairEnergies evaluates both states of a swap on one common minibatch:
@@ -55,7 +55,7 @@ const (
 	// evaluations per step and pair; A and PerStep are then ignored.
 	ExactEnergies
 	// TaylorEnergies is CVEnergies with first-order anchors
-	// (target.NewTaylorAnchor): the residuals U_i(θ) − U_i(θ̂) − ∇U_i(θ̂)·Δ
+	// (energy.NewTaylorAnchor): the residuals U_i(θ) − U_i(θ̂) − ∇U_i(θ̂)·Δ
 	// are of second order in Δ = θ − θ̂, so the screen's noise falls like
 	// |Δ|⁴ instead of |Δ|², and fewer attempts need a full pass to be
 	// decided. An anchor keeps N more floats for a linear model, N·p
@@ -117,9 +117,9 @@ type Energies struct {
 	Mode EnergyMode
 	// Terms is the data set the levels' estimators draw from; required by
 	// every mode but DrawEnergies.
-	Terms target.Terms
+	Terms energy.Terms
 	// Sizes[l] is level l's energy minibatch size n_l, in [2, N]. Nil: each
-	// level estimator's EnergySize() (target.Minibatch has one), read at
+	// level estimator's EnergySize() (energy.Minibatch has one), read at
 	// every attempt, so it follows an estimator whose size changes.
 	Sizes []int
 	// AnchorEvery is the number of steps between anchor refreshes (full
@@ -203,17 +203,17 @@ func validateEnergies(e Energies, levels []Level, p int) error {
 type dataSwap struct {
 	Energies
 	N       int
-	idx     *target.Indices
-	anchors []*target.Anchor // per replica
+	idx     *energy.Indices
+	anchors []*energy.Anchor // per replica
 }
 
 func newDataSwap(e Energies, K int) *dataSwap {
-	d := &dataSwap{Energies: e, N: e.Terms.Len(), idx: target.NewIndices(e.Terms.Len())}
+	d := &dataSwap{Energies: e, N: e.Terms.Len(), idx: energy.NewIndices(e.Terms.Len())}
 	if e.Mode.cv() {
 		for range K {
-			a := target.NewAnchor(e.Terms)
+			a := energy.NewAnchor(e.Terms)
 			if e.Mode.taylor() {
-				a = target.NewTaylorAnchor(e.Terms)
+				a = energy.NewTaylorAnchor(e.Terms)
 			}
 			d.anchors = append(d.anchors, a)
 		}
@@ -223,7 +223,7 @@ func newDataSwap(e Energies, K int) *dataSwap {
 
 // anchor is the anchor of the replica at level l: it travels with the
 // replica, so the reverse swap evaluates each state about the same anchor.
-func (s *Sampler) anchor(l int) *target.Anchor {
+func (s *Sampler) anchor(l int) *energy.Anchor {
 	if !s.data.Mode.cv() {
 		return nil
 	}
@@ -277,12 +277,12 @@ func (s *Sampler) drawDiff(l, n int, x, y []float64) (dv, v float64) {
 	s.spend(l+1, n)
 	s.pairs[l].Screened += int64(2 * n)
 	if d.Mode.pair() {
-		dv, s2 := target.DiffOn(d.Terms, ax, x, ay, y, d.idx.Draw(s.srng, n))
-		return dv, target.FPC(d.N, n) * s2
+		dv, s2 := energy.DiffOn(d.Terms, ax, x, ay, y, d.idx.Draw(s.srng, n))
+		return dv, energy.FPC(d.N, n) * s2
 	}
-	ux, sx := target.EnergyOn(d.Terms, ax, x, d.idx.Draw(s.srng, n))
-	uy, sy := target.EnergyOn(d.Terms, ay, y, d.idx.Draw(s.srng, n))
-	return ux - uy, target.FPC(d.N, n) * (sx + sy)
+	ux, sx := energy.EnergyOn(d.Terms, ax, x, d.idx.Draw(s.srng, n))
+	uy, sy := energy.EnergyOn(d.Terms, ay, y, d.idx.Draw(s.srng, n))
+	return ux - uy, energy.FPC(d.N, n) * (sx + sy)
 }
 
 // dataDiff returns the screen's D̂ and its estimated variance V̂ for the
@@ -301,7 +301,7 @@ func (s *Sampler) dataDiff(l int, x, y []float64) (dv, v float64) {
 func (s *Sampler) exactDiff(l int, x, y []float64) float64 {
 	s.spend(l, s.data.N)
 	s.spend(l+1, s.data.N)
-	return target.Sum(s.data.Terms, x) - target.Sum(s.data.Terms, y)
+	return energy.Sum(s.data.Terms, x) - energy.Sum(s.data.Terms, y)
 }
 
 // pair reports whether the mode draws one common batch per difference.

@@ -3,8 +3,8 @@ package exchange
 import (
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // The swap-energy machinery allocates nothing per swap attempt once warm,
@@ -12,7 +12,7 @@ import (
 // up front.
 func TestSwapEnergiesAllocateNothing(t *testing.T) {
 	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, ExactEnergies, TaylorEnergies, PairTaylorEnergies} {
-		est, _ := target.NewMinibatch(outliers, 3)
+		est, _ := energy.NewMinibatch(outliers, 3)
 		cfg := Config{Levels: []Level{
 			{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
 			{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},

@@ -4,15 +4,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // TestEnergiesPeriods checks the bounds on the anchor and exact
 // periods: a negative one is refused with an error naming
 // it, and 1, the smallest allowed, is accepted for each.
 func TestEnergiesPeriods(t *testing.T) {
-	est, _ := target.NewMinibatch(outliers, 3)
+	est, _ := energy.NewMinibatch(outliers, 3)
 	cfg := func(e Energies) Config {
 		return Config{Levels: []Level{{Tau: 1, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}}, {Tau: 2, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}}},
 			Swap: Swap{Rule: FReSGLD, PerStep: true}, Energies: e}

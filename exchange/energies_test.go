@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // outlierTerms is U_i(θ) = ½(θ − x_i)², U_0 = θ²/20, on data with one
@@ -177,7 +177,7 @@ func comps(o outlierTerms, rule Rule, mode EnergyMode, a1 float64, x, y, ax, ay 
 func TestExactSwapsAtARate(t *testing.T) {
 	const W, steps = 7, 700
 	o := outliers
-	est, _ := target.NewMinibatch(o, 3)
+	est, _ := energy.NewMinibatch(o, 3)
 	cfg := Config{Levels: []Level{
 		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
 		{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
@@ -203,7 +203,7 @@ func TestExactSwapsAtARate(t *testing.T) {
 	}
 	// The exact ratio: acceptance frequency against min(1, S) at fixed states.
 	xs, ys := []float64{0.6}, []float64{0.0}
-	S := math.Exp(0.75 * (target.Sum(o, xs) - target.Sum(o, ys)))
+	S := math.Exp(0.75 * (energy.Sum(o, xs) - energy.Sum(o, ys)))
 	lr, _ := s.LogRatio(0, xs, ys)
 	if !(math.Abs(lr-math.Log(S)) <= 1e-12) {
 		t.Errorf("exact log ratio %v, want log S = %v", lr, math.Log(S))
@@ -213,7 +213,7 @@ func TestExactSwapsAtARate(t *testing.T) {
 func cvSampler(t *testing.T, seed uint64) *Sampler {
 	t.Helper()
 	o := outliers
-	est, _ := target.NewMinibatch(o, 3)
+	est, _ := energy.NewMinibatch(o, 3)
 	cfg := Config{Levels: []Level{
 		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.05}},
 		{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.05}},
@@ -276,7 +276,7 @@ func TestAnchorsTravelWithReplicas(t *testing.T) {
 }
 
 func TestEnergiesValidation(t *testing.T) {
-	est, _ := target.NewMinibatch(outliers, 3)
+	est, _ := energy.NewMinibatch(outliers, 3)
 	lv := func() []Level {
 		return []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}}, {Tau: 2, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}}}
 	}
@@ -335,9 +335,9 @@ func TestStatsTotalCountsAnchors(t *testing.T) {
 // levels is refused when the levels step concurrently (its buffers would be
 // written at once), and accepted sequentially or as two clones.
 func TestConcurrentSharedEstimatorRefused(t *testing.T) {
-	est, _ := target.NewMinibatch(outliers, 3)
+	est, _ := energy.NewMinibatch(outliers, 3)
 	for _, c := range []struct {
-		hot        target.Estimator
+		hot        energy.Estimator
 		concurrent bool
 		ok         bool
 	}{{est, true, false}, {est, false, true}, {est.Clone(), true, true}} {
@@ -347,7 +347,7 @@ func TestConcurrentSharedEstimatorRefused(t *testing.T) {
 		}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Concurrent: c.concurrent}
 		s, err := New(cfg, [][]float64{{0}, {0}})
 		if (err == nil) != c.ok {
-			t.Errorf("shared %v, concurrent %v: error %v", c.hot == target.Estimator(est), c.concurrent, err)
+			t.Errorf("shared %v, concurrent %v: error %v", c.hot == energy.Estimator(est), c.concurrent, err)
 		}
 		if s != nil {
 			s.Close()

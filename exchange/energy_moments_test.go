@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // TestSwapEnergyMoments checks m-reSGLD's combination of swap energies in
@@ -23,8 +23,8 @@ func TestSwapEnergyMoments(t *testing.T) {
 	const T, n0, n1, a1, tau1, tau2 = 4000, 3, 2, 0.3, 1.0, 4.0
 	const x, y = 0.6, 0.0
 	td := 1/tau1 - 1/tau2
-	mb := func(o outlierTerms, n int) *target.Minibatch {
-		m, err := target.NewMinibatch(o, n)
+	mb := func(o outlierTerms, n int) *energy.Minibatch {
+		m, err := energy.NewMinibatch(o, n)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -44,7 +44,7 @@ func TestSwapEnergyMoments(t *testing.T) {
 	} {
 		rule, mode := c.rule, c.mode
 		o := termsFor(mode)
-		D := target.Sum(o, []float64{x}) - target.Sum(o, []float64{y})
+		D := energy.Sum(o, []float64{x}) - energy.Sum(o, []float64{y})
 		ax, ay := x+0.4, y-0.3
 		s, err := New(Config{Levels: []Level{
 			{Tau: tau1, Est: mb(o, n0), Eta: langevin.Constant{Step: 0.01}},

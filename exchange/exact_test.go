@@ -5,11 +5,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
-func exactPair(e0, e1 target.Estimator) Config {
+func exactPair(e0, e1 energy.Estimator) Config {
 	return Config{Levels: []Level{
 		{Tau: 1, Est: e0, Eta: langevin.Constant{Step: 0.01}},
 		{Tau: 4, Est: e1, Eta: langevin.Constant{Step: 0.01}},
@@ -20,24 +20,24 @@ func exactPair(e0, e1 target.Estimator) Config {
 // exact, before any work: a black box reports no variance and so looked
 // noise-free to the check on reported variances.
 func TestExactRuleRefusesNoisyEnergies(t *testing.T) {
-	q := target.NewIsoQuadratic(1, 1)
-	mb, _ := target.NewMinibatch(newLocTerms(50, []float64{1}, 1), 5)
-	full, _ := target.NewMinibatch(newLocTerms(50, []float64{1}, 1), 5)
+	q := energy.NewIsoQuadratic(1, 1)
+	mb, _ := energy.NewMinibatch(newLocTerms(50, []float64{1}, 1), 5)
+	full, _ := energy.NewMinibatch(newLocTerms(50, []float64{1}, 1), 5)
 	full.SetEnergySize(50)
 	for _, c := range []struct {
 		name string
-		est  target.Estimator
+		est  energy.Estimator
 		ok   bool
 	}{
-		{"hidden noisy", target.Hidden{Estimator: target.NewNoisy(q, 1, 1)}, false},
-		{"hidden exact", target.Hidden{Estimator: target.Exact{E: q}}, false}, // a black box cannot vouch
-		{"noisy energy", target.NewNoisy(q, 0.5, 0), false},
-		{"noisy gradient only", target.NewNoisy(q, 0, 2), true},
+		{"hidden noisy", energy.Hidden{Estimator: energy.NewNoisy(q, 1, 1)}, false},
+		{"hidden exact", energy.Hidden{Estimator: energy.Exact{E: q}}, false}, // a black box cannot vouch
+		{"noisy energy", energy.NewNoisy(q, 0.5, 0), false},
+		{"noisy gradient only", energy.NewNoisy(q, 0, 2), true},
 		{"minibatch", mb, false},
 		{"minibatch, energies of all N", full, true},
-		{"exact", target.Exact{E: q}, true},
+		{"exact", energy.Exact{E: q}, true},
 	} {
-		_, err := New(exactPair(target.Exact{E: q}, c.est), [][]float64{{0}, {0}})
+		_, err := New(exactPair(energy.Exact{E: q}, c.est), [][]float64{{0}, {0}})
 		if c.ok && err != nil {
 			t.Errorf("%s: %v", c.name, err)
 		}
@@ -52,10 +52,10 @@ func TestExactRuleRefusesNoisyEnergies(t *testing.T) {
 // from four evaluations, two charged to each level. With one estimator object
 // on both it is τδ[U(x) − U(y)] from two, one per level.
 func TestExactRuleOwnEnergies(t *testing.T) {
-	u0 := target.Quadratic{Lambda: []float64{1}} // U_0 = θ²/2
-	u1 := target.Quadratic{Lambda: []float64{3}} // U_1 = 3θ²/2
+	u0 := energy.Quadratic{Lambda: []float64{1}} // U_0 = θ²/2
+	u1 := energy.Quadratic{Lambda: []float64{3}} // U_1 = 3θ²/2
 	x, y := []float64{0.5}, []float64{-2}
-	s, err := New(exactPair(target.Exact{E: u0}, target.Exact{E: u1}), [][]float64{{0}, {0}})
+	s, err := New(exactPair(energy.Exact{E: u0}, energy.Exact{E: u1}), [][]float64{{0}, {0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestExactRuleOwnEnergies(t *testing.T) {
 		t.Errorf("energy evaluations charged %d and %d, want 2 and 2", c0, c1)
 	}
 
-	one := target.Exact{E: u0}
+	one := energy.Exact{E: u0}
 	shared := &one // one estimator object on both levels
 	s, err = New(exactPair(shared, shared), [][]float64{{0}, {0}})
 	if err != nil {

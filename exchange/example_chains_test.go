@@ -3,10 +3,10 @@ package exchange_test
 import (
 	"fmt"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // Four independent two-level ladders on the paper's mixture, run in
@@ -23,7 +23,7 @@ func ExampleRunChains() {
 	for c := range smps {
 		cfg, err := exchange.FReSGLDMethod.Config(exchange.Setup{
 			Tau1: 1, Tau2: 10, Eta: langevin.Constant{Step: 0.03},
-			Cold: target.NewNoisy(mix, 1, 2), Hot: target.NewNoisy(mix, 3, 5),
+			Cold: energy.NewNoisy(mix, 1, 2), Hot: energy.NewNoisy(mix, 3, 5),
 			PerStep: true, Seed: exchange.ChainSeed(1, c+1),
 		})
 		if err != nil {

@@ -3,10 +3,10 @@ package exchange_test
 import (
 	"fmt"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // Two chains on the paper's mixture: the cold one on an accurate estimator,
@@ -16,8 +16,8 @@ func Example() {
 	mix := models.PaperMixture()
 	setup := exchange.Setup{
 		Tau1: 1, Tau2: 10, Eta: langevin.Constant{Step: 0.03},
-		Cold:    target.NewNoisy(mix, 1, 2), // Û ~ N(U, 1), ∇Û ~ N(∇U, 2²)
-		Hot:     target.NewNoisy(mix, 3, 5), // Û ~ N(U, 3²), ∇Û ~ N(∇U, 5²)
+		Cold:    energy.NewNoisy(mix, 1, 2), // Û ~ N(U, 1), ∇Û ~ N(∇U, 2²)
+		Hot:     energy.NewNoisy(mix, 3, 5), // Û ~ N(U, 3²), ∇Û ~ N(∇U, 5²)
 		PerStep: true,                       // attempt a swap every step
 		Seed:    1,
 	}

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -53,7 +53,7 @@ func (t locTerms) Prior(grad, theta []float64) float64 {
 // otherwise two levels draw from one minibatch's buffers, a race when they
 // step concurrently (go test -race reports it).
 func TestPresetClonesSharedEstimator(t *testing.T) {
-	mb, err := target.NewMinibatch(newLocTerms(500, []float64{1, 2}, 1), 20)
+	mb, err := energy.NewMinibatch(newLocTerms(500, []float64{1, 2}, 1), 20)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestPresetClonesSharedEstimator(t *testing.T) {
 			t.Fatal(err)
 		}
 		for l := 1; l < len(cfg.Levels); l++ {
-			if cfg.Levels[l].Est == target.Estimator(mb) {
+			if cfg.Levels[l].Est == energy.Estimator(mb) {
 				t.Errorf("%s: level %d shares level 0's minibatch", m, l)
 			}
 			for k := 1; k < l; k++ {
@@ -94,13 +94,13 @@ func TestHotVarAtBindsEachLevel(t *testing.T) {
 	const N, every = 4000, 20
 	terms := newLocTerms(N, []float64{3, 1}, 2)
 	eta := langevin.Constant{Step: 2e-5}
-	cold, _ := target.NewMinibatch(terms, 400)
-	hot, _ := target.NewMinibatch(terms, 10)
+	cold, _ := energy.NewMinibatch(terms, 400)
+	hot, _ := energy.NewMinibatch(terms, 10)
 	models := map[int]*variance.AutoBatch{}
 	setup := Setup{
 		Tau1: 1, Tau2: 16, Levels: 3, Eta: eta, Cold: cold, Hot: hot, A: 1, Seed: 3, Concurrent: true,
-		HotVarAt: func(est target.Estimator, tau float64) (variance.Model, error) {
-			a, err := variance.NewAutoBatch(est.(*target.Minibatch), tau, eta, variance.AutoOptions{Every: every})
+		HotVarAt: func(est energy.Estimator, tau float64) (variance.Model, error) {
+			a, err := variance.NewAutoBatch(est.(*energy.Minibatch), tau, eta, variance.AutoOptions{Every: every})
 			models[int(math.Round(tau))] = a
 			return a, err
 		},
@@ -121,7 +121,7 @@ func TestHotVarAtBindsEachLevel(t *testing.T) {
 		}
 	}
 	for l, tau := range []float64{4, 16} {
-		est := cfg.Levels[l+1].Est.(*target.Minibatch)
+		est := cfg.Levels[l+1].Est.(*energy.Minibatch)
 		a := models[int(tau)]
 		if a == nil {
 			t.Fatalf("level %d (τ = %v): no model was made", l+1, tau)
@@ -134,8 +134,8 @@ func TestHotVarAtBindsEachLevel(t *testing.T) {
 			t.Errorf("level %d (τ = %v): n = %d, model's n = %d, rule %v after %d checks", l+1, tau, est.Size(), st.N, want, st.Checks)
 		}
 	}
-	if cfg.Levels[1].Est.(*target.Minibatch).Size() == cfg.Levels[2].Est.(*target.Minibatch).Size() {
-		t.Errorf("levels 1 and 2 settled on one size, %d, at τ = 4 and 16", cfg.Levels[1].Est.(*target.Minibatch).Size())
+	if cfg.Levels[1].Est.(*energy.Minibatch).Size() == cfg.Levels[2].Est.(*energy.Minibatch).Size() {
+		t.Errorf("levels 1 and 2 settled on one size, %d, at τ = 4 and 16", cfg.Levels[1].Est.(*energy.Minibatch).Size())
 	}
 }
 
@@ -144,12 +144,12 @@ func TestHotVarAtBindsEachLevel(t *testing.T) {
 func TestSharedVarianceModelRefused(t *testing.T) {
 	terms := newLocTerms(1000, []float64{1}, 4)
 	eta := langevin.Constant{Step: 1e-4}
-	hot, _ := target.NewMinibatch(terms, 10)
+	hot, _ := energy.NewMinibatch(terms, 10)
 	auto, err := variance.NewAutoBatch(hot, 10, eta, variance.AutoOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	cold, _ := target.NewMinibatch(terms, 100)
+	cold, _ := energy.NewMinibatch(terms, 100)
 	for _, c := range []struct {
 		name  string
 		setup Setup
@@ -179,11 +179,11 @@ func TestSharedVarianceModelRefused(t *testing.T) {
 }
 
 func TestSameNeverPanics(t *testing.T) {
-	mix := target.Exact{E: target.NewIsoQuadratic(1, 1)} // holds a slice
+	mix := energy.Exact{E: energy.NewIsoQuadratic(1, 1)} // holds a slice
 	if same(mix, mix) {
 		t.Error("values that cannot be compared were taken as one object")
 	}
-	mb, _ := target.NewMinibatch(newLocTerms(10, []float64{1}, 1), 2)
+	mb, _ := energy.NewMinibatch(newLocTerms(10, []float64{1}, 1), 2)
 	if !same(mb, mb) || same(mb, mb.Clone()) || same(mb, nil) {
 		t.Error("pointer identity misjudged")
 	}
@@ -191,7 +191,7 @@ func TestSameNeverPanics(t *testing.T) {
 
 // energyTap records the variance each energy draw reports.
 type energyTap struct {
-	target.Estimator
+	energy.Estimator
 	reps []float64
 }
 
@@ -209,7 +209,7 @@ func TestModelGetsEnergyReports(t *testing.T) {
 	var taps [2]*energyTap
 	cfg := Config{Swap: Swap{Rule: FReSGLD, A: 1}}
 	for l, tau := range []float64{1, 4} {
-		mb, _ := target.NewMinibatch(terms, 30)
+		mb, _ := energy.NewMinibatch(terms, 30)
 		a, err := variance.NewAutoBatch(mb, tau, eta, variance.AutoOptions{})
 		if err != nil {
 			t.Fatal(err)

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -82,10 +82,10 @@ func lawLadder(t *testing.T, c lawCase, taus []float64, seed uint64) (*Sampler, 
 	var lv []Level
 	var init [][]float64
 	for l, tau := range taus {
-		var est target.Estimator = target.Exact{E: e}
+		var est energy.Estimator = energy.Exact{E: e}
 		if c.mode == DrawEnergies && c.rule != Exact {
 			cl := drawNoise[l]
-			est = &target.Noisy{E: e, EnergySD: func(theta []float64, _ float64) float64 { return cl * math.Abs(theta[0]-mu) }}
+			est = &energy.Noisy{E: e, EnergySD: func(theta []float64, _ float64) float64 { return cl * math.Abs(theta[0]-mu) }}
 		}
 		lv = append(lv, Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: lawEta}})
 		init = append(init, []float64{mu})

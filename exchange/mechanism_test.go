@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // recorder is a one-dimensional estimator with a linear energy
@@ -244,9 +244,9 @@ func TestIntensityUsesThisStepsEta(t *testing.T) {
 // carry (a minibatch cannot tell it without a draw).
 func TestCostInEstimatorUnits(t *testing.T) {
 	terms := newLocTerms(100, []float64{1}, 6)
-	var ests [2]*target.Minibatch
+	var ests [2]*energy.Minibatch
 	for l := range ests {
-		ests[l], _ = target.NewMinibatch(terms, 7)
+		ests[l], _ = energy.NewMinibatch(terms, 7)
 		ests[l].SetEnergySize(11)
 	}
 	cfg := Config{Levels: []Level{

@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -47,13 +47,13 @@ type Setup struct {
 	// Levels is the number of temperature levels K (0 means the paper's
 	// 2), spaced geometrically from Tau1 to Tau2; every level above the
 	// coldest is a hot level. An estimator that serves more than one level
-	// is cloned (target.Cloner) for every level after its first, so a
+	// is cloned (energy.Cloner) for every level after its first, so a
 	// variance model bound to Hot (variance.AutoBatch) serves level 1 only.
 	Levels int
 	Eta    langevin.Schedule
 	// Cold is the accurate estimator, Hot the cheap one. reSGLD uses Cold
 	// on both levels; m-reSGLD and f-reSGLD use Hot on the hot level.
-	Cold, Hot target.Estimator
+	Cold, Hot energy.Estimator
 	// ColdVar and HotVar make each level's variance model (nil: the
 	// estimators' own reports). They are factories because a model holds
 	// state and reSGLD needs one per level even on a shared estimator.
@@ -65,14 +65,14 @@ type Setup struct {
 	// every level of a ladder of any size. HotVar's model is bound to Hot
 	// and to τ2, so it serves two-level ladders only; New refuses one model
 	// on two levels.
-	ColdVarAt, HotVarAt func(est target.Estimator, tau float64) (variance.Model, error)
+	ColdVarAt, HotVarAt func(est energy.Estimator, tau float64) (variance.Model, error)
 	// A and PerStep set the swap intensity (see Swap); A1 is m-reSGLD's a1.
 	A       float64
 	PerStep bool
 	A1      float64
 	Seed    uint64
 	// Domain, if set, is a box the states are reflected into.
-	Domain *target.Box
+	Domain *energy.Box
 	// Scheme and Window choose the swap scheme (see Swap).
 	Scheme Scheme
 	Window int
@@ -153,7 +153,7 @@ func (m Method) Config(s Setup) (Config, error) {
 }
 
 // model makes level l's variance model: at(est, tau) when set, else f().
-func model(at func(target.Estimator, float64) (variance.Model, error), f func() variance.Model, est target.Estimator, tau float64, l int) (variance.Model, error) {
+func model(at func(energy.Estimator, float64) (variance.Model, error), f func() variance.Model, est energy.Estimator, tau float64, l int) (variance.Model, error) {
 	if at == nil {
 		return call(f), nil
 	}
@@ -164,8 +164,8 @@ func model(at func(target.Estimator, float64) (variance.Model, error), f func() 
 	return v, nil
 }
 
-func clone(e target.Estimator) target.Estimator {
-	if c, ok := e.(target.Cloner); ok {
+func clone(e energy.Estimator) energy.Estimator {
+	if c, ok := e.(energy.Cloner); ok {
 		return c.Clone()
 	}
 	return e

@@ -4,10 +4,10 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // mainMixture is the paper's mixture energy as it was computed before its
@@ -55,7 +55,7 @@ func (m mainMixture) Grad(grad, theta []float64) {
 func BenchmarkPaperReSGLD(b *testing.B) {
 	for _, arm := range []struct {
 		name string
-		e    target.Energy
+		e    energy.Energy
 	}{{"energy=main", mainMixture{models.PaperMixture()}}, {"energy=now", models.PaperMixture()}} {
 		b.Run(arm.name, func(b *testing.B) {
 			cold, hot := models.PaperFixedNoise(arm.e)

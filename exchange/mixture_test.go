@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // effectiveSize estimates the effective sample size of the indicator x > 0
@@ -49,7 +49,7 @@ func TestExactLaddersMatchTemperedMixture(t *testing.T) {
 func exactLadder(t *testing.T, K, keep int) {
 	mix := models.PaperMixture()
 	const tau1, tau2, eta = 1.0, 10.0, 0.002
-	est := target.Exact{E: mix}
+	est := energy.Exact{E: mix}
 	cfg, err := ReSGLDMethod.Config(Setup{Tau1: tau1, Tau2: tau2, Levels: K, Eta: langevin.Constant{Step: eta}, Cold: est, PerStep: true, Seed: 11})
 	if err != nil {
 		t.Fatal(err)

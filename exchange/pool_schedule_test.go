@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // TestPoolCheckSchedule checks when the pool measures: a check of calibSteps
@@ -12,7 +12,7 @@ import (
 // is measured until the next check, which starts firstCheck doubled (the
 // decision held) steps after the check ended.
 func TestPoolCheckSchedule(t *testing.T) {
-	est := target.NewNoisy(target.NewIsoQuadratic(2, 1), 1, 2)
+	est := energy.NewNoisy(energy.NewIsoQuadratic(2, 1), 1, 2)
 	s := poolLadder(t, est, true)
 	defer s.Close()
 	p := s.pool

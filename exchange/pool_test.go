@@ -8,14 +8,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // slow is an estimator whose gradient draw takes at least d of CPU time,
 // like a PDE solve: work that pays for a hand-off to another goroutine.
 type slow struct {
-	target.Estimator
+	energy.Estimator
 	d time.Duration
 }
 
@@ -25,7 +25,7 @@ func (s slow) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	s.Estimator.Grad(grad, gradVar, theta, rng)
 }
 
-func poolLadder(t *testing.T, est target.Estimator, concurrent bool) *Sampler {
+func poolLadder(t *testing.T, est energy.Estimator, concurrent bool) *Sampler {
 	t.Helper()
 	cfg := Config{Levels: []Level{
 		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected},
@@ -60,10 +60,10 @@ func TestPoolHandsOffOnlyWhenItPays(t *testing.T) {
 	if handsOff(n(time.Millisecond), n(time.Millisecond), n(30 * time.Microsecond)[1:]) {
 		t.Error("the rule hands off although some step's work was below the hand-off's minimum")
 	}
-	fast := target.NewNoisy(target.NewIsoQuadratic(2, 1), 1, 2)
+	fast := energy.NewNoisy(energy.NewIsoQuadratic(2, 1), 1, 2)
 	for _, c := range []struct {
 		name string
-		est  target.Estimator
+		est  energy.Estimator
 		want bool
 	}{{"fast", fast, false}, {"slow", slow{fast, time.Millisecond}, true}} {
 		seq, con := poolLadder(t, c.est, false), poolLadder(t, c.est, true)

@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // gauss2 is U = ½θᵀAθ in two dimensions with its gradient scaled by hg:
@@ -48,7 +48,7 @@ func TestPreconditionedLadder(t *testing.T) {
 	taus := []float64{1, 4}
 	var lv []Level
 	for _, tau := range taus {
-		lv = append(lv, Level{Tau: tau, Est: target.Exact{E: g}, Eta: langevin.Constant{Step: eta}, Precond: pc})
+		lv = append(lv, Level{Tau: tau, Est: energy.Exact{E: g}, Eta: langevin.Constant{Step: eta}, Precond: pc})
 	}
 	s, err := New(Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: 2}, [][]float64{{0, 0}, {0, 0}})
 	if err != nil {

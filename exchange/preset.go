@@ -16,7 +16,7 @@ const (
 	// policy without a ladder): a corrected SGLD chain.
 	CorrectedMethod Method = "corrected"
 	// ReLDMethod is noise-free replica exchange Langevin dynamics: every
-	// level on the Cold estimator, which must be exact (target.Exact), with
+	// level on the Cold estimator, which must be exact (energy.Exact), with
 	// plain Langevin noise and the exact swap rule. It is the ideal the
 	// stochastic-gradient methods approximate.
 	ReLDMethod Method = "reld"
@@ -52,7 +52,7 @@ func (m Method) preset(s Setup) (cfg Config, ok bool, err error) {
 		if s.Cold.KnowsVariance() {
 			rng := rand.New(rand.NewPCG(0, 0))
 			if _, v := s.Cold.Energy(make([]float64, s.Cold.Dim()), rng); v > 0 {
-				return Config{}, true, fmt.Errorf("reld: the estimator's energy has variance %v; noise-free replica exchange needs exact energies (target.Exact)", v)
+				return Config{}, true, fmt.Errorf("reld: the estimator's energy has variance %v; noise-free replica exchange needs exact energies (energy.Exact)", v)
 			}
 		}
 		// The ladder, the swap scheme and the swap callback come from the

@@ -5,15 +5,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // TestProbSumBits checks that PairStats.ProbSum, added in batches, is bit
 // for bit Σ exp(min(log Ŝ, 0)) over the attempts in their order, the sum recomputed here from the log-ratios OnSwap reports, on
 // a run where both signs of log Ŝ occur.
 func TestProbSumBits(t *testing.T) {
-	est := target.NewNoisy(target.NewIsoQuadratic(2, 1), 1, 2)
+	est := energy.NewNoisy(energy.NewIsoQuadratic(2, 1), 1, 2)
 	var want float64
 	pos, neg := 0, 0
 	cfg := Config{Levels: []Level{

@@ -3,18 +3,18 @@ package exchange
 import (
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // The step loop allocates nothing, swaps included, unless swap times are
 // asked for; then they are all there.
 func TestSwapRecordOptional(t *testing.T) {
-	q := target.NewIsoQuadratic(1, 1)
+	q := energy.NewIsoQuadratic(1, 1)
 	for _, rec := range []bool{false, true} {
 		cfg := Config{Levels: []Level{
-			{Tau: 1, Est: target.NewNoisy(q, 0, 1), Eta: langevin.Constant{Step: 0.01}},
-			{Tau: 1.1, Est: target.NewNoisy(q, 0, 1), Eta: langevin.Constant{Step: 0.01}},
+			{Tau: 1, Est: energy.NewNoisy(q, 0, 1), Eta: langevin.Constant{Step: 0.01}},
+			{Tau: 1.1, Est: energy.NewNoisy(q, 0, 1), Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: Swap{Rule: ReSGLD, PerStep: true}, Seed: 1, RecordSwaps: rec}
 		s, err := New(cfg, [][]float64{{0}, {0}})
 		if err != nil {

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -16,16 +16,16 @@ import (
 // Swaps are off (a = 0), so replica l stays at level l.
 func TestLevelStepReplays(t *testing.T) {
 	const seed, steps = 17, 200
-	q := target.NewIsoQuadratic(2, 1)
+	q := energy.NewIsoQuadratic(2, 1)
 	etas := []langevin.Schedule{langevin.Decreasing{A: 0.05, B: 3, Gamma: 0.6}, langevin.Constant{Step: 0.02}}
 	taus := []float64{0.5, 3}
 	sds := []float64{1, 20} // gradient noise sd per level; η²s² > 2τη on level 1: clamped
-	box := &target.Box{Lo: []float64{-1, -2}, Hi: []float64{1, 2}}
+	box := &energy.Box{Lo: []float64{-1, -2}, Hi: []float64{1, 2}}
 	for _, pol := range []langevin.Policy{langevin.SGLD, langevin.Corrected} {
-		for _, dom := range []*target.Box{nil, box} {
+		for _, dom := range []*energy.Box{nil, box} {
 			cfg := Config{Seed: seed, Domain: dom}
 			for l := range 2 {
-				cfg.Levels = append(cfg.Levels, Level{Tau: taus[l], Est: target.NewNoisy(q, 0, sds[l]), Eta: etas[l], Noise: pol})
+				cfg.Levels = append(cfg.Levels, Level{Tau: taus[l], Est: energy.NewNoisy(q, 0, sds[l]), Eta: etas[l], Noise: pol})
 			}
 			init := [][]float64{{0.5, -0.5}, {-0.25, 1.5}}
 			s, err := New(cfg, init)
@@ -33,7 +33,7 @@ func TestLevelStepReplays(t *testing.T) {
 				t.Fatal(err)
 			}
 			for l := range 2 {
-				est := target.NewNoisy(q, 0, sds[l])
+				est := energy.NewNoisy(q, 0, sds[l])
 				rng := rand.New(rand.NewPCG(seed, uint64(l)))
 				theta := append([]float64(nil), init[l]...)
 				grad, gv, scratch := make([]float64, 2), make([]float64, 2), make([]float64, 2)
@@ -79,7 +79,7 @@ func TestLevelStepReplays(t *testing.T) {
 }
 
 func TestReplayClamps(t *testing.T) {
-	s, err := New(Config{Levels: []Level{{Tau: 3, Est: target.NewNoisy(target.NewIsoQuadratic(2, 1), 0, 20), Eta: langevin.Constant{Step: 0.02}, Noise: langevin.Corrected}}}, [][]float64{{0, 0}})
+	s, err := New(Config{Levels: []Level{{Tau: 3, Est: energy.NewNoisy(energy.NewIsoQuadratic(2, 1), 0, 20), Eta: langevin.Constant{Step: 0.02}, Noise: langevin.Corrected}}}, [][]float64{{0, 0}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestReplayClamps(t *testing.T) {
 // charged as variance-estimation cost: a Running model of period 5 and 2
 // repeats updates at steps 0 and 5 only.
 func TestVarianceModelObservesEachStep(t *testing.T) {
-	est := target.Hidden{Estimator: target.NewNoisy(target.NewIsoQuadratic(1, 1), 0.5, 1)}
+	est := energy.Hidden{Estimator: energy.NewNoisy(energy.NewIsoQuadratic(1, 1), 0.5, 1)}
 	run, _ := variance.NewRunning(2, 5)
 	s, err := New(Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}, Noise: langevin.Corrected, Var: run}}}, [][]float64{{0}})
 	if err != nil {

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // Energy sizes of the kernel tests: the cold one larger, and their mean
@@ -45,7 +45,7 @@ func TestSwapKernelReversible(t *testing.T) {
 		o := termsFor(mode)
 		for _, rule := range []Rule{ReSGLD, MReSGLD, FReSGLD} {
 			for _, p := range kernelPairs {
-				D := target.Sum(o, []float64{p.x}) - target.Sum(o, []float64{p.y})
+				D := energy.Sum(o, []float64{p.x}) - energy.Sum(o, []float64{p.y})
 				fw := lawOf(comps(o, rule, mode, ka1, p.x, p.y, p.ax, p.ay, kn0, kn1))
 				rv := lawOf(comps(o, rule, mode, ka1, p.y, p.x, p.ay, p.ax, kn0, kn1))
 				mf, vf, _ := moments(fw)
@@ -69,7 +69,7 @@ func TestSwapKernelReversible(t *testing.T) {
 		}
 		fw := lawOf([]component{state(p.x, p.y, p.ax, p.ay, kn0, 0), state(p.x, p.y, p.ax, p.ay, kn1, 1)})
 		rv := lawOf([]component{state(p.y, p.x, p.ay, p.ax, kn0, 0), state(p.y, p.x, p.ay, p.ax, kn1, 1)})
-		D := target.Sum(o, []float64{p.x}) - target.Sum(o, []float64{p.y})
+		D := energy.Sum(o, []float64{p.x}) - energy.Sum(o, []float64{p.y})
 		got := math.Log(daAcceptance(td, D, fw)) - math.Log(daAcceptance(td, -D, rv))
 		t.Logf("%v, f-reSGLD at the levels' own sizes: log forward/reverse %.4f, log S %.4f", mode, got, td*D)
 		if !(math.Abs(got-td*D) > 1e-3) {
@@ -84,8 +84,8 @@ func kernelSampler(t *testing.T, rule Rule, mode EnergyMode, x, y float64, maxNo
 	t.Helper()
 	o := termsFor(mode)
 	s, err := New(Config{Levels: []Level{
-		{Tau: ktau1, Est: target.Exact{E: gauss1{}}, Eta: langevin.Constant{Step: 0.01}},
-		{Tau: ktau2, Est: target.Exact{E: gauss1{}}, Eta: langevin.Constant{Step: 0.01}},
+		{Tau: ktau1, Est: energy.Exact{E: gauss1{}}, Eta: langevin.Constant{Step: 0.01}},
+		{Tau: ktau2, Est: energy.Exact{E: gauss1{}}, Eta: langevin.Constant{Step: 0.01}},
 	}, Swap: Swap{Rule: rule, PerStep: true, A1: ka1}, Seed: seed,
 		Energies: Energies{Mode: mode, Terms: o, Sizes: []int{kn0, kn1}, MaxNoise: maxNoise}}, [][]float64{{x}, {y}})
 	if err != nil {
@@ -108,7 +108,7 @@ func TestSwapAcceptanceMatchesKernel(t *testing.T) {
 		o := termsFor(mode)
 		for _, rule := range []Rule{ReSGLD, MReSGLD, FReSGLD} {
 			for i, p := range kernelPairs {
-				D := target.Sum(o, []float64{p.x}) - target.Sum(o, []float64{p.y})
+				D := energy.Sum(o, []float64{p.x}) - energy.Sum(o, []float64{p.y})
 				for _, dir := range []struct {
 					x, y, ax, ay, D float64
 				}{{p.x, p.y, p.ax, p.ay, D}, {p.y, p.x, p.ay, p.ax, -D}} {
@@ -185,7 +185,7 @@ func TestNoiseCapSymmetric(t *testing.T) {
 		var ls []Level
 		for l, c := range []float64{1, 3} {
 			e := newEulerExact(1, 0, 0.01)
-			ls = append(ls, Level{Tau: []float64{1, 4}[l], Est: &target.Noisy{E: e, EnergySD: func(th []float64, _ float64) float64 { return c * math.Abs(th[0]) }}, Eta: langevin.Constant{Step: 0.01}})
+			ls = append(ls, Level{Tau: []float64{1, 4}[l], Est: &energy.Noisy{E: e, EnergySD: func(th []float64, _ float64) float64 { return c * math.Abs(th[0]) }}, Eta: langevin.Constant{Step: 0.01}})
 		}
 		return ls
 	}
@@ -208,7 +208,7 @@ func TestNoiseCapSymmetric(t *testing.T) {
 // a level of a black-box estimator uses (as variance.KRR does).
 type quadVar struct{ c float64 }
 
-func (quadVar) Observe(int, []float64, target.Estimator, *rand.Rand) error { return nil }
+func (quadVar) Observe(int, []float64, energy.Estimator, *rand.Rand) error { return nil }
 func (quadVar) GradVar(dst, _, _ []float64)                                { clear(dst) }
 func (q quadVar) EnergyVar(theta []float64, _ float64, _ bool) float64 {
 	return q.c * theta[0] * theta[0]
@@ -221,7 +221,7 @@ func (quadVar) NeedsReport() bool { return false }
 func TestReverseVarianceFromModels(t *testing.T) {
 	var lv []Level
 	for l, c := range []float64{1, 9} {
-		lv = append(lv, Level{Tau: []float64{1, 4}[l], Est: target.Hidden{Estimator: target.Exact{E: gauss1{}}}, Eta: langevin.Constant{Step: 0.01}, Var: quadVar{c}})
+		lv = append(lv, Level{Tau: []float64{1, 4}[l], Est: energy.Hidden{Estimator: energy.Exact{E: gauss1{}}}, Eta: langevin.Constant{Step: 0.01}, Var: quadVar{c}})
 	}
 	var noise [2]float64
 	for k, xy := range [][2]float64{{0.3, 1.5}, {1.5, 0.3}} {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"reflect"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -23,7 +23,7 @@ func same(a, b any) bool {
 	return a == b
 }
 
-func sameEstimator(a, b target.Estimator) bool { return same(a, b) }
+func sameEstimator(a, b energy.Estimator) bool { return same(a, b) }
 
 // checkModels refuses variance models that would serve the wrong level: a
 // stateful model (a pointer) on two levels, which would mix their states
@@ -62,11 +62,11 @@ func checkModels(levels []Level) error {
 }
 
 // checkConcurrent refuses, when levels step concurrently, one estimator
-// that keeps per-draw state (a target.Cloner, such as a minibatch) on two
+// that keeps per-draw state (a energy.Cloner, such as a minibatch) on two
 // levels: both would write its buffers at once.
 func checkConcurrent(levels []Level) error {
 	for l, L := range levels {
-		if _, ok := L.Est.(target.Cloner); !ok {
+		if _, ok := L.Est.(energy.Cloner); !ok {
 			continue
 		}
 		for k := l + 1; k < len(levels); k++ {

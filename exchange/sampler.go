@@ -6,8 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -16,7 +16,7 @@ import (
 // cheap estimator of a hot level serves whichever replica has swapped in.
 type Level struct {
 	Tau   float64
-	Est   target.Estimator
+	Est   energy.Estimator
 	Eta   langevin.Schedule
 	Noise langevin.Policy
 	// Var supplies ŝ² and σ². Nil means variance.Known when the estimator
@@ -38,7 +38,7 @@ type Config struct {
 	Seed uint64
 	// Domain, if set, is a box every state is reflected into after each
 	// Langevin step.
-	Domain *target.Box
+	Domain *energy.Box
 	// Energies says how swaps estimate energies; the zero value uses the
 	// levels' estimators (DrawEnergies).
 	Energies Energies
@@ -123,7 +123,7 @@ type Sampler struct {
 	k        int
 	err      error // sticky: once a step fails, the sampler stays failed
 	pool     *pool
-	box      *target.Box
+	box      *energy.Box
 	trips    trips
 	data     *dataSwap // nil under DrawEnergies
 	noise    []float64 // per pair: Σ τδ²V/2 over attempts
@@ -303,16 +303,16 @@ func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) erro
 	if L.Noise != langevin.SGLD && L.Noise != langevin.Corrected && L.Noise != langevin.CorrectedFull {
 		return fmt.Errorf("level %d: unknown noise policy %v", l, L.Noise)
 	}
-	if _, ok := L.Est.(target.GradRows); L.Noise == langevin.CorrectedFull && !ok {
-		return fmt.Errorf("level %d: the full correction needs an estimator that exposes its per-example gradients (target.GradRows, such as a target.Minibatch); %T does not", l, L.Est)
+	if _, ok := L.Est.(energy.GradRows); L.Noise == langevin.CorrectedFull && !ok {
+		return fmt.Errorf("level %d: the full correction needs an estimator that exposes its per-example gradients (energy.GradRows, such as a energy.Minibatch); %T does not", l, L.Est)
 	}
 	needsVar := L.Noise == langevin.Corrected || (K > 1 && rule != Exact)
 	if L.Var == nil && needsVar && !L.Est.KnowsVariance() {
 		return fmt.Errorf("level %d: the estimator does not report its variance and no variance model is set (use variance.NewRunning)", l)
 	}
 	if rule == Exact && K > 1 {
-		if x, ok := L.Est.(target.ExactEnergy); !ok || !x.ExactEnergy() {
-			return fmt.Errorf("level %d: the exact swap rule needs noise-free energies, and estimator %T does not declare its energies exact (target.ExactEnergy); use a noisy swap rule", l, L.Est)
+		if x, ok := L.Est.(energy.ExactEnergy); !ok || !x.ExactEnergy() {
+			return fmt.Errorf("level %d: the exact swap rule needs noise-free energies, and estimator %T does not declare its energies exact (energy.ExactEnergy); use a noisy swap rule", l, L.Est)
 		}
 	}
 	if L.Var != nil && L.Var.NeedsReport() && !L.Est.KnowsVariance() {
@@ -602,13 +602,13 @@ func (s *Sampler) reverseVar(l int, x, y []float64) (float64, error) {
 }
 
 // varAt is the variance of level l's energy estimate at theta. An estimator
-// that knows its variance at any state (target.EnergyVarAt) or a variance
+// that knows its variance at any state (energy.EnergyVarAt) or a variance
 // model that needs no report (variance.Running, variance.KRR) tells it
 // without a draw; otherwise a draw is made for its report and counted as
 // swap cost.
 func (s *Sampler) varAt(l int, theta []float64) (float64, error) {
 	lv := &s.lv[l]
-	if e, ok := lv.Est.(target.EnergyVarAt); ok && lv.known {
+	if e, ok := lv.Est.(energy.EnergyVarAt); ok && lv.known {
 		v := e.EnergyVarAt(theta)
 		if !(v >= 0 && v <= math.MaxFloat64) {
 			return 0, badVariance(l, s.k, "energy", v, lv)

@@ -4,8 +4,8 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // ar1Variance runs one chain on U = λθ²/2 with gradient noise of variance s²
@@ -17,7 +17,7 @@ import (
 // √(2(1 + ρ²)/(n(1 − ρ²))).
 func ar1Variance(t *testing.T, pol langevin.Policy, lambda, tau, eta, s float64, n int) (v, relSE float64) {
 	t.Helper()
-	est := target.NewNoisy(target.Quadratic{Lambda: []float64{lambda}}, 0, s)
+	est := energy.NewNoisy(energy.Quadratic{Lambda: []float64{lambda}}, 0, s)
 	cfg := Config{Levels: []Level{{Tau: tau, Est: est, Eta: langevin.Constant{Step: eta}, Noise: pol}}, Seed: 7}
 	smp, err := New(cfg, [][]float64{{0}})
 	if err != nil {
@@ -59,7 +59,7 @@ func TestStationaryVarianceGaussian(t *testing.T) {
 func TestOverBudgetClampsAndStaysFinite(t *testing.T) {
 	// η²s² = 0.25·100 = 25 > 2τη = 0.5: the gradient noise alone is hotter
 	// than τ, so no noise can be injected.
-	est := target.NewNoisy(target.Quadratic{Lambda: []float64{1, 1}}, 0, 10)
+	est := energy.NewNoisy(energy.Quadratic{Lambda: []float64{1, 1}}, 0, 10)
 	cfg := Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.5}, Noise: langevin.Corrected}}, Seed: 1}
 	smp, err := New(cfg, [][]float64{{0, 0}})
 	if err != nil {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 var benchDims = []int{1, 100, 10000}
@@ -26,8 +26,8 @@ func BenchmarkStep(b *testing.B) {
 				name += "/concurrent"
 			}
 			b.Run(name, func(b *testing.B) {
-				q := target.NewIsoQuadratic(p, 1)
-				cold, hot := target.NewNoisy(q, 1, 2), target.NewNoisy(q, 3, 5)
+				q := energy.NewIsoQuadratic(p, 1)
+				cold, hot := energy.NewNoisy(q, 1, 2), energy.NewNoisy(q, 3, 5)
 				cfg := Config{Levels: []Level{
 					{Tau: 1, Est: cold, Eta: langevin.Constant{Step: 0.01}, Noise: langevin.Corrected},
 					{Tau: 10, Est: hot, Eta: langevin.Constant{Step: 0.01}, Noise: langevin.Corrected},
@@ -101,8 +101,8 @@ func drawNormals(n, m int) time.Duration {
 // without schedules, counters, checks or the divergence watch. Its ratio to
 // the floor is what any sampler built from these draws can hope for at
 // p = 1. "arithmetic" computes the estimator's draws in line; "estimator"
-// asks the same target.Noisy estimators as BenchmarkStep, through the
-// target.Estimator interface, for gradients and energies.
+// asks the same energy.Noisy estimators as BenchmarkStep, through the
+// energy.Estimator interface, for gradients and energies.
 func BenchmarkStepByHand(b *testing.B) {
 	b.Run("arithmetic", func(b *testing.B) { stepByHand(b, false) })
 	b.Run("estimator", func(b *testing.B) { stepByHand(b, true) })
@@ -111,8 +111,8 @@ func BenchmarkStepByHand(b *testing.B) {
 func stepByHand(b *testing.B, viaEstimator bool) {
 	const eta = 0.01
 	tau, gradSD, energySD := [2]float64{1, 10}, [2]float64{2, 5}, [2]float64{1, 3}
-	q := target.NewIsoQuadratic(1, 1)
-	ests := [2]target.Estimator{target.NewNoisy(q, energySD[0], gradSD[0]), target.NewNoisy(q, energySD[1], gradSD[1])}
+	q := energy.NewIsoQuadratic(1, 1)
+	ests := [2]energy.Estimator{energy.NewNoisy(q, energySD[0], gradSD[0]), energy.NewNoisy(q, energySD[1], gradSD[1])}
 	r0, _ := newStream(1, 0)
 	r1, _ := newStream(1, 1)
 	streams := [2]*rand.Rand{r0, r1}

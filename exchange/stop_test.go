@@ -5,17 +5,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 func stopSetup() exchange.Setup {
 	mix := models.PaperMixture()
 	return exchange.Setup{
 		Tau1: 1, Tau2: 10, Eta: langevin.Constant{Step: 0.03},
-		Cold: target.NewNoisy(mix, 1, 2), Hot: target.NewNoisy(mix, 3, 5),
+		Cold: energy.NewNoisy(mix, 1, 2), Hot: energy.NewNoisy(mix, 3, 5),
 		PerStep: true, Seed: 1,
 	}
 }

@@ -28,7 +28,7 @@ const (
 	// which is τδ·D with D = U(x) − U(y) when the levels share one energy
 	// (see exactLogRatio for the evaluations it makes). New refuses an
 	// estimator that does not declare its energies exact
-	// (target.ExactEnergy), and a draw that reports a positive energy
+	// (energy.ExactEnergy), and a draw that reports a positive energy
 	// variance fails.
 	Exact Rule = iota
 	// ReSGLD (Deng et al. 2020) evaluates both states with the colder
@@ -50,7 +50,7 @@ const (
 	// with independent Gaussian noise up to the larger of the two variances,
 	// so both directions carry the same law. Two evaluations, plus two
 	// draws for the reverse variance when neither the estimator
-	// (target.EnergyVarAt) nor the variance model can tell it at a state.
+	// (energy.EnergyVarAt) nor the variance model can tell it at a state.
 	FReSGLD
 )
 

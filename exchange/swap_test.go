@@ -4,9 +4,9 @@ import (
 	"math"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // stateSD makes an energy noise σ that depends on the state, so the test
@@ -17,13 +17,13 @@ func stateSD(base float64) func([]float64, float64) float64 {
 
 func TestSwapRatiosUnbiased(t *testing.T) {
 	mix := models.PaperMixture()
-	cold := &target.Noisy{E: mix, EnergySD: stateSD(0.3)}
-	hot := &target.Noisy{E: mix, EnergySD: stateSD(0.6)}
+	cold := &energy.Noisy{E: mix, EnergySD: stateSD(0.3)}
+	hot := &energy.Noisy{E: mix, EnergySD: stateSD(0.6)}
 	const tau1, tau2 = 1.0, 2.0
 	td := 1/tau1 - 1/tau2
 	x, y := []float64{2.6}, []float64{-3.1}
 	S := math.Exp(td * (mix.U(x) - mix.U(y)))
-	sd := func(e *target.Noisy, th []float64) float64 { return e.EnergySD(th, 0) }
+	sd := func(e *energy.Noisy, th []float64) float64 { return e.EnergySD(th, 0) }
 	for _, c := range []struct {
 		rule Rule
 		a1   float64

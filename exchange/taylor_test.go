@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // A screen draws each difference at the size the rule names (reSGLD: the
@@ -24,8 +24,8 @@ func TestScreenCost(t *testing.T) {
 		}{{ReSGLD, n0}, {FReSGLD, (n0 + n1 + 1) / 2}, {MReSGLD, n0 + n1}} {
 			ax, ay := []float64{0.2}, []float64{-0.4}
 			s, err := New(Config{Levels: []Level{
-				{Tau: 1, Est: target.Exact{E: gauss1{}}, Eta: langevin.Constant{Step: 0.01}},
-				{Tau: 4, Est: target.Exact{E: gauss1{}}, Eta: langevin.Constant{Step: 0.01}},
+				{Tau: 1, Est: energy.Exact{E: gauss1{}}, Eta: langevin.Constant{Step: 0.01}},
+				{Tau: 4, Est: energy.Exact{E: gauss1{}}, Eta: langevin.Constant{Step: 0.01}},
 			}, Swap: Swap{Rule: c.rule, PerStep: true, A1: 0.5}, Seed: 3,
 				Energies: Energies{Mode: mode, Terms: o, Sizes: []int{n0, n1}}}, [][]float64{ax, ay})
 			if err != nil {
@@ -72,7 +72,7 @@ func (gauss1) Grad(grad, theta []float64) { grad[0] = theta[0] }
 // as capped; with it above, none is capped and the chains swap as without.
 func TestNoiseCapDeclines(t *testing.T) {
 	cfg := func(maxNoise float64) Config {
-		est, _ := target.NewMinibatch(outliers, 3)
+		est, _ := energy.NewMinibatch(outliers, 3)
 		return Config{Levels: []Level{
 			{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
 			{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},

@@ -8,13 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
-func twoLevels(est target.Estimator) Config {
+func twoLevels(est energy.Estimator) Config {
 	return Config{Levels: []Level{
 		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}, Noise: langevin.Corrected},
 		{Tau: 10, Est: est, Eta: langevin.Constant{Step: 0.01}, Noise: langevin.Corrected},
@@ -23,7 +23,7 @@ func twoLevels(est target.Estimator) Config {
 
 func TestInvalidSettings(t *testing.T) {
 	mix := models.PaperMixture()
-	est := target.NewNoisy(mix, 1, 2)
+	est := energy.NewNoisy(mix, 1, 2)
 	cases := []struct {
 		name string
 		edit func(*Config, *[][]float64)
@@ -39,20 +39,20 @@ func TestInvalidSettings(t *testing.T) {
 		{"a < 0", func(c *Config, _ *[][]float64) { c.Swap.A = -1 }, "swap intensity a = -1"},
 		{"a·η > 1", func(c *Config, _ *[][]float64) { c.Swap.A = 1000 }, "exceeds 1"},
 		{"a1 > 1", func(c *Config, _ *[][]float64) { c.Swap.Rule, c.Swap.A1 = MReSGLD, 2 }, "a1 = 2"},
-		{"dimension", func(c *Config, _ *[][]float64) { c.Levels[1].Est = target.NewNoisy(target.NewIsoQuadratic(3, 1), 0, 0) }, "dimension 3"},
+		{"dimension", func(c *Config, _ *[][]float64) { c.Levels[1].Est = energy.NewNoisy(energy.NewIsoQuadratic(3, 1), 0, 0) }, "dimension 3"},
 		{"initial dimension", func(_ *Config, in *[][]float64) { (*in)[0] = []float64{1, 2} }, "initial state has dimension 2"},
 		{"initial NaN", func(_ *Config, in *[][]float64) { (*in)[1] = []float64{math.NaN()} }, "coordinate 0 is NaN"},
 		{"init count", func(_ *Config, in *[][]float64) { *in = (*in)[:1] }, "1 initial states for 2 levels"},
-		{"unknown variance", func(c *Config, _ *[][]float64) { c.Levels[1].Est = target.Hidden{Estimator: est} }, "does not report its variance"},
+		{"unknown variance", func(c *Config, _ *[][]float64) { c.Levels[1].Est = energy.Hidden{Estimator: est} }, "does not report its variance"},
 		{"known needs reports", func(c *Config, _ *[][]float64) {
-			c.Levels[1].Est, c.Levels[1].Var = target.Hidden{Estimator: est}, variance.Known{}
+			c.Levels[1].Est, c.Levels[1].Var = energy.Hidden{Estimator: est}, variance.Known{}
 		}, "needs an estimator that reports"},
 		{"dimension 0", func(c *Config, in *[][]float64) {
-			e := target.NewNoisy(target.NewIsoQuadratic(0, 1), 0, 0)
+			e := energy.NewNoisy(energy.NewIsoQuadratic(0, 1), 0, 0)
 			c.Levels[0].Est, c.Levels[1].Est, *in = e, e, [][]float64{{}, {}}
 		}, "level 0: estimator dimension 0"},
 		{"no estimator", func(c *Config, _ *[][]float64) { c.Levels[0].Est = nil }, "level 0: no estimator"},
-		{"box outside", func(c *Config, _ *[][]float64) { c.Domain = &target.Box{Lo: []float64{1}, Hi: []float64{2}} }, "outside the domain"},
+		{"box outside", func(c *Config, _ *[][]float64) { c.Domain = &energy.Box{Lo: []float64{1}, Hi: []float64{2}} }, "outside the domain"},
 	}
 	for _, c := range cases {
 		cfg, init := twoLevels(est), [][]float64{{0}, {0}}
@@ -84,12 +84,12 @@ func (b blowUp) Grad(grad, theta []float64) {
 func TestNonFiniteEnergyStopsWithSamplesKept(t *testing.T) {
 	for _, c := range []struct {
 		name string
-		est  target.Estimator
+		est  energy.Estimator
 		sw   Swap
 		want string
 	}{
-		{"NaN energy at a swap", target.Exact{E: blowUp{models.PaperMixture()}}, Swap{Rule: Exact, PerStep: true}, "energy estimate is NaN"},
-		{"infinite gradient", target.Exact{E: blowUp{models.PaperMixture()}}, Swap{}, "diverged"},
+		{"NaN energy at a swap", energy.Exact{E: blowUp{models.PaperMixture()}}, Swap{Rule: Exact, PerStep: true}, "energy estimate is NaN"},
+		{"infinite gradient", energy.Exact{E: blowUp{models.PaperMixture()}}, Swap{}, "diverged"},
 	} {
 		cfg := Config{Levels: []Level{
 			{Tau: 1, Est: c.est, Eta: langevin.Constant{Step: 0.01}},
@@ -119,11 +119,11 @@ func TestNonFiniteEnergyStopsWithSamplesKept(t *testing.T) {
 
 func traceBytes(t *testing.T, concurrent bool, seed uint64) ([]byte, Stats) {
 	t.Helper()
-	est := target.NewNoisy(target.NewIsoQuadratic(4, 1), 1, 2)
+	est := energy.NewNoisy(energy.NewIsoQuadratic(4, 1), 1, 2)
 	run, _ := running()
 	cfg := Config{Levels: []Level{
 		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected},
-		{Tau: 3, Est: target.Hidden{Estimator: est}, Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected, Var: run},
+		{Tau: 3, Est: energy.Hidden{Estimator: est}, Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected, Var: run},
 		{Tau: 9, Est: est, Eta: langevin.Constant{Step: 0.05}, Noise: langevin.SGLD},
 	}, Swap: Swap{Rule: FReSGLD, A: 10}, Seed: seed, Concurrent: concurrent}
 	smp, err := New(cfg, [][]float64{{1, 1, 1, 1}, {0, 0, 0, 0}, {-1, -1, -1, -1}})
@@ -175,14 +175,14 @@ func TestDeterminism(t *testing.T) {
 }
 
 func TestReflectingBox(t *testing.T) {
-	b := target.Box{Lo: []float64{0, -1}, Hi: []float64{1, 1}}
+	b := energy.Box{Lo: []float64{0, -1}, Hi: []float64{1, 1}}
 	x := []float64{1.25, -3.5}
 	b.Reflect(x)
 	if math.Abs(x[0]-0.75) > 1e-15 || math.Abs(x[1]-0.5) > 1e-15 {
 		t.Errorf("Reflect = %v, want [0.75 0.5]", x)
 	}
 	// A chain with a huge step still never leaves the box.
-	est := target.Exact{E: target.Quadratic{Lambda: []float64{0.01, 0.01}}}
+	est := energy.Exact{E: energy.Quadratic{Lambda: []float64{0.01, 0.01}}}
 	cfg := Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 5}}}, Domain: &b, Seed: 2}
 	smp, err := New(cfg, [][]float64{{0.5, 0}})
 	if err != nil {
@@ -203,7 +203,7 @@ func TestRunningVarianceConverges(t *testing.T) {
 	// Repeated draws of a Gaussian with known s² = 4, σ² = 1: after m
 	// updates of r draws the running average of sample variances has
 	// relative standard error √(2/(m(r − 1))).
-	est := target.NewNoisy(target.NewIsoQuadratic(3, 1), 1, 2)
+	est := energy.NewNoisy(energy.NewIsoQuadratic(3, 1), 1, 2)
 	r, err := variance.NewRunning(10, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -235,23 +235,23 @@ func TestRunningVarianceConverges(t *testing.T) {
 // statefulEst counts its own draws: a stand-in for an estimator with per-draw
 // state, which must not be shared between levels.
 type statefulEst struct {
-	target.Estimator
+	energy.Estimator
 	draws *int
 }
 
-func (s statefulEst) Clone() target.Estimator {
+func (s statefulEst) Clone() energy.Estimator {
 	return statefulEst{Estimator: s.Estimator, draws: new(int)}
 }
 
 func TestPresetsCloneSharedEstimators(t *testing.T) {
-	base := target.NewNoisy(target.NewIsoQuadratic(1, 1), 1, 1)
+	base := energy.NewNoisy(energy.NewIsoQuadratic(1, 1), 1, 1)
 	cold, hot := statefulEst{base, new(int)}, statefulEst{base, new(int)}
 	for _, c := range []struct {
 		m    Method
-		want []target.Estimator // which estimators must be the caller's own
+		want []energy.Estimator // which estimators must be the caller's own
 	}{
-		{ReSGLDMethod, []target.Estimator{cold, nil, nil}},
-		{FReSGLDMethod, []target.Estimator{cold, hot, nil}},
+		{ReSGLDMethod, []energy.Estimator{cold, nil, nil}},
+		{FReSGLDMethod, []energy.Estimator{cold, hot, nil}},
 	} {
 		cfg, err := c.m.Config(Setup{Tau1: 1, Tau2: 9, Levels: 3, Eta: langevin.Constant{Step: 0.1}, Cold: cold, Hot: hot})
 		if err != nil {

@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // corrTerms is U_i(θ) = ½|θ − x_i|² in 2-D with x_i strongly correlated
@@ -62,12 +62,12 @@ func TestLowRankChain(t *testing.T) {
 			}
 		}
 	}
-	f := target.FPC(N, n)
+	f := energy.FPC(N, n)
 	top := 0.5 * (S[0][0] + S[1][1] + math.Hypot(S[0][0]-S[1][1], 2*S[0][1]))
 	eta := 0.25 * 2 * tau / (f * top) // the top direction's share is 0.25
 	a := eta * N
 	for _, lowRank := range []bool{false, true} {
-		mb, _ := target.NewMinibatch(ct, n)
+		mb, _ := energy.NewMinibatch(ct, n)
 		mb.KeepRows()
 		var lr langevin.LowRank
 		srng := rand.New(rand.NewPCG(7, 8))

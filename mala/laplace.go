@@ -6,7 +6,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // Laplace finds the mode m of exp(−U) from init and the Cholesky factor L
@@ -18,7 +18,7 @@ import (
 // limits the accuracy, until 200 steps have brought |∇U|∞ below
 // 1e-6·(1 + |∇U(init)|∞).
 // A preconditioner only changes the efficiency of MALA, never its target.
-func Laplace(e target.Energy, init []float64) (m, l []float64, err error) {
+func Laplace(e energy.Energy, init []float64) (m, l []float64, err error) {
 	p := e.Dim()
 	m = append([]float64(nil), init...)
 	g, step, trial := make([]float64, p), make([]float64, p), make([]float64, p)
@@ -85,7 +85,7 @@ func Laplace(e target.Energy, init []float64) (m, l []float64, err error) {
 }
 
 // Hessian is ∇²U at m by central differences of ∇U, symmetrised.
-func Hessian(e target.Energy, m []float64) *mat.SymDense {
+func Hessian(e energy.Energy, m []float64) *mat.SymDense {
 	p := len(m)
 	h := mat.NewSymDense(p, nil)
 	gp, gm, x := make([]float64, p), make([]float64, p), append([]float64(nil), m...)
@@ -113,7 +113,7 @@ func Hessian(e target.Energy, m []float64) *mat.SymDense {
 // Curvature returns the mode m of exp(−U) reached from init by Newton's
 // method and the smallest and largest eigenvalues of the Hessian of U there:
 // the stiffest and the slowest directions a Langevin step size must respect.
-func Curvature(e target.Energy, init []float64) (m []float64, lmin, lmax float64, err error) {
+func Curvature(e energy.Energy, init []float64) (m []float64, lmin, lmax float64, err error) {
 	m, _, err = Laplace(e, init)
 	if err != nil {
 		return nil, 0, 0, err

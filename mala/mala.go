@@ -15,7 +15,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // Config is a run: the step h (the initial one when adapting), burn-in,
@@ -43,7 +43,7 @@ type Result struct {
 }
 
 // Run samples exp(−U) from init.
-func Run(e target.Energy, init []float64, c Config) (Result, error) {
+func Run(e energy.Energy, init []float64, c Config) (Result, error) {
 	p := e.Dim()
 	switch {
 	case len(init) != p:
@@ -58,7 +58,7 @@ func Run(e target.Energy, init []float64, c Config) (Result, error) {
 	gx := make([]float64, p)
 	y := make([]float64, p)
 	gy := make([]float64, p)
-	ux := target.UGrad(e, gx, x)
+	ux := energy.UGrad(e, gx, x)
 	if math.IsNaN(ux) || math.IsInf(ux, 0) {
 		return Result{}, errors.New("mala: the energy is not finite at the initial state")
 	}
@@ -71,7 +71,7 @@ func Run(e target.Energy, init []float64, c Config) (Result, error) {
 		for j := range y {
 			y[j] = x[j] - h*gx[j] + s*rng.NormFloat64()
 		}
-		uy := target.UGrad(e, gy, y)
+		uy := energy.UGrad(e, gy, y)
 		res.Evals++
 		// log q(x|y) − log q(y|x), each −|to − from + h∇U(from)|²/(4h).
 		var fwd, bwd float64
@@ -115,14 +115,14 @@ func Run(e target.Energy, init []float64, c Config) (Result, error) {
 // ∇Ũ(z) = Lᵀ∇U(M + Lz), L lower triangular p×p row-major. With LLᵀ close
 // to the target's covariance the chain in z sees a near-isotropic target.
 type Affine struct {
-	E    target.Energy
+	E    energy.Energy
 	M, L []float64
 	th   []float64
 	g    []float64
 }
 
 // NewAffine wraps e; m and l are not copied.
-func NewAffine(e target.Energy, m, l []float64) *Affine {
+func NewAffine(e energy.Energy, m, l []float64) *Affine {
 	p := e.Dim()
 	if len(m) != p || len(l) != p*p {
 		panic("mala: affine map of the wrong size")
@@ -161,7 +161,7 @@ func (a *Affine) Grad(grad, z []float64) {
 // UGrad is Ũ(z) and ∇Ũ(z) in one pass when the energy offers one.
 func (a *Affine) UGrad(grad, z []float64) float64 {
 	a.Theta(a.th, z)
-	u := target.UGrad(a.E, a.g, a.th)
+	u := energy.UGrad(a.E, a.g, a.th)
 	a.pull(grad)
 	return u
 }

@@ -7,12 +7,12 @@ import (
 
 	bcdata "github.com/fresgld/fresgld/data"
 	"github.com/fresgld/fresgld/dataset"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // BenchmarkCorrection times one corrected step of a single chain, a size-n
@@ -33,7 +33,7 @@ func BenchmarkCorrection(b *testing.B) {
 	bc, mode, eta := breastCancer(b)
 	for _, sz := range []struct {
 		name  string
-		terms target.Terms
+		terms energy.Terms
 		n     int
 		eta   float64
 		init  []float64
@@ -44,7 +44,7 @@ func BenchmarkCorrection(b *testing.B) {
 	} {
 		for _, c := range exchange.Corrections {
 			b.Run(fmt.Sprintf("%s/correction=%v", sz.name, c), func(b *testing.B) {
-				mb, err := target.NewMinibatch(sz.terms, sz.n)
+				mb, err := energy.NewMinibatch(sz.terms, sz.n)
 				if err != nil {
 					b.Fatal(err)
 				}

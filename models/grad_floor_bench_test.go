@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/internal/cputime"
-	"github.com/fresgld/fresgld/target"
 )
 
 // BenchmarkGradFloor compares one minibatch gradient draw (N = 10⁵, n = 100)
@@ -73,11 +73,11 @@ func BenchmarkGradFloor(b *testing.B) {
 						}
 					}
 				case "grad+var", "grad", "per-term+var":
-					var t target.Terms = l
+					var t energy.Terms = l
 					if kernel == "per-term+var" {
 						t = touched{untouched{l}}
 					}
-					mb, err := target.NewMinibatch(t, n)
+					mb, err := energy.NewMinibatch(t, n)
 					if err != nil {
 						b.Fatal(err)
 					}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // IsoMixture is a p-dimensional mixture of Gaussians with identity
@@ -15,7 +15,7 @@ type IsoMixture struct {
 	logW    []float64
 }
 
-var _ target.Energy = (*IsoMixture)(nil)
+var _ energy.Energy = (*IsoMixture)(nil)
 
 // NewIsoMixture checks and returns the mixture.
 func NewIsoMixture(weights []float64, means [][]float64) (*IsoMixture, error) {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // LinReg is Bayesian linear regression with Gaussian noise of known sd σ:
@@ -95,11 +95,11 @@ func (s SlabPrior) energy(b float64) (u, du float64) {
 }
 
 var (
-	_ target.Terms       = (*LinReg)(nil)
-	_ target.LinearTerms = (*LinReg)(nil)
-	_ target.Energy      = (*LinReg)(nil)
-	_ target.EnergyGrad  = (*LinReg)(nil)
-	_ target.Toucher     = (*LinReg)(nil)
+	_ energy.Terms       = (*LinReg)(nil)
+	_ energy.LinearTerms = (*LinReg)(nil)
+	_ energy.Energy      = (*LinReg)(nil)
+	_ energy.EnergyGrad  = (*LinReg)(nil)
+	_ energy.Toucher     = (*LinReg)(nil)
 )
 
 // NewLinReg checks and wraps the data (not copied).
@@ -224,7 +224,7 @@ func (l *LinReg) UGrad(grad, theta []float64) float64 {
 }
 
 // Touch reads the response and the first and last feature of each listed
-// example, as Logistic.Touch does (target.Toucher).
+// example, as Logistic.Touch does (energy.Toucher).
 func (l *LinReg) Touch(idx []int32) float64 {
 	var s float64
 	p := l.P

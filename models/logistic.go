@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // Logistic is Bayesian logistic regression with a Gaussian prior
@@ -23,9 +23,9 @@ type Logistic struct {
 }
 
 var (
-	_ target.Terms       = (*Logistic)(nil)
-	_ target.LinearTerms = (*Logistic)(nil)
-	_ target.Energy      = (*Logistic)(nil)
+	_ energy.Terms       = (*Logistic)(nil)
+	_ energy.LinearTerms = (*Logistic)(nil)
+	_ energy.Energy      = (*Logistic)(nil)
 )
 
 // NewLogistic checks and wraps the data (not copied).
@@ -202,7 +202,7 @@ func (l *Logistic) UGrad(grad, theta []float64) float64 {
 	return u
 }
 
-var _ target.EnergyGrad = (*Logistic)(nil)
+var _ energy.EnergyGrad = (*Logistic)(nil)
 
 // NewFeatures allocates a zeroed feature matrix of n values for a Logistic,
 // backed by transparent huge pages where the system allows: minibatches read
@@ -255,7 +255,7 @@ func SyntheticLogistic(N, p int, sigma0 float64, seed uint64) (*Logistic, []floa
 
 // Touch reads the label and the first and last feature of each listed
 // example, so that the minibatch's data start arriving from memory together
-// (see target.Toucher); the hardware prefetcher streams the rest of long rows.
+// (see energy.Toucher); the hardware prefetcher streams the rest of long rows.
 func (l *Logistic) Touch(idx []int32) float64 {
 	var s float64
 	p := l.P

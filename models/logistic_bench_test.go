@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // data caches the synthetic data sets across benchmark runs: generating 10⁶
@@ -48,11 +48,11 @@ func BenchmarkFReSGLDStep(b *testing.B) {
 	for _, sz := range sizes {
 		b.Run(fmt.Sprintf("N=%d/n=%d/p=%d", sz.N, sz.n, sz.p), func(b *testing.B) {
 			l := synthetic(b, sz.N, sz.p)
-			cold, err := target.NewMinibatch(l, sz.n)
+			cold, err := energy.NewMinibatch(l, sz.n)
 			if err != nil {
 				b.Fatal(err)
 			}
-			hot, _ := target.NewMinibatch(l, sz.n)
+			hot, _ := energy.NewMinibatch(l, sz.n)
 			cfg, err := exchange.FReSGLDMethod.Config(exchange.Setup{
 				Tau1: 1, Tau2: 10,
 				// η·N·max|x|²/4 well below 1: the chains stay finite.
@@ -86,7 +86,7 @@ func BenchmarkMinibatchGrad(b *testing.B) {
 	for _, sz := range sizes {
 		b.Run(fmt.Sprintf("N=%d/n=%d/p=%d", sz.N, sz.n, sz.p), func(b *testing.B) {
 			l := synthetic(b, sz.N, sz.p)
-			mb, err := target.NewMinibatch(l, sz.n)
+			mb, err := energy.NewMinibatch(l, sz.n)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -129,11 +129,11 @@ func BenchmarkTouch(b *testing.B) {
 		for _, touch := range []bool{true, false} {
 			b.Run(fmt.Sprintf("N=%d/n=100/p=10/touch=%v", N, touch), func(b *testing.B) {
 				l := synthetic(b, N, 10)
-				var t target.Terms = l
+				var t energy.Terms = l
 				if !touch {
 					t = untouched{l}
 				}
-				mb, err := target.NewMinibatch(t, 100)
+				mb, err := energy.NewMinibatch(t, 100)
 				if err != nil {
 					b.Fatal(err)
 				}

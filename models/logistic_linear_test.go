@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // TestLinearPathSameBits checks that a Minibatch on a Logistic, which draws
@@ -24,11 +24,11 @@ func TestLinearPathSameBits(t *testing.T) {
 	for _, n := range []int{2, 3, 4, 5, 9, 50, 203} {
 		for _, withVar := range []bool{true, false} {
 			t.Run(fmt.Sprintf("n=%d/var=%v", n, withVar), func(t *testing.T) {
-				fast, err := target.NewMinibatch(l, n)
+				fast, err := energy.NewMinibatch(l, n)
 				if err != nil {
 					t.Fatal(err)
 				}
-				slow, _ := target.NewMinibatch(untouched{l}, n)
+				slow, _ := energy.NewMinibatch(untouched{l}, n)
 				fast.TrackSpread()
 				slow.TrackSpread()
 				r1, r2 := rand.New(rand.NewPCG(5, 6)), rand.New(rand.NewPCG(5, 6))

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // Mixture is a one-dimensional Gaussian mixture, exp(−U(θ)) = Σ_k w_k N(θ; μ_k, s_k²).
@@ -27,7 +27,7 @@ type Mixture struct {
 // from, so that a stale constant is never used.
 type mixConst struct{ w, s, logc float64 }
 
-var _ target.Energy = Mixture{}
+var _ energy.Energy = Mixture{}
 
 // NewMixture checks the mixture (see Validate) and precomputes its
 // components' constants. The slices are not copied.

@@ -3,21 +3,21 @@ package models_test
 import (
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // BenchmarkSGLDLogistic times one step of single-chain SGLD on minibatch
 // logistic regression, N = 10⁵, p = 100, n = 100 (the library's path: an
-// exchange sampler of one level on a target.Minibatch): the peer of the
+// exchange sampler of one level on a energy.Minibatch): the peer of the
 // plain PyTorch loop of bench/torch/sgld.py, which `go run ./bench/torch`
 // times against it.
 func BenchmarkSGLDLogistic(b *testing.B) {
 	const N, p, n = 100_000, 100, 100
 	l := synthetic(b, N, p)
-	mb, err := target.NewMinibatch(l, n)
+	mb, err := energy.NewMinibatch(l, n)
 	if err != nil {
 		b.Fatal(err)
 	}

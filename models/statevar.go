@@ -3,7 +3,7 @@ package models
 import (
 	"math"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // Expit is the logistic function e^x/(1 + e^x), computed without overflow for any x.
@@ -25,8 +25,8 @@ func StateEnergySD(u float64) float64 { return 1.5 * Expit(u) }
 
 // StateNoisy is the paper's estimator with state-dependent noise on a
 // one-dimensional energy e: Û ~ N(U, σ²(θ)), ∇Û ~ N(∇U, s²(θ)).
-func StateNoisy(e target.Energy) *target.Noisy {
-	return &target.Noisy{
+func StateNoisy(e energy.Energy) *energy.Noisy {
+	return &energy.Noisy{
 		E:        e,
 		EnergySD: func(_ []float64, u float64) float64 { return StateEnergySD(u) },
 		GradSD:   func(theta []float64, _ int) float64 { return StateGradSD(theta[0]) },

@@ -4,8 +4,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // TestTouchChangesNothing checks that the prefetch pass leaves the draws
@@ -15,8 +15,8 @@ func TestTouchChangesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := target.NewMinibatch(l, 20)
-	b, _ := target.NewMinibatch(untouched{l}, 20)
+	a, _ := energy.NewMinibatch(l, 20)
+	b, _ := energy.NewMinibatch(untouched{l}, 20)
 	ra, rb := rand.New(rand.NewPCG(1, 1)), rand.New(rand.NewPCG(1, 1))
 	theta := []float64{0.1, -0.2, 0.3, 0, 1, -1, 0.5}
 	ga, gb, va, vb := make([]float64, 7), make([]float64, 7), make([]float64, 7), make([]float64, 7)

@@ -5,7 +5,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fresgld/fresgld/diag"
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // WellingTeh is the bimodal posterior of Welling & Teh (2011, §5.1), the
@@ -54,7 +54,7 @@ func NewWellingTeh(n int, theta1, theta2 float64, rng *rand.Rand) *WellingTeh {
 	return m
 }
 
-var _ target.Terms = (*WellingTeh)(nil)
+var _ energy.Terms = (*WellingTeh)(nil)
 
 // Dim is 2.
 func (m *WellingTeh) Dim() int { return 2 }

@@ -5,8 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // AutoBatch is the variance model of a chain on a minibatch estimator that
@@ -42,7 +42,7 @@ import (
 // Setup.HotVarAt, which makes one AutoBatch per level on that level's own
 // clone of Hot.
 type AutoBatch struct {
-	mb  *target.Minibatch
+	mb  *energy.Minibatch
 	tau float64
 	eta langevin.Schedule
 	opt AutoOptions
@@ -93,11 +93,11 @@ var (
 
 // Binding is the estimator the model resizes and the temperature it sizes
 // for.
-func (a *AutoBatch) Binding() (target.Estimator, float64) { return a.mb, a.tau }
+func (a *AutoBatch) Binding() (energy.Estimator, float64) { return a.mb, a.tau }
 
 // NewAutoBatch returns the model for a level at temperature tau stepping
 // with schedule eta on the minibatch estimator mb.
-func NewAutoBatch(mb *target.Minibatch, tau float64, eta langevin.Schedule, opt AutoOptions) (*AutoBatch, error) {
+func NewAutoBatch(mb *energy.Minibatch, tau float64, eta langevin.Schedule, opt AutoOptions) (*AutoBatch, error) {
 	N := mb.Len()
 	if opt.Share == 0 {
 		opt.Share = 0.9
@@ -151,7 +151,7 @@ func SizeFor(N int, s2, eta, tau, share float64) float64 {
 // ShareAt is the share of the budget 2τη that the gradient noise of a size-n
 // minibatch takes: η²·N(N − n)/n·s2 / (2τη).
 func ShareAt(N, n int, s2, eta, tau float64) float64 {
-	return eta * target.FPC(N, n) * s2 / (2 * tau)
+	return eta * energy.FPC(N, n) * s2 / (2 * tau)
 }
 
 // Stats returns what the model did so far.
@@ -167,7 +167,7 @@ func (a *AutoBatch) Warning() string {
 		a.stats.Above, a.stats.Checks, a.opt.Max, 100*a.opt.Share, a.tau)
 }
 
-func (a *AutoBatch) Observe(k int, theta []float64, est target.Estimator, rng *rand.Rand) error {
+func (a *AutoBatch) Observe(k int, theta []float64, est energy.Estimator, rng *rand.Rand) error {
 	if k%a.opt.Every != 0 {
 		return nil
 	}
@@ -219,7 +219,7 @@ func (a *AutoBatch) GradVar(dst, _, reported []float64) {
 		copy(dst, reported)
 		return
 	}
-	f := target.FPC(a.mb.Len(), a.mb.Size())
+	f := energy.FPC(a.mb.Len(), a.mb.Size())
 	for j, v := range a.smooth {
 		dst[j] = f * v
 	}

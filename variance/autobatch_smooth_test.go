@@ -5,8 +5,8 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -17,7 +17,7 @@ import (
 func TestAutoBatchSmoothAfterFullWindow(t *testing.T) {
 	const N, every = 500, 10
 	terms := newLocTerms(N, []float64{2}, 9)
-	mb, _ := target.NewMinibatch(terms, 20)
+	mb, _ := energy.NewMinibatch(terms, 20)
 	eta := langevin.Constant{Step: 1e-5}
 	a, err := variance.NewAutoBatch(mb, 1, eta, variance.AutoOptions{Min: 20, Max: 20, Every: every, Smooth: true})
 	if err != nil {
@@ -36,13 +36,13 @@ func TestAutoBatchSmoothAfterFullWindow(t *testing.T) {
 			t.Fatalf("step %d, before a full window: ŝ² = %v, want the draw's own %v", k, dst[0], rep[0])
 		}
 		if k == every {
-			want := target.FPC(N, 20) * spread / every
+			want := energy.FPC(N, 20) * spread / every
 			if math.Abs(dst[0]-want) > 1e-12*want || dst[0] == rep[0] {
 				t.Errorf("after a full window: ŝ² = %v, want the smoothed %v (own %v)", dst[0], want, rep[0])
 			}
 		}
 		if k < every {
-			spread += rep[0] / target.FPC(N, 20)
+			spread += rep[0] / energy.FPC(N, 20)
 		}
 	}
 }

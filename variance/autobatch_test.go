@@ -5,9 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -100,7 +100,7 @@ func TestAutoBatchMeetsShare(t *testing.T) {
 	S2 := terms.s2(1) // coordinate 1 has the larger spread, by a factor ~100
 	// η puts n* near 200: η·N²·S²/n / (2τ) = share.
 	eta := 200 * share * 2 * tau2 / (N * N * S2)
-	hot, err := target.NewMinibatch(terms, 50)
+	hot, err := energy.NewMinibatch(terms, 50)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestAutoBatchMeetsShare(t *testing.T) {
 	}
 	cfg, err := exchange.FReSGLDMethod.Config(exchange.Setup{
 		Tau1: 1, Tau2: tau2, Eta: sched,
-		Cold: target.Exact{E: terms}, Hot: hot,
+		Cold: energy.Exact{E: terms}, Hot: hot,
 		HotVar: func() variance.Model { return auto },
 		A:      1, Seed: 11,
 	})
@@ -211,7 +211,7 @@ func TestAutoBatchOutOfRange(t *testing.T) {
 		{"above", 500, 40, 40, false, true},
 		{"inside", 100, 0, 0, false, false},
 	} {
-		mb, _ := target.NewMinibatch(terms, 100)
+		mb, _ := energy.NewMinibatch(terms, 100)
 		eta := c.n * 0.9 * 2 / (N * N * S2)
 		a, err := variance.NewAutoBatch(mb, 1, langevin.Constant{Step: eta}, variance.AutoOptions{Max: c.max, Every: 1})
 		if err != nil {
@@ -234,7 +234,7 @@ func TestAutoBatchOutOfRange(t *testing.T) {
 }
 
 func TestAutoBatchErrors(t *testing.T) {
-	mb, _ := target.NewMinibatch(newLocTerms(10, []float64{1}, 1), 5)
+	mb, _ := energy.NewMinibatch(newLocTerms(10, []float64{1}, 1), 5)
 	eta := langevin.Constant{Step: 0.1}
 	for _, c := range []struct {
 		tau float64
@@ -277,12 +277,12 @@ func TestAutoBatchTemperature(t *testing.T) {
 	const N, n, tau, steps, burn, batch = 1000, 5, 1.0, 200_000, 5000, 5000
 	terms := newLocTerms(N, []float64{1}, 8)
 	S2, xbar := terms.s2(0), terms.mean[0]
-	V := target.FPC(N, n) * S2
+	V := energy.FPC(N, n) * S2
 	eta := 0.9 * 2 * tau / V // η·V/(2τ) = 0.9
 	B := 2 * tau / eta       // the budget in units of ŝ²
 
 	// E[(ŝ² − B)+] over minibatches, with its standard error.
-	mb, _ := target.NewMinibatch(terms, n)
+	mb, _ := energy.NewMinibatch(terms, n)
 	rng := rand.New(rand.NewPCG(4, 4))
 	g, gv, th := make([]float64, 1), make([]float64, 1), []float64{0}
 	excess := make([]float64, 200_000)
@@ -293,7 +293,7 @@ func TestAutoBatchTemperature(t *testing.T) {
 	ex, exSE := meanSE(excess)
 
 	run := func(smooth bool) (float64, float64) {
-		mb, _ := target.NewMinibatch(terms, n)
+		mb, _ := energy.NewMinibatch(terms, n)
 		sched := langevin.Constant{Step: eta}
 		auto, err := variance.NewAutoBatch(mb, tau, sched, variance.AutoOptions{Min: n, Max: n, Every: 1000, Smooth: smooth})
 		if err != nil {
@@ -352,7 +352,7 @@ func TestAutoBatchTemperature(t *testing.T) {
 func TestAutoBatchDecreasingStep(t *testing.T) {
 	const N, tau, every = 5000, 2.0, 10
 	terms := newLocTerms(N, []float64{3}, 9)
-	mb, _ := target.NewMinibatch(terms, 50)
+	mb, _ := energy.NewMinibatch(terms, 50)
 	S2 := terms.s2(0)
 	sched := langevin.Decreasing{A: 400 * 0.9 * 2 * tau / (N * N * S2), B: 1, Gamma: 0.55}
 	a, err := variance.NewAutoBatch(mb, tau, sched, variance.AutoOptions{Every: every})
@@ -396,7 +396,7 @@ func (n nanTerms) Term(grad, theta []float64, i int) float64 {
 }
 
 func TestAutoBatchNaN(t *testing.T) {
-	mb, _ := target.NewMinibatch(nanTerms{newLocTerms(100, []float64{1}, 1)}, 10)
+	mb, _ := energy.NewMinibatch(nanTerms{newLocTerms(100, []float64{1}, 1)}, 10)
 	a, _ := variance.NewAutoBatch(mb, 1, langevin.Constant{Step: 0.01}, variance.AutoOptions{Every: 1})
 	rng := rand.New(rand.NewPCG(1, 1))
 	if err := a.Observe(0, []float64{2}, mb, rng); err == nil {

@@ -3,10 +3,10 @@ package variance_test
 import (
 	"fmt"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -20,8 +20,8 @@ func ExampleNewAutoBatch() {
 		return
 	}
 	eta := langevin.Constant{Step: 1e-6}
-	cold, _ := target.NewMinibatch(data, 1000)
-	hot, _ := target.NewMinibatch(data, 100) // the pilot's size
+	cold, _ := energy.NewMinibatch(data, 1000)
+	hot, _ := energy.NewMinibatch(data, 100) // the pilot's size
 	const tau1, tau2 = 1, 10
 	auto, err := variance.NewAutoBatch(hot, tau2, eta, variance.AutoOptions{Share: 0.9, Every: 100})
 	if err != nil {

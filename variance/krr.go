@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // KRR is the paper's non-parametric variance model (f-reSGLD_nonp, §5.1):
@@ -101,7 +101,7 @@ func (k *KRR) current() *krrFit {
 	return k.fitted.Load()
 }
 
-func (k *KRR) Observe(step int, theta []float64, est target.Estimator, rng *rand.Rand) error {
+func (k *KRR) Observe(step int, theta []float64, est energy.Estimator, rng *rand.Rand) error {
 	if k.leader != nil && k.adopted == nil {
 		// Adopt the leader's fit only from the step after it was made:
 		// levels stepping concurrently may or may not see it during that

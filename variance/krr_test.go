@@ -5,15 +5,15 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // sigmoidNoise is the paper's state-dependent noise on a quadratic energy in
 // p dimensions: s_j(θ) = 5·logistic(θ_j), σ(θ) = 1 + θ_0²/10 (a smooth,
 // non-constant energy noise). Written here to keep the test self-contained.
-func sigmoidNoise(p int) *target.Noisy {
-	return &target.Noisy{
-		E:        target.NewIsoQuadratic(p, 1),
+func sigmoidNoise(p int) *energy.Noisy {
+	return &energy.Noisy{
+		E:        energy.NewIsoQuadratic(p, 1),
 		GradSD:   func(theta []float64, j int) float64 { return 5 / (1 + math.Exp(-theta[j])) },
 		EnergySD: func(theta []float64, _ float64) float64 { return 1 + theta[0]*theta[0]/10 },
 	}
@@ -21,7 +21,7 @@ func sigmoidNoise(p int) *target.Noisy {
 
 // feed shows the model n states drawn uniformly on [−8, 8]^p, one per
 // Period, and returns them.
-func feed(t *testing.T, k *KRR, est target.Estimator, n, p int, rng *rand.Rand) {
+func feed(t *testing.T, k *KRR, est energy.Estimator, n, p int, rng *rand.Rand) {
 	t.Helper()
 	theta := make([]float64, p)
 	for i := range n {
@@ -147,7 +147,7 @@ func TestKRRFewAndDuplicatePoints(t *testing.T) {
 	}
 	// A noise-free estimator: every target variance is 0.
 	k, _ = NewKRR(10, 3, 1)
-	feed(t, k, target.Exact{E: target.NewIsoQuadratic(2, 1)}, 10, 2, rng)
+	feed(t, k, energy.Exact{E: energy.NewIsoQuadratic(2, 1)}, 10, 2, rng)
 	checkFinite(t, "zero variance", k, 2)
 	k.GradVar(dst, []float64{0, 0}, nil)
 	if dst[0] != 0 || dst[1] != 0 || k.EnergyVar([]float64{0, 0}, 0, false) != 0 {
@@ -159,7 +159,7 @@ func TestKRRFewAndDuplicatePoints(t *testing.T) {
 // variances; draws stop once the fit exists; a follower switches to its
 // leader's fit.
 func TestKRRBeforeFitAndFollower(t *testing.T) {
-	est := newCountingNoisy(target.NewNoisy(target.NewIsoQuadratic(1, 1), 3, 2))
+	est := newCountingNoisy(energy.NewNoisy(energy.NewIsoQuadratic(1, 1), 3, 2))
 	rng := rand.New(rand.NewPCG(3, 3))
 	lead, _ := NewKRR(50, 10, 2)
 	fol := lead.Follower()
@@ -201,11 +201,11 @@ func TestKRRBeforeFitAndFollower(t *testing.T) {
 
 // countingNoisy counts the draws made through it.
 type countingNoisy struct {
-	*target.Noisy
+	*energy.Noisy
 	grads, energies int
 }
 
-func newCountingNoisy(n *target.Noisy) *countingNoisy { return &countingNoisy{Noisy: n} }
+func newCountingNoisy(n *energy.Noisy) *countingNoisy { return &countingNoisy{Noisy: n} }
 
 func (c *countingNoisy) Grad(g, gv, theta []float64, rng *rand.Rand) {
 	c.grads++

@@ -3,7 +3,7 @@ package variance
 import (
 	"math/rand/v2"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // repeats is the work space for sample variances of repeated draws at one
@@ -16,7 +16,7 @@ type repeats struct {
 // per-coordinate sample variances of the gradient draws into gv; it returns
 // the sample variance of the energy draws. Welford's updates keep it stable
 // when the variance is small beside the mean.
-func (w *repeats) sample(gv, theta []float64, est target.Estimator, rng *rand.Rand, r int) (ev float64) {
+func (w *repeats) sample(gv, theta []float64, est energy.Estimator, rng *rand.Rand, r int) (ev float64) {
 	if len(w.mean) != len(theta) {
 		p := len(theta)
 		w.mean, w.m2, w.draw = make([]float64, p), make([]float64, p), make([]float64, p)

@@ -5,7 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // Running is the paper's §5.1 estimator for a black-box estimator: every
@@ -40,7 +40,7 @@ func NewRunning(repeats, period int) (*Running, error) {
 // Updates is the number of updates made so far.
 func (r *Running) Updates() int { return r.m }
 
-func (r *Running) Observe(k int, theta []float64, est target.Estimator, rng *rand.Rand) error {
+func (r *Running) Observe(k int, theta []float64, est energy.Estimator, rng *rand.Rand) error {
 	if k%r.Period != 0 {
 		return nil
 	}

@@ -3,10 +3,10 @@ package variance
 import (
 	"fmt"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
-// The models' states for checkpoints (target.StateSaver). Work space (one
+// The models' states for checkpoints (energy.StateSaver). Work space (one
 // update's sample variances, the repeats' buffers, KRR's last prediction)
 // is rewritten before it is read, and is not saved.
 
@@ -20,13 +20,13 @@ type runningState struct {
 
 // SaveState saves the running averages.
 func (r *Running) SaveState() ([]byte, error) {
-	return target.EncodeState(runningState{M: r.m, Gvar: r.gvar, Evar: r.evar})
+	return energy.EncodeState(runningState{M: r.m, Gvar: r.gvar, Evar: r.evar})
 }
 
 // RestoreState restores what SaveState saved.
 func (r *Running) RestoreState(b []byte) error {
 	var st runningState
-	if err := target.DecodeState(b, &st, "running variance"); err != nil {
+	if err := energy.DecodeState(b, &st, "running variance"); err != nil {
 		return err
 	}
 	r.m, r.evar = st.M, st.Evar
@@ -59,14 +59,14 @@ func (k *KRR) SaveState() ([]byte, error) {
 			st.Fitted, st.FitStep, st.P = true, f.step, f.p
 		}
 	}
-	return target.EncodeState(st)
+	return energy.EncodeState(st)
 }
 
 // RestoreState restores what SaveState saved into a model of the same
 // settings (and, for a follower, a leader restored in the same checkpoint).
 func (k *KRR) RestoreState(b []byte) error {
 	var st krrState
-	if err := target.DecodeState(b, &st, "kernel ridge variance"); err != nil {
+	if err := energy.DecodeState(b, &st, "kernel ridge variance"); err != nil {
 		return err
 	}
 	if st.N > k.Points {
@@ -104,13 +104,13 @@ type autoState struct {
 // SaveState saves the smoothed spread and the checks' record; the size
 // itself is the minibatch's, saved with the minibatch.
 func (a *AutoBatch) SaveState() ([]byte, error) {
-	return target.EncodeState(autoState{Smooth: a.smooth, Smoothed: a.smoothed, Stats: a.stats})
+	return energy.EncodeState(autoState{Smooth: a.smooth, Smoothed: a.smoothed, Stats: a.stats})
 }
 
 // RestoreState restores what SaveState saved.
 func (a *AutoBatch) RestoreState(b []byte) error {
 	var st autoState
-	if err := target.DecodeState(b, &st, "automatic minibatch"); err != nil {
+	if err := energy.DecodeState(b, &st, "automatic minibatch"); err != nil {
 		return err
 	}
 	if len(st.Smooth) != len(a.smooth) {

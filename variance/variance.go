@@ -6,7 +6,7 @@ package variance
 import (
 	"math/rand/v2"
 
-	"github.com/fresgld/fresgld/target"
+	"github.com/fresgld/fresgld/energy"
 )
 
 // Model supplies ŝ²(θ) and σ²(θ) for one level of a ladder.
@@ -17,7 +17,7 @@ import (
 // after their first Observe.
 type Model interface {
 	// Observe lets the model learn at step k from the state theta.
-	Observe(k int, theta []float64, est target.Estimator, rng *rand.Rand) error
+	Observe(k int, theta []float64, est energy.Estimator, rng *rand.Rand) error
 	// GradVar writes ŝ²(θ) into dst. reported is the estimator's own
 	// report for the current draw, or nil when it reports none.
 	GradVar(dst, theta, reported []float64)
@@ -35,7 +35,7 @@ type Known struct{}
 
 var _ Model = Known{}
 
-func (Known) Observe(int, []float64, target.Estimator, *rand.Rand) error { return nil }
+func (Known) Observe(int, []float64, energy.Estimator, *rand.Rand) error { return nil }
 
 func (Known) GradVar(dst, _, reported []float64) { copy(dst, reported) }
 
@@ -47,5 +47,5 @@ func (Known) NeedsReport() bool { return true }
 // act on and the temperature they are set for. A sampler refuses a bound
 // model on a level whose estimator or temperature is not its own.
 type Bound interface {
-	Binding() (est target.Estimator, tau float64)
+	Binding() (est energy.Estimator, tau float64)
 }

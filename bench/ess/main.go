@@ -3,7 +3,7 @@
 // issue 22's defaults are to take: the chains start at the mode, step in the
 // coordinates where the Hessian at the mode is I (langevin.Precond), and
 // draw their gradients either on the full data or as control-variate
-// minibatches about the mode (target.CVGrad). It prints the smallest bulk
+// minibatches about the mode (energy.CVGrad). It prints the smallest bulk
 // ESS and largest R̂ over the coefficients (as R's posterior package
 // computes them), the CPU time of the sampling, and writes the standardised
 // design and the chains' means and sds for nuts.R, which runs Stan's NUTS on
@@ -26,13 +26,13 @@ import (
 	"github.com/fresgld/fresgld/data"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -96,11 +96,11 @@ func run(file, label string, batch int, eta float64, draws, thin, chains int, ou
 	// Full-data gradients as a minibatch of all N: its linear-model path
 	// takes rows four at a time, several times faster than one Term call
 	// per example.
-	var est target.Estimator
+	var est energy.Estimator
 	if batch > 0 {
-		est, err = target.NewCVGrad(l, mode, batch)
+		est, err = energy.NewCVGrad(l, mode, batch)
 	} else {
-		est, err = target.NewMinibatch(l, d.N)
+		est, err = energy.NewMinibatch(l, d.N)
 	}
 	if err != nil {
 		return err
@@ -119,7 +119,7 @@ func run(file, label string, batch int, eta float64, draws, thin, chains int, ou
 			continue
 		}
 		e := est
-		if cl, ok := est.(target.Cloner); ok {
+		if cl, ok := est.(energy.Cloner); ok {
 			e = cl.Clone()
 		}
 		s, err := exchange.New(exchange.Config{Levels: []exchange.Level{{Tau: 1, Est: e, Eta: langevin.Constant{Step: eta}, Precond: pc}}, Seed: exchange.ChainSeed(1, c+1)}, [][]float64{mode})

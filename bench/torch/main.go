@@ -24,11 +24,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 const (
@@ -122,7 +122,7 @@ func run(rounds, steps int) error {
 }
 
 func sampler(l *models.Logistic) (*exchange.Sampler, error) {
-	mb, err := target.NewMinibatch(l, n)
+	mb, err := energy.NewMinibatch(l, n)
 	if err != nil {
 		return nil, err
 	}

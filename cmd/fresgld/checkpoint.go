@@ -13,8 +13,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/output"
-	"github.com/fresgld/fresgld/target"
 )
 
 // A checkpoint is one chain's state between two steps, in chain-<c>.ckpt
@@ -107,13 +107,13 @@ func readCheckpoint(path string) (*checkpoint, error) {
 
 func readCheckpointBytes(b []byte) (*checkpoint, error) {
 	var c checkpoint
-	if err := target.DecodeState(b, &c, "checkpoint"); err != nil {
+	if err := energy.DecodeState(b, &c, "checkpoint"); err != nil {
 		return nil, err
 	}
 	return &c, nil
 }
 
-func encodeCheckpoint(c *checkpoint) ([]byte, error) { return target.EncodeState(c) }
+func encodeCheckpoint(c *checkpoint) ([]byte, error) { return energy.EncodeState(c) }
 
 // sameHeader refuses a checkpoint whose chain settings differ from the
 // run's, naming the first line that differs.

@@ -11,12 +11,12 @@ import (
 	"gonum.org/v1/plot/vg"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/output"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -201,7 +201,7 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		}
 		if f.Variance == "running" {
 			// The estimators hide their noise so that the sampler must estimate it.
-			setup.Cold, setup.Hot = target.Hidden{Estimator: cold}, target.Hidden{Estimator: hot}
+			setup.Cold, setup.Hot = energy.Hidden{Estimator: cold}, energy.Hidden{Estimator: hot}
 			mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
 			setup.ColdVar, setup.HotVar = mk, mk
 		}

@@ -11,11 +11,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/dataset"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/output"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -390,16 +390,16 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	// streams of its own, with the swap energies chosen below.
 	build := func(id int) (*exchange.Sampler, error) { return buildWith(id, energies) }
 	buildWith = func(id int, energies exchange.Energies) (*exchange.Sampler, error) {
-		cold, err := target.NewMinibatch(lr, f.Batch)
+		cold, err := energy.NewMinibatch(lr, f.Batch)
 		if err != nil {
 			return nil, fmt.Errorf("--batch: %w", err)
 		}
-		hot, err := target.NewMinibatch(lr, hotStart)
+		hot, err := energy.NewMinibatch(lr, hotStart)
 		if err != nil {
 			return nil, fmt.Errorf("--hot-batch: %w", err)
 		}
 		if !f.SwapBatchAuto {
-			for _, mb := range []*target.Minibatch{cold, hot} {
+			for _, mb := range []*energy.Minibatch{cold, hot} {
 				if err := mb.SetEnergySize(f.SwapBatch); err != nil {
 					return nil, fmt.Errorf("--swap-batch: %w", err)
 				}
@@ -415,8 +415,8 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 			delete(autos, id)
 			// Every hot level sizes its own minibatch at its own τ; the
 			// summary reports the first hot level's.
-			setup.HotVarAt = func(est target.Estimator, tau float64) (variance.Model, error) {
-				mb, ok := est.(*target.Minibatch)
+			setup.HotVarAt = func(est energy.Estimator, tau float64) (variance.Model, error) {
+				mb, ok := est.(*energy.Minibatch)
 				if !ok {
 					return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
 				}

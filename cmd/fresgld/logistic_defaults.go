@@ -10,9 +10,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fresgld/fresgld/dataset"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -115,13 +115,13 @@ func wideCurvature(lr *models.Logistic) curvature {
 // at each of thetas (the largest counts: the chains' start and the mode,
 // so that the rule holds through the burn-in); bounded to [coldMin,
 // coldMax] and to N. It returns n, the unbounded n* and S²_max.
-func coldSize(lr target.Terms, thetas [][]float64, eta, tau float64, seed uint64) (n int, nstar, s2 float64, err error) {
+func coldSize(lr energy.Terms, thetas [][]float64, eta, tau float64, seed uint64) (n int, nstar, s2 float64, err error) {
 	N := lr.Len()
 	m := min(N, pilotSize)
 	if m < 2 {
 		return N, float64(N), 0, nil
 	}
-	mb, err := target.NewMinibatch(lr, m)
+	mb, err := energy.NewMinibatch(lr, m)
 	if err != nil {
 		return 0, 0, 0, err
 	}
@@ -146,7 +146,7 @@ func coldSize(lr target.Terms, thetas [][]float64, eta, tau float64, seed uint64
 // etaFor is the step size at which a size-n minibatch's gradient noise
 // η²·N(N − n)/n·s2 is share·2τη: η = 2·share·τ/(N(N − n)/n·s2).
 func etaFor(N, n int, s2, tau, share float64) float64 {
-	return 2 * share * tau / (target.FPC(N, n) * s2)
+	return 2 * share * tau / (energy.FPC(N, n) * s2)
 }
 
 // runGCPercent is the collector's headroom while a logistic run holds its
@@ -171,7 +171,7 @@ func readData(path string, opt dataset.Options) (*dataset.Data, error) {
 
 // dataEnergy is a data set's energy with its full U, as logDensity needs.
 type dataEnergy interface {
-	target.Terms
+	energy.Terms
 	U(theta []float64) float64
 }
 

@@ -14,11 +14,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fresgld/fresgld/dataset"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/output"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -632,11 +632,11 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	// buildWith makes chain id's ladder, as logistic's does: minibatches,
 	// variance models and random streams of its own.
 	buildWith := func(id int, energies exchange.Energies) (*exchange.Sampler, error) {
-		cold, err := target.NewMinibatch(lr, f.Batch)
+		cold, err := energy.NewMinibatch(lr, f.Batch)
 		if err != nil {
 			return nil, fmt.Errorf("--batch: %w", err)
 		}
-		hot, err := target.NewMinibatch(lr, hotStart)
+		hot, err := energy.NewMinibatch(lr, hotStart)
 		if err != nil {
 			return nil, fmt.Errorf("--hot-batch: %w", err)
 		}
@@ -648,8 +648,8 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 		}
 		if f.HotBatchAuto {
 			delete(autos, id)
-			setup.HotVarAt = func(est target.Estimator, tau float64) (variance.Model, error) {
-				mb, ok := est.(*target.Minibatch)
+			setup.HotVarAt = func(est energy.Estimator, tau float64) (variance.Model, error) {
+				mb, ok := est.(*energy.Minibatch)
 				if !ok {
 					return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
 				}

@@ -10,10 +10,10 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 )
 
 // Convex is the study of Theorem 4.2: a Gaussian target U = λθ²/2 whose
@@ -120,9 +120,9 @@ type ConvexResult struct {
 
 // Problem is the two-temperature Gaussian problem at step eta.
 func (c Convex) Problem(eta float64) study.Problem {
-	q := target.NewIsoQuadratic(1, cvLambda)
+	q := energy.NewIsoQuadratic(1, cvLambda)
 	s := exchange.Setup{Tau1: cvTau1, Tau2: cvTau2, Eta: langevin.Constant{Step: eta},
-		Cold: target.NewNoisy(q, cvSig1, cvS1), Hot: target.NewNoisy(q, cvSig2, cvS2), A: cvA, A1: 0.9}
+		Cold: energy.NewNoisy(q, cvSig1, cvS1), Hot: energy.NewNoisy(q, cvSig2, cvS2), A: cvA, A1: 0.9}
 	return study.Problem{Setup: s, Var: c.Var, Init: []float64{0}}
 }
 

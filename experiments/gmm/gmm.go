@@ -10,11 +10,11 @@ import (
 	"sync"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // GMM is a Gaussian-mixture study of the paper's §5.1.
@@ -66,7 +66,7 @@ func (g GMM) Problem() study.Problem {
 		e := models.StateNoisy(m)
 		s.Cold, s.Hot, s.A1, shared = e, e, 0.5, true
 	} else {
-		s.Cold, s.Hot, s.A1 = target.NewNoisy(m, 1, 2), target.NewNoisy(m, 3, 5), 0.9
+		s.Cold, s.Hot, s.A1 = energy.NewNoisy(m, 1, 2), energy.NewNoisy(m, 3, 5), 0.9
 	}
 	return study.Problem{Setup: s, Shared: shared, Var: g.Var, Init: []float64{gmmInit}, Energy: m}
 }

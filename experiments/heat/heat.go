@@ -14,12 +14,12 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models/heat"
 	"github.com/fresgld/fresgld/output"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -183,14 +183,14 @@ func runHeatMethod(p heat.Problem, f *Settings, m heatMethod, fineF, coarseF hea
 	if err != nil {
 		return heatRun{}, err
 	}
-	var cold, hot target.Estimator = target.NewNoisy(&heat.Energy{P: p, F: fine}, m.ESD, m.GSD), target.NewNoisy(&heat.Energy{P: p, F: coarse}, m.ESD, m.GSD)
+	var cold, hot energy.Estimator = energy.NewNoisy(&heat.Energy{P: p, F: fine}, m.ESD, m.GSD), energy.NewNoisy(&heat.Energy{P: p, F: coarse}, m.ESD, m.GSD)
 	box := heat.Box()
 	setup := exchange.Setup{
 		Tau1: f.Tau1, Tau2: f.Tau2, Eta: langevin.Constant{Step: f.Eta},
 		Cold: cold, Hot: hot, PerStep: true, Seed: seed, Domain: &box,
 	}
 	if f.Variance == "running" && m.M == exchange.FReSGLDMethod {
-		setup.Cold, setup.Hot = target.Hidden{Estimator: cold}, target.Hidden{Estimator: hot}
+		setup.Cold, setup.Hot = energy.Hidden{Estimator: cold}, energy.Hidden{Estimator: hot}
 		mk := func() variance.Model { r, _ := variance.NewRunning(10, 100); return r }
 		setup.ColdVar, setup.HotVar = mk, mk
 	}

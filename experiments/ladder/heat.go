@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models/heat"
-	"github.com/fresgld/fresgld/target"
 )
 
 // HeatSettings are the settings of the heat part of the ladder study, the
@@ -85,7 +85,7 @@ func (h *heatLadder) build(taus []float64) (exchange.Config, error) {
 			}
 			f = h.coarse[l-1]
 		}
-		est := target.NewNoisy(&heat.Energy{P: h.p, F: f}, h.esd(tau), h.gsd)
+		est := energy.NewNoisy(&heat.Energy{P: h.p, F: f}, h.esd(tau), h.gsd)
 		lv[l] = exchange.Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: heatEta}, Noise: langevin.Corrected}
 	}
 	return exchange.Config{Levels: lv, Swap: exchange.Swap{Rule: exchange.FReSGLD, PerStep: true, Scheme: h.scheme}, Seed: h.seed, Domain: &box}, nil
@@ -206,7 +206,7 @@ func heatSmall(p heat.Problem, s HeatSettings, seed uint64) (heatResult, error) 
 	}
 	box := heat.Box()
 	cfg, err := exchange.ReSGLDMethod.Config(exchange.Setup{Tau1: heatTau1, Tau2: heatTau2, Eta: langevin.Constant{Step: heatEta},
-		Cold: target.NewNoisy(&heat.Energy{P: p, F: fine}, 0.1, 0.1), PerStep: true, Seed: seed, Domain: &box})
+		Cold: energy.NewNoisy(&heat.Energy{P: p, F: fine}, 0.1, 0.1), PerStep: true, Seed: seed, Domain: &box})
 	if err != nil {
 		return r, err
 	}

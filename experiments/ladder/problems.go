@@ -6,10 +6,10 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // The studies' fixed settings, chosen before any run and the same for every
@@ -27,9 +27,9 @@ const (
 	fourModesHalfSpacing = 3.0
 )
 
-func noisySetup(e target.Energy, tau2 float64) exchange.Setup {
+func noisySetup(e energy.Energy, tau2 float64) exchange.Setup {
 	return exchange.Setup{Tau1: 1, Tau2: tau2, Eta: langevin.Constant{Step: studyEta},
-		Cold: target.NewNoisy(e, coldESD, coldGSD), Hot: target.NewNoisy(e, hotESD, hotGSD), PerStep: true}
+		Cold: energy.NewNoisy(e, coldESD, coldGSD), Hot: energy.NewNoisy(e, hotESD, hotGSD), PerStep: true}
 }
 
 // FourModes is study (a): the five-dimensional mixture of four unit

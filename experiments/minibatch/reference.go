@@ -7,9 +7,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/output"
-	"github.com/fresgld/fresgld/target"
 )
 
 // Reference is a long full-gradient MALA run's answer for a posterior
@@ -40,7 +40,7 @@ type Reference struct {
 // ComputeReference runs MALA on e from the Laplace approximation's mode,
 // preconditioned by its covariance, with burn adapted steps and steps kept
 // steps thinned by thin.
-func ComputeReference(problem string, e target.Energy, burn, steps, thin int, seed uint64) (Reference, error) {
+func ComputeReference(problem string, e energy.Energy, burn, steps, thin int, seed uint64) (Reference, error) {
 	start := time.Now()
 	p := e.Dim()
 	m, l, err := mala.Laplace(e, make([]float64, p))

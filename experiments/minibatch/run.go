@@ -5,10 +5,10 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -53,7 +53,7 @@ type Accumulator interface {
 // Problem is a posterior with its exact answer and its setting.
 type Problem struct {
 	Name    string
-	Terms   target.Terms
+	Terms   energy.Terms
 	Setting Setting
 	// Metrics name the scores; Targets are the accuracies (one per metric)
 	// whose cost the study reports.
@@ -85,7 +85,7 @@ type RunResult struct {
 
 // meter counts the per-example evaluations a minibatch estimator spends.
 type meter struct {
-	*target.Minibatch
+	*energy.Minibatch
 	units *float64
 }
 
@@ -97,8 +97,8 @@ func (m meter) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 // Clone gives a level its own minibatch state but keeps counting into the
 // same total, so the budget covers every level (reSGLD clones its estimator
 // for the hot level).
-func (m meter) Clone() target.Estimator {
-	return meter{m.Minibatch.Clone().(*target.Minibatch), m.units}
+func (m meter) Clone() energy.Estimator {
+	return meter{m.Minibatch.Clone().(*energy.Minibatch), m.units}
 }
 
 func (m meter) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
@@ -121,11 +121,11 @@ var Methods = append(append([]exchange.Method(nil), exchange.Methods...), Correc
 func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 	st := pr.Setting
 	res := RunResult{Method: string(m), Seed: seed}
-	cold, err := target.NewMinibatch(pr.Terms, st.NCold)
+	cold, err := energy.NewMinibatch(pr.Terms, st.NCold)
 	if err != nil {
 		return res, err
 	}
-	hot, err := target.NewMinibatch(pr.Terms, st.NCold)
+	hot, err := energy.NewMinibatch(pr.Terms, st.NCold)
 	if err != nil {
 		return res, err
 	}

@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/mala"
-	"github.com/fresgld/fresgld/target"
 )
 
 // LinearNoise names a noise policy of a constant-step chain on a size-n
@@ -49,7 +49,7 @@ type LinearPrediction struct {
 // gradients at m (the exact covariance of a size-n draw without
 // replacement). It isolates what the noise structure alone does to the sds,
 // free of Monte Carlo error and of the per-draw variance estimate's scatter.
-func LinearSD(t target.Terms, m []float64, eta, tau float64, n int) ([]LinearPrediction, error) {
+func LinearSD(t energy.Terms, m []float64, eta, tau float64, n int) ([]LinearPrediction, error) {
 	p, N := t.Dim(), t.Len()
 	if len(m) != p {
 		return nil, fmt.Errorf("linear sd: mode of dimension %d for a %d-dimensional problem", len(m), p)
@@ -80,7 +80,7 @@ func LinearSD(t target.Terms, m []float64, eta, tau float64, n int) ([]LinearPre
 	}
 	var c mat.Dense
 	c.Mul(g.T(), g)
-	c.Scale(target.FPC(N, n)/float64(N-1), &c)
+	c.Scale(energy.FPC(N, n)/float64(N-1), &c)
 
 	a := mat.NewDense(p, p, nil)
 	for i := 0; i < p; i++ {

@@ -6,10 +6,10 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -119,11 +119,11 @@ func RunSD(pr Problem, ref Reference, v SDVariant, seed uint64) (SDRun, error) {
 	}
 	st := pr.Setting
 	var res SDRun
-	cold, err := target.NewMinibatch(pr.Terms, st.NCold)
+	cold, err := energy.NewMinibatch(pr.Terms, st.NCold)
 	if err != nil {
 		return res, err
 	}
-	hot, err := target.NewMinibatch(pr.Terms, st.NCold)
+	hot, err := energy.NewMinibatch(pr.Terms, st.NCold)
 	if err != nil {
 		return res, err
 	}

@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // The settings below are fixed by rules stated before any method is run,
@@ -50,7 +50,7 @@ var (
 
 // settingFor derives the step, burn-in and budgets from the Laplace
 // approximation of e at the mode reached from init.
-func settingFor(e target.Energy, N int, init []float64, sz Size) (Setting, float64, float64, error) {
+func settingFor(e energy.Energy, N int, init []float64, sz Size) (Setting, float64, float64, error) {
 	_, lmin, lmax, err := mala.Curvature(e, init)
 	if err != nil {
 		return Setting{}, 0, 0, err
@@ -72,7 +72,7 @@ func settingFor(e target.Energy, N int, init []float64, sz Size) (Setting, float
 
 // termsEnergy is the full energy of a Terms, for the Laplace approximation.
 type termsEnergy struct {
-	target.Terms
+	energy.Terms
 	g []float64
 }
 

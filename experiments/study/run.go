@@ -9,8 +9,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -71,7 +71,7 @@ type Problem struct {
 	Var    VarSettings
 	Init   []float64 // initial state of every level
 	// Energy is the exact energy, for the Noiseless reference.
-	Energy target.Energy
+	Energy energy.Energy
 }
 
 // Config builds the ladder of variant v on problem pr with seed.
@@ -81,7 +81,7 @@ func (pr Problem) Config(v Variant, seed uint64) (exchange.Config, error) {
 	switch v.Var {
 	case Known:
 	case Constant:
-		s.Cold, s.Hot = target.Hidden{Estimator: s.Cold}, target.Hidden{Estimator: s.Hot}
+		s.Cold, s.Hot = energy.Hidden{Estimator: s.Cold}, energy.Hidden{Estimator: s.Hot}
 		mk := func() variance.Model {
 			r, err := variance.NewRunning(pr.Var.Repeats, pr.Var.RunPeriod)
 			if err != nil {
@@ -91,13 +91,13 @@ func (pr Problem) Config(v Variant, seed uint64) (exchange.Config, error) {
 		}
 		s.ColdVar, s.HotVar = mk, mk
 	case Noiseless:
-		ex := target.Exact{E: pr.Energy}
+		ex := energy.Exact{E: pr.Energy}
 		s.Cold, s.Hot = ex, ex
 		cfg, err := exchange.ReSGLDMethod.Config(s)
 		cfg.Swap.Rule = exchange.Exact
 		return cfg, err
 	case Kernel:
-		s.Cold, s.Hot = target.Hidden{Estimator: s.Cold}, target.Hidden{Estimator: s.Hot}
+		s.Cold, s.Hot = energy.Hidden{Estimator: s.Cold}, energy.Hidden{Estimator: s.Hot}
 		hot, err := variance.NewKRR(pr.Var.KRRPoints, pr.Var.Repeats, pr.Var.KRRPeriod)
 		if err != nil {
 			return exchange.Config{}, err

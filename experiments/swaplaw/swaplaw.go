@@ -15,12 +15,12 @@ import (
 	"io"
 	"math"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/experiments/swaps"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // Taus are the hot temperatures τ2 compared (τ1 = 1).
@@ -76,7 +76,7 @@ func Problems(sz minibatch.Size) ([]minibatch.Problem, error) {
 	var prs []minibatch.Problem
 	for _, c := range []struct {
 		name  string
-		terms target.Terms
+		terms energy.Terms
 		init  []float64
 	}{
 		{"breast-cancer", l, make([]float64, l.Dim())},

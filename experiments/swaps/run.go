@@ -9,11 +9,11 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/target"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -74,11 +74,11 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 
 	st := pr.Setting
 	res := Result{Method: string(m), Mode: mode.String(), Seed: seed, MinLogS: math.Inf(1)}
-	cold, err := target.NewMinibatch(pr.Terms, st.NCold)
+	cold, err := energy.NewMinibatch(pr.Terms, st.NCold)
 	if err != nil {
 		return res, err
 	}
-	hot, err := target.NewMinibatch(pr.Terms, st.NCold)
+	hot, err := energy.NewMinibatch(pr.Terms, st.NCold)
 	if err != nil {
 		return res, err
 	}
@@ -87,8 +87,8 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 	period := Periods(pr.Terms.Len(), st.NCold)
 	setup := exchange.Setup{
 		Tau1: st.Tau1, Tau2: st.Tau2, Eta: eta, Cold: cold, Hot: hot,
-		HotVarAt: func(est target.Estimator, tau float64) (variance.Model, error) {
-			mb, ok := est.(*target.Minibatch)
+		HotVarAt: func(est energy.Estimator, tau float64) (variance.Model, error) {
+			mb, ok := est.(*energy.Minibatch)
 			if !ok {
 				return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
 			}
@@ -102,7 +102,7 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 			if !check && !accepted {
 				return
 			}
-			logS := (1/taus[l] - 1/taus[l+1]) * (target.Sum(pr.Terms, x) - target.Sum(pr.Terms, y))
+			logS := (1/taus[l] - 1/taus[l+1]) * (energy.Sum(pr.Terms, x) - energy.Sum(pr.Terms, y))
 			a := math.Exp(math.Min(0, logS))
 			if check {
 				res.Checked++

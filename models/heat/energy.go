@@ -1,6 +1,6 @@
 package heat
 
-import "github.com/fresgld/fresgld/target"
+import "github.com/fresgld/fresgld/energy"
 
 // Energy is the negative log-likelihood U(x0) = (y − G(x0))²/(2σ²) of the
 // problem's measurement under the forward map F. It is finite everywhere;
@@ -13,7 +13,7 @@ type Energy struct {
 	g [2]float64 // ∇G scratch: a local array would escape through F
 }
 
-var _ target.Energy = (*Energy)(nil)
+var _ energy.Energy = (*Energy)(nil)
 
 func (*Energy) Dim() int { return 2 }
 
@@ -30,4 +30,4 @@ func (e *Energy) Grad(grad, theta []float64) {
 }
 
 // Box is the support of the uniform prior, the unit square.
-func Box() target.Box { return target.Box{Lo: []float64{0, 0}, Hi: []float64{1, 1}} }
+func Box() energy.Box { return energy.Box{Lo: []float64{0, 0}, Hi: []float64{1, 1}} }

@@ -1,12 +1,12 @@
-package target_test
+package energy_test
 
 import (
 	"fmt"
 	"math"
 	"math/rand/v2"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/target"
 )
 
 // A minibatch gradient of logistic regression with its free variance
@@ -17,7 +17,7 @@ func ExampleNewMinibatch() {
 		fmt.Println(err)
 		return
 	}
-	mb, err := target.NewMinibatch(data, 50)
+	mb, err := energy.NewMinibatch(data, 50)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -1,4 +1,4 @@
-package target
+package energy
 
 // LinearTerms is implemented by Terms whose per-example gradient is a
 // multiple of a fixed per-example vector, ∇U_i(θ) = d_i(θ)·x_i, as in a

@@ -1,4 +1,4 @@
-package target
+package energy
 
 // GradRows is implemented by estimators whose gradient draw is the scaled
 // sum ∇U_0 + (N/n)·Σ_{i∈I} ∇U_i over n of N per-example terms drawn without

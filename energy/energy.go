@@ -1,10 +1,10 @@
-// Package target holds energies and the noisy estimators the samplers step on.
+// Package energy holds energies and the noisy estimators the samplers step on.
 //
 // An Energy is exact: U(θ) and ∇U(θ). An Estimator is what a sampler really
 // sees: a random draw Û(θ), ∇Û(θ), and, when it knows them, the variance σ² of
 // Û and the per-coordinate variances ŝ² of ∇Û, both possibly depending on θ.
 // Slices are destination first, as in gonum: Grad(grad, theta).
-package target
+package energy
 
 import "math/rand/v2"
 
@@ -74,7 +74,7 @@ type Cloner interface {
 // ExactEnergy is implemented by estimators that can say whether their
 // energy draws are U(θ) itself, with no noise. A sampler whose swap rule
 // needs exact energies refuses an estimator that does not say so: a noisy
-// estimator that reports no variance (target.Hidden, a black box) looks
+// estimator that reports no variance (energy.Hidden, a black box) looks
 // noise-free from its reports alone.
 type ExactEnergy interface {
 	ExactEnergy() bool

@@ -1,4 +1,4 @@
-package target
+package energy
 
 import (
 	"bytes"
@@ -35,7 +35,7 @@ func SaveStateOf(x any) ([]byte, error) {
 	case Stateless:
 		return nil, nil
 	}
-	return nil, fmt.Errorf("%T can neither save its state (target.StateSaver) nor declares it keeps none (target.Stateless): its draws after a resume could differ", x)
+	return nil, fmt.Errorf("%T can neither save its state (energy.StateSaver) nor declares it keeps none (energy.Stateless): its draws after a resume could differ", x)
 }
 
 // RestoreStateOf restores what SaveStateOf saved.
@@ -49,7 +49,7 @@ func RestoreStateOf(x any, b []byte) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%T can neither restore its state (target.StateSaver) nor declares it keeps none (target.Stateless)", x)
+	return fmt.Errorf("%T can neither restore its state (energy.StateSaver) nor declares it keeps none (energy.Stateless)", x)
 }
 
 // EncodeState and DecodeState are the gob encoding the savers here use;

@@ -1,4 +1,4 @@
-package target
+package energy
 
 // Terms is an energy that is a sum over a data set of N examples plus a prior
 // term: U(θ) = U_0(θ) + Σ_{i<N} U_i(θ). A minibatch estimator draws from it.

@@ -1,4 +1,4 @@
-package target
+package energy
 
 // Quadratic is U(θ) = ½ Σ_j λ_j θ_j², a Gaussian target with precisions λ_j:
 // the test bed with exact answers.
