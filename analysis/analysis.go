@@ -35,14 +35,20 @@ type Model struct {
 	// Check, when set, adds the model's own warnings about a chain from its
 	// posterior means (e.g. separable data in a logistic regression).
 	Check func(mean []float64) []string
+	// NoChainChecks skips the checks for a stuck or drifting chain, which
+	// assume one mode (a model that is checked against its exact posterior
+	// instead).
+	NoChainChecks bool
 }
 
 // Curvature describes the posterior at its mode: λ_min and λ_max of the
-// Hessian of U there (λ_min = 0: unknown), the mode (nil: unknown) and a
-// note saying how they were found.
+// Hessian of U there (λ_min = 0: unknown), the mode (nil: unknown), the
+// start's distance from the mode in posterior sds (0: found from U at the
+// mode) and a note saying how they were found.
 type Curvature struct {
 	Lmin, Lmax float64
 	Mode       []float64
+	Dist       float64
 	Note       string
 }
 
@@ -95,6 +101,11 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	curv, err := Defaults(ctx, m, &o, res)
 	if err != nil {
 		return nil, err
+	}
+	if o.Before != nil {
+		if err := o.Before(&o); err != nil {
+			return nil, err
+		}
 	}
 	res.Options = o
 	names := m.names()
@@ -157,6 +168,9 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 			continue
 		}
 		mean, sd := traceMoments(tr)
+		if m.NoChainChecks {
+			continue
+		}
 		w := chainChecks{eta: o.Eta, stats: c.Ladder, trace: tr, names: names, mean: mean, sd: sd, lmin: curv.Lmin}
 		for _, x := range w.warnings() {
 			x.Chain, x.Message = c.Header.ID, fmt.Sprintf("chain %d: %s", c.Header.ID, x.Message)

@@ -12,13 +12,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// report prints a run's swap lines, its table (stdout) and warnings
-// (stderr), writes its summary files (summary.json holds full) and then
-// removes its checkpoints: nothing is left to resume.
+// report prints a run's table (stdout) and warnings (stderr), writes its
+// summary files (summary.json holds full) and then removes its
+// checkpoints: nothing is left to resume.
 func report(cmd *cobra.Command, res *analysis.Result, full any) error {
-	for _, l := range res.SwapLines {
-		fmt.Println(l)
-	}
 	if err := analysis.Report(os.Stdout, cmd.ErrOrStderr(), res.Dir(), res.Chains, &res.Summary, full, res.Err); err != nil {
 		return err // an interrupted or stopped chain keeps its checkpoint
 	}
@@ -49,4 +46,11 @@ func finishChains(stderr io.Writer, dir *output.Dir, chains []*analysis.Chain, s
 		ws = append(ws, analysis.Warning{Message: m})
 	}
 	return analysis.FinishChains(os.Stdout, stderr, dir, chains, sum, full, writeErr, ws)
+}
+
+// printLines prints each line on stdout.
+func printLines(lines []string) {
+	for _, l := range lines {
+		fmt.Println(l)
+	}
 }
