@@ -8,7 +8,6 @@ import (
 	"strconv"
 
 	"github.com/fresgld/fresgld/analysis"
-	"github.com/fresgld/fresgld/output"
 	"github.com/spf13/cobra"
 )
 
@@ -36,16 +35,6 @@ func coordNames(p int) []string {
 		n[j] = "theta" + strconv.Itoa(j+1)
 	}
 	return n
-}
-
-// finishChains is analysis.FinishChains with the command's stdout and its
-// extra warnings as lines.
-func finishChains(stderr io.Writer, dir *output.Dir, chains []*analysis.Chain, sum *analysis.Summary, full any, writeErr error, extra []string) error {
-	var ws []analysis.Warning
-	for _, m := range extra {
-		ws = append(ws, analysis.Warning{Message: m})
-	}
-	return analysis.FinishChains(os.Stdout, stderr, dir, chains, sum, full, writeErr, ws)
 }
 
 // printLines prints each line on stdout.
