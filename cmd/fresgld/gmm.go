@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
@@ -56,7 +57,7 @@ type runSummary struct {
 	analysis.Summary
 	// Ladders are each chain's ladder: rejection, barrier and round trips
 	// (K ≥ 2), with the tuning rounds under --levels auto.
-	Ladders []*ladderSummary `json:"ladders,omitempty"`
+	Ladders []*analysis.LadderSummary `json:"ladders,omitempty"`
 }
 
 func init() {
@@ -278,7 +279,7 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 			out.Record("density.png", "density.svg")
 		}
 	}
-	warns, err := f.Ladder.report(out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
+	warns, err := analysis.LadderReport(os.Stdout, out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
 	errs = append(errs, err)
 	var ladderWarnings []analysis.Warning
 	for _, w := range warns {
