@@ -114,8 +114,9 @@ func init() {
 	rootCmd.AddCommand(cmd)
 }
 
-// validate checks every flag that does not need the data, before any work.
-func (f *logisticFlags) validate() error {
+// validate checks every flag that does not need the data, before any
+// work: those of the analysis options by their own checks.
+func (f *logisticFlags) validate(cmd *cobra.Command) error {
 	if f.Data == "" {
 		return errors.New("--data: no CSV file given")
 	}
@@ -129,64 +130,16 @@ func (f *logisticFlags) validate() error {
 	if _, err := parseCorrection(f.Correction, m); err != nil {
 		return err
 	}
-	if err := checkChainCount(f.chainFlags); err != nil {
+	if err := firstError(checkChainCount(f.chainFlags), positive("--prior-sd", f.PriorSD), f.runSize(0)); err != nil {
 		return err
-	}
-	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2), f.runSize(0)); err != nil {
-		return err
-	}
-	if !(f.SwapPerStep > 0 && f.SwapPerStep <= 1) {
-		// 0 is not "no swaps": the sampler reads a zero intensity as an
-		// attempt at every step.
-		return fmt.Errorf("--swap-rate = %v: must lie in (0, 1], the probability of a swap attempt per step (for a run without swaps, --method sgld)", f.SwapPerStep)
 	}
 	if p := 1 / (f.PriorSD * f.PriorSD); math.IsInf(p, 0) || p*minPriorSDRoom > math.MaxFloat64 {
 		return fmt.Errorf("--prior-sd = %v: the prior's precision 1/σ₀² = %g is beyond floating point (it would pin every coefficient at 0); give a --prior-sd above 1e-150", f.PriorSD, p)
 	}
-	if !(f.Tau2 > 1) || f.Tau2 > analysis.MaxTau2 {
-		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, analysis.MaxTau2)
+	if err := firstError(explicit("--eta", f.Eta, f.EtaAuto), explicit("--batch", f.Batch, f.BatchAuto), explicit("--hot-batch", f.HotBatch, f.HotBatchAuto), explicit("--swap-batch", f.SwapBatch, f.SwapBatchAuto)); err != nil {
+		return err
 	}
-	if f.SwapEnergies != "auto" {
-		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
-			return fmt.Errorf("--swap-energies: %w; or auto, the default", err)
-		}
-	}
-	if f.Levels < 2 {
-		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
-	}
-	if !(f.SwapNoiseCap >= 0) || math.IsInf(f.SwapNoiseCap, 1) {
-		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", f.SwapNoiseCap)
-	}
-	if f.ExactEvery < 0 {
-		return fmt.Errorf("--exact-every = %d: must be ≥ 0 (0: ⌈8N/n⌉ steps)", f.ExactEvery)
-	}
-	if f.SwapPilot < 1 {
-		return fmt.Errorf("--swap-pilot = %d: must be ≥ 1 step (the pilot of --swap-energies auto; to skip it, choose the mode with --swap-energies)", f.SwapPilot)
-	}
-	if f.SwapPilot > analysis.MaxSteps {
-		return fmt.Errorf("--swap-pilot = %d: at most %d steps", f.SwapPilot, analysis.MaxSteps)
-	}
-	if f.Levels > analysis.MaxLevels {
-		return fmt.Errorf("--levels = %d: at most %d", f.Levels, analysis.MaxLevels)
-	}
-	if !(f.Share > 0 && f.Share <= 1) {
-		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
-	}
-	if !f.EtaAuto {
-		if err := positive("--eta", f.Eta); err != nil {
-			return fmt.Errorf("%w (or auto)", err)
-		}
-	}
-	for _, b := range []struct {
-		flag string
-		v    int
-		auto bool
-	}{{"--batch", f.Batch, f.BatchAuto}, {"--hot-batch", f.HotBatch, f.HotBatchAuto}, {"--swap-batch", f.SwapBatch, f.SwapBatchAuto}} {
-		if !b.auto && b.v < 1 {
-			return fmt.Errorf("%s = %d: must be ≥ 1 (or auto)", b.flag, b.v)
-		}
-	}
-	return nil
+	return f.options(cmd, m).Validate()
 }
 
 // runSize checks --burn, --keep and --thin for dim coordinates, automatic
@@ -212,7 +165,7 @@ const minPriorSDRoom = 1e8
 var ladderOnlyFlags = []string{"levels", "tau2", "hot-batch", "hot-share", "swap-rate", "swap-batch", "swap-energies", "swap-pilot", "swap-noise-cap", "exact-every"}
 
 func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
-	if err := f.validate(); err != nil {
+	if err := f.validate(cmd); err != nil {
 		return err
 	}
 	m, _ := exchange.ParseMethod(f.Method)

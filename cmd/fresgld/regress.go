@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime/debug"
 
@@ -131,7 +130,7 @@ func (f *regressFlags) prior() models.SlabPrior {
 }
 
 // validate checks every flag that does not need the data, before any work.
-func (f *regressFlags) validate() error {
+func (f *regressFlags) validate(cmd *cobra.Command) error {
 	if f.Data == "" {
 		return errors.New("--data: no CSV file given")
 	}
@@ -169,31 +168,8 @@ func (f *regressFlags) validate() error {
 	if _, err := parseCorrection(f.Correction, f.method()); err != nil {
 		return err
 	}
-	if _, err := f.chainFlags.ids(); err != nil {
+	if err := firstError(checkChainCount(f.chainFlags), f.runSize(1)); err != nil {
 		return err
-	}
-	if err := firstError(positive("--tau2", f.Tau2), within("--swap-rate", f.SwapPerStep, 0, 1), f.runSize(1)); err != nil {
-		return err
-	}
-	if !(f.Tau2 > 1) || f.Tau2 > analysis.MaxTau2 {
-		return fmt.Errorf("--tau2 = %v: must lie in (1, %g]", f.Tau2, analysis.MaxTau2)
-	}
-	if f.SwapEnergies != "auto" {
-		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
-			return fmt.Errorf("--swap-energies: %w", err)
-		}
-	}
-	if f.Levels < 2 || f.Levels > analysis.MaxLevels {
-		return fmt.Errorf("--levels = %d: need 2 to %d", f.Levels, analysis.MaxLevels)
-	}
-	if !(f.SwapNoiseCap >= 0) || math.IsInf(f.SwapNoiseCap, 1) {
-		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", f.SwapNoiseCap)
-	}
-	if f.ExactEvery < 0 || f.SwapPilot < 1 || f.SwapPilot > analysis.MaxSteps {
-		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and in [1, %d]", f.ExactEvery, f.SwapPilot, analysis.MaxSteps)
-	}
-	if !(f.Share > 0 && f.Share <= 1) {
-		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
 	}
 	if !(f.Explore >= 0 && f.Explore < 1) {
 		return fmt.Errorf("--explore = %v: must lie in [0, 1) (1 would never sample)", f.Explore)
@@ -201,21 +177,10 @@ func (f *regressFlags) validate() error {
 	if !f.CycleAuto && f.Cycle < 2 {
 		return fmt.Errorf("--cycle = %d: must be ≥ 2 (or auto)", f.Cycle)
 	}
-	if !f.EtaAuto {
-		if err := positive("--eta", f.Eta); err != nil {
-			return fmt.Errorf("%w (or auto)", err)
-		}
+	if err := firstError(explicit("--eta", f.Eta, f.EtaAuto), explicit("--batch", f.Batch, f.BatchAuto), explicit("--hot-batch", f.HotBatch, f.HotBatchAuto)); err != nil {
+		return err
 	}
-	for _, b := range []struct {
-		flag string
-		v    int
-		auto bool
-	}{{"--batch", f.Batch, f.BatchAuto}, {"--hot-batch", f.HotBatch, f.HotBatchAuto}} {
-		if !b.auto && b.v < 1 {
-			return fmt.Errorf("%s = %d: must be ≥ 1 (or auto)", b.flag, b.v)
-		}
-	}
-	return nil
+	return f.options(cmd, f.method(), 0).Validate()
 }
 
 func containsMethod(ms []exchange.Method, m exchange.Method) bool {
@@ -296,7 +261,7 @@ type regressSummary struct {
 }
 
 func runRegress(cmd *cobra.Command, f *regressFlags) error {
-	if err := firstError(f.validate(), f.unused(cmd)); err != nil {
+	if err := firstError(f.validate(cmd), f.unused(cmd)); err != nil {
 		return err
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(analysis.RunGCPercent))
