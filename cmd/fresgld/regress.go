@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -80,21 +81,21 @@ func init() {
 	fl.StringVar(&f.Label, "label", "", "response column: header name or column number from 1 (required)")
 	fl.BoolVar(&f.NoHeader, "no-header", false, "the first line is data, not column names")
 	f.NoiseSDAuto = true
-	fl.Var(autoFloat{&f.NoiseSD, &f.NoiseSDAuto}, "noise-sd", "noise sd σ on the standardised scale (auto: the least-squares fit's residual standard error)")
+	fl.Var(autoValue[float64]{&f.NoiseSD, &f.NoiseSDAuto}, "noise-sd", "noise sd σ on the standardised scale (auto: the least-squares fit's residual standard error)")
 	fl.StringVar(&f.Prior, "prior", "spike-slab", "prior of each coefficient: normal or spike-slab")
 	fl.Float64Var(&f.SlabWeight, "slab-weight", defaultSlabWeight, "spike-and-slab: prior probability w of the slab")
 	fl.Float64Var(&f.SpikeSD, "spike-sd", defaultSpikeSD, "spike-and-slab: sd s0 of the spike")
 	fl.Float64Var(&f.SlabSD, "slab-sd", defaultSlabSD, "sd s1 of the slab (of the normal prior with --prior normal)")
 	fl.BoolVar(&f.Exact, "exact", false, "print the exact posterior's table and write it into summary.json (p ≤ 20)")
 	f.MethodAuto = true
-	fl.Var(autoString{&f.Method, &f.MethodAuto}, "method", "sampler: auto, sgld, corrected, resgld, mresgld, fresgld or csgld (auto: see above)")
+	fl.Var(autoValue[string]{&f.Method, &f.MethodAuto}, "method", "sampler: auto, sgld, corrected, resgld, mresgld, fresgld or csgld (auto: see above)")
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal or full")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.EtaAuto, f.BatchAuto, f.HotBatchAuto = true, true, true
-	fl.Var(autoFloat{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: as logistic's)")
-	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
+	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
+	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: as logistic's)")
+	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor")
@@ -103,12 +104,12 @@ func init() {
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2")
 	f.CycleAuto = true
-	fl.Var(autoInt{&f.Cycle, &f.CycleAuto}, "cycle", "csgld: steps a cycle (auto: the run in 20 cycles)")
+	fl.Var(autoValue[int]{&f.Cycle, &f.CycleAuto}, "cycle", "csgld: steps a cycle (auto: the run in 20 cycles)")
 	fl.Float64Var(&f.Explore, "explore", 0.5, "csgld: share β of each cycle that explores without noise")
 	f.BurnAuto, f.ThinAuto = true, true
-	fl.Var(autoInt{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
+	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
-	fl.Var(autoInt{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: bulk ESS of 200 per chain in the slowest direction, within the budget)")
+	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: bulk ESS of 200 per chain in the slowest direction, within the budget)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/regress", "output directory")
 	rootCmd.AddCommand(cmd)
@@ -161,7 +162,7 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 	}
 	if !f.MethodAuto {
 		m, err := exchange.ParseMethod(f.Method)
-		if err != nil || !containsMethod(regressMethods, m) {
+		if err != nil || !slices.Contains(regressMethods, m) {
 			return fmt.Errorf("--method %q: want auto, sgld, corrected, resgld, mresgld, fresgld or csgld", f.Method)
 		}
 	}
@@ -181,15 +182,6 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 		return err
 	}
 	return f.options(cmd, f.method(), 0).Validate()
-}
-
-func containsMethod(ms []exchange.Method, m exchange.Method) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
 }
 
 // runSize is logisticFlags.runSize for regress.
@@ -423,27 +415,3 @@ func (f *regressFlags) compare(sum *regressSummary, exact *models.LinRegExact) {
 		fmt.Println(sum.Distance.Line(f.Prior == "normal"))
 	}
 }
-
-// autoString is autoFloat for a name: "auto" leaves the choice to the
-// command, which records what it chose.
-type autoString struct {
-	v    *string
-	auto *bool
-}
-
-func (a autoString) String() string {
-	if a.auto == nil || *a.auto {
-		return "auto"
-	}
-	return *a.v
-}
-
-func (a autoString) Set(s string) error {
-	*a.auto, *a.v = s == "auto", s
-	if s == "auto" {
-		*a.v = ""
-	}
-	return nil
-}
-
-func (autoString) Type() string { return "string|auto" }
