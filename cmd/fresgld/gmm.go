@@ -41,7 +41,7 @@ type gmmFlags struct {
 	chainFlags
 	Out string `json:"-"`
 
-	Ladder ladderFlags `json:"ladder"`
+	Ladder analysis.Ladder `json:"ladder"`
 }
 
 // runSummary is the JSON summary of a sampling run.
@@ -94,10 +94,10 @@ func (f *gmmFlags) validate() error {
 	if err != nil {
 		return fmt.Errorf("--method: %w", err)
 	}
-	if err := f.Ladder.parse(m, f.SwapA); err != nil {
+	if err := f.Ladder.Parse(m, f.SwapA); err != nil {
 		return err
 	}
-	f.Levels = f.Ladder.k
+	f.Levels = f.Ladder.K()
 	if err := checkChainCount(f.chainFlags); err != nil {
 		return err
 	}
@@ -234,7 +234,7 @@ func (f *gmmFlags) builder(m exchange.Method, mix models.Mixture, eta langevin.S
 		if _, err := m.Config(setup); err != nil { // every setting checked before tuning
 			return nil, err
 		}
-		inits, tuning, err := f.Ladder.ladder(m, &setup, []float64{0}, stop)
+		inits, tuning, err := f.Ladder.Tune(m, &setup, []float64{0}, stop)
 		if err != nil {
 			return nil, err
 		}
