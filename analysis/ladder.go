@@ -132,6 +132,32 @@ func (f *Ladder) Tune(m exchange.Method, setup *exchange.Setup, init []float64, 
 	return ad.States, &ad, nil
 }
 
+// Sampler builds a sampler of method m from setup on the ladder f, every
+// level starting at init: with --levels auto it tunes the temperatures
+// first. It returns the sampler's configuration and tuning (nil without
+// auto) beside it.
+func (f *Ladder) Sampler(m exchange.Method, setup exchange.Setup, init []float64, stop <-chan struct{}) (*exchange.Sampler, exchange.Config, *exchange.Adapted, error) {
+	if _, err := m.Config(setup); err != nil { // every setting checked before tuning
+		return nil, exchange.Config{}, nil, err
+	}
+	inits, tuning, err := f.Tune(m, &setup, init, stop)
+	if err != nil {
+		return nil, exchange.Config{}, nil, err
+	}
+	cfg, err := m.Config(setup)
+	if err != nil {
+		return nil, exchange.Config{}, nil, err
+	}
+	if inits == nil {
+		inits = make([][]float64, len(cfg.Levels))
+		for l := range inits {
+			inits[l] = init
+		}
+	}
+	smp, err := exchange.New(cfg, inits)
+	return smp, cfg, tuning, err
+}
+
 // K is the number of levels --levels gives (the starting K when auto).
 func (f *Ladder) K() int { return f.k }
 

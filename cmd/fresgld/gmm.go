@@ -231,25 +231,9 @@ func (f *gmmFlags) builder(m exchange.Method, mix models.Mixture, eta langevin.S
 			mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
 			setup.ColdVar, setup.HotVar = mk, mk
 		}
-		if _, err := m.Config(setup); err != nil { // every setting checked before tuning
-			return nil, err
-		}
-		inits, tuning, err := f.Ladder.Tune(m, &setup, []float64{0}, stop)
-		if err != nil {
-			return nil, err
-		}
-		cfg, err := m.Config(setup)
-		if err != nil {
-			return nil, err
-		}
-		if inits == nil {
-			inits = make([][]float64, len(cfg.Levels))
-			for l := range inits {
-				inits[l] = []float64{0}
-			}
-		}
+		smp, cfg, tuning, err := f.Ladder.Sampler(m, setup, []float64{0}, stop)
 		cfgs[id], tunings[id] = cfg, tuning
-		return exchange.New(cfg, inits)
+		return smp, err
 	}
 }
 
