@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/models"
 	"gonum.org/v1/gonum/mat"
 )
@@ -243,4 +244,42 @@ func RegressModel(lr *models.LinReg, names []string, pr models.SlabPrior) Model 
 		}
 	}
 	return m
+}
+
+// RegressionFit says how Regression built its model: the response's
+// standardisation and the noise sd, with how it was chosen.
+type RegressionFit struct {
+	ResponseMean, ResponseSD, NoiseSD float64
+	NoiseRule                         string
+}
+
+// Regression is the Bayesian linear regression of data d (read from path,
+// which errors name) with prior pr: the response standardised, the noise
+// sd sigma on that scale (0: the least-squares fit's residual standard
+// error).
+func Regression(path string, d *dataset.Data, sigma float64, pr models.SlabPrior) (*models.LinReg, RegressionFit, error) {
+	var fit RegressionFit
+	var err error
+	if fit.ResponseMean, fit.ResponseSD, err = d.StandardizeResponse(); err != nil {
+		return nil, fit, fmt.Errorf("--data %s: %w", path, err)
+	}
+	for _, n := range d.Names {
+		for _, o := range d.Names {
+			if InclusionCol(n) == o {
+				return nil, fit, fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", path, o, n)
+			}
+		}
+	}
+	fit.NoiseSD, fit.NoiseRule = sigma, "set by --noise-sd"
+	if sigma == 0 {
+		if fit.NoiseSD, err = ResidualSD(d.X, d.Y, d.N, d.P); err != nil {
+			return nil, fit, fmt.Errorf("--noise-sd auto: %w; give --noise-sd", err)
+		}
+		fit.NoiseRule = fmt.Sprintf("auto: the least-squares fit's residual standard error √(RSS/(N − p − 1)) = %.4g on the standardised scale", fit.NoiseSD)
+	}
+	lr, err := models.NewLinReg(d.X, d.Y, d.P, fit.NoiseSD, pr)
+	if err != nil {
+		return nil, fit, fmt.Errorf("%s: %w", path, err)
+	}
+	return lr, fit, nil
 }

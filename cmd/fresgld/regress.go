@@ -316,8 +316,8 @@ func (f *regressFlags) unused(cmd *cobra.Command) error {
 	return nil
 }
 
-// model reads and standardises the data and builds the regression, with
-// the summary's description of both.
+// model reads the data and builds the regression, with the summary's
+// description of both.
 func (f *regressFlags) model(stderr io.Writer) (*regressSummary, *models.LinReg, error) {
 	d, err := analysis.ReadData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, Response: true})
 	if err != nil {
@@ -326,37 +326,19 @@ func (f *regressFlags) model(stderr io.Writer) (*regressSummary, *models.LinReg,
 	for _, w := range d.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	ym, ysd, err := d.StandardizeResponse()
-	if err != nil {
-		return nil, nil, fmt.Errorf("--data %s: %w", f.Data, err)
-	}
-	for _, n := range d.Names {
-		for _, o := range d.Names {
-			if analysis.InclusionCol(n) == o {
-				return nil, nil, fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", f.Data, o, n)
-			}
-		}
-	}
 	if f.Exact && d.P > models.MaxExactDim {
 		return nil, nil, fmt.Errorf("--exact: %d coefficients; the exact posterior enumerates 2^p inclusion patterns, p ≤ %d", d.P, models.MaxExactDim)
 	}
+	sigma := f.NoiseSD
+	zeroIf(&sigma, f.NoiseSDAuto)
 	pr := f.prior()
-	sum := &regressSummary{Settings: f, N: d.N, Names: d.Names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs,
-		ResponseMean: ym, ResponseSD: ysd, Prior: f.Prior, SlabWeight: pr.W, SpikeSD: pr.Spike, SlabSD: pr.Slab, NoiseRule: "set by --noise-sd"}
-	if f.NoiseSDAuto {
-		s, err := analysis.ResidualSD(d.X, d.Y, d.N, d.P)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--noise-sd auto: %w; give --noise-sd", err)
-		}
-		f.NoiseSD = s
-		sum.NoiseRule = fmt.Sprintf("auto: the least-squares fit's residual standard error √(RSS/(N − p − 1)) = %.4g on the standardised scale", s)
-	}
-	sum.NoiseSD = f.NoiseSD
-	lr, err := models.NewLinReg(d.X, d.Y, d.P, f.NoiseSD, pr)
+	lr, fit, err := analysis.Regression(f.Data, d, sigma, pr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", f.Data, err)
+		return nil, nil, err
 	}
-	return sum, lr, nil
+	f.NoiseSD = fit.NoiseSD
+	return &regressSummary{Settings: f, N: d.N, Names: d.Names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs, ResponseMean: fit.ResponseMean, ResponseSD: fit.ResponseSD,
+		Prior: f.Prior, SlabWeight: pr.W, SpikeSD: pr.Spike, SlabSD: pr.Slab, NoiseSD: fit.NoiseSD, NoiseRule: fit.NoiseRule}, lr, nil
 }
 
 // options are the analysis options the flags set; with csgld, the cycles
