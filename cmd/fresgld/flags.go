@@ -49,6 +49,19 @@ func runSize(burn, keep, thin, dim int) error {
 	return analysis.RunSize(burn, keep, thin, dim, false, false)
 }
 
+// runSizeAuto is runSize where --burn or --thin may be automatic: an
+// automatic one is checked at its least (burn 0, thin 1), named as
+// automatic in errors.
+func runSizeAuto(burn, keep, thin, dim int, burnAuto, thinAuto bool) error {
+	if burnAuto {
+		burn = 0
+	}
+	if thinAuto {
+		thin = 1
+	}
+	return analysis.RunSize(burn, keep, thin, dim, burnAuto, thinAuto)
+}
+
 // firstError returns the first non-nil error.
 func firstError(errs ...error) error {
 	for _, err := range errs {

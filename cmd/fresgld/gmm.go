@@ -246,7 +246,7 @@ func (f *gmmFlags) chainRun(cmd *cobra.Command, build func(int) (*exchange.Sampl
 	}
 	return analysis.ChainRun{
 		Header:     analysis.ChainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
-		Names:      coordNames(1),
+		Names:      []string{"theta1"},
 		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
 		New:        build,
 		LogDensity: func(theta []float64) float64 { return -mix.U(theta) / f.Tau1 },

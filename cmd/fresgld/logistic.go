@@ -130,7 +130,7 @@ func (f *logisticFlags) validate(cmd *cobra.Command) error {
 	if _, err := parseCorrection(f.Correction, m); err != nil {
 		return err
 	}
-	if err := firstError(checkChainCount(f.chainFlags), positive("--prior-sd", f.PriorSD), f.runSize(0)); err != nil {
+	if err := firstError(checkChainCount(f.chainFlags), positive("--prior-sd", f.PriorSD), runSizeAuto(f.Burn, f.Keep, f.Thin, 0, f.BurnAuto, f.ThinAuto)); err != nil {
 		return err
 	}
 	if p := 1 / (f.PriorSD * f.PriorSD); math.IsInf(p, 0) || p*minPriorSDRoom > math.MaxFloat64 {
@@ -140,19 +140,6 @@ func (f *logisticFlags) validate(cmd *cobra.Command) error {
 		return err
 	}
 	return f.options(cmd, m).Validate()
-}
-
-// runSize checks --burn, --keep and --thin for dim coordinates, automatic
-// values at their least.
-func (f *logisticFlags) runSize(dim int) error {
-	burn, thin := f.Burn, f.Thin
-	if f.BurnAuto {
-		burn = 0
-	}
-	if f.ThinAuto {
-		thin = 1
-	}
-	return analysis.RunSize(burn, f.Keep, thin, dim, f.BurnAuto, f.ThinAuto)
 }
 
 // minPriorSDRoom is the headroom the prior's precision 1/σ₀² must leave

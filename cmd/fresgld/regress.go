@@ -169,7 +169,7 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 	if _, err := parseCorrection(f.Correction, f.method()); err != nil {
 		return err
 	}
-	if err := firstError(checkChainCount(f.chainFlags), f.runSize(1)); err != nil {
+	if err := firstError(checkChainCount(f.chainFlags), runSizeAuto(f.Burn, f.Keep, f.Thin, 1, f.BurnAuto, f.ThinAuto)); err != nil {
 		return err
 	}
 	if !(f.Explore >= 0 && f.Explore < 1) {
@@ -182,18 +182,6 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 		return err
 	}
 	return f.options(cmd, f.method(), 0).Validate()
-}
-
-// runSize is logisticFlags.runSize for regress.
-func (f *regressFlags) runSize(dim int) error {
-	burn, thin := f.Burn, f.Thin
-	if f.BurnAuto {
-		burn = 0
-	}
-	if f.ThinAuto {
-		thin = 1
-	}
-	return runSize(burn, f.Keep, thin, dim)
 }
 
 // method is the sampler the flags ask for, --method auto resolved by the
