@@ -206,3 +206,27 @@ func TestBatchAllocs(t *testing.T) {
 		t.Errorf("%v allocations per round of draws, want 0", allocs)
 	}
 }
+
+// Full gives the sum of the prior and every term, by batch or by term,
+// and its batch path is the only one a batch-only model can take.
+func TestFull(t *testing.T) {
+	const N, p = 31, 3
+	ts := newShiftTerms(N, p, 2)
+	th := []float64{0.2, -0.4, 1.1}
+	u, g, _, _ := exact(ts, th, N)
+	for name, terms := range map[string]Terms{"per-example": ts, "batch": &batchOnly{in: NewPerTerm(ts)}} {
+		f := NewFull(terms)
+		grad := make([]float64, p)
+		uf := f.UGrad(grad, th)
+		// Only the order of summation differs from exact's: N ulps.
+		tol := float64(N) * 0x1p-52
+		if !(math.Abs(uf-u) <= tol*(1+math.Abs(u))) || !(math.Abs(f.U(th)-u) <= tol*(1+math.Abs(u))) {
+			t.Errorf("%s: U = %v and %v, want %v", name, uf, f.U(th), u)
+		}
+		for j := range g {
+			if !(math.Abs(grad[j]-g[j]) <= tol*(1+math.Abs(g[j]))) {
+				t.Errorf("%s: ∂_%dU = %v, want %v", name, j, grad[j], g[j])
+			}
+		}
+	}
+}
