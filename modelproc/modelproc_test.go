@@ -45,8 +45,12 @@ func peer(mode string) int {
 	N, _ := strconv.Atoi(os.Getenv("MODELPROC_N"))
 	p, _ := strconv.Atoi(os.Getenv("MODELPROC_P"))
 	switch mode {
-	case "serve", "text":
-		if err := Serve(synth(N, p), names(p), mode == "serve", os.Stdin, os.Stdout); err != nil {
+	case "serve", "text", "echo", "echo-text":
+		var t energy.Terms = synth(N, p)
+		if strings.HasPrefix(mode, "echo") {
+			t = zeros{p, N}
+		}
+		if err := Serve(t, names(p), mode == "serve" || mode == "echo", os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
@@ -78,6 +82,21 @@ func peer(mode string) int {
 	}
 	time.Sleep(time.Minute) // until killed
 	return 0
+}
+
+// zeros is a model that computes nothing, all its values 0: over a
+// process, its requests cost the protocol alone.
+type zeros struct{ p, n int }
+
+func (z zeros) Dim() int                           { return z.p }
+func (z zeros) Len() int                           { return z.n }
+func (z zeros) Term(g, _ []float64, _ int) float64 { clear(g); return 0 }
+func (z zeros) Prior(g, _ []float64) float64       { clear(g); return 0 }
+func (z zeros) Batch(m *energy.Moments, _, _ []float64, _ []int32) {
+	m.U, m.USum, m.USq = 0, 0, 0
+	clear(m.G)
+	clear(m.GSum)
+	clear(m.GSq)
 }
 
 // command runs this test binary as a model process in the given mode.
@@ -266,7 +285,9 @@ func TestHandshakeErrors(t *testing.T) {
 
 // BenchmarkRoundTrip times one terms request with gradients for p = 100
 // and a batch of 100 examples: in process (the same arithmetic, PerTerm over
-// the same model), and over a process in each encoding.
+// the same model), and over a process in each encoding; then the same for
+// a model that computes nothing (zeros), whose time over a process is the
+// protocol's cost alone.
 func BenchmarkRoundTrip(b *testing.B) {
 	const N, p, n = 1000, 100, 100
 	in := energy.NewPerTerm(synth(N, p))
@@ -276,7 +297,7 @@ func BenchmarkRoundTrip(b *testing.B) {
 		x[j] = 0.1 * rng.NormFloat64()
 	}
 	idx := append([]int32(nil), energy.NewIndices(N).Draw(rng, n)...)
-	for _, mode := range []string{"inprocess", "text", "binary"} {
+	for _, mode := range []string{"inprocess", "text", "binary", "zeros-text", "zeros-binary"} {
 		b.Run(fmt.Sprintf("p=%d/n=%d/%s", p, n, mode), func(b *testing.B) {
 			var t energy.BatchTerms = in
 			switch mode {
@@ -284,6 +305,10 @@ func BenchmarkRoundTrip(b *testing.B) {
 				t = start(b, "text", N, p, Options{})
 			case "binary":
 				t = start(b, "serve", N, p, Options{})
+			case "zeros-text":
+				t = start(b, "echo-text", N, p, Options{})
+			case "zeros-binary":
+				t = start(b, "echo", N, p, Options{})
 			}
 			mo := &energy.Moments{G: make([]float64, p), GSum: make([]float64, p), GSq: make([]float64, p)}
 			b.ReportAllocs()
