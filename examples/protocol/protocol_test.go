@@ -135,3 +135,20 @@ func compare(a, b energy.BatchTerms, tol float64) error {
 	}
 	return nil
 }
+
+// docs/model-protocol.md shows the examples whole, as they are here.
+func TestDocShowsExamples(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/model-protocol.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range commands {
+		src, err := os.ReadFile(c.script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(doc), string(src)) {
+			t.Errorf("docs/model-protocol.md does not show %s as it is", c.script)
+		}
+	}
+}
