@@ -10,3 +10,15 @@ import _ "embed"
 //
 //go:embed wdbc.csv
 var WDBC []byte
+
+// Diabetes is the diabetes progression data as CSV: a header, ten baseline
+// variables and the response column "progression".
+//
+//go:embed diabetes.csv
+var Diabetes []byte
+
+// UScrime is the US crime data of MASS as CSV: a header, 15 predictors and
+// the response column "y" (offences per 10⁶ population).
+//
+//go:embed uscrime.csv
+var UScrime []byte

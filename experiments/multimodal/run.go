@@ -1,0 +1,285 @@
+package multimodal
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/internal/cputime"
+	"github.com/fresgld/fresgld/langevin"
+)
+
+// Method is a sampler of the study.
+type Method string
+
+const (
+	SGLD     Method = "sgld"
+	CSGLD    Method = "csgld"
+	ReSGLD   Method = "resgld"
+	FReSGLD  Method = "fresgld"
+	Adaptive Method = "fresgld-adaptive"
+)
+
+// Methods are the stochastic-gradient methods in the order the tables list
+// them.
+var Methods = []Method{SGLD, CSGLD, ReSGLD, FReSGLD, Adaptive}
+
+// Settings are the choices every regression run shares, fixed by the rules
+// stated beside each before any method was compared.
+type Settings struct {
+	// NCold is every method's accurate minibatch (fresgld regress's smallest
+	// automatic batch, 100) and NHot f-reSGLD's hot minibatch (a tenth).
+	// Both draw control-variate gradients about Problem.Anchor
+	// (energy.CVGrad).
+	NCold, NHot int
+	// Tau2 is the fixed ladder's hot temperature (fresgld regress's default
+	// 4, two levels). The adaptive ladder starts from AdaptLevels geometric
+	// levels from 1 to AdaptTau, tuned by exchange.Adapt in AdaptRounds
+	// rounds from AdaptFirst steps, grown to at most AdaptMax levels.
+	Tau2                                 float64
+	AdaptLevels, AdaptRounds, AdaptFirst int
+	AdaptTau                             float64
+	AdaptMax                             int
+	// Budget is each run's cost in per-example evaluations, the anchor's
+	// pass, the adaptive ladder's tuning, swap screens, confirmations and
+	// anchor refreshes all counted. Burn is the share of it whose draws are
+	// discarded. Checkpoints are the budgets, as shares of Budget, at which
+	// the running estimates are recorded.
+	Budget      float64
+	Burn        float64
+	Checkpoints []float64
+	// Thin records every Thin-th step.
+	Thin int
+	// Cycles is cyclical SGLD's number of cycles in the budget and Explore
+	// its exploration share (fresgld regress's defaults: 20 and 0.5).
+	Cycles  int
+	Explore float64
+}
+
+// swapRate is the probability of a swap attempt per step: fresgld regress's
+// 0.1, lowered to 10·n/N on large data so that screens passed at up to 5%
+// of the attempts, each confirmed on the full data (2N evaluations), cost
+// at most n evaluations a step.
+func (s Settings) swapRate(N int) float64 { return min(0.1, 10*float64(s.NCold)/float64(N)) }
+
+// Result is one run (one seed, one chain) of one method on one problem.
+type Result struct {
+	Method Method
+	Seed   uint64
+	// At[c] are the running estimates at checkpoint c.
+	At         []Estimate
+	Steps      int
+	Cost       float64 // per-example evaluations
+	CPU        float64 // seconds of this run's thread
+	Swaps      int     // accepted swaps, all pairs
+	Attempts   int
+	Confirmed  int       // swap screens confirmed on the full data
+	SwapCost   float64   // swap energies and anchor refreshes, in Cost
+	Taus       []float64 // the ladder sampled on
+	TuningCost float64   // the adaptive ladder's rounds, in Cost
+}
+
+// Estimate is a run's running estimate: per coefficient the mean and the
+// Rao–Blackwellised inclusion probability, and the Rao–Blackwellised
+// weights of the exact posterior's heaviest patterns.
+type Estimate struct {
+	Cost                float64
+	Draws               int
+	Mean, Incl, Pattern []float64
+}
+
+// accum sums draws of β.
+type accum struct {
+	n           int
+	b, r, pat   []float64
+	prob        []float64
+	pats        [][]bool
+	incl, slope func(float64) float64
+}
+
+func newAccum(pr *Problem, patterns int) *accum {
+	p := pr.LR.P
+	a := &accum{b: make([]float64, p), r: make([]float64, p), prob: make([]float64, p)}
+	for _, pt := range pr.Exact.Patterns[:min(patterns, len(pr.Exact.Patterns))] {
+		a.pats = append(a.pats, pt.Include)
+	}
+	a.pat = make([]float64, len(a.pats))
+	return a
+}
+
+// add records β: P(γ | β) = Π_j r_j^γ_j (1 − r_j)^(1 − γ_j), the γ_j being
+// independent given β.
+func (a *accum) add(beta []float64) {
+	a.n++
+	for j, b := range beta {
+		r := Prior.Inclusion(b)
+		a.prob[j] = r
+		a.b[j] += b
+		a.r[j] += r
+	}
+	for k, g := range a.pats {
+		w := 1.0
+		for j, in := range g {
+			if in {
+				w *= a.prob[j]
+			} else {
+				w *= 1 - a.prob[j]
+			}
+		}
+		a.pat[k] += w
+	}
+}
+
+func (a *accum) estimate(cost float64) Estimate {
+	e := Estimate{Cost: cost, Draws: a.n, Mean: make([]float64, len(a.b)), Incl: make([]float64, len(a.r)), Pattern: make([]float64, len(a.pat))}
+	for j := range a.b {
+		e.Mean[j], e.Incl[j] = a.b[j]/float64(a.n), a.r[j]/float64(a.n)
+	}
+	for k := range a.pat {
+		e.Pattern[k] = a.pat[k] / float64(a.n)
+	}
+	return e
+}
+
+// Patterns is the number of the exact posterior's heaviest patterns whose
+// weights are estimated.
+const Patterns = 5
+
+// setup is the shared part of every method's ladder.
+func (pr *Problem) setup(s Settings, seed uint64) (exchange.Setup, error) {
+	cold, err := energy.NewCVGrad(pr.LR, pr.Anchor, min(s.NCold, pr.LR.Len()))
+	if err != nil {
+		return exchange.Setup{}, err
+	}
+	hot, err := energy.NewCVGrad(pr.LR, pr.Anchor, min(s.NHot, pr.LR.Len()))
+	if err != nil {
+		return exchange.Setup{}, err
+	}
+	N := pr.LR.Len()
+	rate := s.swapRate(N)
+	return exchange.Setup{
+		Tau1: 1, Tau2: s.Tau2, Eta: langevin.Constant{Step: pr.Eta}, Cold: cold, Hot: hot,
+		A: rate / pr.Eta, A1: 0.5, Seed: seed,
+		// First-order control-variate screens on a common minibatch, each
+		// passed screen confirmed on the full data (what fresgld regress's
+		// --swap-energies auto keeps when the screens are quiet), anchors
+		// refreshed every ⌈8N/n⌉ steps (a quarter of the cold gradient
+		// cost), attempts noisier than 2 nats declined.
+		Energies: exchange.Energies{Mode: exchange.PairTaylorEnergies, Terms: pr.LR, AnchorEvery: (8*N + s.NCold - 1) / s.NCold, MaxNoise: 2},
+	}, nil
+}
+
+// Run runs method m on pr for one seed until it has spent s.Budget.
+func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
+	defer cputime.Lock()()
+	start := cputime.Thread()
+	res := Result{Method: m, Seed: seed}
+	st, err := pr.setup(s, seed)
+	if err != nil {
+		return res, err
+	}
+	init := func(K int) [][]float64 {
+		in := make([][]float64, K)
+		for l := range in {
+			in[l] = append([]float64(nil), pr.Anchor...)
+		}
+		return in
+	}
+	var cfg exchange.Config
+	var inits [][]float64
+	sample := func(int) bool { return true }
+	// Every run starts at the anchor: its pass over the data is paid once.
+	spent := pr.SetupCost
+	switch m {
+	case SGLD:
+		st.Energies = exchange.Energies{}
+		cfg, err = exchange.SGLDMethod.Config(st)
+		inits = init(1)
+	case CSGLD:
+		steps := int(s.Budget / float64(2*s.NCold)) // CVGrad costs 2n a step
+		c := langevin.Cyclical{Eta0: 2 * pr.Eta, Cycle: max(2, steps/s.Cycles), Explore: s.Explore}
+		st.Eta, st.Energies = c, exchange.Energies{}
+		sample = func(k int) bool { return !c.Exploring(k) }
+		cfg, err = exchange.CSGLDMethod.Config(st)
+		inits = init(1)
+	case ReSGLD:
+		cfg, err = exchange.ReSGLDMethod.Config(st)
+		inits = init(2)
+	case FReSGLD:
+		cfg, err = exchange.FReSGLDMethod.Config(st)
+		inits = init(2)
+	case Adaptive:
+		taus, gerr := exchange.Geometric(1, s.AdaptTau, s.AdaptLevels)
+		if gerr != nil {
+			return res, gerr
+		}
+		// The first round runs long enough for 10 expected attempts a pair.
+		first := max(s.AdaptFirst, int(math.Ceil(10/s.swapRate(pr.LR.Len()))))
+		ad, aerr := exchange.Adapt(exchange.FReSGLDMethod.Build(st), taus, init(len(taus)),
+			exchange.AdaptOptions{Rounds: s.AdaptRounds, First: first, Grow: true, MaxLevels: s.AdaptMax})
+		if aerr != nil {
+			return res, aerr
+		}
+		for _, r := range ad.Rounds {
+			res.TuningCost += r.Units()
+		}
+		spent += res.TuningCost
+		st.Taus = ad.Taus
+		cfg, err = exchange.FReSGLDMethod.Config(st)
+		inits = ad.States
+	default:
+		return res, fmt.Errorf("unknown method %q", m)
+	}
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", m, err)
+	}
+	smp, err := exchange.New(cfg, inits)
+	if err != nil {
+		return res, fmt.Errorf("%s: %w", m, err)
+	}
+	defer smp.Close()
+	for _, L := range cfg.Levels {
+		res.Taus = append(res.Taus, L.Tau)
+	}
+	acc := newAccum(pr, Patterns)
+	burn := s.Burn * s.Budget
+	next := 0
+	for k := 0; spent+smp.Units() < s.Budget; k++ {
+		if err := smp.Step(); err != nil {
+			return res, fmt.Errorf("%s, seed %d, step %d: %w", m, seed, k, err)
+		}
+		cost := spent + smp.Units()
+		if cost >= burn && k%s.Thin == 0 && sample(k) {
+			acc.add(smp.State(0))
+		}
+		for next < len(s.Checkpoints) && cost >= s.Checkpoints[next]*s.Budget {
+			res.At = append(res.At, acc.estimate(cost))
+			next++
+		}
+	}
+	for ; next < len(s.Checkpoints); next++ {
+		res.At = append(res.At, acc.estimate(spent+smp.Units()))
+	}
+	stats := smp.Stats()
+	res.Steps = stats.Steps
+	res.Cost = spent + smp.Units()
+	for _, l := range stats.Levels {
+		res.SwapCost += l.Cost.Energy.Units + l.Cost.VarEnergy.Units + l.Cost.Anchor.Units
+	}
+	for _, pp := range stats.Pairs {
+		res.Attempts += pp.Attempts
+		res.Swaps += pp.Accepts
+		res.Confirmed += pp.Confirmed
+	}
+	if acc.n == 0 {
+		return res, fmt.Errorf("%s, seed %d: no draws within the budget", m, seed)
+	}
+	for _, v := range res.At[len(res.At)-1].Incl {
+		if math.IsNaN(v) {
+			return res, fmt.Errorf("%s, seed %d: an inclusion estimate is NaN", m, seed)
+		}
+	}
+	res.CPU = (cputime.Thread() - start).Seconds()
+	return res, nil
+}
