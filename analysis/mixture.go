@@ -45,7 +45,7 @@ func densityFigure(base string, exact diag.Grid1D, xs []float64, name string) er
 // metrics and the line that says them.
 func MixtureFit(res *Result, u func(float64) float64, tau float64, name string) (metrics map[string]any, line string, err error) {
 	var xs []float64
-	for _, c := range PooledChains(res.Chains) {
+	for _, c := range pooledChains(res.Chains) {
 		xs = append(xs, c.Cols[len(c.Columns)-1]...)
 	}
 	if len(xs) == 0 {

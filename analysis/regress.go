@@ -43,9 +43,9 @@ type ExactDistance struct {
 	InclusionErrVar  string  `json:"max_inclusion_error_variable"`
 }
 
-// ResidualSD is the least-squares fit's residual standard error
+// residualSD is the least-squares fit's residual standard error
 // √(RSS/(N − p − 1)) on standardised data (the −1 for the centring).
-func ResidualSD(x, y []float64, N, p int) (float64, error) {
+func residualSD(x, y []float64, N, p int) (float64, error) {
 	if N <= p+1 {
 		return 0, fmt.Errorf("%d examples for %d coefficients: the least-squares fit leaves no residual degrees of freedom (need N > p + 1)", N, p)
 	}
@@ -125,8 +125,8 @@ func CompareExact(s Summary, names []string, exact *models.LinRegExact, withQuan
 		dist = &ExactDistance{MeanErr: -1, InclusionErr: -1}
 	}
 	for j, n := range names {
-		b, in := row[n], row[InclusionCol(n)]
-		if _, ok := row[InclusionCol(n)]; !ok { // the normal prior
+		b, in := row[n], row[inclusionCol(n)]
+		if _, ok := row[inclusionCol(n)]; !ok { // the normal prior
 			in.Mean, in.MCSEMean = 1, math.NaN()
 		}
 		c := CoefRow{Name: n, Mean: JSONNum(b.Mean), SD: JSONNum(b.SD), Inclusion: JSONNum(in.Mean), InclusionMCSE: JSONNum(in.MCSEMean)}
@@ -235,7 +235,7 @@ func RegressModel(lr *models.LinReg, names []string, pr models.SlabPrior) Model 
 	}
 	if !pr.Normal() {
 		for _, n := range names {
-			m.Generated = append(m.Generated, InclusionCol(n))
+			m.Generated = append(m.Generated, inclusionCol(n))
 		}
 		m.Generate = func(out, theta []float64) {
 			for j, b := range theta {
@@ -265,14 +265,14 @@ func Regression(path string, d *dataset.Data, sigma float64, pr models.SlabPrior
 	}
 	for _, n := range d.Names {
 		for _, o := range d.Names {
-			if InclusionCol(n) == o {
+			if inclusionCol(n) == o {
 				return nil, fit, fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", path, o, n)
 			}
 		}
 	}
 	fit.NoiseSD, fit.NoiseRule = sigma, "set by --noise-sd"
 	if sigma == 0 {
-		if fit.NoiseSD, err = ResidualSD(d.X, d.Y, d.N, d.P); err != nil {
+		if fit.NoiseSD, err = residualSD(d.X, d.Y, d.N, d.P); err != nil {
 			return nil, fit, fmt.Errorf("--noise-sd auto: %w; give --noise-sd", err)
 		}
 		fit.NoiseRule = fmt.Sprintf("auto: the least-squares fit's residual standard error √(RSS/(N − p − 1)) = %.4g on the standardised scale", fit.NoiseSD)
