@@ -17,9 +17,6 @@ import (
 	"github.com/fresgld/fresgld/output"
 )
 
-// chainOutputs lists the files a sampling command writes.
-const chainOutputs = "chain-<c>.csv (CmdStan layout), summary.txt, summary.json, {trace,ranks,marginals,replicas}.{png,svg}"
-
 // chainName is the CSV of chain id.
 func chainName(id int) string { return "chain-" + strconv.Itoa(id) + ".csv" }
 

@@ -179,7 +179,7 @@ func sameOutputs(t *testing.T, a, b string) {
 		}
 	}
 	if more, _ := filepath.Glob(filepath.Join(b, "*")); len(more) != len(names) {
-		t.Errorf("%s holds %d files, the uninterrupted run's %d", b, len(more), len(names))
+		t.Errorf("%s holds %d files, the uninterrupted run's %d: %q", b, len(more), len(names), more)
 	}
 }
 
