@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 // Checks of flag values. Each names the flag as the user types it, so that
@@ -41,54 +43,10 @@ func atLeast(flag string, v, lo int) error {
 	return nil
 }
 
-// maxSteps bounds every count of steps a command takes (a run, a tuning, a
-// pilot): a step counter must not wrap, and at a microsecond a step this is
-// already more than half an hour.
-const maxSteps = math.MaxInt32
-
-// maxFloats bounds the samples a run keeps in memory (8 GB of float64s).
-const maxFloats = 1 << 30
-
 // runSize checks --burn, --keep and --thin, and that the kept samples of
 // dim coordinates fit in memory and the step count in an int.
 func runSize(burn, keep, thin, dim int) error {
-	return runSizeAuto(burn, keep, thin, dim, false, false)
-}
-
-// runSizeAuto is runSize where --burn or --thin may be automatic, their
-// values not yet known: an automatic one is checked at its smallest (burn
-// 0, thin 1) and named as automatic, not as the stand-in value, in errors;
-// dim 0 means the dimension is not yet known (before the data are read).
-func runSizeAuto(burn, keep, thin, dim int, burnAuto, thinAuto bool) error {
-	for _, c := range []struct {
-		flag   string
-		v, lo  int
-		isAuto bool
-	}{{"--burn", burn, 0, burnAuto}, {"--keep", keep, 1, false}, {"--thin", thin, 1, thinAuto}} {
-		if err := atLeast(c.flag, c.v, c.lo); err != nil && !c.isAuto {
-			return err
-		}
-	}
-	if most := maxFloats / max(dim, 1); keep > most {
-		if dim == 0 {
-			return fmt.Errorf("--keep = %d: that many draws would not fit in memory (at most %d, 8 GB of numbers, even for a model of one coordinate)", keep, most)
-		}
-		return fmt.Errorf("--keep = %d: %d draws of %d coordinates would not fit in memory (at most %d draws, 8 GB of numbers)", keep, keep, dim, most)
-	}
-	if thin > (math.MaxInt32-burn)/keep {
-		plan := fmt.Sprintf("--keep = %d × --thin = %d = %.3g steps", keep, thin, float64(keep)*float64(thin))
-		if thinAuto {
-			plan = fmt.Sprintf("--keep = %d steps", keep)
-		}
-		switch {
-		case burnAuto:
-			plan += " (before the automatic --burn)"
-		case burn > 0:
-			plan += fmt.Sprintf(" + --burn = %d", burn)
-		}
-		return fmt.Errorf("%s: more than the %d steps a run can take", plan, math.MaxInt32)
-	}
-	return nil
+	return analysis.RunSize(burn, keep, thin, dim, false, false)
 }
 
 // firstError returns the first non-nil error.
@@ -157,3 +115,10 @@ func (a autoInt) Set(s string) error {
 }
 
 func (autoInt) Type() string { return "int|auto" }
+
+// zeroIf sets *v to 0, the analysis options' "automatic", when auto.
+func zeroIf[T int | float64](v *T, auto bool) {
+	if auto {
+		*v = 0
+	}
+}

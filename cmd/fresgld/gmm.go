@@ -6,6 +6,8 @@ import (
 	"math"
 	"time"
 
+	"github.com/fresgld/fresgld/analysis"
+
 	"github.com/spf13/cobra"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -52,7 +54,7 @@ type runSummary struct {
 	Settings    any            `json:"settings"`
 	WallSeconds float64        `json:"wall_seconds"`
 	Metrics     map[string]any `json:"metrics,omitempty"` // of the pooled draws
-	chainsSummary
+	analysis.Summary
 	// Ladders are each chain's ladder: rejection, barrier and round trips
 	// (K ≥ 2), with the tuning rounds under --levels auto.
 	Ladders []*ladderSummary `json:"ladders,omitempty"`
@@ -141,8 +143,8 @@ func (f *gmmFlags) validate() error {
 		if f.Repeats > maxRepeats {
 			return fmt.Errorf("--repeats = %d: at most %d draws per update", f.Repeats, maxRepeats)
 		}
-		if f.Period > maxSteps {
-			return fmt.Errorf("--period = %d: at most %d steps", f.Period, maxSteps)
+		if f.Period > analysis.MaxSteps {
+			return fmt.Errorf("--period = %d: at most %d steps", f.Period, analysis.MaxSteps)
 		}
 	default:
 		return fmt.Errorf("--variance %q: want known or running", f.Variance)
@@ -229,12 +231,12 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	if err != nil {
 		return err
 	}
-	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0, "density.png", "density.svg", "rounds.csv", "ladder-trace.png", "ladder-trace.svg")...)
+	out, err := output.Prepare(f.Out, analysis.ChainStale(f.Out, ids, f.Chain > 0, resuming, "density.png", "density.svg", "rounds.csv", "ladder-trace.png", "ladder-trace.svg")...)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	run := chainRun{
-		Header:     chainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
+	run := analysis.ChainRun{
+		Header:     analysis.ChainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
 		Names:      coordNames(1),
 		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
 		New:        build,
@@ -245,8 +247,10 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		Every:      f.Every,
 		Args:       runArgs(cmd),
 		Cwd:        workingDir(),
+		Version:    buildVersion(),
+		Resume:     resuming,
 	}
-	chains, wall, writeErr := run.run(ids)
+	chains, wall, writeErr := run.Run(ids)
 	// The chain files are closed and the summary files are written whole
 	// or not at all: from here a signal ends the process at once, rather
 	// than wait, unanswered, for the figures.
@@ -257,7 +261,7 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, WallSeconds: wall.Seconds()}
 	// The distances to the exact density are of the draws the table pools.
 	var xs []float64
-	for _, c := range pooledChains(chains) {
+	for _, c := range analysis.PooledChains(chains) {
 		xs = append(xs, c.Cols[len(c.Columns)-1]...)
 	}
 	var errs []error
@@ -279,11 +283,11 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	}
 	warns, err := f.Ladder.report(out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
 	errs = append(errs, err)
-	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, warns))
+	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.Summary, &sum, writeErr, warns))
 	if err := errors.Join(errs...); err != nil {
 		return err // an interrupted or stopped chain keeps its checkpoint
 	}
-	return run.finished(ids)
+	return run.Finished(ids)
 }
 
 // maxRepeats bounds --repeats.

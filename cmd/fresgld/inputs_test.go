@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 // cli runs the command line as main does, panics turned into errors as
@@ -204,7 +205,7 @@ func TestMergeInputAnswers(t *testing.T) {
 	if err := run(t, "gmm", "--chains", "2", "--burn", "5", "--keep", "20", "--thin", "1", "--out", dir); err != nil {
 		t.Fatal(err)
 	}
-	body, err := os.ReadFile(chainFile(dir, 1))
+	body, err := os.ReadFile(analysis.ChainFile(dir, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,19 +223,19 @@ func TestMergeInputAnswers(t *testing.T) {
 	// An interrupted run: its chains stopped in the burn-in, with no draws.
 	interrupted := t.TempDir()
 	for id := 1; id <= 2; id++ {
-		b, _ := os.ReadFile(chainFile(dir, id))
+		b, _ := os.ReadFile(analysis.ChainFile(dir, id))
 		ls := strings.Split(string(b), "\n")
 		var kept []string
 		for i, l := range ls {
 			switch {
 			case i > head && !strings.HasPrefix(l, "#"):
-			case strings.HasPrefix(l, statSteps):
-				kept = append(kept, statSteps+"3", statStopped+errInterrupted.Error())
+			case strings.HasPrefix(l, analysis.StatSteps):
+				kept = append(kept, analysis.StatSteps+"3", analysis.StatStopped+ErrInterrupted.Error())
 			default:
 				kept = append(kept, l)
 			}
 		}
-		if err := os.WriteFile(chainFile(interrupted, id), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		if err := os.WriteFile(analysis.ChainFile(interrupted, id), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -283,11 +284,6 @@ func TestLogisticWideData(t *testing.T) {
 	start := time.Now()
 	inputCase{"3000 features, 20 examples", []string{"logistic", "--data", wideCSV(t, 20, 3000), "--label", "y", "--out", t.TempDir()}, 1,
 		[]string{"--keep = 5000: p = 3001 coefficients but N = 20 examples: the data inform at most 20 directions", "4 chain(s) × 5000 draws × 3002 variables", "give --keep 4163 or less"}, nil}.check(t)
-	// As many draws of as many coefficients on tall data are the user's
-	// call: refused only where p > N.
-	if err := heldDraws(5000, 3001, 4, 3001); err != nil {
-		t.Errorf("p = N: %v", err)
-	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("refused after %v: some work came first", d)
 	}
@@ -351,7 +347,7 @@ func TestLogisticOutputUnits(t *testing.T) {
 		if got := strings.Contains(stdout, "on the data's scale (the same draws transformed one by one"); got != c.scale {
 			t.Errorf("%v: the table has the data's scale: %v, want %v", c.args, got, c.scale)
 		}
-		csv, _ := os.ReadFile(chainFile(out, 1))
+		csv, _ := os.ReadFile(analysis.ChainFile(out, 1))
 		if !strings.Contains(string(csv), c.hotBatch) {
 			t.Errorf("%v: chain-1.csv lacks %q", c.args, c.hotBatch)
 		}
@@ -379,45 +375,6 @@ func TestLogisticOutputUnits(t *testing.T) {
 		if c.scale && !told {
 			t.Errorf("%v: no warning of unaccepted swaps: %q", c.args, sum.Warnings)
 		}
-	}
-}
-
-// rawScaleDraws gives, draw by draw, the coefficients whose linear
-// predictor on the data's features equals the standardised model's on the
-// standardised features, for any example; and standardisation reads back
-// what standardisationSettings wrote, exactly.
-func TestRawScaleDraws(t *testing.T) {
-	means, sds := []float64{3, -1e-3, 250}, []float64{0.5, 2e-4, 80}
-	got, gotSD, intercept, ok := standardisation(append([][2]string{{"no_intercept", "false"}}, standardisationSettings(means, sds)...))
-	if !ok || !intercept || !slices.Equal(got, means) || !slices.Equal(gotSD, sds) {
-		t.Fatalf("standardisation read back %v, %v, %v, %v", got, gotSD, intercept, ok)
-	}
-	// Two chains of three draws of (intercept, β1, β2, β3).
-	coef := [][][]float64{
-		{{0.2, -1, 3}, {0.5, 0.1, -2}},
-		{{1, 2, -0.5}, {0, 1, 1}},
-		{{-0.3, 0.7, 2}, {4, -4, 0}},
-		{{0.01, 5, -1}, {2, 2, 2}},
-	}
-	raw := rawScaleDraws(coef, true, means, sds)
-	for _, x := range [][]float64{{3, -1e-3, 250}, {0, 0, 0}, {7.5, 0.01, -40}} {
-		for c := range 2 {
-			for d := range 3 {
-				std, dat := coef[0][c][d], raw[0][c][d]
-				for j := range x {
-					std += coef[j+1][c][d] * (x[j] - means[j]) / sds[j]
-					dat += raw[j+1][c][d] * x[j]
-				}
-				if math.Abs(std-dat) > 1e-9*(1+math.Abs(std)) {
-					t.Errorf("x = %v, chain %d, draw %d: linear predictor %v on the standardised scale, %v on the data's", x, c, d, std, dat)
-				}
-			}
-		}
-	}
-	// Without an intercept only the slopes are rescaled.
-	raw = rawScaleDraws(coef[1:], false, means, sds)
-	if raw[0][0][0] != coef[1][0][0]/sds[0] || raw[2][1][2] != coef[3][1][2]/sds[2] {
-		t.Errorf("slopes without an intercept: %v", raw)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 var (
@@ -129,7 +131,7 @@ func TestInterruptKeepsSamples(t *testing.T) {
 		if !strings.Contains(stderr.String(), "interrupted after") {
 			t.Errorf("%v: stderr lacks the interrupt message:\n%s", sig, stderr.String())
 		}
-		var sum chainsSummary
+		var sum analysis.Summary
 		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
 		if err != nil {
 			t.Fatalf("%v: %v", sig, err)
@@ -142,7 +144,7 @@ func TestInterruptKeepsSamples(t *testing.T) {
 		}
 		for _, c := range sum.Stopped {
 			// --burn 0 --thin 1: a draw for every step taken.
-			rows := parseSamples(t, chainFile(out, c.Chain), 6)
+			rows := parseSamples(t, analysis.ChainFile(out, c.Chain), 6)
 			if c.Steps != len(rows) || (c.Chain == 1 && len(rows) < 2000-40) {
 				t.Errorf("%v: summary says chain %d took %d steps; its CSV has %d draws", sig, c.Chain, c.Steps, len(rows))
 			}
@@ -217,7 +219,7 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 	if err == nil {
 		t.Fatal("a diverging run reported no error")
 	}
-	var sum chainsSummary
+	var sum analysis.Summary
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Stopped) == 0 {
 		t.Errorf("summary of the failed run: %s (%v)", b, err)
@@ -225,7 +227,7 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 	draws := 0
 	for _, c := range sum.Stopped {
 		// --burn 0 and the default --thin 5: a draw every 5 steps.
-		rows := parseSamples(t, chainFile(out, c.Chain), 6)
+		rows := parseSamples(t, analysis.ChainFile(out, c.Chain), 6)
 		if len(rows) != c.Steps/5 {
 			t.Errorf("chain %d: its CSV has %d rows, the summary %d steps", c.Chain, len(rows), c.Steps)
 		}
@@ -241,9 +243,9 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 }
 
 // readSummary reads dir's summary.json.
-func readSummary(t *testing.T, dir string) chainsSummary {
+func readSummary(t *testing.T, dir string) analysis.Summary {
 	t.Helper()
-	var s chainsSummary
+	var s analysis.Summary
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fresgld/fresgld/analysis"
+
 	"github.com/spf13/pflag"
 	"gonum.org/v1/plot/vg"
 
@@ -75,10 +77,10 @@ func (f *ladderFlags) parse(method exchange.Method, swapA float64) error {
 			return fmt.Errorf("--auto-first = %d: must be at least 1", f.AutoFirst)
 		case f.AutoGrow && f.MaxLevels < f.AutoStart:
 			return fmt.Errorf("--max-levels = %d: fewer than --auto-levels = %d", f.MaxLevels, f.AutoStart)
-		case f.AutoStart > maxLevels:
-			return fmt.Errorf("--auto-levels = %d: at most %d", f.AutoStart, maxLevels)
-		case f.AutoGrow && f.MaxLevels > maxLevels:
-			return fmt.Errorf("--max-levels = %d: at most %d", f.MaxLevels, maxLevels)
+		case f.AutoStart > analysis.MaxLevels:
+			return fmt.Errorf("--auto-levels = %d: at most %d", f.AutoStart, analysis.MaxLevels)
+		case f.AutoGrow && f.MaxLevels > analysis.MaxLevels:
+			return fmt.Errorf("--max-levels = %d: at most %d", f.MaxLevels, analysis.MaxLevels)
 		}
 		return tuneSteps("--auto-rounds", "--auto-first", f.AutoRounds, f.AutoFirst)
 	}
@@ -88,37 +90,32 @@ func (f *ladderFlags) parse(method exchange.Method, swapA float64) error {
 	if f.k < 2 && method != exchange.SGLDMethod {
 		return fmt.Errorf("--levels = %d: a ladder needs at least 2", f.k)
 	}
-	if f.k > maxLevels {
-		return fmt.Errorf("--levels = %d: at most %d", f.k, maxLevels)
+	if f.k > analysis.MaxLevels {
+		return fmt.Errorf("--levels = %d: at most %d", f.k, analysis.MaxLevels)
 	}
-	if f.Window > maxSteps {
-		return fmt.Errorf("--window = %d: at most %d steps", f.Window, maxSteps)
+	if f.Window > analysis.MaxSteps {
+		return fmt.Errorf("--window = %d: at most %d steps", f.Window, analysis.MaxSteps)
 	}
 	return nil
 }
 
-// maxLevels bounds a ladder: each level is a chain stepped every step, and
-// a barrier Λ̂ calls for about 2Λ̂ of them; 256 covers Λ̂ = 128, far past
-// any ladder that could still make a round trip.
-const maxLevels = 256
-
 // tuneSteps checks that the tuning rounds of an adaptive ladder, round n
-// of first·2^n steps, take at most maxSteps steps in all: more rounds once
+// of first·2^n steps, take at most analysis.MaxSteps steps in all: more rounds once
 // ran for minutes before a step count wrapped, and no signal reached them.
 // roundsFlag and firstFlag are the flags' names, for the error.
 func tuneSteps(roundsFlag, firstFlag string, rounds, first int) error {
-	if first > maxSteps {
-		return fmt.Errorf("%s = %d: more than %d steps", firstFlag, first, maxSteps)
+	if first > analysis.MaxSteps {
+		return fmt.Errorf("%s = %d: more than %d steps", firstFlag, first, analysis.MaxSteps)
 	}
 	total := 0
 	for n := range rounds {
-		if n > 40 || first > (maxSteps-total)>>n {
+		if n > 40 || first > (analysis.MaxSteps-total)>>n {
 			most := 0
-			for r := 1; first*(1<<r-1) <= maxSteps; r++ {
+			for r := 1; first*(1<<r-1) <= analysis.MaxSteps; r++ {
 				most = r
 			}
 			return fmt.Errorf("%s = %d, %s = %d: the tuning would take more than %d steps (round n runs %s·2^n steps; at most %s = %d with this %s)",
-				roundsFlag, rounds, firstFlag, first, maxSteps, firstFlag, roundsFlag, most, firstFlag)
+				roundsFlag, rounds, firstFlag, first, analysis.MaxSteps, firstFlag, roundsFlag, most, firstFlag)
 		}
 		total += first << n
 	}
@@ -227,7 +224,7 @@ func (s *ladderSummary) print() {
 // (every chain's tuning rounds and sampling run, with cost) and the first
 // chain's ladder trace (ladder-trace.png/svg) into out. It returns the
 // warnings of ladders that barely communicate. Nothing for K = 1.
-func (f *ladderFlags) report(out *output.Dir, chains []*stanChain, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted, dst *[]*ladderSummary, title string) ([]string, error) {
+func (f *ladderFlags) report(out *output.Dir, chains []*analysis.Chain, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted, dst *[]*ladderSummary, title string) ([]string, error) {
 	var ws []ladderWarning
 	for i, c := range chains {
 		id := c.Header.ID
@@ -378,20 +375,20 @@ const traceRecords = 200
 
 // ladderTrace draws the level of each replica of chain c at its first
 // retained draws (the replica columns of its CSV) as ladder-trace.png/svg.
-func ladderTrace(out *output.Dir, c *stanChain, title string) error {
+func ladderTrace(out *output.Dir, c *analysis.Chain, title string) error {
 	col := map[string]int{}
 	for j, n := range c.Columns {
 		col[n] = j
 	}
 	K := 0
 	for ; ; K++ {
-		if _, ok := col[replicaCol(K+1)]; !ok {
+		if _, ok := col[analysis.ReplicaCol(K+1)]; !ok {
 			break
 		}
 	}
 	n := 0
 	if K > 0 {
-		n = min(len(c.Cols[col[replicaCol(1)]]), traceRecords)
+		n = min(len(c.Cols[col[analysis.ReplicaCol(1)]]), traceRecords)
 	}
 	if K < 2 || n == 0 {
 		return nil
@@ -401,7 +398,7 @@ func ladderTrace(out *output.Dir, c *stanChain, title string) error {
 		steps[i] = c.Header.Burn + (i+1)*c.Header.Thin
 		at[i] = make([]int, K)
 		for l := range K {
-			at[i][l] = int(c.Cols[col[replicaCol(l+1)]][i]) - 1
+			at[i][l] = int(c.Cols[col[analysis.ReplicaCol(l+1)]][i]) - 1
 		}
 	}
 	p, err := figure.ReplicaTrace(fmt.Sprintf("%s, chain %d: level of each replica", title, c.Header.ID), steps, at)

@@ -3,17 +3,16 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"runtime/debug"
-	"slices"
+
+	"github.com/fresgld/fresgld/analysis"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/dataset"
-	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/variance"
@@ -69,8 +68,8 @@ type logisticSummary struct {
 	StepRuleNotes string                `json:"step_rule,omitempty"`
 	BatchRule     string                `json:"batch_rule,omitempty"`
 	RunRule       string                `json:"run_length_rule,omitempty"`
-	swapSummary
-	chainsSummary
+	analysis.SwapSummary
+	analysis.Summary
 }
 
 func init() {
@@ -217,8 +216,8 @@ func (f *logisticFlags) validate() error {
 	if p := 1 / (f.PriorSD * f.PriorSD); math.IsInf(p, 0) || p*minPriorSDRoom > math.MaxFloat64 {
 		return fmt.Errorf("--prior-sd = %v: the prior's precision 1/σ₀² = %g is beyond floating point (it would pin every coefficient at 0); give a --prior-sd above 1e-150", f.PriorSD, p)
 	}
-	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
-		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, maxTau2)
+	if !(f.Tau2 > 1) || f.Tau2 > analysis.MaxTau2 {
+		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, analysis.MaxTau2)
 	}
 	if f.SwapEnergies != "auto" {
 		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
@@ -237,11 +236,11 @@ func (f *logisticFlags) validate() error {
 	if f.SwapPilot < 1 {
 		return fmt.Errorf("--swap-pilot = %d: must be ≥ 1 step (the pilot of --swap-energies auto; to skip it, choose the mode with --swap-energies)", f.SwapPilot)
 	}
-	if f.SwapPilot > maxSteps {
-		return fmt.Errorf("--swap-pilot = %d: at most %d steps", f.SwapPilot, maxSteps)
+	if f.SwapPilot > analysis.MaxSteps {
+		return fmt.Errorf("--swap-pilot = %d: at most %d steps", f.SwapPilot, analysis.MaxSteps)
 	}
-	if f.Levels > maxLevels {
-		return fmt.Errorf("--levels = %d: at most %d", f.Levels, maxLevels)
+	if f.Levels > analysis.MaxLevels {
+		return fmt.Errorf("--levels = %d: at most %d", f.Levels, analysis.MaxLevels)
 	}
 	if !(f.Share > 0 && f.Share <= 1) {
 		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
@@ -263,6 +262,19 @@ func (f *logisticFlags) validate() error {
 	return nil
 }
 
+// runSize checks --burn, --keep and --thin for dim coordinates, automatic
+// values at their least.
+func (f *logisticFlags) runSize(dim int) error {
+	burn, thin := f.Burn, f.Thin
+	if f.BurnAuto {
+		burn = 0
+	}
+	if f.ThinAuto {
+		thin = 1
+	}
+	return analysis.RunSize(burn, f.Keep, thin, dim, f.BurnAuto, f.ThinAuto)
+}
+
 // minPriorSDRoom is the headroom the prior's precision 1/σ₀² must leave
 // below the largest float64: the Hessian adds N curvature terms to it and
 // the step-size rule multiplies it, and at 1/σ₀² near the limit these
@@ -271,10 +283,6 @@ const minPriorSDRoom = 1e8
 
 // ladderOnlyFlags are logistic's flags that only a ladder of levels reads.
 var ladderOnlyFlags = []string{"levels", "tau2", "hot-batch", "hot-share", "swap-rate", "swap-batch", "swap-energies", "swap-pilot", "swap-noise-cap", "exact-every"}
-
-// maxTau2 bounds --tau2: the hot chain at τ2 = 10⁶ already explores a
-// region 1000 times the posterior's width; beyond, it only loses swaps.
-const maxTau2 = 1e6
 
 func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err := f.validate(); err != nil {
@@ -290,23 +298,46 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err := output.Check(f.Out); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
-	corr, _ := parseCorrection(f.Correction, m)
-	defer debug.SetGCPercent(debug.SetGCPercent(runGCPercent))
-	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize, DropConstant: f.DropConstant})
+	defer debug.SetGCPercent(debug.SetGCPercent(analysis.RunGCPercent))
+	d, err := analysis.ReadData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize, DropConstant: f.DropConstant})
 	if err != nil {
 		return fmt.Errorf("--data: %w", err)
 	}
-	if m == exchange.ReLDMethod && !(f.SwapBatch == d.N || f.SwapBatchAuto && f.Batch == d.N) {
-		// reld's exact swap rule needs exact energies; found out at the
-		// first swap, after the curvature and the pilots, otherwise.
-		return fmt.Errorf("--method reld: noise-free replica exchange needs exact energies: give --swap-batch %d (all %d examples) or --batch %d", d.N, d.N, d.N)
+	model, err := logisticModel(cmd.ErrOrStderr(), f, d)
+	if err != nil {
+		return err
 	}
+	o := f.options(cmd, m)
+	o.Settings = func(o analysis.Options) [][2]string { return f.settings(o, d) }
+	// From here on SIGINT and SIGTERM stop the work (the swap-energy pilot,
+	// sampling) within a step, keeping every draw taken.
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	res, err := analysis.Run(ctx, model, o)
+	// The chain files are closed and the summary files are written whole
+	// or not at all: from here a signal ends the process at once.
+	stop()
+	if err != nil {
+		return err
+	}
+	f.resolved(res.Options)
+	sum := logisticSummary{Settings: f, N: d.N, Names: model.Names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs,
+		HotBatch: res.HotBatch, WallSeconds: res.Wall.Seconds(), StepRuleNotes: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, Summary: res.Summary}
+	if res.Swap != nil {
+		sum.SwapSummary = *res.Swap
+	}
+	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, model.Terms.Dim(), len(o.Chains), sum.WallSeconds)
+	return report(cmd, res, &sum)
+}
+
+// logisticModel is the model of the data d as the flags say.
+func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (analysis.Model, error) {
 	for _, w := range d.Warnings {
-		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+		fmt.Fprintln(stderr, "warning:", w)
 	}
 	if f.NoStandardize {
-		if err := rawScale(d); err != nil {
-			return err
+		if err := analysis.RawScale(d); err != nil {
+			return analysis.Model{}, err
 		}
 	}
 	x, p, names := d.X, d.P, d.Names
@@ -316,284 +347,62 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	lr, err := models.NewLogistic(x, d.Y, p, f.PriorSD)
 	if err != nil {
-		return fmt.Errorf("%s: %w", f.Data, err)
+		return analysis.Model{}, fmt.Errorf("%s: %w", f.Data, err)
 	}
-	var runWarning string
-	sum := logisticSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs}
-	// The curvature sets the automatic step size, the run length and the
-	// scale against which a stuck chain is recognised (lmin = 0: unknown;
-	// see logisticCurvature for data too large for a Hessian).
+	return analysis.LogisticModel(lr, names), nil
+}
+
+// options are the analysis options the flags set (0 or analysis.Auto where
+// automatic).
+func (f *logisticFlags) options(cmd *cobra.Command, m exchange.Method) analysis.Options {
+	corr, _ := parseCorrection(f.Correction, m)
 	ids, _ := f.chainFlags.ids()
-	if err := heldDraws(f.Keep, p, len(ids), d.N); err != nil {
-		return err
+	o := analysis.Options{
+		Command: "logistic", Method: m, Correction: corr, Seed: f.Seed, Tau2: f.Tau2, Levels: f.Levels,
+		Eta: f.Eta, Batch: f.Batch, HotBatch: f.HotBatch, HotShare: f.Share, SwapRate: f.SwapPerStep, SwapBatch: f.SwapBatch,
+		SwapEnergies: f.SwapEnergies, ExactEvery: f.ExactEvery, SwapPilot: f.SwapPilot, SwapNoiseCap: f.SwapNoiseCap,
+		Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Chains: ids, Single: f.Chain > 0, Out: f.Out,
+		CheckpointEvery: f.Every, Args: runArgs(cmd), Cwd: workingDir(), Version: buildVersion(), Resume: resuming, Log: cmd.ErrOrStderr(),
 	}
-	curv, curvErr := logisticCurvature(lr, f.Seed)
-	lmin := curv.lmin
-	if f.EtaAuto {
-		if curvErr != nil {
-			return fmt.Errorf("automatic step size: %w (give --eta)", curvErr)
-		}
-		f.Eta = 0.2 / curv.lmax
-		sum.StepRuleNotes = "η = 0.2/λ_max, " + curv.note
+	zeroIf(&o.Eta, f.EtaAuto)
+	for _, v := range []struct {
+		v    *int
+		auto bool
+	}{{&o.Batch, f.BatchAuto}, {&o.HotBatch, f.HotBatchAuto}, {&o.SwapBatch, f.SwapBatchAuto}, {&o.Thin, f.ThinAuto}} {
+		zeroIf(v.v, v.auto)
 	}
-	if f.BatchAuto {
-		// The gradients' spread at the chains' start and at the mode.
-		at := [][]float64{make([]float64, p)}
-		if curv.mode != nil {
-			at = append(at, curv.mode)
-		}
-		n, nstar, s2, err := coldSize(lr, at, f.Eta, 1, f.Seed)
-		if err != nil {
-			return fmt.Errorf("automatic --batch: %w", err)
-		}
-		sum.BatchRule = fmt.Sprintf("n = ⌈n*⌉ in [%d, %d]: n* = %.4g gives gradient noise %.0f%% of the budget 2τη at S²_max = %.4g", coldMin, coldMax, nstar, 100*coldShare, s2)
-		if float64(n) < nstar && f.EtaAuto {
-			f.Eta = etaFor(d.N, n, s2, 1, coldShare)
-			sum.StepRuleNotes += fmt.Sprintf("; lowered to η = %.4g, at which n = %d meets the batch rule", f.Eta, n)
-		}
-		f.Batch = n
+	if f.BurnAuto {
+		o.Burn = analysis.Auto
 	}
-	for _, b := range []struct {
-		flag string
-		v    int
-	}{{"--batch", f.Batch}, {"--hot-batch", f.HotBatch}, {"--swap-batch", f.SwapBatch}} {
-		if b.v > d.N {
-			return fmt.Errorf("%s = %d: the data have %d examples", b.flag, b.v, d.N)
-		}
+	return o
+}
+
+// resolved takes the values a run chose into the flags, for the summary.
+func (f *logisticFlags) resolved(o analysis.Options) {
+	f.Eta, f.Batch, f.Burn, f.Thin = o.Eta, o.Batch, o.Burn, o.Thin
+	if f.HotBatchAuto {
+		f.HotBatch = o.HotBatch
 	}
-	if err := f.runSize(p); err != nil {
-		return err
-	}
-	if f.BurnAuto || f.ThinAuto {
-		note, warn := f.setRunLength(lr, curv, p)
-		sum.RunRule = note
-		if warn != "" {
-			fmt.Fprintln(cmd.ErrOrStderr(), "warning:", warn)
-			runWarning = warn
-		}
-		if err := f.runSize(p); err != nil {
-			return err
-		}
-	}
-	if f.SwapPerStep/f.Eta > 0 && !(f.SwapPerStep/f.Eta < math.Inf(1)) {
-		return fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", f.SwapPerStep, f.Eta)
-	}
-	hotStart := f.HotBatch
-	if hotStart == 0 {
-		hotStart = f.Batch // the automatic rule's pilot draw
-	}
-	eta := langevin.Constant{Step: f.Eta}
-	var buildWith func(id int, e exchange.Energies) (*exchange.Sampler, error)
-	autos := map[int]*variance.AutoBatch{}
-	var energies exchange.Energies
-	// build makes chain id's ladder: minibatches, variance models and random
-	// streams of its own, with the swap energies chosen below.
-	build := func(id int) (*exchange.Sampler, error) { return buildWith(id, energies) }
-	buildWith = func(id int, energies exchange.Energies) (*exchange.Sampler, error) {
-		cold, err := energy.NewMinibatch(lr, f.Batch)
-		if err != nil {
-			return nil, fmt.Errorf("--batch: %w", err)
-		}
-		hot, err := energy.NewMinibatch(lr, hotStart)
-		if err != nil {
-			return nil, fmt.Errorf("--hot-batch: %w", err)
-		}
-		if !f.SwapBatchAuto {
-			for _, mb := range []*energy.Minibatch{cold, hot} {
-				if err := mb.SetEnergySize(f.SwapBatch); err != nil {
-					return nil, fmt.Errorf("--swap-batch: %w", err)
-				}
-			}
-		}
-		energies.Terms = lr
-		setup := exchange.Setup{
-			Tau1: 1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta, Cold: cold, Hot: hot,
-			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id), Correction: corr,
-			Energies: energies,
-		}
-		if f.HotBatchAuto {
-			delete(autos, id)
-			// Every hot level sizes its own minibatch at its own τ; the
-			// summary reports the first hot level's.
-			setup.HotVarAt = func(est energy.Estimator, tau float64) (variance.Model, error) {
-				mb, ok := est.(*energy.Minibatch)
-				if !ok {
-					return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
-				}
-				a, err := variance.NewAutoBatch(mb, tau, eta, hotOptions(f.Share))
-				if err != nil {
-					return nil, fmt.Errorf("--hot-share: %w", err)
-				}
-				if autos[id] == nil {
-					autos[id] = a
-				}
-				return a, nil
-			}
-		}
-		cfg, err := m.Config(setup)
-		if err != nil {
-			return nil, err
-		}
-		inits := make([][]float64, len(cfg.Levels))
-		for l := range inits {
-			inits[l] = make([]float64, p)
-		}
-		return exchange.New(cfg, inits)
-	}
-	// From here on SIGINT and SIGTERM stop the work (the swap-energy pilot,
-	// sampling) within a step, keeping every draw taken; before, nothing is
-	// running that could be kept, and the signal ends the process at once.
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
-	if !oneLevel(m) && m != exchange.ReLDMethod { // reld swaps on exact energies; one chain does not swap
-		pilot := func(e exchange.Energies) (pilotResult, error) {
-			// Chain 1's stream whichever chains run, so that a chain's
-			// draws do not depend on the chains run beside it.
-			smp, err := buildWith(1, e)
-			if err != nil {
-				return pilotResult{}, err
-			}
-			return runPilot(ctx, smp, f.SwapPilot)
-		}
-		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
-		if err != nil {
-			return err
-		}
-		ch.Energies.MaxNoise = f.SwapNoiseCap
-		energies, sum.Swap = ch.Energies, &ch
-		fmt.Fprintf(os.Stderr, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
-	}
-	settings, err := settingsOf(f)
-	if err != nil {
-		return err
-	}
-	// The chain files record what the run uses, not the flag's stand-in:
-	// an automatic hot batch is sized as the run goes (not 0), and auto
-	// swap energies resolve to a mode.
+}
+
+// settings are the chain CSVs' settings lines: the flags with the values
+// the run uses, not the flags' stand-ins (an automatic hot batch is sized
+// as the run goes; auto swap energies resolve to a mode).
+func (f *logisticFlags) settings(o analysis.Options, d *dataset.Data) [][2]string {
+	g := *f
+	g.resolved(o)
+	g.HotBatch = f.HotBatch
+	settings, _ := settingsOf(&g)
 	for i := range settings {
-		if settings[i][0] == "hot_batch" && f.HotBatchAuto && !oneLevel(m) {
-			settings[i][1] = fmt.Sprintf("auto (from %d)", hotStart)
+		if settings[i][0] == "hot_batch" && f.HotBatchAuto && !oneLevel(o.Method) {
+			settings[i][1] = fmt.Sprintf("auto (from %d)", o.Batch)
 		}
 	}
-	if sum.Swap != nil {
-		settings = append(settings, [2]string{"swap_energies_used", sum.Swap.Mode})
+	if mode := o.SwapMode(); mode != "" {
+		settings = append(settings, [2]string{"swap_energies_used", mode})
 	}
 	if d.Means != nil {
-		settings = append(settings, standardisationSettings(d.Means, d.SDs)...)
+		settings = append(settings, analysis.StandardisationSettings(d.Means, d.SDs)...)
 	}
-	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0)...)
-	if err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	run := chainRun{
-		Header:     chainHeader{Command: "logistic", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
-		Names:      names,
-		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
-		New:        build,
-		LogDensity: logDensity(lr, f.Seed),
-		Dir:        out,
-		Ctx:        ctx,
-		Label:      "logistic " + f.Method,
-		Every:      f.Every,
-		Args:       runArgs(cmd),
-		Cwd:        workingDir(),
-	}
-	chains, wall, writeErr := run.run(ids)
-	// The chain files are closed and the summary files are written whole
-	// or not at all: from here a signal ends the process at once, rather
-	// than wait, unanswered, for the figures.
-	stop()
-	if chains == nil {
-		return writeErr
-	}
-	sum.WallSeconds = wall.Seconds()
-	var extra []string
-	if runWarning != "" {
-		extra = append(extra, runWarning)
-	}
-	var chosen []int
-	for _, id := range ids {
-		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && m != exchange.SGLDMethod {
-			st := a.Stats()
-			sum.HotBatch = append(sum.HotBatch, &st)
-			chosen = append(chosen, st.N)
-			if w := a.Warning(); w != "" {
-				extra = append(extra, fmt.Sprintf("chain %d: %s", id, w))
-			}
-		}
-	}
-	if len(chosen) > 0 {
-		// summary.json's settings say the size the run ended with (the
-		// median over chains; each chain's is in hot_batch_automatic),
-		// not the 0 that stands for "auto" in the flag.
-		slices.Sort(chosen)
-		f.HotBatch = chosen[len(chosen)/2]
-	}
-	// The command's own checks (a stuck or drifting chain, separable data)
-	// look at each chain on its own.
-	featureSD := sampledScales(x, d.N, p)
-	for _, c := range chains {
-		tr := c.trace(names)
-		if tr.Len() == 0 {
-			continue
-		}
-		mean, sd := traceMoments(tr)
-		w := logisticChecks{flags: f, stats: c.Ladder, trace: tr, names: names, mean: mean, sd: sd, lmin: lmin, featureSD: featureSD, n: d.N}
-		for _, msg := range w.warnings() {
-			extra = append(extra, fmt.Sprintf("chain %d: %s", c.Header.ID, msg))
-		}
-	}
-	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, len(ids), sum.WallSeconds)
-	if sum.Swap != nil {
-		extra = append(extra, reportSwaps(chains, &sum.swapSummary)...)
-	}
-	if err := finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra); err != nil {
-		return err // an interrupted or stopped chain keeps its checkpoint
-	}
-	return run.finished(ids)
-}
-
-// maxHeld bounds the draws of a run with more coefficients than examples:
-// numbers over all chains (400 MB in memory, and about 1 GB of chain CSV
-// text), every variable's R̂, ESS and quantiles computed from them. On issue
-// 20's 60 × 10,000 file, 4 chains × 5000 draws of 10,002 variables took 8.5
-// minutes and 3.1 GB, most of it after sampling, for coefficients that
-// the data mostly leave to the prior.
-const maxHeld = 5e7
-
-// heldDraws refuses, before any work, a run with p > N whose draws would
-// exceed maxHeld, saying why so many coefficients are a poor use of the
-// data and giving the --keep that fits. With p ≤ N the draws are bounded
-// only by memory (runSize): long runs on tall data are the usual case.
-func heldDraws(keep, p, chains, N int) error {
-	vars := p + 1 // with lp__
-	if p <= N || float64(keep)*float64(vars)*float64(chains) <= maxHeld {
-		return nil
-	}
-	fit := int(maxHeld / (float64(vars) * float64(chains)))
-	msg := fmt.Sprintf("--keep = %d: p = %d coefficients but N = %d examples: the data inform at most %d directions of the coefficients, the other %d are the prior's; and %d chain(s) × %d draws × %d variables = %.3g numbers (%.2g GB) to hold, summarise and write, more than the %.3g a run with p > N allows",
-		keep, p, N, N, p-N, chains, keep, vars, float64(keep)*float64(vars)*float64(chains), float64(keep)*float64(vars)*float64(chains)*8/1e9, maxHeld)
-	if fit >= 1 {
-		msg += fmt.Sprintf(": give --keep %d or less (or fewer --chains), or better, fewer features (selected, or projected onto principal components)", fit)
-	} else {
-		msg += ": use fewer features (selected, or projected onto principal components)"
-	}
-	return errors.New(msg)
-}
-
-// rawScale rejects unstandardised features so large that the likelihood's
-// curvature, a sum of N squared values, overflows: no step size or
-// posterior scale could then be computed.
-func rawScale(d *dataset.Data) error {
-	for j := range d.P {
-		var m float64
-		for i := range d.N {
-			m = math.Max(m, math.Abs(d.X[i*d.P+j]))
-		}
-		if !(m*m*float64(d.N) < math.MaxFloat64) {
-			return fmt.Errorf("--no-standardize: column %d (%q) has values up to %g, whose squares summed over %d examples overflow; standardise (drop --no-standardize) or rescale the column",
-				d.Column(j), d.Names[j], m, d.N)
-		}
-	}
-	return nil
+	return settings
 }

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 // writeData writes a 60-example data set: header (or none), then rows of
@@ -144,7 +146,7 @@ func TestLogisticFlags(t *testing.T) {
 		} `json:"settings"`
 		Rule string `json:"batch_rule"`
 	}
-	if err := json.Unmarshal(b, &auto); err != nil || auto.Settings.Batch < min(coldMin, 200) || auto.Settings.Batch > min(coldMax, 200) || auto.Rule == "" {
+	if err := json.Unmarshal(b, &auto); err != nil || auto.Settings.Batch < min(analysis.ColdMin, 200) || auto.Settings.Batch > min(analysis.ColdMax, 200) || auto.Rule == "" {
 		t.Errorf("automatic --batch recorded as %d (rule %q; %v)", auto.Settings.Batch, auto.Rule, err)
 	}
 }

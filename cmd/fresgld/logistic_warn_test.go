@@ -9,8 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/fresgld/fresgld/exchange"
 )
 
 // separableCSV writes data that a line separates exactly: x1 < −1 for every
@@ -87,28 +85,5 @@ func TestLogisticWarnings(t *testing.T) {
 		if c.want != "" && !strings.Contains(stderr.String(), "warning: ") {
 			t.Errorf("%s: no warning on stderr:\n%s", c.name, stderr.String())
 		}
-	}
-}
-
-// The drift check fires on a chain moving steadily outward and not on a
-// stationary one of the same length.
-func TestDriftCheck(t *testing.T) {
-	const n = 2000
-	rng := rand.New(rand.NewPCG(5, 6))
-	mk := func(drift float64) logisticChecks {
-		tr := exchange.Trace{P: 2}
-		for i := range n {
-			tr.Data = append(tr.Data, rng.NormFloat64(), 1+drift*float64(i)/n+rng.NormFloat64())
-		}
-		return logisticChecks{flags: &logisticFlags{}, trace: tr, names: []string{"a", "b"}}
-	}
-	// A drift of 20 sds over the run moves the half means 10 sds apart, with
-	// within-half sds near √(1 + 10²/12) ≈ 3.05: z ≈ 3.3 > driftSDs.
-	if msg := mk(20).drifting(); !strings.Contains(msg, "coefficient b") {
-		t.Errorf("steady drift not reported: %q", msg)
-	}
-	// Stationary: half means differ by about √(2/1000) ≈ 0.045 sds.
-	if msg := mk(0).drifting(); msg != "" {
-		t.Errorf("stationary chain reported: %q", msg)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/fresgld/fresgld/analysis"
+
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/output"
@@ -17,7 +19,7 @@ import (
 type mergeSummary struct {
 	Files    []string    `json:"files"`
 	Settings [][2]string `json:"settings"`
-	chainsSummary
+	analysis.Summary
 }
 
 func init() {
@@ -67,10 +69,10 @@ func chainFiles(args []string) ([]string, error) {
 // command, settings and columns, distinct ids. They come back ordered by
 // id, as a run holds them. A file killed before it held a draw is left
 // out, and named in skipped: it holds nothing to pool.
-func readChains(files []string) (chains []*stanChain, skipped []string, err error) {
+func readChains(files []string) (chains []*analysis.Chain, skipped []string, err error) {
 	for _, f := range files {
-		c, err := readStanCSV(f)
-		if errors.Is(err, errEmptyChain) {
+		c, err := analysis.ReadStanCSV(f)
+		if errors.Is(err, analysis.ErrEmptyChain) {
 			skipped = append(skipped, err.Error())
 			continue
 		}
@@ -87,8 +89,8 @@ func readChains(files []string) (chains []*stanChain, skipped []string, err erro
 }
 
 // checkChains orders the chains by id and checks that they belong together.
-func checkChains(chains []*stanChain) ([]*stanChain, error) {
-	slices.SortStableFunc(chains, func(a, b *stanChain) int { return a.Header.ID - b.Header.ID })
+func checkChains(chains []*analysis.Chain) ([]*analysis.Chain, error) {
+	slices.SortStableFunc(chains, func(a, b *analysis.Chain) int { return a.Header.ID - b.Header.ID })
 	c0 := chains[0]
 	for i, c := range chains[1:] {
 		if c.Header.ID == chains[i].Header.ID {
@@ -109,13 +111,13 @@ func checkChains(chains []*stanChain) ([]*stanChain, error) {
 // stopped before its first draw, in its burn-in (an interrupted run), and
 // the table is cut to the shortest chain. It names the files, so that the
 // user can rerun them or leave them out.
-func emptyChains(chains []*stanChain) error {
-	pool := slices.DeleteFunc(slices.Clone(chains), func(c *stanChain) bool { return c.Stats.Stopped != "" })
+func emptyChains(chains []*analysis.Chain) error {
+	pool := slices.DeleteFunc(slices.Clone(chains), func(c *analysis.Chain) bool { return c.Stats.Stopped != "" })
 	if len(pool) == 0 {
 		pool = chains
 	}
 	// Chains with draws are pooled and the others reported (see
-	// summarizeChains); only a merge with no draws at all is refused.
+	// analysis.SummarizeChains); only a merge with no draws at all is refused.
 	var msgs []string
 	for _, c := range pool {
 		if len(c.Cols[0]) > 0 {
@@ -131,7 +133,7 @@ func emptyChains(chains []*stanChain) error {
 // chain id. The settings come first because a difference there is the
 // cause of the others: with --burn auto, a different --prior-sd changes
 // num_warmup too, and naming num_warmup would send the user the wrong way.
-func sameSettings(a, b *stanChain) error {
+func sameSettings(a, b *analysis.Chain) error {
 	for i, x := range a.Header.Settings {
 		if i >= len(b.Header.Settings) || b.Header.Settings[i][0] != x[0] {
 			break // a different list: the comment lines below say where
@@ -167,18 +169,20 @@ func runMerge(cmd *cobra.Command, args []string, out string) error {
 		return err
 	}
 	if out == "" {
-		s, err := summarizeChains(chains)
+		s, err := analysis.SummarizeChains(chains)
 		if err != nil {
 			return err
 		}
-		writeTable(os.Stdout, s)
-		writeWarnings(cmd.ErrOrStderr(), s)
-		return stoppedError(s, len(chains))
+		analysis.WriteTable(os.Stdout, s)
+		for _, w := range s.Warnings {
+			fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
+		}
+		return analysis.StoppedError(s, len(chains))
 	}
-	dir, err := output.Prepare(out, summaryOutputs()...)
+	dir, err := output.Prepare(out, analysis.SummaryOutputs()...)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	sum := mergeSummary{Files: files, Settings: chains[0].Header.Settings}
-	return finishChains(cmd.ErrOrStderr(), dir, chains, &sum.chainsSummary, &sum, nil, nil)
+	return finishChains(cmd.ErrOrStderr(), dir, chains, &sum.Summary, &sum, nil, nil)
 }

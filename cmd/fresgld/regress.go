@@ -8,11 +8,11 @@ import (
 	"math"
 	"os"
 	"runtime/debug"
-	"strings"
 
 	"github.com/spf13/cobra"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
@@ -242,22 +242,22 @@ func (f *regressFlags) validate() error {
 	if err := firstError(positive("--tau2", f.Tau2), within("--swap-rate", f.SwapPerStep, 0, 1), f.runSize(1)); err != nil {
 		return err
 	}
-	if !(f.Tau2 > 1) || f.Tau2 > maxTau2 {
-		return fmt.Errorf("--tau2 = %v: must lie in (1, %g]", f.Tau2, maxTau2)
+	if !(f.Tau2 > 1) || f.Tau2 > analysis.MaxTau2 {
+		return fmt.Errorf("--tau2 = %v: must lie in (1, %g]", f.Tau2, analysis.MaxTau2)
 	}
 	if f.SwapEnergies != "auto" {
 		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
 			return fmt.Errorf("--swap-energies: %w", err)
 		}
 	}
-	if f.Levels < 2 || f.Levels > maxLevels {
-		return fmt.Errorf("--levels = %d: need 2 to %d", f.Levels, maxLevels)
+	if f.Levels < 2 || f.Levels > analysis.MaxLevels {
+		return fmt.Errorf("--levels = %d: need 2 to %d", f.Levels, analysis.MaxLevels)
 	}
 	if !(f.SwapNoiseCap >= 0) || math.IsInf(f.SwapNoiseCap, 1) {
 		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", f.SwapNoiseCap)
 	}
-	if f.ExactEvery < 0 || f.SwapPilot < 1 || f.SwapPilot > maxSteps {
-		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and in [1, %d]", f.ExactEvery, f.SwapPilot, maxSteps)
+	if f.ExactEvery < 0 || f.SwapPilot < 1 || f.SwapPilot > analysis.MaxSteps {
+		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and in [1, %d]", f.ExactEvery, f.SwapPilot, analysis.MaxSteps)
 	}
 	if !(f.Share > 0 && f.Share <= 1) {
 		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
@@ -358,8 +358,8 @@ type regressSummary struct {
 	Distance     *exactDistance        `json:"distance_to_exact,omitempty"`
 	HotBatch     []*variance.AutoStats `json:"hot_batch_automatic,omitempty"`
 	WallSeconds  float64               `json:"wall_seconds"`
-	swapSummary
-	chainsSummary
+	analysis.SwapSummary
+	analysis.Summary
 }
 
 // coefRow is one coefficient's line of summary.json: the sampled mean,
@@ -391,16 +391,6 @@ type exactDistance struct {
 	InclusionErr     jsonNum `json:"max_inclusion_error"`
 	InclusionErrMCSE jsonNum `json:"max_inclusion_error_mcse"`
 	InclusionErrVar  string  `json:"max_inclusion_error_variable"`
-}
-
-// inclusionCol names coefficient name's inclusion column.
-func inclusionCol(name string) string { return "inclusion_" + name }
-
-// generated reports whether a command's chain column is a generated
-// quantity (a function of a draw) rather than a parameter the sampler
-// moves: regress's inclusion columns.
-func generated(command, column string) bool {
-	return command == "regress" && strings.HasPrefix(column, "inclusion_")
 }
 
 // residualSD is the least-squares fit's residual standard error
@@ -492,8 +482,8 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 		}
 	}
 	stderr := cmd.ErrOrStderr()
-	defer debug.SetGCPercent(debug.SetGCPercent(runGCPercent))
-	d, err := readData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, Response: true})
+	defer debug.SetGCPercent(debug.SetGCPercent(analysis.RunGCPercent))
+	d, err := analysis.ReadData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, Response: true})
 	if err != nil {
 		return fmt.Errorf("--data: %w", err)
 	}
@@ -507,7 +497,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	x, p, names := d.X, d.P, d.Names
 	for _, n := range names {
 		for _, o := range names {
-			if inclusionCol(n) == o {
+			if analysis.InclusionCol(n) == o {
 				return fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", f.Data, o, n)
 			}
 		}
@@ -550,13 +540,13 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 		sum.StepRule = fmt.Sprintf("η = 0.2/λ_max, λ_max ≤ λ_max(XᵀX)/σ² + (largest prior curvature) = %.4g over all β", lmax)
 	}
 	if f.BatchAuto {
-		n, nstar, s2, err := coldSize(lr, [][]float64{make([]float64, p)}, f.Eta, 1, f.Seed)
+		n, nstar, s2, err := analysis.ColdSize(lr, [][]float64{make([]float64, p)}, f.Eta, 1, f.Seed)
 		if err != nil {
 			return fmt.Errorf("automatic --batch: %w", err)
 		}
-		sum.BatchRule = fmt.Sprintf("n = ⌈n*⌉ in [%d, %d]: n* = %.4g gives gradient noise %.0f%% of the budget 2τη at S²_max = %.4g", coldMin, coldMax, nstar, 100*coldShare, s2)
+		sum.BatchRule = fmt.Sprintf("n = ⌈n*⌉ in [%d, %d]: n* = %.4g gives gradient noise %.0f%% of the budget 2τη at S²_max = %.4g", analysis.ColdMin, analysis.ColdMax, nstar, 100*analysis.ColdShare, s2)
 		if float64(n) < nstar && f.EtaAuto {
-			f.Eta = etaFor(d.N, n, s2, 1, coldShare)
+			f.Eta = analysis.EtaFor(d.N, n, s2, 1, analysis.ColdShare)
 			sum.StepRule += fmt.Sprintf("; lowered to η = %.4g, at which n = %d meets the batch rule", f.Eta, n)
 		}
 		f.Batch = n
@@ -571,19 +561,19 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	}
 	var extra []string
 	if f.BurnAuto || f.ThinAuto {
-		r, ok := runLengthFor(f.Eta, lmin, dist, f.Keep, f.Batch, p)
+		r, ok := analysis.RunLengthFor(f.Eta, lmin, dist, f.Keep, f.Batch, p)
 		switch {
 		case !ok:
 			if f.BurnAuto {
-				f.Burn = fallbackBurn
+				f.Burn = analysis.FallbackBurn
 			}
 			if f.ThinAuto {
-				f.Thin = fallbackThin
+				f.Thin = analysis.FallbackThin
 			}
 			sum.RunRule = fmt.Sprintf("fixed burn %d, thin %d: the rule needs 0 < ηλ_min < 1 (λ_min = %.4g, η = %.4g)", f.Burn, f.Thin, lmin, f.Eta)
 		case f.BurnAuto && f.ThinAuto:
 			f.Burn, f.Thin = r.Burn, r.Thin
-			if w := r.warning(f.Keep); w != "" {
+			if w := r.Warning(f.Keep); w != "" {
 				fmt.Fprintln(stderr, "warning:", w)
 				extra = append(extra, w)
 			}
@@ -593,7 +583,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 			f.Thin = r.NeedThin
 		}
 		if ok {
-			sum.RunRule = r.note() + fmt.Sprintf("; running burn %d, thin %d", f.Burn, f.Thin)
+			sum.RunRule = r.Note() + fmt.Sprintf("; running burn %d, thin %d", f.Burn, f.Thin)
 		}
 		if err := f.runSize(p); err != nil {
 			return err
@@ -653,7 +643,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 				if !ok {
 					return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
 				}
-				a, err := variance.NewAutoBatch(mb, tau, eta, hotOptions(f.Share))
+				a, err := variance.NewAutoBatch(mb, tau, eta, analysis.HotOptions(f.Share))
 				if err != nil {
 					return nil, fmt.Errorf("--hot-share: %w", err)
 				}
@@ -677,16 +667,16 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	defer stop()
 	ladder := m != exchange.SGLDMethod && m != exchange.CorrectedMethod && m != exchange.CSGLDMethod
 	if ladder {
-		pilot := func(e exchange.Energies) (pilotResult, error) {
+		pilot := func(e exchange.Energies) (analysis.PilotResult, error) {
 			// Chain 1's stream whichever chains run, so that a chain's
 			// draws do not depend on the chains run beside it.
 			smp, err := buildWith(1, e)
 			if err != nil {
-				return pilotResult{}, err
+				return analysis.PilotResult{}, err
 			}
-			return runPilot(ctx, smp, f.SwapPilot)
+			return analysis.RunPilot(ctx, smp, f.SwapPilot)
 		}
-		ch, err := chooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
+		ch, err := analysis.ChooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
 		if err != nil {
 			return err
 		}
@@ -698,7 +688,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	if err != nil {
 		return err
 	}
-	out, err := output.Prepare(f.Out, chainStale(f.Out, ids, f.Chain > 0)...)
+	out, err := output.Prepare(f.Out, analysis.ChainStale(f.Out, ids, f.Chain > 0, resuming)...)
 	if err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
@@ -708,7 +698,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	var gen func(out, theta []float64)
 	if !pr.Normal() {
 		for _, n := range names {
-			incl = append(incl, inclusionCol(n))
+			incl = append(incl, analysis.InclusionCol(n))
 		}
 		gen = func(out, theta []float64) {
 			for j, b := range theta {
@@ -716,12 +706,12 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 			}
 		}
 	}
-	run := chainRun{
-		Header:     chainHeader{Command: "regress", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
+	run := analysis.ChainRun{
+		Header:     analysis.ChainHeader{Command: "regress", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
 		Names:      names,
 		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
 		New:        func(id int) (*exchange.Sampler, error) { return buildWith(id, energies) },
-		LogDensity: logDensity(lr, f.Seed),
+		LogDensity: analysis.LogDensity(lr, f.Seed),
 		Generated:  incl,
 		Generate:   gen,
 		Sample:     sample,
@@ -731,8 +721,10 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 		Every:      f.Every,
 		Args:       runArgs(cmd),
 		Cwd:        workingDir(),
+		Version:    buildVersion(),
+		Resume:     resuming,
 	}
-	chains, wall, writeErr := run.run(ids)
+	chains, wall, writeErr := run.Run(ids)
 	stop()
 	if chains == nil {
 		return writeErr
@@ -749,11 +741,17 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	}
 	fmt.Printf("%s on %s (%d examples, %d coefficients, %s prior), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, f.Prior, len(ids), sum.WallSeconds)
 	if sum.Swap != nil {
-		extra = append(extra, reportSwaps(chains, &sum.swapSummary)...)
+		lines, ws := analysis.ReportSwaps(chains, &sum.SwapSummary)
+		for _, l := range lines {
+			fmt.Println(l)
+		}
+		for _, w := range ws {
+			extra = append(extra, w.Message)
+		}
 	}
 	// The comparison with the exact posterior needs the table's rows,
 	// which finishChains computes again from the same chains.
-	if s, err := summarizeChains(chains); err == nil && s.Draws > 0 {
+	if s, err := analysis.SummarizeChains(chains); err == nil && s.Draws > 0 {
 		sum.Coef, sum.Distance = compareExact(s, names, exact, f.Exact)
 		if exact != nil {
 			if f.Exact {
@@ -767,17 +765,17 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 			}
 		}
 	}
-	if err := finishChains(stderr, out, chains, &sum.chainsSummary, &sum, writeErr, extra); err != nil {
+	if err := finishChains(stderr, out, chains, &sum.Summary, &sum, writeErr, extra); err != nil {
 		return err
 	}
-	return run.finished(ids)
+	return run.Finished(ids)
 }
 
 // compareExact reads each coefficient's sampled mean, sd and inclusion
 // (with its MCSE) from the table s, beside the exact values when exact is
 // set (quantiles only with withQuantiles), and the largest errors.
-func compareExact(s chainsSummary, names []string, exact *models.LinRegExact, withQuantiles bool) ([]coefRow, *exactDistance) {
-	row := map[string]paramRow{}
+func compareExact(s analysis.Summary, names []string, exact *models.LinRegExact, withQuantiles bool) ([]coefRow, *exactDistance) {
+	row := map[string]analysis.ParamRow{}
 	for _, r := range s.Parameters {
 		row[r.Name] = r
 	}
@@ -787,8 +785,8 @@ func compareExact(s chainsSummary, names []string, exact *models.LinRegExact, wi
 		dist = &exactDistance{MeanErr: -1, InclusionErr: -1}
 	}
 	for j, n := range names {
-		b, in := row[n], row[inclusionCol(n)]
-		if _, ok := row[inclusionCol(n)]; !ok { // the normal prior
+		b, in := row[n], row[analysis.InclusionCol(n)]
+		if _, ok := row[analysis.InclusionCol(n)]; !ok { // the normal prior
 			in.Mean, in.MCSEMean = 1, math.NaN()
 		}
 		c := coefRow{Name: n, Mean: jsonNum(b.Mean), SD: jsonNum(b.SD), Inclusion: jsonNum(in.Mean), InclusionMCSE: jsonNum(in.MCSEMean)}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 // regressRun is what the regress tests read back from summary.json.
@@ -130,7 +132,7 @@ func TestRegressDiabetesAgainstExact(t *testing.T) {
 	if math.Abs(r.Distance.MeanErr-worst) > 1e-12 {
 		t.Errorf("distance_to_exact: %v, largest |mean − exact|/sd %v", r.Distance.MeanErr, worst)
 	}
-	ch, err := readStanCSV(filepath.Join(out, "chain-1.csv"))
+	ch, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,11 +172,11 @@ func TestRegressNormalPrior(t *testing.T) {
 			t.Errorf("%s: inclusion %v, exact %v under the normal prior", c.Name, c.Inclusion, *c.ExactInclusion)
 		}
 	}
-	ch, err := readStanCSV(filepath.Join(out, "chain-1.csv"))
+	ch, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.ContainsFunc(ch.Columns, func(c string) bool { return strings.HasPrefix(c, "inclusion_") }) || slices.Contains(ch.Columns, replicaCol(2)) {
+	if slices.ContainsFunc(ch.Columns, func(c string) bool { return strings.HasPrefix(c, "inclusion_") }) || slices.Contains(ch.Columns, analysis.ReplicaCol(2)) {
 		t.Errorf("normal prior, one chain: columns %q", ch.Columns)
 	}
 }
@@ -288,7 +290,7 @@ func TestRegressCSGLDKeepsSamplingStages(t *testing.T) {
 			want++
 		}
 	}
-	ch, err := readStanCSV(filepath.Join(out, "chain-1.csv"))
+	ch, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/fresgld/fresgld/analysis"
+
 	"github.com/spf13/cobra"
 )
 
@@ -35,10 +37,10 @@ func runRepair(w io.Writer, args []string) error {
 	}
 	// Read every file first: a file that is not a chain's CSV stops the
 	// repair before any file is changed.
-	var chains []*stanChain
+	var chains []*analysis.Chain
 	for _, f := range files {
-		c, err := readStanCSV(f)
-		if errors.Is(err, errEmptyChain) {
+		c, err := analysis.ReadStanCSV(f)
+		if errors.Is(err, analysis.ErrEmptyChain) {
 			fmt.Fprintf(w, "%s: no draws (killed before writing any), left alone: merge leaves it out\n", f)
 			continue
 		}
@@ -64,7 +66,7 @@ func runRepair(w io.Writer, args []string) error {
 // trailing block of c.Stats (Torn). The block goes in with one write, so
 // that a repair itself interrupted leaves either the torn file or the
 // repaired one.
-func repairFile(c *stanChain) error {
+func repairFile(c *analysis.Chain) error {
 	b, err := os.ReadFile(c.Path)
 	if err != nil {
 		return err
@@ -84,7 +86,7 @@ func repairFile(c *stanChain) error {
 		f.Close()
 		return fmt.Errorf("%s: %w", c.Path, err)
 	}
-	block := strings.Join(c.Stats.lines(), "\n") + "\n"
+	block := strings.Join(c.Stats.Lines(), "\n") + "\n"
 	if _, err := f.WriteAt([]byte(block), int64(keep)); err != nil {
 		f.Close()
 		return fmt.Errorf("%s: %w", c.Path, err)

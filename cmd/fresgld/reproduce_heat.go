@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/fresgld/fresgld/analysis"
+
 	"github.com/spf13/cobra"
 
 	heatstudy "github.com/fresgld/fresgld/experiments/heat"
@@ -71,5 +73,5 @@ docs/results and docs/figures instead.`,
 
 // progressFunc makes a progress bar for a run of total steps.
 func progressFunc(label string, total int) func(done, total int) {
-	return newProgress(label, total).callback()
+	return analysis.NewProgress(label, total).Callback()
 }

@@ -5,6 +5,8 @@ import (
 	"io"
 	"path/filepath"
 
+	"github.com/fresgld/fresgld/analysis"
+
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/experiments/ladder"
@@ -39,8 +41,8 @@ posterior, as in reproduce heat. It prints the table and writes it to --out
 				return fmt.Errorf("--start-levels = %d, --max-levels = %d: need 2 ≤ start ≤ max", s.Start, s.MaxLevels)
 			case s.Grid < 50 || s.Grid%50 != 0:
 				return fmt.Errorf("--grid = %d: must be a positive multiple of 50 (the TV bins)", s.Grid)
-			case s.MaxLevels > maxLevels:
-				return fmt.Errorf("--max-levels = %d: at most %d", s.MaxLevels, maxLevels)
+			case s.MaxLevels > analysis.MaxLevels:
+				return fmt.Errorf("--max-levels = %d: at most %d", s.MaxLevels, analysis.MaxLevels)
 			}
 			if err := tuneSteps("--rounds", "--first", s.Rounds, s.First); err != nil {
 				return err

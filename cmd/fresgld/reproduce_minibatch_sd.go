@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fresgld/fresgld/analysis"
+
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/experiments/minibatch"
@@ -95,7 +97,7 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 	}
 	start := time.Now()
 	total := f.Seeds * len(variants)
-	md, err := minibatch.SDFollowUp(ref, sz, variants, f.Seeds, f.Workers, f.Summary, newProgress("breast-cancer sd", total).update)
+	md, err := minibatch.SDFollowUp(ref, sz, variants, f.Seeds, f.Workers, f.Summary, analysis.NewProgress("breast-cancer sd", total).Update)
 	if err != nil {
 		return err
 	}

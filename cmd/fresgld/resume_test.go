@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 // TestResumeBitForBit interrupts runs by SIGINT, SIGTERM and kill -9 (at a
@@ -92,11 +94,11 @@ func interruptAndResume(t *testing.T, out string, sig syscall.Signal, lines int,
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitLines(t, chainFile(out, 1), lines, done)
+	waitLines(t, analysis.ChainFile(out, 1), lines, done)
 	if sig == syscall.SIGKILL {
 		deadline := time.Now().Add(30 * time.Second)
 		for {
-			if _, err := os.Stat(filepath.Join(out, ckptName(1))); err == nil {
+			if _, err := os.Stat(filepath.Join(out, analysis.CheckpointName(1))); err == nil {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -105,8 +107,8 @@ func interruptAndResume(t *testing.T, out string, sig syscall.Signal, lines int,
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		b, _ := os.ReadFile(chainFile(out, 1))
-		waitLines(t, chainFile(out, 1), bytes.Count(b, []byte("\n"))+rand.N(lines), done)
+		b, _ := os.ReadFile(analysis.ChainFile(out, 1))
+		waitLines(t, analysis.ChainFile(out, 1), bytes.Count(b, []byte("\n"))+rand.N(lines), done)
 	}
 	cmd.Process.Signal(sig)
 	select {
@@ -217,10 +219,10 @@ func TestResumeRefuses(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitLines(t, chainFile(orig, 1), 2000, done)
+	waitLines(t, analysis.ChainFile(orig, 1), 2000, done)
 	cmd.Process.Signal(syscall.SIGINT)
 	<-done
-	ckb, err := os.ReadFile(filepath.Join(orig, ckptName(1)))
+	ckb, err := os.ReadFile(filepath.Join(orig, analysis.CheckpointName(1)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,52 +234,52 @@ func TestResumeRefuses(t *testing.T) {
 		change(d)
 		return d
 	}
-	recode := func(d string, f func(c *checkpoint)) {
-		c, err := readCheckpointBytes(ckb)
+	recode := func(d string, f func(c *analysis.Checkpoint)) {
+		c, err := analysis.DecodeCheckpoint(ckb)
 		if err != nil {
 			t.Fatal(err)
 		}
 		f(c)
-		b, err := encodeCheckpoint(c)
+		b, err := analysis.EncodeCheckpoint(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		os.WriteFile(filepath.Join(d, ckptName(1)), b, 0o644)
+		os.WriteFile(filepath.Join(d, analysis.CheckpointName(1)), b, 0o644)
 	}
 	cases := []struct {
 		name, want string
 		dir        string
 	}{
 		{"version", "written by fresgld v0.0.1-other", edit("version", func(d string) {
-			recode(d, func(c *checkpoint) { c.Version = "v0.0.1-other" })
+			recode(d, func(c *analysis.Checkpoint) { c.Version = "v0.0.1-other" })
 		})},
 		{"settings", `"#   tau2 = 12"`, edit("settings", func(d string) {
-			recode(d, func(c *checkpoint) {
+			recode(d, func(c *analysis.Checkpoint) {
 				for i, l := range c.Header {
 					c.Header[i] = strings.Replace(l, "tau2 = 10", "tau2 = 12", 1)
 				}
 			})
 		})},
 		{"csv header", "chain-1.csv: written with the setting", edit("csv", func(d string) {
-			p := chainFile(d, 1)
+			p := analysis.ChainFile(d, 1)
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, bytes.Replace(b, []byte("tau2 = 10"), []byte("tau2 = 11"), 1), 0o644)
 		})},
 		{"cut csv", "fewer than the", edit("cut", func(d string) {
-			c, _ := readCheckpointBytes(ckb)
-			os.Truncate(chainFile(d, 1), c.Offset-10) // inside the draws
+			c, _ := analysis.DecodeCheckpoint(ckb)
+			os.Truncate(analysis.ChainFile(d, 1), c.Offset-10) // inside the draws
 		})},
 		{"damaged", "not a fresgld checkpoint", edit("damaged", func(d string) {
-			os.WriteFile(filepath.Join(d, ckptName(1)), ckb[:len(ckb)/3], 0o644)
+			os.WriteFile(filepath.Join(d, analysis.CheckpointName(1)), ckb[:len(ckb)/3], 0o644)
 		})},
 	}
 	for _, c := range cases {
-		before, _ := os.ReadFile(chainFile(c.dir, 1))
+		before, _ := os.ReadFile(analysis.ChainFile(c.dir, 1))
 		out, err := exec.Command(binary(t), "resume", c.dir).CombinedOutput()
 		if err == nil || !strings.Contains(string(out), c.want) {
 			t.Errorf("%s: %v, output %s; want a refusal containing %q", c.name, err, out, c.want)
 		}
-		if after, _ := os.ReadFile(chainFile(c.dir, 1)); c.name != "cut csv" && !bytes.Equal(before, after) {
+		if after, _ := os.ReadFile(analysis.ChainFile(c.dir, 1)); c.name != "cut csv" && !bytes.Equal(before, after) {
 			t.Errorf("%s: the refused resume changed chain-1.csv", c.name)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 // TestRstanReadsChains writes the chains of a four-chain run, reads them
@@ -30,7 +32,7 @@ func TestRstanReadsChains(t *testing.T) {
 	}
 	var files []string
 	for c := 1; c <= 4; c++ {
-		files = append(files, chainFile(out, c))
+		files = append(files, analysis.ChainFile(out, c))
 	}
 	script, _ := filepath.Abs(filepath.Join("testdata", "stan_read.R"))
 	cmd := exec.Command(rscript, append([]string{script}, files...)...)
@@ -60,7 +62,7 @@ func TestRstanReadsChains(t *testing.T) {
 		}
 		r[f[0]] = v
 	}
-	var sum chainsSummary
+	var sum analysis.Summary
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)

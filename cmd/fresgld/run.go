@@ -8,8 +8,8 @@ import (
 	"syscall"
 )
 
-// errInterrupted is the error of a run stopped by SIGINT or SIGTERM.
-var errInterrupted = errors.New("interrupted")
+// ErrInterrupted is the error of a run stopped by SIGINT or SIGTERM.
+var ErrInterrupted = errors.New("interrupted")
 
 // interruptible returns a context cancelled by the first SIGINT or SIGTERM.
 // After that first signal the default handling is restored, so a second

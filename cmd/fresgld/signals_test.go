@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 // An interrupt keeps every draw: with three chains on two workers, chain 3
@@ -34,8 +36,8 @@ func TestInterruptPoolsEveryDraw(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitLines(t, chainFile(out, 1), 3000, done)
-	waitLines(t, chainFile(out, 2), 3000, done)
+	waitLines(t, analysis.ChainFile(out, 1), 3000, done)
+	waitLines(t, analysis.ChainFile(out, 2), 3000, done)
 	cmd.Process.Signal(syscall.SIGINT)
 	sent := time.Now()
 	select {
@@ -60,18 +62,18 @@ func TestInterruptPoolsEveryDraw(t *testing.T) {
 	var all []float64
 	line := "2 chains, "
 	for _, c := range sum.PerChain {
-		rows := parseSamples(t, chainFile(out, c.Chain), 6)
+		rows := parseSamples(t, analysis.ChainFile(out, c.Chain), 6)
 		if c.Draws != len(rows) {
 			t.Errorf("chain %d: summary says %d draws, its CSV has %d", c.Chain, c.Draws, len(rows))
 		}
 		switch c.Chain {
 		case 3:
-			if c.Status != statusNeverStarted || c.Steps != 0 || c.Pooled {
+			if c.Status != analysis.StatusNeverStarted || c.Steps != 0 || c.Pooled {
 				t.Errorf("chain 3: %+v, want never started, 0 steps, not pooled", c)
 			}
 		default:
 			// --burn 100 --thin 1: a draw for every step after burn-in.
-			if c.Status != statusInterrupted || !c.Pooled || c.Steps != 100+len(rows) || len(rows) < 2900 {
+			if c.Status != analysis.StatusInterrupted || !c.Pooled || c.Steps != 100+len(rows) || len(rows) < 2900 {
 				t.Errorf("chain %d: %+v with %d rows in its CSV", c.Chain, c, len(rows))
 			}
 			for _, r := range rows {
@@ -278,8 +280,8 @@ func TestFiguresAnswerSignals(t *testing.T) {
 		t.Errorf("ended %v after SIGINT", took)
 	}
 	for c := 1; c <= 2; c++ {
-		b, _ := os.ReadFile(chainFile(out, c))
-		if !bytes.Contains(b, []byte(statsHeading)) {
+		b, _ := os.ReadFile(analysis.ChainFile(out, c))
+		if !bytes.Contains(b, []byte(analysis.StatsHeading)) {
 			t.Errorf("chain %d's file is not complete", c)
 		}
 	}

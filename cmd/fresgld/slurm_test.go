@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 // slurmTools finds the Slurm and munge programs, in PATH or /usr/sbin
@@ -113,7 +115,7 @@ func TestSlurmArray(t *testing.T) {
 		return ""
 	}
 	wait("chain 1's first checkpoint", 3*time.Minute, func() bool {
-		_, err := os.Stat(filepath.Join(out, ckptName(1)))
+		_, err := os.Stat(filepath.Join(out, analysis.CheckpointName(1)))
 		return err == nil
 	})
 	sh("scontrol", "requeue", task1)
@@ -143,7 +145,7 @@ func TestSlurmArray(t *testing.T) {
 		t.Errorf("merged table (%v)\n%s\nthe single process's\n%s", err, got, want)
 	}
 	for c := 1; c <= 4; c++ {
-		if !bytes.Equal(dataRows(t, chainFile(ref, c)), dataRows(t, chainFile(out, c))) {
+		if !bytes.Equal(dataRows(t, analysis.ChainFile(ref, c)), dataRows(t, analysis.ChainFile(out, c))) {
 			t.Errorf("chain %d's draws differ from the single process's", c)
 		}
 	}

@@ -7,73 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/analysis"
 )
-
-func TestChooseSwapEnergiesRule(t *testing.T) {
-	pilotNoise, pilotSwap := 0.0, 1.0
-	calls := 0
-	pilot := func(e exchange.Energies) (pilotResult, error) {
-		calls++
-		if e.Mode != exchange.PairTaylorEnergies || e.AnchorEvery != 80 {
-			t.Errorf("pilot under %v, anchors every %d (want pair-taylor, 80)", e.Mode, e.AnchorEvery)
-		}
-		return pilotResult{pilotNoise, 0.3, pilotSwap, 1234}, nil
-	}
-	// Exact at every attempt is cheap: 2·10·0.1 = 2 ≤ 10/4.
-	c, err := chooseSwapEnergies("auto", 10, 10, 0, 0.1, pilot)
-	if err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 10 || calls != 0 {
-		t.Errorf("cheap exact: %+v, %v, %d pilot calls", c, err, calls)
-	}
-	// Dear: 2·100·0.1 = 20 > 10/4; the pilot decides.
-	pilotNoise = 0.4
-	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairTaylorEnergies || c.PilotCost != 1234 {
-		t.Errorf("quiet pilot: %+v, %v", c, err)
-	}
-	// Quiet but dear: screens confirmed so often that swaps cost 6 > n/2.
-	pilotSwap = 6
-	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
-		t.Errorf("dear pilot: %+v, %v", c, err)
-	}
-	pilotNoise, pilotSwap = 3, 5
-	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
-		t.Errorf("noisy pilot: %+v, %v", c, err)
-	}
-	if c, err = chooseSwapEnergies("pair", 100, 10, 7, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairEnergies || c.Energies.ExactEvery != 7 {
-		t.Errorf("named mode: %+v, %v", c, err)
-	}
-	if _, err = chooseSwapEnergies("bogus", 100, 10, 0, 0.1, pilot); err == nil || !strings.Contains(err.Error(), "--swap-energies") {
-		t.Errorf("bad mode: %v", err)
-	}
-}
-
-func TestNoisiestPair(t *testing.T) {
-	ps := []exchange.PairStats{{Noise: 0.2, Attempts: 1}, {Noise: 3, Attempts: 2}, {Noise: 0.5, Attempts: 3}}
-	if w := noisiestPair(ps); w.Attempts != 2 {
-		t.Errorf("noisiest pair %+v, want the one with 3 nats", w)
-	}
-}
-
-func TestSwapNoiseAndWarnings(t *testing.T) {
-	ladders := []exchange.Stats{
-		{Pairs: []exchange.PairStats{{Attempts: 10, Noise: 2}}},
-		{Pairs: []exchange.PairStats{{Attempts: 30, Noise: 6}}},
-	}
-	ladders[1].Pairs[0].Capped = 3
-	noise, lines := swapNoise(ladders, "cv")
-	// pooled by attempts: (10·2 + 30·6)/40 = 5
-	if len(noise) != 1 || noise[0] != 5 || !strings.Contains(lines[0], "mean τδ²V/2 = 5 nats over 40 attempts, 3 declined for noise above --swap-noise-cap") {
-		t.Errorf("noise %v, lines %q", noise, lines)
-	}
-	w := noiseWarnings([]float64{0.5, 12.5}, "pair")
-	if len(w) != 1 || !strings.Contains(w[0], "levels 2 and 3") || !strings.Contains(w[0], "12.5 nats > 1") || !strings.Contains(w[0], "--swap-energies pair-taylor") {
-		t.Errorf("warnings %q", w)
-	}
-	// The mode in use is not offered as its own remedy.
-	if w := noiseWarnings([]float64{2190}, "pair-taylor"); len(w) != 1 || strings.Contains(w[0], "--swap-energies pair-taylor") || !strings.Contains(w[0], "e^-2.19e+03") {
-		t.Errorf("cv warnings %q", w)
-	}
-}
 
 func TestLogisticLevels(t *testing.T) {
 	out := t.TempDir()
@@ -111,8 +46,8 @@ func TestLogisticSwapEnergies(t *testing.T) {
 				Mode string `json:"mode"`
 				Rule string `json:"rule"`
 			} `json:"swap_energies"`
-			Noise []float64 `json:"swap_noise"`
-			Cost  swapCost  `json:"swap_cost"`
+			Noise []float64         `json:"swap_noise"`
+			Cost  analysis.SwapCost `json:"swap_cost"`
 		}
 		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 		if err := json.Unmarshal(b, &sum); err != nil {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 // stdoutOf runs the command line in process and returns its stdout and
@@ -41,19 +43,19 @@ func TestKillThenMergeAndRepair(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	cmd, _, done := startLong(t, out, 3000, "gmm", "--chains", "2", "--keep", "1000000000", "--burn", "0", "--thin", "1")
-	waitLines(t, chainFile(out, 2), 3000, done)
+	waitLines(t, analysis.ChainFile(out, 2), 3000, done)
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done
 	var draws []int
 	for c := 1; c <= 2; c++ {
-		b, _ := os.ReadFile(chainFile(out, c))
-		if bytes.Contains(b, []byte(statsHeading)) {
+		b, _ := os.ReadFile(analysis.ChainFile(out, c))
+		if bytes.Contains(b, []byte(analysis.StatsHeading)) {
 			t.Fatalf("chain %d has its statistics after kill -9", c)
 		}
-		draws = append(draws, len(parseSamples(t, chainFile(out, c), 6)))
+		draws = append(draws, len(parseSamples(t, analysis.ChainFile(out, c), 6)))
 	}
 	// A third task of the same run, killed before its first line: empty.
-	os.WriteFile(chainFile(out, 3), nil, 0o644)
+	os.WriteFile(analysis.ChainFile(out, 3), nil, 0o644)
 	table, err := stdoutOf(t, "merge", out)
 	if err == nil || !strings.Contains(err.Error(), "chain 1 of 2 was killed after "+strconv.Itoa(draws[0])+" draws") {
 		t.Errorf("merge after kill -9: error %v", err)
@@ -70,7 +72,7 @@ func TestKillThenMergeAndRepair(t *testing.T) {
 	}
 	// A partial last line, as a power cut leaves: a number cut short still
 	// parses, so only the missing newline tells.
-	f, _ := os.OpenFile(chainFile(out, 2), os.O_APPEND|os.O_WRONLY, 0)
+	f, _ := os.OpenFile(analysis.ChainFile(out, 2), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("-1.5,0,0,1,2,3.3")
 	f.Close()
 	if again, _ := stdoutOf(t, "merge", out); again != table {
@@ -80,11 +82,11 @@ func TestKillThenMergeAndRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	for c := 1; c <= 2; c++ {
-		b, _ := os.ReadFile(chainFile(out, c))
-		if !bytes.HasSuffix(b, []byte(statKilled+tornNote+"\n# \n")) || bytes.Contains(b, []byte("3.3\n#")) {
+		b, _ := os.ReadFile(analysis.ChainFile(out, c))
+		if !bytes.HasSuffix(b, []byte(analysis.StatKilled+analysis.TornNote+"\n# \n")) || bytes.Contains(b, []byte("3.3\n#")) {
 			t.Errorf("chain %d after repair ends %q", c, b[max(0, len(b)-300):])
 		}
-		if n := len(parseSamples(t, chainFile(out, c), 6)); n != draws[c-1] {
+		if n := len(parseSamples(t, analysis.ChainFile(out, c), 6)); n != draws[c-1] {
 			t.Errorf("chain %d: %d draws after repair, %d before", c, n, draws[c-1])
 		}
 	}
@@ -92,12 +94,12 @@ func TestKillThenMergeAndRepair(t *testing.T) {
 		t.Errorf("repair changed the table:\n%s\nagainst\n%s", again, table)
 	}
 	// Repairing twice changes nothing.
-	before, _ := os.ReadFile(chainFile(out, 1))
+	before, _ := os.ReadFile(analysis.ChainFile(out, 1))
 	stdoutOf(t, "repair", out)
-	if after, _ := os.ReadFile(chainFile(out, 1)); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(analysis.ChainFile(out, 1)); !bytes.Equal(before, after) {
 		t.Error("a second repair changed a repaired file")
 	}
-	rstanReadsEach(t, []string{chainFile(out, 1), chainFile(out, 2)}, draws)
+	rstanReadsEach(t, []string{analysis.ChainFile(out, 1), analysis.ChainFile(out, 2)}, draws)
 }
 
 // rstanReadsEach reads each file with rstan::read_stan_csv and checks that

@@ -1,13 +1,14 @@
-package main
+package analysis
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/plot"
@@ -17,37 +18,55 @@ import (
 	"github.com/fresgld/fresgld/output"
 )
 
-// finishChains summarises the chains into *sum, prints the table on stdout
-// and the warnings (extra ones first) on stderr, and writes summary.txt
-// (the table), summary.json (full, which holds *sum) and the chain figures
+// FinishChains summarises the chains into *sum, prints the table on
+// stdout and the warnings (extra ones first) on stderr, and writes
+// summary.txt, summary.json (full, which holds *sum) and the chain figures
 // into dir. It returns an error when a chain stopped early or a file could
 // not be written; everything that could be written is.
-func finishChains(stderr io.Writer, dir *output.Dir, chains []*stanChain, sum *chainsSummary, full any, writeErr error, extra []string) error {
-	s, err := summarizeChains(chains)
+func FinishChains(stdout, stderr io.Writer, dir *output.Dir, chains []*Chain, sum *Summary, full any, writeErr error, extra []Warning) error {
+	s, err := SummarizeChains(chains)
 	if err != nil {
 		return errors.Join(writeErr, err)
 	}
-	s.Warnings = append(extra, s.Warnings...)
+	s.setWarnings(append(extra, s.Details...))
 	*sum = s
+	return Report(stdout, stderr, dir, chains, sum, full, writeErr)
+}
+
+// Report prints summary s of the chains (the table on stdout, the
+// warnings on stderr), writes the summary files into dir and says what it
+// wrote. It returns writeErr, the files' errors and the chains' stops.
+func Report(stdout, stderr io.Writer, dir *output.Dir, chains []*Chain, s *Summary, full any, writeErr error) error {
+	WriteTable(stdout, *s)
+	for _, w := range s.Warnings {
+		fmt.Fprintln(stderr, "warning:", w)
+	}
+	if n := s.Draws * len(s.Parameters) * len(s.Chains); n > bigOutput {
+		// Drawing takes seconds at this size: say what is happening.
+		fmt.Fprintf(stderr, "writing the figures (%d chains × %d draws of %d variables)…\n", len(s.Chains), s.Draws, len(s.Parameters))
+	}
+	note, err := writeSummary(dir, chains, *s, full)
+	if note != "" {
+		fmt.Fprintln(stdout, "figures:", note)
+	}
+	fmt.Fprintln(stdout, dir.Wrote())
+	return errors.Join(writeErr, err, StoppedError(*s, len(chains)))
+}
+
+// writeSummary writes summary.txt (the table), the figures and
+// summary.json (full) into dir, and returns the figures' note.
+func writeSummary(dir *output.Dir, chains []*Chain, s Summary, full any) (string, error) {
 	var tbl bytes.Buffer
-	writeTable(&tbl, s)
-	os.Stdout.Write(tbl.Bytes())
-	writeWarnings(stderr, s)
-	errs := []error{writeErr, dir.WriteFile("summary.txt", func(w io.Writer) error { _, err := w.Write(tbl.Bytes()); return err })}
+	WriteTable(&tbl, s)
+	errs := []error{dir.WriteFile("summary.txt", func(w io.Writer) error { _, err := w.Write(tbl.Bytes()); return err })}
+	var note string
 	if s.Draws > 0 {
-		if n := s.Draws * len(s.Parameters) * len(s.Chains); n > bigOutput {
-			// Drawing takes seconds at this size: say what is happening.
-			fmt.Fprintf(os.Stderr, "writing the figures (%d chains × %d draws of %d variables)…\n", len(s.Chains), s.Draws, len(s.Parameters))
-		}
-		note, err := chainFigures(dir, chains, s)
-		if note != "" {
-			fmt.Println("figures:", note)
-		}
+		var err error
+		note, err = chainFigures(dir, chains, s)
 		errs = append(errs, err)
 	}
 	errs = append(errs, dir.WriteFile("summary.json", func(w io.Writer) error { return encodeJSON(w, full) }))
-	fmt.Println(dir.Wrote())
-	return errors.Join(append(errs, stoppedError(s, len(chains)))...)
+	return note, errors.Join(errs...)
 }
 
 // bigOutput is the number of drawn values above which finishChains says it
@@ -60,10 +79,10 @@ const figurePanels = 12
 // chainFigures draws trace, rank, marginal and replica figures of the
 // chains the summary pools. With more than figurePanels variables it shows
 // those with the largest R̂ and says so in the returned note.
-func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note string, err error) {
+func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err error) {
 	// The figures show the chains and draws the diagnostics use: rank
 	// plots compare chains of equal length.
-	var used []*stanChain
+	var used []*Chain
 	for _, c := range chains {
 		if slices.Contains(s.DiagChains, c.Header.ID) {
 			used = append(used, c)
@@ -77,7 +96,7 @@ func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note s
 	rows := slices.Clone(s.Parameters)
 	if len(rows) > figurePanels {
 		// Largest R̂ first, NaN (undefined R̂) before any number.
-		slices.SortStableFunc(rows, func(a, b paramRow) int {
+		slices.SortStableFunc(rows, func(a, b ParamRow) int {
 			switch {
 			case math.IsNaN(a.Rhat) && !math.IsNaN(b.Rhat):
 				return -1
@@ -148,7 +167,7 @@ func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note s
 	for _, c := range used {
 		var lv [][]float64
 		for l := range K {
-			lv = append(lv, c.Cols[col[replicaCol(l+1)]][:s.Draws])
+			lv = append(lv, c.Cols[col[ReplicaCol(l+1)]][:s.Draws])
 		}
 		ids, levels = append(ids, c.Header.ID), append(levels, lv)
 	}
@@ -162,18 +181,18 @@ func chainFigures(dir *output.Dir, chains []*stanChain, s chainsSummary) (note s
 	return note, errors.Join(errs...)
 }
 
-// stoppedError reports the chains that stopped early; their draws are kept.
-func stoppedError(s chainsSummary, n int) error {
+// StoppedError reports the chains that stopped early; their draws are kept.
+func StoppedError(s Summary, n int) error {
 	var errs []error
 	for _, c := range s.PerChain {
 		switch c.Status {
-		case statusInterrupted:
+		case StatusInterrupted:
 			errs = append(errs, fmt.Errorf("chain %d of %d interrupted after %d steps: its %d draws are kept, and the summary says so", c.Chain, n, c.Steps, c.Draws))
-		case statusNeverStarted:
+		case StatusNeverStarted:
 			errs = append(errs, fmt.Errorf("chain %d of %d never started: interrupted before its first step", c.Chain, n))
-		case statusKilled:
+		case StatusKilled:
 			errs = append(errs, fmt.Errorf("chain %d of %d was killed after %d draws: its draws are kept, its counters were lost", c.Chain, n, c.Draws))
-		case statusStopped:
+		case StatusStopped:
 			for _, st := range s.Stopped {
 				if st.Chain == c.Chain {
 					errs = append(errs, fmt.Errorf("chain %d of %d stopped after %d steps (its draws are kept): %s", c.Chain, n, c.Steps, st.Error))
@@ -182,4 +201,20 @@ func stoppedError(s chainsSummary, n int) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// encodeJSON writes v to w as indented JSON.
+func encodeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// coordNames returns theta1, theta2, ... for p coordinates.
+func coordNames(p int) []string {
+	n := make([]string, p)
+	for j := range n {
+		n[j] = "theta" + strconv.Itoa(j+1)
+	}
+	return n
 }

@@ -1,4 +1,4 @@
-package main
+package analysis
 
 import (
 	"context"
@@ -9,55 +9,12 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 )
 
-// swapModeRule is the documented rule of --swap-energies auto.
-const swapModeRule = `auto picks the swap energies from N, the cold minibatch n and a pilot: if
-exact energies at every attempt cost at most a quarter of the cold chain's
-gradients (2N·rate ≤ n/4), exact at every attempt; otherwise a pilot run of
---swap-pilot steps with first-order control-variate pair differences
-(pair-taylor: anchors refreshed every m = ⌈8N/n⌉ steps, a quarter of the
-cold gradient cost) measures every pair's screen noise τδ²V/2 and the swap
-cost per step (anchor passes, screens and the full passes that confirm
-them); if the largest noise is below 1 nat and the cost at most half the
-cold gradient cost (n/2), it keeps pair-taylor, otherwise it takes exact
-energies every W = ⌈8N/n⌉ steps (a quarter of the cold gradient cost). The
-pilot's evaluations are reported apart and not part of the run.
-
-` + glossary
-
-// glossary explains the terms of the command's output that a user cannot
-// look up elsewhere (issue 20).
-const glossary = `Terms in the output:
-  τδ        1/τ_l − 1/τ_{l+1}, the difference of a pair of levels' inverse
-            temperatures.
-  D̂, V      the estimated energy difference U(x) − U(y) of the two states a
-            swap would exchange, and the variance of that estimate (0 with
-            exact energies).
-  τδ²V/2    the swap noise, in nats. Under --swap-energies draw the ratio is
-            exp(τδ·D̂ − τδ²V/2), and noise of k nats lowers the acceptance
-            to about e^-k whatever the states. Under the other modes a swap
-            is screened on D̂ and confirmed on the full data, so the noise
-            costs acceptance and full passes but never the law; above 1
-            nat the command warns.
-  confirmed the attempts whose screen passed and that went to the full data
-            (2N evaluations each) to be decided on the exact energies.
-  W         the period, in steps, of exact swap attempts with
-            --swap-energies exact: every W-th step (⌈8N/n⌉ by default).
-  anchor passes
-            full passes over the data that refresh the control-variate
-            anchors of the cv, pair-cv, taylor and pair-taylor swap
-            energies, every ⌈8N/n⌉ steps; counted in the swap cost.
-  clamped steps
-            steps at which a level's gradient noise exceeded its whole noise
-            budget 2τη, so that it ran hotter than its temperature.
-  per-example evaluations
-            the cost unit: one example's gradient or energy term.`
-
 // swapPeriod is ⌈8N/n⌉: the anchor or exact-swap period whose full passes
 // (2N per period for two levels) cost a quarter of n per step.
 func swapPeriod(N, n int) int { return (8*N + n - 1) / n }
 
-// swapChoice is the resolved swap-energy setting and how it was chosen.
-type swapChoice struct {
+// SwapChoice is the resolved swap-energy setting and how it was chosen.
+type SwapChoice struct {
 	Energies    exchange.Energies `json:"-"`
 	Mode        string            `json:"mode"`
 	Rule        string            `json:"rule"`
@@ -67,17 +24,17 @@ type swapChoice struct {
 	PilotCost   float64           `json:"pilot_evaluations,omitempty"`
 }
 
-// pilotResult is what a swap-energy pilot measured: the largest mean
+// PilotResult is what a swap-energy pilot measured: the largest mean
 // screen noise over the pairs and that pair's acceptance, the swap cost per
 // step (anchor passes, screens, confirmations) and all its evaluations.
-type pilotResult struct {
+type PilotResult struct {
 	Noise, Accept, SwapPerStep, Cost float64
 }
 
-// chooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name)
+// ChooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name)
 // by swapModeRule; pilot runs a short ladder under the given energies. It
 // is called only by auto when exact energies at every attempt are too dear.
-func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(exchange.Energies) (pilotResult, error)) (swapChoice, error) {
+func ChooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(exchange.Energies) (PilotResult, error)) (SwapChoice, error) {
 	period := swapPeriod(N, n)
 	if every == 0 {
 		every = period
@@ -86,21 +43,21 @@ func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 	if mode != "auto" {
 		m, err := exchange.ParseEnergyMode(mode)
 		if err != nil {
-			return swapChoice{}, fmt.Errorf("--swap-energies: %w", err)
+			return SwapChoice{}, fmt.Errorf("--swap-energies: %w", err)
 		}
 		e.Mode = m
-		return swapChoice{Energies: e, Mode: m.String(), Rule: "set by --swap-energies"}, nil
+		return SwapChoice{Energies: e, Mode: m.String(), Rule: "set by --swap-energies"}, nil
 	}
 	if 2*float64(N)*rate <= float64(n)/4 {
 		e.Mode, e.ExactEvery = exchange.ExactEnergies, max(1, int(math.Round(1/rate)))
-		return swapChoice{Energies: e, Mode: "exact", Rule: fmt.Sprintf("auto: exact energies at every attempt cost 2N·rate = %.3g ≤ n/4 = %.3g per step", 2*float64(N)*rate, float64(n)/4)}, nil
+		return SwapChoice{Energies: e, Mode: "exact", Rule: fmt.Sprintf("auto: exact energies at every attempt cost 2N·rate = %.3g ≤ n/4 = %.3g per step", 2*float64(N)*rate, float64(n)/4)}, nil
 	}
 	e.Mode = exchange.PairTaylorEnergies
 	r, err := pilot(e)
 	if err != nil {
-		return swapChoice{}, fmt.Errorf("swap-energy pilot: %w", err)
+		return SwapChoice{}, fmt.Errorf("swap-energy pilot: %w", err)
 	}
-	c := swapChoice{PilotNoise: r.Noise, PilotAccept: r.Accept, PilotSwap: r.SwapPerStep, PilotCost: r.Cost}
+	c := SwapChoice{PilotNoise: r.Noise, PilotAccept: r.Accept, PilotSwap: r.SwapPerStep, PilotCost: r.Cost}
 	if r.Noise < 1 && r.SwapPerStep <= float64(n)/2 {
 		c.Energies, c.Mode = e, e.Mode.String()
 		c.Rule = fmt.Sprintf("auto: first-order control-variate screens in the pilot: noise %.3g nats < 1, swap cost %.3g ≤ n/2 = %.3g per step", r.Noise, r.SwapPerStep, float64(n)/2)
@@ -112,18 +69,18 @@ func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 	return c, nil
 }
 
-// runPilot steps the pilot ladder smp for steps steps (stopping with
-// errInterrupted once ctx is done) and measures what swapModeRule reads:
+// RunPilot steps the pilot ladder smp for steps steps (stopping with
+// ErrInterrupted once ctx is done) and measures what swapModeRule reads:
 // the noisiest pair's screen noise and acceptance, the swap cost per step
 // (swap energies and anchor passes) and all the pilot's evaluations.
-func runPilot(ctx context.Context, smp *exchange.Sampler, steps int) (pilotResult, error) {
+func RunPilot(ctx context.Context, smp *exchange.Sampler, steps int) (PilotResult, error) {
 	defer smp.Close()
 	for range steps {
 		if ctx.Err() != nil {
-			return pilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", errInterrupted)
+			return PilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", ErrInterrupted)
 		}
 		if err := smp.Step(); err != nil {
-			return pilotResult{}, err
+			return PilotResult{}, err
 		}
 	}
 	st := smp.Stats()
@@ -132,32 +89,28 @@ func runPilot(ctx context.Context, smp *exchange.Sampler, steps int) (pilotResul
 		swap += l.Cost.Energy.Units + l.Cost.Anchor.Units
 	}
 	w := noisiestPair(st.Pairs)
-	return pilotResult{w.Noise, w.Rate(), swap / float64(steps), smp.Units()}, nil
+	return PilotResult{w.Noise, w.Rate(), swap / float64(steps), smp.Units()}, nil
 }
 
-// reportSwaps prints the swap-noise and swap-cost lines of a run's chains,
-// records them in sum, and returns the noise warnings.
-func reportSwaps(chains []*stanChain, sum *swapSummary) []string {
+// ReportSwaps measures the swap noise and cost over the chains into sum:
+// the lines that say them and the warnings of noise-governed swaps.
+func ReportSwaps(chains []*Chain, sum *SwapSummary) (lines []string, warnings []Warning) {
 	var ladders []exchange.Stats
 	for _, c := range chains {
 		ladders = append(ladders, c.Ladder)
 	}
-	var lines []string
 	sum.SwapNoise, lines = swapNoise(ladders, sum.Swap.Mode)
 	c := swapCosts(ladders)
 	sum.SwapCost = &c
 	lines = append(lines, fmt.Sprintf("swap cost: %.4g per-example evaluations of swap energies and %.4g of anchor passes, %.1f%% of the %.4g of gradients", c.Energies, c.Anchors, 100*(c.Energies+c.Anchors)/c.Gradients, c.Gradients))
-	for _, l := range lines {
-		fmt.Println(l)
-	}
-	return noiseWarnings(sum.SwapNoise, sum.Swap.Mode)
+	return lines, noiseWarnings(sum.SwapNoise, sum.Swap.Mode)
 }
 
-// swapSummary is the swap part of a minibatch command's summary.json.
-type swapSummary struct {
-	Swap      *swapChoice `json:"swap_energies,omitempty"`
+// SwapSummary is the swap part of a minibatch command's summary.json.
+type SwapSummary struct {
+	Swap      *SwapChoice `json:"swap_energies,omitempty"`
 	SwapNoise []float64   `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
-	SwapCost  *swapCost   `json:"swap_cost,omitempty"`  // per-example evaluations, all chains
+	SwapCost  *SwapCost   `json:"swap_cost,omitempty"`  // per-example evaluations, all chains
 }
 
 // noisiestPair is the pair with the largest mean swap noise: the one that
@@ -212,7 +165,7 @@ func swapNoise(ladders []exchange.Stats, mode string) (noise []float64, lines []
 
 // noiseWarnings names the pairs whose swaps the noise governs, with the
 // number and the remedies other than the mode in use.
-func noiseWarnings(noise []float64, mode string) []string {
+func noiseWarnings(noise []float64, mode string) []Warning {
 	var rem []string
 	for _, r := range []struct{ mode, text string }{
 		{"", "a larger energy batch (--swap-batch)"},
@@ -224,27 +177,27 @@ func noiseWarnings(noise []float64, mode string) []string {
 			rem = append(rem, r.text)
 		}
 	}
-	var w []string
+	var w []Warning
 	for l, v := range noise {
 		if v > 1 {
-			w = append(w, fmt.Sprintf("levels %d and %d: swaps are governed by noise: mean τδ²V/2 = %.3g nats > 1, so acceptance is at most about e^-%.3g whatever the states; remedies: %s",
-				l+1, l+2, v, v, strings.Join(rem, ", ")))
+			w = append(w, Warning{Code: "swap-noise", Number: v, Remedy: strings.Join(rem, ", "), Message: fmt.Sprintf("levels %d and %d: swaps are governed by noise: mean τδ²V/2 = %.3g nats > 1, so acceptance is at most about e^-%.3g whatever the states; remedies: %s",
+				l+1, l+2, v, v, strings.Join(rem, ", "))})
 		}
 	}
 	return w
 }
 
-// swapCost splits a run's per-example evaluations: gradients (variance
+// SwapCost splits a run's per-example evaluations: gradients (variance
 // estimation included), swap energies (pilot draws included) and anchor
 // passes.
-type swapCost struct {
+type SwapCost struct {
 	Gradients float64 `json:"gradients"`
 	Energies  float64 `json:"swap_energies"`
 	Anchors   float64 `json:"anchor_passes"`
 }
 
-func swapCosts(ladders []exchange.Stats) swapCost {
-	var c swapCost
+func swapCosts(ladders []exchange.Stats) SwapCost {
+	var c SwapCost
 	for _, st := range ladders {
 		for _, l := range st.Levels {
 			c.Gradients += l.Cost.TotalGrad().Units

@@ -1,4 +1,4 @@
-package main
+package analysis
 
 import (
 	"fmt"
@@ -19,9 +19,9 @@ type progress struct {
 	every int
 }
 
-// newProgress returns a progress reporter for total steps, or nil when
+// NewProgress returns a progress reporter for total steps, or nil when
 // stderr is not a terminal (a nil *progress is valid and silent).
-func newProgress(label string, total int) *progress {
+func NewProgress(label string, total int) *progress {
 	if !term.IsTerminal(int(os.Stderr.Fd())) {
 		return nil
 	}
@@ -29,7 +29,7 @@ func newProgress(label string, total int) *progress {
 }
 
 // update is a Plan.Progress callback.
-func (p *progress) update(done, total int) {
+func (p *progress) Update(done, total int) {
 	if p == nil || (done%p.every != 0 && done != total) {
 		return
 	}
@@ -45,9 +45,9 @@ func (p *progress) update(done, total int) {
 }
 
 // callback returns the Plan.Progress function, nil when silent.
-func (p *progress) callback() func(int, int) {
+func (p *progress) Callback() func(int, int) {
 	if p == nil {
 		return nil
 	}
-	return p.update
+	return p.Update
 }

@@ -1,4 +1,4 @@
-package main
+package analysis
 
 import (
 	"errors"
@@ -18,18 +18,18 @@ import (
 
 // The defaults of `fresgld logistic` that must scale with the data size N.
 const (
-	// coldShare is the share of the cold chain's noise budget 2τ1η that
+	// ColdShare is the share of the cold chain's noise budget 2τ1η that
 	// its gradient noise takes by default at the coordinate where the
 	// examples disagree most: half, so that the corrected chain injects at
 	// least half the noise itself and an error in the estimated gradient
 	// variance moves its temperature by at most half as much.
-	coldShare = 0.5
-	// coldMin and coldMax bound the default cold minibatch (and N bounds
+	ColdShare = 0.5
+	// ColdMin and ColdMax bound the default cold minibatch (and N bounds
 	// both). Below 100 the per-draw variance estimate scatters widely;
 	// above 2048 a step costs more than the default run can afford on 10⁶
-	// examples (four chains × 12,000 steps). Where the rule asks for more than coldMax, an automatic η
-	// is lowered until coldMax meets the share.
-	coldMin, coldMax = 100, 2048
+	// examples (four chains × 12,000 steps). Where the rule asks for more than ColdMax, an automatic η
+	// is lowered until ColdMax meets the share.
+	ColdMin, ColdMax = 100, 2048
 	// pilotSize is the size of the draw that estimates the per-example
 	// gradient spread for the rule.
 	pilotSize = 2000
@@ -46,13 +46,6 @@ const (
 	denseWork = 1e9
 )
 
-// curvature is what the automatic step size rests on.
-type curvature struct {
-	lmin, lmax float64 // lmin = 0: unknown
-	mode       []float64
-	note       string
-}
-
 // logisticCurvature finds λ_max of the Hessian of U and the posterior
 // mode with λ_min there. Where N·p² ≤ hessianWork, λ_max and λ_min are
 // those of the Hessian at the mode; above, λ_max is the bound
@@ -62,7 +55,7 @@ type curvature struct {
 // of a fixed random subset of ⌈hessianWork/p²⌉ examples (models.Mode), whose
 // λ_min errs by a few per cent (of order √(p/m)): enough for the run-length
 // rule, which needs only its size.
-func logisticCurvature(lr *models.Logistic, seed uint64) (curvature, error) {
+func logisticCurvature(lr *models.Logistic, seed uint64) (Curvature, error) {
 	N, p := float64(lr.Len()), float64(lr.Dim())
 	if p*p*p > denseWork {
 		return wideCurvature(lr), nil
@@ -70,12 +63,12 @@ func logisticCurvature(lr *models.Logistic, seed uint64) (curvature, error) {
 	if N*p*p <= hessianWork {
 		mode, lmin, lmax, err := mala.Curvature(lr, make([]float64, lr.Dim()))
 		if err != nil {
-			return curvature{}, err
+			return Curvature{}, err
 		}
-		return curvature{lmin: lmin, lmax: lmax, mode: mode, note: fmt.Sprintf("λ_max = %.4g at the posterior mode", lmax)}, nil
+		return Curvature{Lmin: lmin, Lmax: lmax, Mode: mode, Note: fmt.Sprintf("λ_max = %.4g at the posterior mode", lmax)}, nil
 	}
 	lmax := lr.CurvatureBound(1e-3, 100)
-	c := curvature{lmax: lmax, note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (N·p² = %.3g: a Hessian at the mode would cost more than the run)", lmax, N*p*p)}
+	c := Curvature{Lmax: lmax, Note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (N·p² = %.3g: a Hessian at the mode would cost more than the run)", lmax, N*p*p)}
 	m := min(lr.Len(), int(math.Ceil(hessianWork/(p*p))))
 	rows := rand.New(rand.NewPCG(seed, 1<<42)).Perm(lr.Len())[:m]
 	mode, h, err := lr.Mode(make([]float64, lr.Dim()), rows, 100)
@@ -84,10 +77,10 @@ func logisticCurvature(lr *models.Logistic, seed uint64) (curvature, error) {
 		err = errors.New("the eigenvalues of its Hessian did not converge")
 	}
 	if err != nil { // only the run length's rule is lost: it falls back
-		c.note += fmt.Sprintf("; no posterior mode (%v)", err)
+		c.Note += fmt.Sprintf("; no posterior mode (%v)", err)
 		return c, nil
 	}
-	c.lmin, c.mode = es.Values(nil)[0], mode
+	c.Lmin, c.Mode = es.Values(nil)[0], mode
 	return c, nil
 }
 
@@ -97,25 +90,25 @@ func logisticCurvature(lr *models.Logistic, seed uint64) (curvature, error) {
 // Hessian XᵀWX has rank at most N < p, so the prior's curvature is the
 // smallest eigenvalue at every θ. With p ≤ N, λ_min stays unknown (0) and
 // the run length falls back to fixed values.
-func wideCurvature(lr *models.Logistic) curvature {
+func wideCurvature(lr *models.Logistic) Curvature {
 	N, p := lr.Len(), lr.Dim()
 	lmax := lr.CurvatureBound(1e-3, 100)
-	c := curvature{lmax: lmax, note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (p = %d: a p×p Hessian, %.3g operations to factorise, would cost more than the run)", lmax, p, float64(p)*float64(p)*float64(p))}
+	c := Curvature{Lmax: lmax, Note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (p = %d: a p×p Hessian, %.3g operations to factorise, would cost more than the run)", lmax, p, float64(p)*float64(p)*float64(p))}
 	if p > N {
-		c.lmin = 1 / (lr.Sigma0 * lr.Sigma0)
-		c.note += fmt.Sprintf("; λ_min = 1/σ₀² = %.4g (p = %d > N = %d: the likelihood's Hessian has rank ≤ N)", c.lmin, p, N)
+		c.Lmin = 1 / (lr.Sigma0 * lr.Sigma0)
+		c.Note += fmt.Sprintf("; λ_min = 1/σ₀² = %.4g (p = %d > N = %d: the likelihood's Hessian has rank ≤ N)", c.Lmin, p, N)
 	}
 	return c
 }
 
-// coldSize is the default cold minibatch: the n at which the gradient noise
-// of a size-n minibatch, η²·N(N − n)/n·S²_max, is coldShare of the noise
+// ColdSize is the default cold minibatch: the n at which the gradient noise
+// of a size-n minibatch, η²·N(N − n)/n·S²_max, is ColdShare of the noise
 // budget 2τη (variance.SizeFor), S²_max the largest per-example variance of
 // a gradient coordinate, estimated from a pilot draw of pilotSize examples
 // at each of thetas (the largest counts: the chains' start and the mode,
-// so that the rule holds through the burn-in); bounded to [coldMin,
-// coldMax] and to N. It returns n, the unbounded n* and S²_max.
-func coldSize(lr energy.Terms, thetas [][]float64, eta, tau float64, seed uint64) (n int, nstar, s2 float64, err error) {
+// so that the rule holds through the burn-in); bounded to [ColdMin,
+// ColdMax] and to N. It returns n, the unbounded n* and S²_max.
+func ColdSize(lr energy.Terms, thetas [][]float64, eta, tau float64, seed uint64) (n int, nstar, s2 float64, err error) {
 	N := lr.Len()
 	m := min(N, pilotSize)
 	if m < 2 {
@@ -137,58 +130,53 @@ func coldSize(lr energy.Terms, thetas [][]float64, eta, tau float64, seed uint64
 			s2 = max(s2, v)
 		}
 	}
-	nstar = variance.SizeFor(N, s2, eta, tau, coldShare)
+	nstar = variance.SizeFor(N, s2, eta, tau, ColdShare)
 	n = int(math.Ceil(nstar))
-	n = min(max(n, coldMin), coldMax, N)
+	n = min(max(n, ColdMin), ColdMax, N)
 	return n, nstar, s2, nil
 }
 
-// etaFor is the step size at which a size-n minibatch's gradient noise
+// EtaFor is the step size at which a size-n minibatch's gradient noise
 // η²·N(N − n)/n·s2 is share·2τη: η = 2·share·τ/(N(N − n)/n·s2).
-func etaFor(N, n int, s2, tau, share float64) float64 {
+func EtaFor(N, n int, s2, tau, share float64) float64 {
 	return 2 * share * tau / (energy.FPC(N, n) * s2)
 }
 
-// runGCPercent is the collector's headroom while a logistic run holds its
+// RunGCPercent is the collector's headroom while a logistic run holds its
 // data: the feature matrix, live from the read to the end, is most of the
 // heap, so at the usual GOGC = 100 the run's own garbage (draws formatted
 // for the chain files, the pilot, the figures) could grow the heap to twice
 // the matrix before a collection. The matrix holds no pointers and is not
 // scanned, so collecting at 20% above the live heap costs little.
-const runGCPercent = 20
+const RunGCPercent = 20
 
-// readData reads the CSV file with the garbage collector at a tenth of its
+// ReadData reads the CSV file with the garbage collector at a tenth of its
 // usual headroom. The reader turns every line into a string that is garbage
 // once parsed, as much garbage as the file is long, while the matrix it
 // fills, reserved at its final size, is live from the start: at the usual
 // headroom (GOGC = 100) the heap could grow to twice the matrix before a
 // collection. The matrix holds no pointers, so the extra collections cost
 // little.
-func readData(path string, opt dataset.Options) (*dataset.Data, error) {
+func ReadData(path string, opt dataset.Options) (*dataset.Data, error) {
 	defer debug.SetGCPercent(debug.SetGCPercent(10))
 	return dataset.ReadFile(path, opt)
-}
-
-// dataEnergy is a data set's energy with its full U, as logDensity needs.
-type dataEnergy interface {
-	energy.Terms
-	U(theta []float64) float64
 }
 
 // lpWork bounds the work of one lp__ evaluation (per-example terms × p).
 const lpWork = 250_000
 
-// logDensity is lp__, the log posterior up to a constant, for every draw.
+// LogDensity is lp__, the log posterior up to a constant, for every draw.
 // Exactly −U(θ) while N·p ≤ lpWork; above, −(U_0(θ) + N/m Σ_{i∈S} U_i(θ))
 // over one subset S of m = ⌈lpWork/p⌉ examples drawn once (from the seed),
 // the same for every draw and chain: a smooth function of θ that tracks
 // −U, at O(m·p) a draw. The exact −U costs O(N·p) a draw: at N = 10⁶ and
 // p = 101 it would cost a hundred times the sampling itself. The function is
 // safe for concurrent use (it only reads).
-func logDensity(lr dataEnergy, seed uint64) func([]float64) float64 {
+func LogDensity(lr energy.Terms, seed uint64) func([]float64) float64 {
 	N, p := lr.Len(), lr.Dim()
 	if N*p <= lpWork {
-		return func(theta []float64) float64 { return -lr.U(theta) }
+		u := energyOf(lr)
+		return func(theta []float64) float64 { return -u(theta) }
 	}
 	m := (lpWork + p - 1) / p
 	idx := rand.New(rand.NewPCG(seed, 1<<41)).Perm(N)[:m]
@@ -202,7 +190,7 @@ func logDensity(lr dataEnergy, seed uint64) func([]float64) float64 {
 	}
 }
 
-// hotOptions are the settings of a hot level's automatic minibatch: the
+// HotOptions are the settings of a hot level's automatic minibatch: the
 // share of its noise budget that its gradient noise supplies, reported as
 // the spread averaged over the last check's window (Smooth), not the
 // draw's own. At the share's n the per-draw estimate scatters by about
@@ -214,6 +202,6 @@ func logDensity(lr dataEnergy, seed uint64) func([]float64) float64 {
 // than its τ. The window's average does not scatter; on the breast-cancer
 // study it removed the hot chain's clamps and left the cold chain's
 // accuracy where it was (EXPERIMENTS.md, "fresgld, smoothed hot ŝ²").
-func hotOptions(share float64) variance.AutoOptions {
+func HotOptions(share float64) variance.AutoOptions {
 	return variance.AutoOptions{Share: share, Smooth: true}
 }

@@ -1,4 +1,4 @@
-package main
+package analysis
 
 import (
 	"strconv"
@@ -12,10 +12,10 @@ import (
 // short on wide data.
 const standardisedKey = "standardisation"
 
-// standardisationSettings is the settings line of the features' means and
+// StandardisationSettings is the settings line of the features' means and
 // sds, in the features' order: "standardisation = m1 s1 m2 s2 …", written
 // exactly (shortest round-trip form).
-func standardisationSettings(means, sds []float64) [][2]string {
+func StandardisationSettings(means, sds []float64) [][2]string {
 	var b strings.Builder
 	for j := range means {
 		if j > 0 {

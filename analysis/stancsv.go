@@ -1,4 +1,4 @@
-package main
+package analysis
 
 import (
 	"bufio"
@@ -26,16 +26,16 @@ import (
 
 // Sampler columns, after lp__. Names end in "__" as CmdStan's do.
 const (
-	colSwaps   = "swaps__"   // swaps accepted on any pair since the previous draw
-	colClamped = "clamped__" // clamped steps of the coldest level since the previous draw
+	ColSwaps   = "swaps__"   // swaps accepted on any pair since the previous draw
+	ColClamped = "clamped__" // clamped steps of the coldest level since the previous draw
 )
 
-// replicaCol is the column holding the replica (numbered from 1) at level
+// ReplicaCol is the column holding the replica (numbered from 1) at level
 // l (numbered from 1, the coldest).
-func replicaCol(l int) string { return "replica_" + strconv.Itoa(l) + "__" }
+func ReplicaCol(l int) string { return "replica_" + strconv.Itoa(l) + "__" }
 
-// chainHeader is what the comment lines before the header row say.
-type chainHeader struct {
+// ChainHeader is what the comment lines before the header row say.
+type ChainHeader struct {
 	Command  string      // "logistic" or "gmm"
 	ID       int         // chain id, from 1
 	Seed     uint64      // the run's seed; the chain draws from exchange.ChainSeed(Seed, ID)
@@ -46,7 +46,7 @@ type chainHeader struct {
 }
 
 // lines renders h as CmdStan-style comment lines.
-func (h chainHeader) lines() []string {
+func (h ChainHeader) lines() []string {
 	l := []string{
 		"# model = fresgld " + h.Command,
 		"# method = sample (Default)",
@@ -84,25 +84,25 @@ type chainStats struct {
 }
 
 const (
-	statSteps    = "#   steps: "
+	StatSteps    = "#   steps: "
 	statCost     = "#   cost: "
 	statClamped  = "#   clamped steps at level "
 	statSwaps    = "#   swaps between levels "
-	statStopped  = "#   stopped: "
-	statKilled   = "#   killed: "
-	statsHeading = "# fresgld statistics"
+	StatStopped  = "#   stopped: "
+	StatKilled   = "#   killed: "
+	StatsHeading = "# fresgld statistics"
 )
 
-// tornNote is the Stopped text of a chain whose file ends without
+// TornNote is the Stopped text of a chain whose file ends without
 // statistics.
-const tornNote = "the process was killed before the chain finished its file; steps are counted to its last draw, the other counts are lost"
+const TornNote = "the process was killed before the chain finished its file; steps are counted to its last draw, the other counts are lost"
 
-func (st chainStats) lines() []string {
+func (st chainStats) Lines() []string {
 	if st.Torn {
 		// What fresgld repair writes: only what the draws tell.
-		return []string{"# ", statsHeading, statSteps + strconv.Itoa(st.Steps), statKilled + st.Stopped, "# "}
+		return []string{"# ", StatsHeading, StatSteps + strconv.Itoa(st.Steps), StatKilled + st.Stopped, "# "}
 	}
-	l := []string{"# ", statsHeading, statSteps + strconv.Itoa(st.Steps), statCost + strconv.FormatFloat(st.Cost, 'g', -1, 64)}
+	l := []string{"# ", StatsHeading, StatSteps + strconv.Itoa(st.Steps), statCost + strconv.FormatFloat(st.Cost, 'g', -1, 64)}
 	for i, c := range st.Clamped {
 		l = append(l, fmt.Sprintf("%s%d: %d", statClamped, i+1, c))
 	}
@@ -110,7 +110,7 @@ func (st chainStats) lines() []string {
 		l = append(l, fmt.Sprintf("%s%d and %d: %d accepted of %d", statSwaps, i+1, i+2, st.Accepts[i], st.Attempts[i]))
 	}
 	if st.Stopped != "" {
-		l = append(l, statStopped+strings.ReplaceAll(st.Stopped, "\n", " "))
+		l = append(l, StatStopped+strings.ReplaceAll(st.Stopped, "\n", " "))
 	}
 	sec := func(d time.Duration) string { return strconv.FormatFloat(d.Seconds(), 'f', 3, 64) }
 	return append(l, "# ",
@@ -130,7 +130,7 @@ type stanWriter struct {
 	err  error
 }
 
-func createStanCSV(dir *output.Dir, name string, h chainHeader, columns []string) (*stanWriter, error) {
+func createStanCSV(dir *output.Dir, name string, h ChainHeader, columns []string) (*stanWriter, error) {
 	s, err := dir.CreateStream(name, nil)
 	if err != nil {
 		return nil, err
@@ -162,7 +162,7 @@ func (w *stanWriter) row(vals []float64) {
 
 // close writes the trailing statistics and closes the file.
 func (w *stanWriter) close(st chainStats) error {
-	for _, l := range st.lines() {
+	for _, l := range st.Lines() {
 		w.comment(l)
 	}
 	err := w.s.Close()
@@ -175,11 +175,11 @@ func (w *stanWriter) close(st chainStats) error {
 	return nil
 }
 
-// stanChain is one chain's CSV read back.
-type stanChain struct {
+// Chain is one chain's CSV read back.
+type Chain struct {
 	Path     string
 	Comments []string // the comment lines before the header
-	Header   chainHeader
+	Header   ChainHeader
 	Columns  []string
 	Cols     [][]float64 // Cols[j][i]: column j of draw i
 	Stats    chainStats
@@ -191,19 +191,19 @@ type stanChain struct {
 	NoStats bool
 }
 
-// errEmptyChain is the error of a chain CSV with no header row and nothing
+// ErrEmptyChain is the error of a chain CSV with no header row and nothing
 // but comment lines, or nothing at all.
-var errEmptyChain = errors.New("no header row and no draws: the run was killed before writing them")
+var ErrEmptyChain = errors.New("no header row and no draws: the run was killed before writing them")
 
-// readStanCSV reads a chain's CSV as written by createStanCSV. Errors name
+// ReadStanCSV reads a chain's CSV as written by createStanCSV. Errors name
 // the file and line.
-func readStanCSV(path string) (*stanChain, error) {
+func ReadStanCSV(path string) (*Chain, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	c := &stanChain{Path: path}
+	c := &Chain{Path: path}
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<16), 1<<26)
 	line := 0
@@ -228,7 +228,7 @@ func readStanCSV(path string) (*stanChain, error) {
 		case strings.HasPrefix(t, "#") && c.Columns == nil:
 			c.Comments = append(c.Comments, t)
 		case strings.HasPrefix(t, "#"):
-			if t == statsHeading {
+			if t == StatsHeading {
 				inStats = true
 			} else if inStats {
 				if err := c.Stats.parse(t); err != nil {
@@ -282,7 +282,7 @@ func readStanCSV(path string) (*stanChain, error) {
 	if c.Columns == nil && line == len(c.Comments) && !inStats {
 		// Nothing but (perhaps) the settings: a run killed before its
 		// first line reached the file.
-		return nil, fmt.Errorf("%s: %w", path, errEmptyChain)
+		return nil, fmt.Errorf("%s: %w", path, ErrEmptyChain)
 	}
 	if c.Columns == nil {
 		return nil, fmt.Errorf("%s: no header row (is it a chain's CSV?)", path)
@@ -306,7 +306,7 @@ func readStanCSV(path string) (*stanChain, error) {
 	if !inStats {
 		// Killed (kill -9, a node lost): the draws written are sound, the
 		// counters died with the process.
-		c.Stats = chainStats{Torn: true, Stopped: tornNote}
+		c.Stats = chainStats{Torn: true, Stopped: TornNote}
 		if n := len(c.Cols[0]); n > 0 {
 			c.Stats.Steps = c.Header.Burn + n*c.Header.Thin
 		}
@@ -328,8 +328,8 @@ func endsInNewline(f *os.File) bool {
 func (st *chainStats) parse(t string) error {
 	var err error
 	switch {
-	case strings.HasPrefix(t, statSteps):
-		st.Steps, err = strconv.Atoi(t[len(statSteps):])
+	case strings.HasPrefix(t, StatSteps):
+		st.Steps, err = strconv.Atoi(t[len(StatSteps):])
 	case strings.HasPrefix(t, statCost):
 		st.Cost, err = strconv.ParseFloat(t[len(statCost):], 64)
 	case strings.HasPrefix(t, statClamped):
@@ -349,10 +349,10 @@ func (st *chainStats) parse(t string) error {
 			}
 			st.Accepts, st.Attempts = append(st.Accepts, acc), append(st.Attempts, att)
 		}
-	case strings.HasPrefix(t, statStopped):
-		st.Stopped = t[len(statStopped):]
-	case strings.HasPrefix(t, statKilled):
-		st.Torn, st.Stopped = true, t[len(statKilled):]
+	case strings.HasPrefix(t, StatStopped):
+		st.Stopped = t[len(StatStopped):]
+	case strings.HasPrefix(t, StatKilled):
+		st.Torn, st.Stopped = true, t[len(StatKilled):]
 	case strings.Contains(t, "seconds (Warm-up)"), strings.Contains(t, "seconds (Sampling)"), strings.Contains(t, "seconds (Total)"):
 		f := strings.Fields(strings.TrimLeft(t, "# "))
 		i := slices.Index(f, "seconds")
@@ -378,7 +378,7 @@ func (st *chainStats) parse(t string) error {
 }
 
 // parse reads back what lines wrote.
-func (h *chainHeader) parse(comments []string) error {
+func (h *ChainHeader) parse(comments []string) error {
 	inSettings := false
 	for _, t := range comments {
 		k, v, ok := strings.Cut(strings.TrimLeft(t, "# "), " = ")
@@ -418,7 +418,7 @@ func (h *chainHeader) parse(comments []string) error {
 }
 
 // trace is the chain's draws of the named columns, row by row.
-func (c *stanChain) trace(names []string) exchange.Trace {
+func (c *Chain) trace(names []string) exchange.Trace {
 	tr := exchange.Trace{P: len(names)}
 	var cols [][]float64
 	for _, n := range names {

@@ -1,4 +1,4 @@
-package main
+package analysis
 
 import (
 	"fmt"
@@ -7,19 +7,16 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 )
 
-// logisticChecks holds what a logistic run's result is checked against:
-// facts the command can compute, so that a run that produced garbage says
-// so, with the numbers and what to change.
-type logisticChecks struct {
-	flags      *logisticFlags
-	stats      exchange.Stats
-	trace      exchange.Trace
-	names      []string
-	mean, sd   []float64
-	lmin       float64   // smallest Hessian eigenvalue at the mode; 0 if unknown
-	featureSD  []float64 // each coefficient's feature sd on the scale sampled (1 when standardised)
-	n          int
-	hotWarning string
+// chainChecks holds what a chain is checked against: facts the run can
+// compute, so that a run that produced garbage says so, with the numbers
+// and what to change.
+type chainChecks struct {
+	eta      float64
+	stats    exchange.Stats
+	trace    exchange.Trace
+	names    []string
+	mean, sd []float64
+	lmin     float64 // smallest Hessian eigenvalue at the mode; 0 if unknown
 }
 
 // Thresholds of the checks.
@@ -35,33 +32,36 @@ const (
 	driftSDs = 3
 )
 
-// warnings returns one message per failed check.
-func (c logisticChecks) warnings() []string {
-	var w []string
-	if c.hotWarning != "" {
-		w = append(w, c.hotWarning)
-	}
-	// Clamped steps and swaps are checked for every command, on all
-	// chains, by the summary (chainWarnings).
-	f := c.flags
+// warnings returns one warning per failed check. Clamped steps and swaps
+// are checked for every run, on all chains, by the summary.
+func (c chainChecks) warnings() []Warning {
+	var w []Warning
 	steps := c.stats.Steps
 	if c.lmin > 0 && steps > 0 {
 		// Langevin at τ = 1 moves each coordinate by about √(2η) per step;
 		// crossing the posterior's widest direction (sd ≈ 1/√λ_min under
 		// the Laplace approximation) takes about 1/(2ηλ_min) steps.
 		scale := 1 / math.Sqrt(c.lmin)
-		need := 1 / (2 * f.Eta * c.lmin)
+		need := 1 / (2 * c.eta * c.lmin)
 		if float64(steps) < need {
-			w = append(w, fmt.Sprintf("the chain is stuck: it moves about %.3g per 1000 steps (√(2η·1000), η = %.3g), but the posterior's widest direction has sd ≈ %.3g; crossing it once takes about %.3g steps and the run took %d. Raise --eta, standardise the features (drop --no-standardize), or raise --burn and --keep",
-				math.Sqrt(2*f.Eta*1000), f.Eta, scale, need, steps))
+			const remedy = "Raise --eta, standardise the features (drop --no-standardize), or raise --burn and --keep"
+			w = append(w, Warning{Code: "stuck", Number: need, Remedy: remedy, Message: fmt.Sprintf("the chain is stuck: it moves about %.3g per 1000 steps (√(2η·1000), η = %.3g), but the posterior's widest direction has sd ≈ %.3g; crossing it once takes about %.3g steps and the run took %d. %s",
+				math.Sqrt(2*c.eta*1000), c.eta, scale, need, steps, remedy)})
 		}
 	}
-	if d := c.drifting(); d != "" {
-		w = append(w, d)
+	if d := c.drifting(); d != nil {
+		w = append(w, *d)
 	}
+	return w
+}
+
+// separable checks a logistic regression's posterior means: an effect of
+// more than maxLogOdds on the log-odds scale per sd of its feature means
+// separable data and too wide a prior.
+func separable(names []string, mean, featureSD []float64, priorSD float64) []string {
 	worst, wj := 0.0, -1
-	for j, m := range c.mean {
-		if lo := math.Abs(m) * c.featureSD[j]; lo > worst || math.IsNaN(lo) {
+	for j, m := range mean {
+		if lo := math.Abs(m) * featureSD[j]; lo > worst || math.IsNaN(lo) {
 			worst, wj = lo, j
 			if math.IsNaN(lo) {
 				break
@@ -69,20 +69,20 @@ func (c logisticChecks) warnings() []string {
 		}
 	}
 	if wj >= 0 && !(worst <= maxLogOdds) {
-		w = append(w, fmt.Sprintf("coefficient %s has posterior mean %.3g, %.3g on the log-odds scale per sd of its feature, far beyond any plausible effect (|·| ≤ %d): the data are probably separable and the prior too wide; lower --prior-sd (now %g), e.g. to 1–10",
-			c.names[wj], c.mean[wj], worst, maxLogOdds, f.PriorSD))
+		return []string{fmt.Sprintf("coefficient %s has posterior mean %.3g, %.3g on the log-odds scale per sd of its feature, far beyond any plausible effect (|·| ≤ %d): the data are probably separable and the prior too wide; lower --prior-sd (now %g), e.g. to 1–10",
+			names[wj], mean[wj], worst, maxLogOdds, priorSD)}
 	}
-	return w
+	return nil
 }
 
 // drifting reports the coordinate that moves furthest outward (away from 0,
 // where every chain starts) between the halves of the run, if it moves by
 // more than driftSDs within-half sds: a diverging chain, or one still far
 // from its posterior.
-func (c logisticChecks) drifting() string {
+func (c chainChecks) drifting() *Warning {
 	n := c.trace.Len()
 	if n < 20 {
-		return ""
+		return nil
 	}
 	worst, wj := 0.0, -1
 	var w1, w2 float64
@@ -111,10 +111,10 @@ func (c logisticChecks) drifting() string {
 		}
 	}
 	if wj < 0 || !(worst > driftSDs || math.IsNaN(worst)) {
-		return ""
+		return nil
 	}
-	return fmt.Sprintf("the chain has not settled: coefficient %s moves outward from a mean of %.3g over the first half of the samples to %.3g over the second (%.1f within-half sds); if it keeps moving the chain is diverging and the posterior may be improper (separable data: lower --prior-sd), else raise --burn",
-		c.names[wj], w1, w2, worst)
+	return &Warning{Code: "drift", Number: worst, Remedy: "raise --burn", Message: fmt.Sprintf("the chain has not settled: coefficient %s moves outward from a mean of %.3g over the first half of the samples to %.3g over the second (%.1f within-half sds); if it keeps moving the chain is diverging and the posterior may be improper (separable data: lower --prior-sd), else raise --burn",
+		c.names[wj], w1, w2, worst)}
 }
 
 // sampledScales returns each column's standard deviation in the design

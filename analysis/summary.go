@@ -1,4 +1,4 @@
-package main
+package analysis
 
 import (
 	"encoding/json"
@@ -12,10 +12,10 @@ import (
 	"github.com/fresgld/fresgld/diag"
 )
 
-// chainsSummary is what a multi-chain run (or a merge of single-chain runs)
+// Summary is what a multi-chain run (or a merge of single-chain runs)
 // reports: computed from the chains' CSVs alone, so that both print the
 // same table.
-type chainsSummary struct {
+type Summary struct {
 	Command string `json:"command"`
 	Chains  []int  `json:"chains"`     // the chains pooled
 	Ran     int    `json:"chains_run"` // the chains run, pooled or not
@@ -29,38 +29,45 @@ type chainsSummary struct {
 	PooledDraws int `json:"pooled_draws"`
 	// PerChain says, for every chain run, how many draws it wrote, how
 	// many steps it took and how it ended.
-	PerChain   []chainDraws `json:"per_chain"`
-	Parameters []paramRow   `json:"parameters"`
-	Swaps      []pairRow    `json:"swap_acceptance"`
-	Clamped    []levelRow   `json:"clamped"`
+	PerChain   []ChainDraws `json:"per_chain"`
+	Parameters []ParamRow   `json:"parameters"`
+	Swaps      []PairRow    `json:"swap_acceptance"`
+	Clamped    []LevelRow   `json:"clamped"`
 	Cost       float64      `json:"total_cost"`
 	// Counted is the number of chains whose counters (swaps, clamped
 	// steps, cost) the table sums: every chain but those killed.
 	Counted  int         `json:"chains_counted"`
 	CostUnit string      `json:"cost_unit"`
-	Stopped  []chainStop `json:"stopped_chains,omitempty"`
+	Stopped  []ChainStop `json:"stopped_chains,omitempty"`
 	// Scale says on what scale the coefficients are, when not the data's
 	// own: a user comparing with another tool's raw-scale estimates
 	// must not read standardised ones as those.
 	Scale string `json:"scale,omitempty"`
 	// DataScale are the coefficients on the data's scale (rawScaleDraws),
 	// with the heading that says how they were found.
-	DataScale        []paramRow `json:"parameters_data_scale,omitempty"`
+	DataScale        []ParamRow `json:"parameters_data_scale,omitempty"`
 	DataScaleHeading string     `json:"data_scale,omitempty"`
 	// Interrupted is set when a chain was stopped by SIGINT or SIGTERM.
 	Interrupted bool     `json:"interrupted"`
 	Notes       []string `json:"notes,omitempty"`
 	Warnings    []string `json:"warnings"`
+	// Details are the warnings as values, in the same order.
+	Details []Warning `json:"warning_details"`
 }
 
-// paramRow is one variable's row of the table.
-type paramRow struct {
+// setWarnings makes ws the summary's warnings.
+func (s *Summary) setWarnings(ws []Warning) {
+	s.Details, s.Warnings = ws, messages(ws)
+}
+
+// ParamRow is one variable's row of the table.
+type ParamRow struct {
 	Name string
 	diag.Summary
 }
 
 // MarshalJSON writes the row as {"variable": name, ...the Summary's fields}.
-func (p paramRow) MarshalJSON() ([]byte, error) {
+func (p ParamRow) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(p.Summary)
 	if err != nil {
 		return nil, err
@@ -70,7 +77,7 @@ func (p paramRow) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON reads what MarshalJSON writes.
-func (p *paramRow) UnmarshalJSON(b []byte) error {
+func (p *ParamRow) UnmarshalJSON(b []byte) error {
 	var v struct {
 		Variable string `json:"variable"`
 	}
@@ -81,7 +88,7 @@ func (p *paramRow) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &p.Summary)
 }
 
-type pairRow struct {
+type PairRow struct {
 	Levels   [2]int   `json:"levels"` // numbered from 1, the coldest
 	Attempts int      `json:"attempts"`
 	Accepts  int      `json:"accepts"`
@@ -91,15 +98,15 @@ type pairRow struct {
 	NoSwap int `json:"chains_without_swaps"`
 }
 
-type levelRow struct {
+type LevelRow struct {
 	Level        int     `json:"level"`
 	Steps        int     `json:"steps"`
 	ClampedSteps int64   `json:"clamped_steps"`
 	Share        float64 `json:"share"`
 }
 
-// chainDraws is what one chain contributed.
-type chainDraws struct {
+// ChainDraws is what one chain contributed.
+type ChainDraws struct {
 	Chain  int    `json:"chain"`
 	Draws  int    `json:"draws"`
 	Steps  int    `json:"steps"`
@@ -109,42 +116,42 @@ type chainDraws struct {
 
 // How a chain ended.
 const (
-	statusFinished    = "finished"
-	statusInterrupted = "interrupted"
+	StatusFinished    = "finished"
+	StatusInterrupted = "interrupted"
 	// A chain that was waiting for a core when the signal came (RunChains
 	// runs as many chains at once as there are cores) takes no step.
-	statusNeverStarted = "never started"
-	statusKilled       = "killed" // its file ends without statistics
-	statusStopped      = "stopped"
+	StatusNeverStarted = "never started"
+	StatusKilled       = "killed" // its file ends without statistics
+	StatusStopped      = "stopped"
 )
 
 // status is how chain c ended.
-func (c *stanChain) status() string {
+func (c *Chain) status() string {
 	switch {
 	case c.Stats.Torn:
-		return statusKilled
+		return StatusKilled
 	case c.Stats.Stopped == "":
-		return statusFinished
+		return StatusFinished
 	case interrupted(c.Stats.Stopped) && c.Stats.Steps == 0:
-		return statusNeverStarted
+		return StatusNeverStarted
 	case interrupted(c.Stats.Stopped):
-		return statusInterrupted
+		return StatusInterrupted
 	}
-	return statusStopped
+	return StatusStopped
 }
 
-// pooledChains are the chains whose draws the table pools: every chain
+// PooledChains are the chains whose draws the table pools: every chain
 // with draws that finished, was interrupted or was killed, since each of
 // those draws was taken by a sound chain; a chain stopped by an error
 // (divergence, a NaN) is left out unless no other chain has draws.
-func pooledChains(chains []*stanChain) []*stanChain {
-	var good, any []*stanChain
+func PooledChains(chains []*Chain) []*Chain {
+	var good, any []*Chain
 	for _, c := range chains {
 		if len(c.Cols) == 0 || len(c.Cols[0]) == 0 {
 			continue
 		}
 		any = append(any, c)
-		if c.status() != statusStopped {
+		if c.status() != StatusStopped {
 			good = append(good, c)
 		}
 	}
@@ -159,7 +166,7 @@ func pooledChains(chains []*stanChain) []*stanChain {
 // chains of equal length. It takes the length L that keeps the most draws,
 // L times the number of chains with at least L draws (on a tie, more
 // chains), and the first L draws of each of those chains.
-func diagLayout(used []*stanChain) (chains []*stanChain, L int) {
+func diagLayout(used []*Chain) (chains []*Chain, L int) {
 	best := 0
 	for _, c := range used {
 		n, k := len(c.Cols[0]), 0
@@ -180,23 +187,23 @@ func diagLayout(used []*stanChain) (chains []*stanChain, L int) {
 	return chains, L
 }
 
-type chainStop struct {
+type ChainStop struct {
 	Chain int    `json:"chain"`
 	Steps int    `json:"steps"`
 	Error string `json:"error"`
 }
 
-// summarizeChains pools the chains: every draw of every chain that
-// pooledChains keeps. Means, sds and quantiles are of all those draws; MCSE,
+// SummarizeChains pools the chains: every draw of every chain that
+// PooledChains keeps. Means, sds and quantiles are of all those draws; MCSE,
 // ESS and R̂ of the equal-length layout diagLayout picks, which is all of
 // them when the chains have the same length (every run that was not
 // stopped early). An interrupt thus loses nothing already drawn.
-func summarizeChains(chains []*stanChain) (chainsSummary, error) {
+func SummarizeChains(chains []*Chain) (Summary, error) {
 	if len(chains) == 0 {
-		return chainsSummary{}, fmt.Errorf("no chains")
+		return Summary{}, fmt.Errorf("no chains")
 	}
 	c0 := chains[0]
-	s := chainsSummary{Command: c0.Header.Command, CostUnit: costUnit(c0.Header.Command), Ran: len(chains)}
+	s := Summary{Command: c0.Header.Command, CostUnit: costUnit(c0.Header.Command), Ran: len(chains)}
 	if s.Command == "logistic" && slices.Contains(c0.Header.Settings, [2]string{"no_standardize", "false"}) {
 		s.Scale = standardisedScale
 	}
@@ -211,20 +218,20 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 	}
 	if K < 0 {
 		K = 0
-		for slices.Contains(c0.Columns, replicaCol(K+1)) {
+		for slices.Contains(c0.Columns, ReplicaCol(K+1)) {
 			K++
 		}
 	}
-	s.Swaps = make([]pairRow, max(K-1, 0))
-	s.Clamped = make([]levelRow, K)
-	used := pooledChains(chains)
+	s.Swaps = make([]PairRow, max(K-1, 0))
+	s.Clamped = make([]LevelRow, K)
+	used := PooledChains(chains)
 	var torn []int
 	for _, c := range chains {
 		st := c.status()
-		s.PerChain = append(s.PerChain, chainDraws{Chain: c.Header.ID, Draws: len(c.Cols[0]), Steps: c.Stats.Steps, Status: st, Pooled: slices.Contains(used, c)})
-		if st != statusFinished {
-			s.Interrupted = s.Interrupted || st == statusInterrupted || st == statusNeverStarted
-			s.Stopped = append(s.Stopped, chainStop{Chain: c.Header.ID, Steps: c.Stats.Steps, Error: c.Stats.Stopped})
+		s.PerChain = append(s.PerChain, ChainDraws{Chain: c.Header.ID, Draws: len(c.Cols[0]), Steps: c.Stats.Steps, Status: st, Pooled: slices.Contains(used, c)})
+		if st != StatusFinished {
+			s.Interrupted = s.Interrupted || st == StatusInterrupted || st == StatusNeverStarted
+			s.Stopped = append(s.Stopped, ChainStop{Chain: c.Header.ID, Steps: c.Stats.Steps, Error: c.Stats.Stopped})
 		}
 		if c.Stats.Torn {
 			// Its counters died with the process: the swap, clamp and
@@ -240,7 +247,7 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 		// A step that failed moved its levels (and may have clamped)
 		// before the error: it counts as a step of each level.
 		failed := 0
-		if st == statusStopped {
+		if st == StatusStopped {
 			failed = 1
 		}
 		for l := range s.Clamped {
@@ -324,7 +331,7 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 		}
 	}
 	for i, d := range sums {
-		s.Parameters = append(s.Parameters, paramRow{Name: names[i], Summary: d})
+		s.Parameters = append(s.Parameters, ParamRow{Name: names[i], Summary: d})
 	}
 	if means, sds, intercept, ok := standardisation(c0.Header.Settings); ok && s.Command == "logistic" {
 		p := len(means)
@@ -339,12 +346,12 @@ func summarizeChains(chains []*stanChain) (chainsSummary, error) {
 				}
 			}
 			for i, d := range raw {
-				s.DataScale = append(s.DataScale, paramRow{Name: names[len(names)-p+i], Summary: d})
+				s.DataScale = append(s.DataScale, ParamRow{Name: names[len(names)-p+i], Summary: d})
 			}
 			s.DataScaleHeading = rawScaleHeading(intercept)
 		}
 	}
-	s.Warnings = chainWarnings(s, remediesFor(s.Command, c0.Header.Settings))
+	s.setWarnings(chainWarnings(s, remediesFor(s.Command, c0.Header.Settings)))
 	return s, nil
 }
 
@@ -404,9 +411,9 @@ const (
 	clampMax       = 0.01
 )
 
-func chainWarnings(s chainsSummary, r remedies) []string {
-	var w []string
-	var badR, badE []paramRow
+func chainWarnings(s Summary, r remedies) []Warning {
+	var w []Warning
+	var badR, badE []ParamRow
 	for _, p := range s.Parameters {
 		if p.SD == 0 && generated(s.Command, p.Name) {
 			// A generated quantity constant in every draw (an inclusion
@@ -429,7 +436,7 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 				worst = p
 			}
 		}
-		w = append(w, fmt.Sprintf("R̂ > %g for %d of %d variables (largest: %s, %.3f): %s", rhatMax, len(badR), len(s.Parameters), worst.Name, worst.Rhat, r.Rhat))
+		w = append(w, Warning{Code: "rhat", Number: worst.Rhat, Remedy: r.Rhat, Message: fmt.Sprintf("R̂ > %g for %d of %d variables (largest: %s, %.3f): %s", rhatMax, len(badR), len(s.Parameters), worst.Name, worst.Rhat, r.Rhat)})
 	}
 	if len(badE) > 0 {
 		worst := badE[0]
@@ -438,34 +445,34 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 				worst = p
 			}
 		}
-		w = append(w, fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), r.ESS))
+		w = append(w, Warning{Code: "ess", Number: worst.ESSBulk, Remedy: r.ESS, Message: fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), r.ESS)})
 	}
 	for _, l := range s.Clamped {
 		if l.Share > clampMax && s.Counted > 0 {
-			w = append(w, fmt.Sprintf("level %d: %.1f%% of steps clamped (the gradient noise exceeded the noise budget 2τη, so the chain ran hotter than its temperature): %s", l.Level, 100*l.Share, r.Clamp))
+			w = append(w, Warning{Code: "clamped", Number: l.Share, Remedy: r.Clamp, Message: fmt.Sprintf("level %d: %.1f%% of steps clamped (the gradient noise exceeded the noise budget 2τη, so the chain ran hotter than its temperature): %s", l.Level, 100*l.Share, r.Clamp)})
 		}
 	}
 	for _, p := range s.Swaps {
 		switch {
 		case s.Counted == 0: // every chain was killed: nothing is known of its swaps
 		case p.Attempts == 0:
-			w = append(w, fmt.Sprintf("levels %d and %d: no swap attempted: %s", p.Levels[0], p.Levels[1], r.NoAttempt))
+			w = append(w, Warning{Code: "no-swap-attempt", Remedy: r.NoAttempt, Message: fmt.Sprintf("levels %d and %d: no swap attempted: %s", p.Levels[0], p.Levels[1], r.NoAttempt)})
 		case p.NoSwap > 0:
-			w = append(w, fmt.Sprintf("levels %d and %d: no swap accepted in %d of %d chains (%d accepted of %d attempts in all): %s", p.Levels[0], p.Levels[1], p.NoSwap, s.Counted, p.Accepts, p.Attempts, r.NoSwap))
+			w = append(w, Warning{Code: "no-swap", Number: float64(p.NoSwap), Remedy: r.NoSwap, Message: fmt.Sprintf("levels %d and %d: no swap accepted in %d of %d chains (%d accepted of %d attempts in all): %s", p.Levels[0], p.Levels[1], p.NoSwap, s.Counted, p.Accepts, p.Attempts, r.NoSwap)})
 		}
 	}
 	for _, c := range s.PerChain {
 		switch c.Status {
-		case statusInterrupted:
-			w = append(w, fmt.Sprintf("chain %d was interrupted after %d steps (%d draws, all in the table): the table holds only what was sampled", c.Chain, c.Steps, c.Draws))
-		case statusNeverStarted:
-			w = append(w, fmt.Sprintf("chain %d never started: the run was interrupted before its first step (with more chains than cores, a chain waits for a free one)", c.Chain))
-		case statusKilled:
-			w = append(w, fmt.Sprintf("chain %d was killed after %d draws (all in the table): its swap, clamp and cost counters were lost with the process", c.Chain, c.Draws))
-		case statusStopped:
+		case StatusInterrupted:
+			w = append(w, Warning{Code: "interrupted", Chain: c.Chain, Number: float64(c.Steps), Message: fmt.Sprintf("chain %d was interrupted after %d steps (%d draws, all in the table): the table holds only what was sampled", c.Chain, c.Steps, c.Draws)})
+		case StatusNeverStarted:
+			w = append(w, Warning{Code: "never-started", Chain: c.Chain, Message: fmt.Sprintf("chain %d never started: the run was interrupted before its first step (with more chains than cores, a chain waits for a free one)", c.Chain)})
+		case StatusKilled:
+			w = append(w, Warning{Code: "killed", Chain: c.Chain, Number: float64(c.Draws), Message: fmt.Sprintf("chain %d was killed after %d draws (all in the table): its swap, clamp and cost counters were lost with the process", c.Chain, c.Draws)})
+		case StatusStopped:
 			for _, st := range s.Stopped {
 				if st.Chain == c.Chain {
-					w = append(w, fmt.Sprintf("chain %d stopped after %d steps: %s: %s", c.Chain, c.Steps, st.Error, r.Stop))
+					w = append(w, Warning{Code: "stopped", Chain: c.Chain, Number: float64(c.Steps), Remedy: r.Stop, Message: fmt.Sprintf("chain %d stopped after %d steps: %s: %s", c.Chain, c.Steps, st.Error, r.Stop)})
 				}
 			}
 		}
@@ -473,9 +480,9 @@ func chainWarnings(s chainsSummary, r remedies) []string {
 	return w
 }
 
-// writeTable prints the summary as a table, the same for a run and for a
+// WriteTable prints the summary as a table, the same for a run and for a
 // merge of its chains.
-func writeTable(w io.Writer, s chainsSummary) {
+func WriteTable(w io.Writer, s Summary) {
 	writeDraws(w, s)
 	if s.Scale != "" {
 		fmt.Fprintln(w, s.Scale)
@@ -506,7 +513,7 @@ func writeTable(w io.Writer, s chainsSummary) {
 	writeNotes(w, s)
 }
 
-func writeNotes(w io.Writer, s chainsSummary) {
+func writeNotes(w io.Writer, s Summary) {
 	for _, n := range s.Notes {
 		fmt.Fprintf(w, "note: %s\n", n)
 	}
@@ -514,7 +521,7 @@ func writeNotes(w io.Writer, s chainsSummary) {
 
 // writeDraws prints the table's first line: how many chains and draws it
 // pools, and, when a run was cut short, what each chain contributed.
-func writeDraws(w io.Writer, s chainsSummary) {
+func writeDraws(w io.Writer, s Summary) {
 	if s.PooledDraws == s.Draws*len(s.Chains) {
 		fmt.Fprintf(w, "%d chains × %d draws", len(s.Chains), s.Draws)
 	} else {
@@ -522,7 +529,7 @@ func writeDraws(w io.Writer, s chainsSummary) {
 	}
 	var per []string
 	for _, c := range s.PerChain {
-		if c.Status != statusFinished {
+		if c.Status != StatusFinished {
 			per = append(per, fmt.Sprintf("chain %d: %s", c.Chain, c.describe()))
 		}
 	}
@@ -539,20 +546,20 @@ func writeDraws(w io.Writer, s chainsSummary) {
 }
 
 // describe is what chain c contributed, for the table's first line.
-func (c chainDraws) describe() string {
+func (c ChainDraws) describe() string {
 	switch {
-	case c.Status == statusNeverStarted:
+	case c.Status == StatusNeverStarted:
 		return "never started"
 	case !c.Pooled && c.Draws > 0:
 		return fmt.Sprintf("%d draws, %s, left out", c.Draws, c.Status)
-	case c.Status == statusFinished:
+	case c.Status == StatusFinished:
 		return fmt.Sprintf("%d draws", c.Draws)
 	}
 	return fmt.Sprintf("%d draws, %s", c.Draws, c.Status)
 }
 
 // writeRows prints the variables' rows under their heading.
-func writeRows(w io.Writer, rows []paramRow) {
+func writeRows(w io.Writer, rows []ParamRow) {
 	width := len("variable")
 	for _, p := range rows {
 		width = max(width, len(p.Name))
@@ -564,11 +571,11 @@ func writeRows(w io.Writer, rows []paramRow) {
 }
 
 // writeWarnings prints the warnings, one a line.
-func writeWarnings(w io.Writer, s chainsSummary) {
+func writeWarnings(w io.Writer, s Summary) {
 	for _, x := range s.Warnings {
 		fmt.Fprintln(w, "warning:", x)
 	}
 }
 
 // interrupted reports whether a chain's stopping error was an interrupt.
-func interrupted(stopped string) bool { return strings.HasSuffix(stopped, errInterrupted.Error()) }
+func interrupted(stopped string) bool { return strings.HasSuffix(stopped, ErrInterrupted.Error()) }

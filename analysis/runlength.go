@@ -1,10 +1,8 @@
-package main
+package analysis
 
 import (
 	"fmt"
 	"math"
-
-	"github.com/fresgld/fresgld/models"
 )
 
 // The default run length of `fresgld logistic` (--burn auto, --thin auto).
@@ -41,8 +39,8 @@ const (
 	runWork = 2.5e9
 )
 
-// runLength is the default burn-in and thinning and how they were found.
-type runLength struct {
+// RunLength is the default burn-in and thinning and how they were found.
+type RunLength struct {
 	Burn, Thin         int     // what the run uses
 	NeedBurn, NeedThin int     // what the rule asks for, before the budget
 	Lmin               float64 // λ_min, the Hessian's smallest eigenvalue at the mode
@@ -53,13 +51,13 @@ type runLength struct {
 	ESS                float64 // expected bulk ESS per chain of the slowest direction: keep·thin/τ_int
 }
 
-// runLengthFor applies the rule: thin = ⌈essMargin·essGoal·τ_int/keep⌉,
+// RunLengthFor applies the rule: thin = ⌈essMargin·essGoal·τ_int/keep⌉,
 // burn = ⌈ln(D/burnBias)/(−ln ρ)⌉ (D taken at least 1), then, if
 // (burn + keep·thin)·n·p exceeds runWork, burn is cut to at most half the
 // affordable steps and thin to what remains (at least 1). It needs
 // 0 < ηλ_min < 1 (ρ in (0, 1)); else ok is false and the caller keeps
 // fixed defaults.
-func runLengthFor(eta, lmin, dist float64, keep, n, p int) (r runLength, ok bool) {
+func RunLengthFor(eta, lmin, dist float64, keep, n, p int) (r RunLength, ok bool) {
 	r.Lmin, r.Rho = lmin, 1-eta*lmin
 	if !(r.Rho > 0 && r.Rho < 1) || keep < 1 {
 		return r, false
@@ -80,14 +78,14 @@ func runLengthFor(eta, lmin, dist float64, keep, n, p int) (r runLength, ok bool
 }
 
 // note describes the rule's outcome for the summary.
-func (r runLength) note() string {
+func (r RunLength) Note() string {
 	return fmt.Sprintf("λ_min = %.4g, ρ = 1 − ηλ_min = %.6g, τ_int = %.4g steps, start %.3g posterior sds from the mode: burn %d, thin %d for bulk ESS ≈ %d×%d per chain",
 		r.Lmin, r.Rho, r.IAT, r.Dist, r.NeedBurn, r.NeedThin, essMargin, essGoal)
 }
 
 // warning is the message for a run the budget cut short, with the numbers
 // and the remedy; empty when it was not cut.
-func (r runLength) warning(keep int) string {
+func (r RunLength) Warning(keep int) string {
 	if !r.Capped {
 		return ""
 	}
@@ -98,7 +96,7 @@ func (r runLength) warning(keep int) string {
 }
 
 // burnShort says when the burn-in itself was cut.
-func (r runLength) burnShort() string {
+func (r RunLength) burnShort() string {
 	if r.Burn >= r.NeedBurn {
 		return ""
 	}
@@ -107,49 +105,41 @@ func (r runLength) burnShort() string {
 
 // Fixed run length where the rule cannot apply (no posterior mode, or a
 // given η with ηλ_min outside (0, 1)).
-const fallbackBurn, fallbackThin = 2000, 2
+// FallbackBurn and FallbackThin are the run length when the rule cannot
+// be applied (no mode or λ_min, or ηλ_min outside (0, 1)).
+const FallbackBurn, FallbackThin = 2000, 2
 
-// runSize checks --burn, --keep and --thin, an automatic one standing in at
-// its smallest value.
-func (f *logisticFlags) runSize(dim int) error {
-	burn, thin := f.Burn, f.Thin
-	if f.BurnAuto {
-		burn = 0
+// setRunLength fills in the automatic burn and thin from the curvature at
+// the mode: the note for the summary and, when the budget cut the run, the
+// warning.
+func (o *Options) setRunLength(m Model, curv Curvature) (note string, warn *Warning) {
+	p := m.Terms.Dim()
+	r, ok := RunLength{}, false
+	if curv.Mode != nil && curv.Lmin > 0 {
+		u := energyOf(m.Terms)
+		dist := math.Sqrt(max(0, 2*(u(make([]float64, p))-u(curv.Mode))))
+		r, ok = RunLengthFor(o.Eta, curv.Lmin, dist, o.Keep, o.Batch, p)
 	}
-	if f.ThinAuto {
-		thin = 1
-	}
-	return runSizeAuto(burn, f.Keep, thin, dim, f.BurnAuto, f.ThinAuto)
-}
-
-// setRunLength resolves --burn auto and --thin auto by runLengthFor from
-// the step size, λ_min and the start's distance from the mode (θ0 = 0).
-// With both automatic the budget applies; with one given, the other is
-// what the rule asks for. It returns the note for the summary and the
-// warning of a run cut short by the budget.
-func (f *logisticFlags) setRunLength(lr *models.Logistic, curv curvature, p int) (note, warn string) {
-	r, ok := runLength{}, false
-	if curv.mode != nil && curv.lmin > 0 {
-		dist := math.Sqrt(max(0, 2*(lr.U(make([]float64, p))-lr.U(curv.mode))))
-		r, ok = runLengthFor(f.Eta, curv.lmin, dist, f.Keep, f.Batch, p)
-	}
+	burnAuto, thinAuto := o.Burn == Auto, o.Thin == 0
 	if !ok {
-		if f.BurnAuto {
-			f.Burn = fallbackBurn
+		if burnAuto {
+			o.Burn = FallbackBurn
 		}
-		if f.ThinAuto {
-			f.Thin = fallbackThin
+		if thinAuto {
+			o.Thin = FallbackThin
 		}
-		return fmt.Sprintf("fixed burn %d, thin %d: the rule needs λ_min at the mode and 0 < ηλ_min < 1 (λ_min = %.4g, η = %.4g)", f.Burn, f.Thin, curv.lmin, f.Eta), ""
+		return fmt.Sprintf("fixed burn %d, thin %d: the rule needs λ_min at the mode and 0 < ηλ_min < 1 (λ_min = %.4g, η = %.4g)", o.Burn, o.Thin, curv.Lmin, o.Eta), nil
 	}
 	switch {
-	case f.BurnAuto && f.ThinAuto:
-		f.Burn, f.Thin = r.Burn, r.Thin
-		warn = r.warning(f.Keep)
-	case f.BurnAuto:
-		f.Burn = r.NeedBurn
+	case burnAuto && thinAuto:
+		o.Burn, o.Thin = r.Burn, r.Thin
+		if msg := r.Warning(o.Keep); msg != "" {
+			warn = &Warning{Code: "run-length", Message: msg, Number: r.ESS, Remedy: fmt.Sprintf("give --burn %d --thin %d", r.NeedBurn, r.NeedThin)}
+		}
+	case burnAuto:
+		o.Burn = r.NeedBurn
 	default:
-		f.Thin = r.NeedThin
+		o.Thin = r.NeedThin
 	}
-	return r.note() + fmt.Sprintf("; running burn %d, thin %d", f.Burn, f.Thin), warn
+	return r.Note() + fmt.Sprintf("; running burn %d, thin %d", o.Burn, o.Thin), warn
 }

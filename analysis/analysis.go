@@ -1,0 +1,293 @@
+package analysis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/output"
+	"github.com/fresgld/fresgld/variance"
+)
+
+// Model is what an analysis samples: the energy U(θ) = U_0(θ) + Σ_i U_i(θ)
+// of a posterior, a prior term and one term per example, with the names of
+// the coordinates. Minibatches, control variates and exact-energy swaps
+// all work from Terms alone.
+type Model struct {
+	Terms energy.Terms
+	// Names are the parameters, one per coordinate (nil: theta1, theta2, …).
+	Names []string
+	// Curvature, when set, finds the posterior mode and the extreme
+	// eigenvalues of the Hessian there (a model-specific fast path); nil
+	// uses a generic mode finder.
+	Curvature func(seed uint64) (Curvature, error)
+	// Generated, when set, names quantities computed from every retained
+	// draw, written after the parameters: Generate(out, θ) fills out, one
+	// value per name. It must be safe for concurrent use.
+	Generated []string
+	Generate  func(out, theta []float64)
+	// Check, when set, adds the model's own warnings about a chain from its
+	// posterior means (e.g. separable data in a logistic regression).
+	Check func(mean []float64) []string
+}
+
+// Curvature describes the posterior at its mode: λ_min and λ_max of the
+// Hessian of U there (λ_min = 0: unknown), the mode (nil: unknown) and a
+// note saying how they were found.
+type Curvature struct {
+	Lmin, Lmax float64
+	Mode       []float64
+	Note       string
+}
+
+// Result is what an analysis found. A command prints it; a program
+// inspects it.
+type Result struct {
+	// Options are those the run used, its automatic values filled in.
+	Options Options
+	// Rules say how the automatic values were chosen.
+	StepRule, BatchRule, RunRule string
+	// Swap is the swap energies' choice and measured noise and cost (nil
+	// without a ladder); SwapLines say it in words.
+	Swap      *SwapSummary
+	SwapLines []string
+	// HotBatch are the automatic hot minibatches' statistics, per chain.
+	HotBatch []*variance.AutoStats
+	// Summary is the table: every variable's mean, sd, quantiles, ESS and
+	// R̂, the swap acceptance, the clamped steps and the cost.
+	Summary Summary
+	// Warnings say what in the run not to trust, each with its remedy.
+	Warnings []Warning
+	Wall     time.Duration
+	// Chains are the chains' draws, as their CSVs hold them.
+	Chains []*Chain
+	// Err is a chain's stopping error or a write error: the draws taken
+	// are kept and summarised all the same.
+	Err error
+
+	dir *output.Dir
+	ids []int
+	run ChainRun
+}
+
+// Run fills in o's automatic values for m, runs the chains and streams
+// each chain's draws to chain-<c>.csv in o.Out, then summarises them. An
+// interrupted run (ctx cancelled) returns the draws taken with Err set.
+func Run(ctx context.Context, m Model, o Options) (*Result, error) {
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	if err := m.validate(); err != nil {
+		return nil, err
+	}
+	if o.Out != "" {
+		if err := output.Check(o.Out); err != nil {
+			return nil, fmt.Errorf("--out: %w", err)
+		}
+	}
+	res := &Result{}
+	curv, err := Defaults(ctx, m, &o, res)
+	if err != nil {
+		return nil, err
+	}
+	res.Options = o
+	names := m.names()
+	autos := map[int]*variance.AutoBatch{}
+	var energies exchange.Energies
+	if o.swap != nil {
+		energies = o.swap.Energies
+	}
+	build := func(id int) (*exchange.Sampler, error) { return buildSampler(m, o, id, energies, autos) }
+	settings := o.settings()
+	out, err := output.Prepare(o.Out, ChainStale(o.Out, o.Chains, o.Single, o.Resume)...)
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	run := ChainRun{
+		Header:     ChainHeader{Command: o.Command, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
+		Names:      names,
+		Plan:       exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
+		New:        build,
+		LogDensity: LogDensity(m.Terms, o.Seed),
+		Generated:  m.Generated,
+		Generate:   m.Generate,
+		Sample:     o.Sample,
+		Dir:        out,
+		Ctx:        ctx,
+		Label:      o.Command + " " + string(o.Method),
+		Every:      o.CheckpointEvery,
+		Args:       o.Args,
+		Cwd:        o.Cwd,
+		Version:    o.Version,
+		Resume:     o.Resume,
+	}
+	chains, wall, writeErr := run.Run(o.Chains)
+	if chains == nil {
+		return nil, writeErr
+	}
+	res.Chains, res.Wall, res.Err, res.dir, res.ids, res.run = chains, wall, writeErr, out, o.Chains, run
+	var extra []Warning
+	extra = append(extra, res.Warnings...) // those found before sampling
+	var chosen []int
+	for _, id := range o.Chains {
+		if a := autos[id]; a != nil && o.Method != exchange.ReSGLDMethod && o.Method != exchange.SGLDMethod {
+			st := a.Stats()
+			res.HotBatch = append(res.HotBatch, &st)
+			chosen = append(chosen, st.N)
+			if w := a.Warning(); w != "" {
+				extra = append(extra, Warning{Code: "hot-batch", Chain: id, Message: fmt.Sprintf("chain %d: %s", id, w)})
+			}
+		}
+	}
+	if len(chosen) > 0 {
+		// The size the run ended with (the median over chains; each
+		// chain's is in HotBatch), not the 0 that stands for automatic.
+		slices.Sort(chosen)
+		res.Options.HotBatch = chosen[len(chosen)/2]
+	}
+	for _, c := range chains {
+		tr := c.trace(names)
+		if tr.Len() == 0 {
+			continue
+		}
+		mean, sd := traceMoments(tr)
+		w := chainChecks{eta: o.Eta, stats: c.Ladder, trace: tr, names: names, mean: mean, sd: sd, lmin: curv.Lmin}
+		for _, x := range w.warnings() {
+			x.Chain, x.Message = c.Header.ID, fmt.Sprintf("chain %d: %s", c.Header.ID, x.Message)
+			extra = append(extra, x)
+		}
+		if m.Check != nil {
+			for _, msg := range m.Check(mean) {
+				extra = append(extra, Warning{Code: "model", Chain: c.Header.ID, Message: fmt.Sprintf("chain %d: %s", c.Header.ID, msg)})
+			}
+		}
+	}
+	if o.swap != nil {
+		res.Swap = &SwapSummary{Swap: o.swap}
+		var ws []Warning
+		res.SwapLines, ws = ReportSwaps(chains, res.Swap)
+		extra = append(extra, ws...)
+	}
+	s, err := SummarizeChains(chains)
+	if err != nil {
+		return res, errors.Join(writeErr, err)
+	}
+	res.Warnings = append(extra, s.Details...)
+	s.setWarnings(res.Warnings)
+	res.Summary = s
+	return res, nil
+}
+
+// buildSampler makes chain id's ladder: minibatches, variance models and
+// random streams of its own, with the swap energies given.
+func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (*exchange.Sampler, error) {
+	lr := m.Terms
+	hotStart := o.HotBatch
+	if hotStart == 0 {
+		hotStart = o.Batch // the automatic rule's pilot draw
+	}
+	cold, err := energy.NewMinibatch(lr, o.Batch)
+	if err != nil {
+		return nil, fmt.Errorf("--batch: %w", err)
+	}
+	hot, err := energy.NewMinibatch(lr, hotStart)
+	if err != nil {
+		return nil, fmt.Errorf("--hot-batch: %w", err)
+	}
+	if o.SwapBatch > 0 {
+		for _, mb := range []*energy.Minibatch{cold, hot} {
+			if err := mb.SetEnergySize(o.SwapBatch); err != nil {
+				return nil, fmt.Errorf("--swap-batch: %w", err)
+			}
+		}
+	}
+	energies.Terms = lr
+	var eta langevin.Schedule = langevin.Constant{Step: o.Eta}
+	if o.Schedule != nil {
+		eta = o.Schedule
+	}
+	setup := exchange.Setup{
+		Tau1: 1, Tau2: o.Tau2, Levels: o.Levels, Eta: eta, Cold: cold, Hot: hot,
+		A: o.SwapRate / o.Eta, A1: 0.5, Seed: exchange.ChainSeed(o.Seed, id), Correction: o.Correction,
+		Energies: energies,
+	}
+	if o.HotBatch == 0 {
+		delete(autos, id)
+		// Every hot level sizes its own minibatch at its own τ; the
+		// summary reports the first hot level's.
+		setup.HotVarAt = func(est energy.Estimator, tau float64) (variance.Model, error) {
+			mb, ok := est.(*energy.Minibatch)
+			if !ok {
+				return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
+			}
+			a, err := variance.NewAutoBatch(mb, tau, eta, HotOptions(o.HotShare))
+			if err != nil {
+				return nil, fmt.Errorf("--hot-share: %w", err)
+			}
+			if autos != nil && autos[id] == nil {
+				autos[id] = a
+			}
+			return a, nil
+		}
+	}
+	cfg, err := o.Method.Config(setup)
+	if err != nil {
+		return nil, err
+	}
+	inits := make([][]float64, len(cfg.Levels))
+	for l := range inits {
+		inits[l] = make([]float64, lr.Dim())
+	}
+	return exchange.New(cfg, inits)
+}
+
+// Write writes summary.txt (the table), summary.json (full, or the
+// Summary when full is nil) and the figures into the run's directory. It
+// returns the figures' note (which variables they show, when not all).
+func (r *Result) Write(full any) (note string, err error) {
+	if full == nil {
+		full = r.Summary
+	}
+	return writeSummary(r.dir, r.Chains, r.Summary, full)
+}
+
+// Finished removes the checkpoints of a run whose chains all completed and
+// whose summaries are written: nothing is left to resume.
+func (r *Result) Finished() error { return r.run.Finished(r.ids) }
+
+// Dir is the output directory.
+func (r *Result) Dir() *output.Dir { return r.dir }
+
+// Stopped is the error of the chains that stopped early (their draws are
+// kept), nil when every chain finished.
+func (r *Result) Stopped() error { return StoppedError(r.Summary, len(r.Chains)) }
+
+func (m Model) names() []string {
+	if m.Names != nil {
+		return m.Names
+	}
+	return coordNames(m.Terms.Dim())
+}
+
+func (m Model) validate() error {
+	if m.Terms == nil {
+		return errors.New("analysis: a model needs its Terms")
+	}
+	if m.Names != nil && len(m.Names) != m.Terms.Dim() {
+		return fmt.Errorf("analysis: %d names for %d coordinates", len(m.Names), m.Terms.Dim())
+	}
+	return nil
+}
+
+// writeLog writes a line to w, if w is set.
+func writeLog(w io.Writer, format string, args ...any) {
+	if w != nil {
+		fmt.Fprintf(w, format, args...)
+	}
+}

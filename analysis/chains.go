@@ -1,0 +1,369 @@
+package analysis
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/output"
+)
+
+// chainOutputs lists the files a sampling command writes.
+const chainOutputs = "chain-<c>.csv (CmdStan layout), summary.txt, summary.json, {trace,ranks,marginals,replicas}.{png,svg}"
+
+// ChainName is the CSV of chain id.
+func ChainName(id int) string { return "chain-" + strconv.Itoa(id) + ".csv" }
+
+// ChainFile is the CSV of chain id in dir.
+func ChainFile(dir string, id int) string { return filepath.Join(dir, ChainName(id)) }
+
+// SummaryOutputs are the files finishChains writes.
+func SummaryOutputs() []string {
+	out := []string{"summary.txt", "summary.json"}
+	for _, f := range []string{"trace", "ranks", "marginals", "replicas"} {
+		out = append(out, f+".png", f+".svg")
+	}
+	return out
+}
+
+// ChainStale lists the files of an earlier run in dir that a run of the
+// chains ids replaces: every chain CSV when it runs them all, only its own
+// when it runs one (--chain), so that array tasks may share a directory.
+//
+// Their checkpoints go too, but not while resuming: fresgld resume
+// continues the chain files and checkpoints it finds.
+func ChainStale(dir string, ids []int, single bool, resuming *Resume, others ...string) []string {
+	stale := append(SummaryOutputs(), others...)
+	if resuming != nil {
+		return stale
+	}
+	if single {
+		return append(stale, ChainName(ids[0]), CheckpointName(ids[0]))
+	}
+	for _, pat := range []string{"chain-*.csv", "chain-*.ckpt"} {
+		m, _ := filepath.Glob(filepath.Join(dir, pat))
+		for _, f := range m {
+			stale = append(stale, filepath.Base(f))
+		}
+	}
+	return stale
+}
+
+// ChainRun is a multi-chain run of a command.
+type ChainRun struct {
+	Header ChainHeader // its ID is set per chain
+	Names  []string    // the parameters
+	Plan   exchange.Plan
+	// New builds chain id's sampler. Chains must share no mutable state
+	// (each gets its own estimators) and seed their streams with
+	// exchange.ChainSeed(Header.Seed, id).
+	New func(id int) (*exchange.Sampler, error)
+	// LogDensity is lp__: the log density of the target at θ, up to a
+	// constant, evaluated exactly on every retained draw (not a sampler
+	// cost: it is output).
+	LogDensity func(theta []float64) float64
+	// Generated, when set, names quantities computed from every retained
+	// draw (Stan's generated quantities), written after the parameters:
+	// Generate(out, θ) fills out, one value per name. It must be safe
+	// for concurrent use.
+	Generated []string
+	Generate  func(out, theta []float64)
+	// Sample, when set, says which retained steps are samples (cyclical
+	// SGLD's exploration stages are not): the others are not written.
+	Sample func(step int) bool
+	Dir    *output.Dir
+	// Ctx cancelled (SIGINT, SIGTERM): every running chain stops before its
+	// next step and keeps its draws, a chain still waiting for a core never
+	// starts, and --levels auto tuning stops.
+	Ctx   context.Context
+	Label string // for the progress bar
+	// Every is the seconds between checkpoints (0: none); Args and Cwd
+	// are the command line they record, for fresgld resume.
+	Every   float64
+	Args    []string
+	Cwd     string
+	Version string
+	// Resume, when set, holds the checkpoints the chains continue from.
+	Resume *Resume
+}
+
+// run builds every chain's sampler first, so that a setup error comes
+// before any sampling, then runs the chains in parallel, each streaming its
+// draws to chain-<id>.csv in r.Dir. It returns the chains as the CSVs hold
+// them; a chain's stopping error is in its Stats.Stopped, a write error is
+// returned beside the chains.
+func (r ChainRun) Run(ids []int) ([]*Chain, time.Duration, error) {
+	smps := make([]*exchange.Sampler, len(ids))
+	defer func() {
+		for _, s := range smps {
+			if s != nil {
+				s.Close()
+			}
+		}
+	}()
+	for i, id := range ids {
+		s, err := r.New(id)
+		if err != nil {
+			if errors.Is(err, exchange.ErrStopped) {
+				return nil, 0, fmt.Errorf("%w while preparing chain %d (tuning its ladder), before any draw: nothing to keep", ErrInterrupted, id)
+			}
+			if i > 0 {
+				err = fmt.Errorf("chain %d: %w", id, err)
+			}
+			return nil, 0, err
+		}
+		smps[i] = s
+	}
+	K := smps[0].Levels()
+	columns := []string{"lp__", ColSwaps, ColClamped}
+	for l := range K {
+		columns = append(columns, ReplicaCol(l+1))
+	}
+	columns = append(columns, r.Names...)
+	columns = append(columns, r.Generated...)
+	chains := make([]*Chain, len(ids))
+	sinks := make([]exchange.Sink, len(ids))
+	ws := make([]*stanWriter, len(ids))
+	done := make([]int, len(ids))
+	var errs []error
+	closeAll := func(n int) {
+		for _, w := range ws[:n] {
+			w.close(chainStats{})
+		}
+	}
+	cp := newCheckpointer(len(ids), r.Every)
+	defer cp.close()
+	for i, id := range ids {
+		h := r.Header
+		h.ID = id
+		k := &chainSink{plan: r.Plan, lp: r.LogDensity, gen: r.Generate, sample: r.Sample, row: make([]float64, len(columns)), levels: K, smp: smps[i], start: time.Now()}
+		var ck *Checkpoint
+		if r.Resume != nil {
+			ck = r.Resume.ckpts[id]
+		}
+		var err error
+		if ck != nil {
+			chains[i], k.w, err = r.resumeChain(h, columns, ck, smps[i])
+			if err == nil {
+				done[i] = ck.Steps
+				k.swaps, k.clamped, k.warm, k.prior = ck.Swaps, ck.Clamped, ck.Warmup, ck.Elapsed
+				k.start = time.Now().Add(-ck.Elapsed)
+			}
+		} else {
+			k.w, err = createStanCSV(r.Dir, ChainName(id), h, columns)
+			if err == nil {
+				chains[i] = &Chain{Path: r.Dir.File(ChainName(id)), Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
+				for j := range chains[i].Cols {
+					// Reserve no more than a run of modest length: --keep may be
+					// far larger than what an interrupted run ever draws.
+					chains[i].Cols[j] = make([]float64, 0, min(r.Plan.Keep, 1<<16))
+				}
+			}
+		}
+		if err == nil && r.Every > 0 {
+			k.ck = &Checkpoint{Format: checkpointFormat, Version: r.Version, Command: h.Command, Args: r.Args, Cwd: r.Cwd, Header: h.lines(), Chain: id}
+			k.ckPath, k.due = r.Dir.File(CheckpointName(id)), &cp.due[i]
+			// A sampler whose state cannot be saved is refused before any
+			// step, not at its first checkpoint.
+			if _, e := smps[i].MarshalBinary(); e != nil {
+				err = fmt.Errorf("chain %d: --checkpoint-every: %w (or run with --checkpoint-every 0)", id, e)
+				k.w.close(chainStats{})
+			}
+		}
+		if err != nil {
+			closeAll(i)
+			return nil, 0, err
+		}
+		ws[i], k.c, sinks[i] = k.w, chains[i], k
+	}
+	plan := r.Plan
+	plan.Stop = r.Ctx.Done()
+	plan.Progress = NewProgress(r.Label, plan.Steps()*len(ids)).Callback()
+	start := time.Now()
+	res := exchange.ResumeChains(smps, plan, done, sinks, 0)
+	wall := time.Since(start)
+	for i, s := range smps {
+		k := sinks[i].(*chainSink)
+		if r.Every > 0 && res[i].Err != nil {
+			// Interrupted or stopped: the state after the last step taken,
+			// before the trailing statistics, for fresgld resume.
+			errs = append(errs, k.writeCheckpoint(s.Steps()))
+		}
+		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm}
+		for l := range K {
+			st.Clamped = append(st.Clamped, s.ClampedSteps(l))
+		}
+		for l := 0; l+1 < K; l++ {
+			st.Attempts, st.Accepts = append(st.Attempts, s.Attempts(l)), append(st.Accepts, s.Accepts(l))
+		}
+		switch {
+		case errors.Is(res[i].Err, exchange.ErrStopped):
+			st.Stopped = ErrInterrupted.Error()
+		case res[i].Err != nil:
+			st.Stopped = res[i].Err.Error()
+		}
+		chains[i].Stats, chains[i].Ladder = st, res[i].Stats
+		errs = append(errs, ws[i].close(st))
+	}
+	return chains, wall, errors.Join(errs...)
+}
+
+// finished removes the checkpoints of a run whose chains all completed and
+// whose summaries are written: nothing is left to resume. Until then (a
+// kill while the figures are drawn) the last steps' checkpoints let
+// fresgld resume write the summaries again.
+func (r ChainRun) Finished(ids []int) error {
+	if r.Every == 0 {
+		return nil
+	}
+	return removeCheckpoints(r.Dir, ids)
+}
+
+// headLines is the comment lines at the top of a chain's CSV.
+func headLines(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var l []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() && strings.HasPrefix(sc.Text(), "#") {
+		l = append(l, sc.Text())
+	}
+	return l
+}
+
+// resumeChain restores chain h.ID from its checkpoint: the sampler's state,
+// and its CSV cut back to the checkpoint's length and read back, so that
+// the chain's draws in memory are those of the uninterrupted run.
+func (r ChainRun) resumeChain(h ChainHeader, columns []string, ck *Checkpoint, s *exchange.Sampler) (*Chain, *stanWriter, error) {
+	name := CheckpointName(h.ID)
+	if err := sameHeader(name, ck.Header, h.lines()); err != nil {
+		return nil, nil, err
+	}
+	if ck.Steps > r.Plan.Steps() {
+		return nil, nil, fmt.Errorf("%s: %d steps taken, the plan has %d", name, ck.Steps, r.Plan.Steps())
+	}
+	if err := s.UnmarshalBinary(ck.Sampler); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if s.Steps() != ck.Steps {
+		return nil, nil, fmt.Errorf("%s: the sampler took %d steps, the checkpoint counts %d", name, s.Steps(), ck.Steps)
+	}
+	// The file's settings are checked before it is cut: a refused resume
+	// changes nothing.
+	if err := sameHeader(ChainName(h.ID), headLines(r.Dir.File(ChainName(h.ID))), h.lines()); err != nil {
+		return nil, nil, err
+	}
+	st, err := r.Dir.AppendStream(ChainName(h.ID), ck.Offset)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", name, err)
+	}
+	w := &stanWriter{name: ChainName(h.ID), s: st}
+	c, err := ReadStanCSV(r.Dir.File(ChainName(h.ID)))
+	if err == nil {
+		err = sameHeader(ChainName(h.ID), c.Comments, h.lines())
+	}
+	if err == nil && !slices.Equal(c.Columns, columns) {
+		err = fmt.Errorf("%s: columns %v, this run writes %v", ChainName(h.ID), c.Columns, columns)
+	}
+	want := 0
+	if ck.Steps > r.Plan.Burn {
+		want = (ck.Steps - r.Plan.Burn) / r.Plan.Thin
+	}
+	if err == nil && len(c.Cols[0]) != want {
+		err = fmt.Errorf("%s: %d draws before the checkpoint's offset, its %d steps make %d", ChainName(h.ID), len(c.Cols[0]), ck.Steps, want)
+	}
+	if err != nil {
+		w.close(chainStats{})
+		return nil, nil, err
+	}
+	c.Path, c.Header, c.Stats, c.NoStats, c.Partial = r.Dir.File(ChainName(h.ID)), h, chainStats{}, false, false
+	return c, w, nil
+}
+
+// chainSink writes a chain's retained draws to its CSV and keeps them.
+type chainSink struct {
+	smp     *exchange.Sampler
+	plan    exchange.Plan
+	w       *stanWriter
+	c       *Chain
+	lp      func([]float64) float64
+	gen     func(out, theta []float64)
+	sample  func(step int) bool
+	row     []float64
+	levels  int
+	swaps   int
+	clamped int64
+	start   time.Time
+	warm    time.Duration
+	prior   time.Duration // wall time before a resume
+
+	// Checkpoints (nil ck: none): due is raised by the run's checkpointer.
+	ck     *Checkpoint
+	ckPath string
+	due    *atomic.Bool
+}
+
+// Observe records the draw of a retained step. An interrupt is the plan's
+// Stop: the run ends before the next step, so every step taken is recorded.
+// A due checkpoint, and the last step's, is written after the step's draw.
+func (k *chainSink) Observe(step int, s *exchange.Sampler) error {
+	k.record(step, s)
+	if k.ck != nil && (step == k.plan.Steps() || k.due.Load()) {
+		k.due.Store(false)
+		return k.writeCheckpoint(step)
+	}
+	return nil
+}
+
+func (k *chainSink) record(step int, s *exchange.Sampler) {
+	// The clock is read twice a chain, at its first step and at the end
+	// of burn-in: the first step's own time is not counted as warm-up.
+	if step == 1 && k.prior == 0 {
+		k.start = time.Now()
+	}
+	if step == k.plan.Burn {
+		k.warm = time.Since(k.start)
+	}
+	if _, ok := k.plan.Retained(step); !ok || k.sample != nil && !k.sample(step) {
+		return
+	}
+	theta := s.State(0)
+	swaps := 0
+	for l := 0; l+1 < k.levels; l++ {
+		swaps += s.Accepts(l)
+	}
+	clamped := s.ClampedSteps(0)
+	k.row[0] = 0
+	if k.lp != nil {
+		k.row[0] = k.lp(theta)
+	}
+	k.row[1], k.row[2] = float64(swaps-k.swaps), float64(clamped-k.clamped)
+	k.swaps, k.clamped = swaps, clamped
+	for l := range k.levels {
+		k.row[3+l] = float64(s.Replica(l) + 1)
+	}
+	copy(k.row[3+k.levels:], theta)
+	if k.gen != nil {
+		k.gen(k.row[3+k.levels+len(theta):], theta)
+	}
+	k.w.row(k.row)
+	for j, x := range k.row {
+		k.c.Cols[j] = append(k.c.Cols[j], x)
+	}
+}
+
+// ErrInterrupted is the error of a run stopped by its context (SIGINT or
+// SIGTERM in the command).
+var ErrInterrupted = errors.New("interrupted")

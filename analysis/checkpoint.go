@@ -1,0 +1,232 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/output"
+)
+
+// A checkpoint is one chain's state between two steps, in chain-<c>.ckpt
+// beside its CSV: the sampler's whole state (exchange.Sampler.MarshalBinary),
+// the length of the CSV at that step, and what the chain's sink counts. It
+// is written whole or not at all (temporary file, fsync, rename), at most
+// every --checkpoint-every seconds, at a chain's last step, and at an
+// interrupt. fresgld resume rebuilds the run from the command line the
+// checkpoint records, restores each chain, cuts its CSV back to the
+// recorded length and continues: the outputs are those of an uninterrupted
+// run, byte for byte (the elapsed times aside).
+
+// checkpointFormat is the layout of a checkpoint file.
+const checkpointFormat = 1
+
+type Checkpoint struct {
+	Format  int
+	Version string   // the fresgld that wrote it
+	Command string   // gmm or logistic
+	Args    []string // the flags the user gave, as --name=value
+	Cwd     string   // the working directory the flags' paths are relative to
+	Header  []string // the chain's CSV settings lines
+	Chain   int
+	Steps   int   // the plan's steps taken
+	Offset  int64 // the chain CSV's length after those steps' draws
+	Swaps   int   // the sink's running counters
+	Clamped int64
+	Warmup  time.Duration
+	Elapsed time.Duration
+	Sampler []byte
+}
+
+// CheckpointName is chain id's checkpoint file.
+func CheckpointName(id int) string { return "chain-" + strconv.Itoa(id) + ".ckpt" }
+
+// Resume is the checkpoints a resumed run continues from: the command
+// line that wrote them, to be run again in Dir, and each chain's state.
+type Resume struct {
+	Command string   // the command that wrote them
+	Args    []string // its flags, as --name=value
+	Cwd     string   // the directory its paths are relative to
+	Dir     string   // the run's output directory, absolute
+	Path    string   // the first checkpoint file, for errors
+	ckpts   map[int]*Checkpoint
+}
+
+func readCheckpoint(path, version string) (*Checkpoint, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	c, err := DecodeCheckpoint(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a fresgld checkpoint, or a damaged one: %w", path, err)
+	}
+	if c.Format != checkpointFormat {
+		return nil, fmt.Errorf("%s: checkpoint layout %d, this fresgld reads layout %d", path, c.Format, checkpointFormat)
+	}
+	if v := version; c.Version != v {
+		return nil, fmt.Errorf("%s: written by fresgld %s, this is %s: a checkpoint resumes only with the version that wrote it (its sampler state and draws could differ)", path, c.Version, v)
+	}
+	return c, nil
+}
+
+func DecodeCheckpoint(b []byte) (*Checkpoint, error) {
+	var c Checkpoint
+	if err := energy.DecodeState(b, &c, "checkpoint"); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+func EncodeCheckpoint(c *Checkpoint) ([]byte, error) { return energy.EncodeState(c) }
+
+// sameHeader refuses a checkpoint whose chain settings differ from the
+// run's, naming the first line that differs.
+func sameHeader(path string, saved, now []string) error {
+	for i := range max(len(saved), len(now)) {
+		var a, b string
+		if i < len(saved) {
+			a = saved[i]
+		}
+		if i < len(now) {
+			b = now[i]
+		}
+		if a != b {
+			return fmt.Errorf("%s: written with the setting %q, this run has %q: a checkpoint resumes only the run that wrote it", path, a, b)
+		}
+	}
+	return nil
+}
+
+// checkpointer tells a run's chains when a checkpoint is due: a ticker
+// raises each chain's flag, and the chain checks it between steps (one
+// atomic load a step; reading the clock every step would cost more than a
+// small step).
+type checkpointer struct {
+	due  []atomic.Bool
+	stop chan struct{}
+}
+
+func newCheckpointer(chains int, every float64) *checkpointer {
+	c := &checkpointer{due: make([]atomic.Bool, chains), stop: make(chan struct{})}
+	if every <= 0 {
+		return c
+	}
+	go func() {
+		t := time.NewTicker(time.Duration(every * float64(time.Second)))
+		defer t.Stop()
+		for {
+			select {
+			case <-c.stop:
+				return
+			case <-t.C:
+				for i := range c.due {
+					c.due[i].Store(true)
+				}
+			}
+		}
+	}()
+	return c
+}
+
+func (c *checkpointer) close() { close(c.stop) }
+
+// writeCheckpoint saves chain k's state after its plan step `step`.
+func (k *chainSink) writeCheckpoint(step int) error {
+	ck := *k.ck
+	ck.Steps, ck.Swaps, ck.Clamped, ck.Warmup = step, k.swaps, k.clamped, k.warm
+	ck.Elapsed = time.Since(k.start)
+	if step == 0 {
+		ck.Elapsed = k.prior
+	}
+	var err error
+	if ck.Sampler, err = k.smp.MarshalBinary(); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if ck.Offset, err = k.w.s.Sync(); err != nil {
+		return fmt.Errorf("checkpoint: %s: %w", k.w.name, err)
+	}
+	b, err := EncodeCheckpoint(&ck)
+	if err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	if err := output.WriteBytes(k.ckPath, b); err != nil {
+		return fmt.Errorf("checkpoint: %w", err)
+	}
+	return nil
+}
+
+// ReadCheckpoints reads the checkpoints in dir (only chain's, if chain >
+// 0) that fresgld resume continues from, refusing those of another layout
+// or version and a mix of separate runs' checkpoints.
+func ReadCheckpoints(dir string, chain int, version string) (*Resume, error) {
+	if chain < 0 {
+		return nil, fmt.Errorf("--chain = %d: chains are numbered from 1", chain)
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	paths, _ := filepath.Glob(filepath.Join(abs, "chain-*.ckpt"))
+	if chain > 0 {
+		paths = slices.DeleteFunc(paths, func(p string) bool { return filepath.Base(p) != CheckpointName(chain) })
+	}
+	if len(paths) == 0 {
+		what := "no checkpoint (chain-<c>.ckpt)"
+		if chain > 0 {
+			what = "no checkpoint of chain " + strconv.Itoa(chain) + " (" + CheckpointName(chain) + ")"
+		}
+		return nil, fmt.Errorf("%s: %s: the run completed (its checkpoints are removed then), ran with --checkpoint-every 0, or was killed before its first checkpoint", dir, what)
+	}
+	spec := &Resume{Dir: abs, Path: paths[0], ckpts: map[int]*Checkpoint{}}
+	var first *Checkpoint
+	for _, p := range paths {
+		c, err := readCheckpoint(p, version)
+		if err != nil {
+			return nil, err
+		}
+		if first == nil {
+			first = c
+		} else if c.Command != first.Command || !slices.Equal(c.Args, first.Args) || c.Cwd != first.Cwd {
+			return nil, fmt.Errorf("%s: the checkpoints are of separate runs (%s and %s differ in their command line, as array tasks' do): resume each with --chain c", dir, filepath.Base(paths[0]), filepath.Base(p))
+		}
+		spec.ckpts[c.Chain] = c
+	}
+	spec.Command, spec.Args, spec.Cwd = first.Command, first.Args, first.Cwd
+	return spec, nil
+}
+
+// Note says which chains resume from which step.
+func (spec *Resume) Note() string {
+	var ids []int
+	for id := range spec.ckpts {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	s := ""
+	for i, id := range ids {
+		if i > 0 {
+			s += ", "
+		}
+		s += fmt.Sprintf("chain %d from step %d", id, spec.ckpts[id].Steps)
+	}
+	return s
+}
+
+// removeCheckpoints deletes the chains' checkpoints of a run that
+// completed: nothing is left to resume.
+func removeCheckpoints(dir *output.Dir, ids []int) error {
+	var errs []error
+	for _, id := range ids {
+		if err := os.Remove(dir.File(CheckpointName(id))); err != nil && !errors.Is(err, os.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}

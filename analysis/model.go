@@ -1,0 +1,55 @@
+package analysis
+
+import (
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/mala"
+)
+
+// energyOf is U(θ) of t: its own U when it has one (a fast path), else the
+// prior plus every term.
+func energyOf(t energy.Terms) func(theta []float64) float64 {
+	if e, ok := t.(interface{ U([]float64) float64 }); ok {
+		return e.U
+	}
+	return fullEnergy{t}.U
+}
+
+// fullEnergy is the exact energy of Terms: the prior plus every term.
+type fullEnergy struct{ energy.Terms }
+
+func (f fullEnergy) U(theta []float64) float64 {
+	u := f.Prior(nil, theta)
+	for i := range f.Len() {
+		u += f.Term(nil, theta, i)
+	}
+	return u
+}
+
+func (f fullEnergy) Grad(grad, theta []float64) {
+	f.Prior(grad, theta)
+	g := make([]float64, len(grad))
+	for i := range f.Len() {
+		f.Term(g, theta, i)
+		for j, v := range g {
+			grad[j] += v
+		}
+	}
+}
+
+// curvature is the model's own Curvature, or the generic one: the mode by
+// Newton's method from θ = 0 and the Hessian's extreme eigenvalues there,
+// by finite differences of the full gradient.
+func (m Model) curvature(seed uint64) (Curvature, error) {
+	if m.Curvature != nil {
+		return m.Curvature(seed)
+	}
+	var e energy.Energy = fullEnergy{m.Terms}
+	if own, ok := m.Terms.(energy.Energy); ok {
+		e = own
+	}
+	mode, lmin, lmax, err := mala.Curvature(e, make([]float64, m.Terms.Dim()))
+	if err != nil {
+		return Curvature{}, err
+	}
+	return Curvature{Lmin: lmin, Lmax: lmax, Mode: mode, Note: "λ_max at the posterior mode"}, nil
+}

@@ -1,0 +1,117 @@
+package analysis
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/variance"
+)
+
+// Defaults is the policy that fills in o's automatic values for model m,
+// in one place: the step size from the curvature at the mode, the cold
+// minibatch from the gradients' spread, the run length from the slowest
+// direction, and the swap energies from a pilot run. It records in res how
+// each was chosen and the warnings found on the way (also written to
+// o.Log). It returns the curvature it found.
+func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature, error) {
+	N, p := m.Terms.Len(), m.Terms.Dim()
+	if o.Method == exchange.ReLDMethod && !(o.SwapBatch == N || o.SwapBatch == 0 && o.Batch == N) {
+		// reld's exact swap rule needs exact energies; found out at the
+		// first swap, after the curvature and the pilots, otherwise.
+		return Curvature{}, fmt.Errorf("--method reld: noise-free replica exchange needs exact energies: give --swap-batch %d (all %d examples) or --batch %d", N, N, N)
+	}
+	if err := heldDraws(o.Keep, p, len(o.Chains), N); err != nil {
+		return Curvature{}, err
+	}
+	// The curvature sets the automatic step size, the run length and the
+	// scale against which a stuck chain is recognised.
+	curv, curvErr := m.curvature(o.Seed)
+	if o.Eta == 0 {
+		if curvErr != nil {
+			return curv, fmt.Errorf("automatic step size: %w (give --eta)", curvErr)
+		}
+		o.Eta = 0.2 / curv.Lmax
+		res.StepRule = "η = 0.2/λ_max, " + curv.Note
+	}
+	if o.Batch == 0 {
+		// The gradients' spread at the chains' start and at the mode.
+		at := [][]float64{make([]float64, p)}
+		if curv.Mode != nil {
+			at = append(at, curv.Mode)
+		}
+		n, nstar, s2, err := ColdSize(m.Terms, at, o.Eta, 1, o.Seed)
+		if err != nil {
+			return curv, fmt.Errorf("automatic --batch: %w", err)
+		}
+		res.BatchRule = fmt.Sprintf("n = ⌈n*⌉ in [%d, %d]: n* = %.4g gives gradient noise %.0f%% of the budget 2τη at S²_max = %.4g", ColdMin, ColdMax, nstar, 100*ColdShare, s2)
+		if float64(n) < nstar && res.StepRule != "" {
+			o.Eta = EtaFor(N, n, s2, 1, ColdShare)
+			res.StepRule += fmt.Sprintf("; lowered to η = %.4g, at which n = %d meets the batch rule", o.Eta, n)
+		}
+		o.Batch = n
+	}
+	for _, b := range []struct {
+		flag string
+		v    int
+	}{{"--batch", o.Batch}, {"--hot-batch", o.HotBatch}, {"--swap-batch", o.SwapBatch}} {
+		if b.v > N {
+			return curv, fmt.Errorf("%s = %d: the data have %d examples", b.flag, b.v, N)
+		}
+	}
+	if err := o.runSize(p); err != nil {
+		return curv, err
+	}
+	if o.Burn == Auto || o.Thin == 0 {
+		var warn *Warning
+		res.RunRule, warn = o.setRunLength(m, curv)
+		if warn != nil {
+			res.warn(o.Log, *warn)
+		}
+		if err := o.runSize(p); err != nil {
+			return curv, err
+		}
+	}
+	if o.SwapRate/o.Eta > 0 && !(o.SwapRate/o.Eta < math.Inf(1)) {
+		return curv, fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", o.SwapRate, o.Eta)
+	}
+	if ladder(o.Method) && o.Method != exchange.ReLDMethod { // reld swaps on exact energies
+		pilot := func(e exchange.Energies) (PilotResult, error) {
+			// Chain 1's stream whichever chains run, so that a chain's
+			// draws do not depend on the chains run beside it.
+			smp, err := buildSampler(m, *o, 1, e, map[int]*variance.AutoBatch{})
+			if err != nil {
+				return PilotResult{}, err
+			}
+			return RunPilot(ctx, smp, o.SwapPilot)
+		}
+		ch, err := ChooseSwapEnergies(o.SwapEnergies, N, o.Batch, o.ExactEvery, o.SwapRate, pilot)
+		if err != nil {
+			return curv, err
+		}
+		ch.Energies.MaxNoise = o.SwapNoiseCap
+		o.swap = &ch
+		writeLog(o.Log, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
+	}
+	return curv, nil
+}
+
+// ladder says whether method m runs a ladder of levels that swap.
+func ladder(m exchange.Method) bool {
+	return m != exchange.SGLDMethod && m != exchange.CorrectedMethod && m != exchange.CSGLDMethod
+}
+
+// runSize checks the run's size for p coordinates, automatic values at
+// their least.
+func (o *Options) runSize(p int) error {
+	return RunSize(max(o.Burn, 0), o.Keep, max(o.Thin, 1), p, o.Burn == Auto, o.Thin == 0)
+}
+
+// warn records a warning found before sampling and says it at once.
+func (r *Result) warn(log interface{ Write([]byte) (int, error) }, w Warning) {
+	r.Warnings = append(r.Warnings, w)
+	if log != nil {
+		fmt.Fprintln(log, "warning:", w.Message)
+	}
+}

@@ -1,0 +1,184 @@
+package analysis
+
+import (
+	"encoding/json"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// An interrupted run's chains, of unequal lengths, are pooled whole: the
+// means are of every draw, the diagnostics of the equal-length layout that
+// keeps the most draws; a chain that never started, or stopped by an error
+// beside sound chains, is listed and left out.
+func TestSummaryPoolsUnequalChains(t *testing.T) {
+	ok := chainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 0}, Attempts: []int{100}, Accepts: []int{10}}
+	intr := ok
+	intr.Stopped = ErrInterrupted.Error()
+	never := chainStats{Stopped: ErrInterrupted.Error(), Clamped: []int64{0, 0}, Attempts: []int{0}, Accepts: []int{0}}
+	dv := ok
+	dv.Stopped = "level 1 diverged at step 500"
+	for _, c := range []struct {
+		name   string
+		chains []*Chain
+		pooled []int // chains pooled
+		diag   []int // chains of the layout
+		L      int
+	}{
+		// 1000·2 = 2000 draws in the layout beat 300·3 = 900.
+		{"one short", []*Chain{fakeChain(1, 1000, 0, intr), fakeChain(2, 1000, 0, intr), fakeChain(3, 300, 0, intr)}, []int{1, 2, 3}, []int{1, 2}, 1000},
+		// 900·3 = 2700 beat 1000·1.
+		{"one long", []*Chain{fakeChain(1, 1000, 0, intr), fakeChain(2, 900, 0, intr), fakeChain(3, 950, 0, intr)}, []int{1, 2, 3}, []int{1, 2, 3}, 900},
+		{"never started", []*Chain{fakeChain(1, 700, 0, intr), fakeChain(2, 800, 0, intr), fakeChain(3, 0, 0, never), fakeChain(4, 0, 0, never)}, []int{1, 2}, []int{1, 2}, 700},
+		{"diverged", []*Chain{fakeChain(1, 700, 0, intr), fakeChain(2, 400, 50, dv)}, []int{1}, []int{1}, 700},
+		{"none started", []*Chain{fakeChain(1, 0, 0, never), fakeChain(2, 0, 0, never)}, nil, nil, 0},
+	} {
+		s, err := SummarizeChains(c.chains)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if !slices.Equal(s.Chains, c.pooled) || !slices.Equal(s.DiagChains, c.diag) || s.Draws != c.L || !s.Interrupted {
+			t.Errorf("%s: pooled %v, layout %v × %d, interrupted %v; want %v, %v × %d", c.name, s.Chains, s.DiagChains, s.Draws, s.Interrupted, c.pooled, c.diag, c.L)
+		}
+		var all []float64
+		for _, ch := range c.chains {
+			if slices.Contains(c.pooled, ch.Header.ID) {
+				all = append(all, ch.Cols[5]...)
+			}
+		}
+		if s.PooledDraws != len(all) {
+			t.Errorf("%s: %d draws pooled, want %d", c.name, s.PooledDraws, len(all))
+		}
+		if len(all) == 0 {
+			if len(s.Parameters) != 0 {
+				t.Errorf("%s: a table of no draws", c.name)
+			}
+			continue
+		}
+		mean := 0.0
+		for _, x := range all {
+			mean += x
+		}
+		mean /= float64(len(all))
+		if p := s.Parameters[1]; math.Abs(p.Mean-mean) > 1e-12 {
+			t.Errorf("%s: mean %v, the mean of every pooled draw %v", c.name, p.Mean, mean)
+		}
+		for _, pc := range s.PerChain {
+			if pc.Draws != len(c.chains[pc.Chain-1].Cols[0]) || pc.Pooled != slices.Contains(c.pooled, pc.Chain) {
+				t.Errorf("%s: per-chain %+v", c.name, pc)
+			}
+			if pc.Draws == 0 && pc.Status != StatusNeverStarted {
+				t.Errorf("%s: chain %d never started, status %q", c.name, pc.Chain, pc.Status)
+			}
+		}
+	}
+}
+
+// fakeChain is a chain of n draws of one parameter "x" drawn iid from
+// N(shift, 1), with the given statistics.
+func fakeChain(id, n int, shift float64, st chainStats) *Chain {
+	rng := rand.New(rand.NewPCG(uint64(id), 99))
+	c := &Chain{Header: ChainHeader{Command: "gmm", ID: id, Thin: 1, Keep: n}, Columns: []string{"lp__", ColSwaps, ColClamped, ReplicaCol(1), ReplicaCol(2), "x"}, Stats: st}
+	c.Cols = make([][]float64, len(c.Columns))
+	for range n {
+		x := shift + rng.NormFloat64()
+		for j, v := range []float64{-x * x / 2, 0, 0, 1, 2, x} {
+			c.Cols[j] = append(c.Cols[j], v)
+		}
+	}
+	return c
+}
+
+func TestWarnings(t *testing.T) {
+	ok := chainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 0}, Attempts: []int{100}, Accepts: []int{10}}
+	good := func() []*Chain {
+		var cs []*Chain
+		for id := 1; id <= 4; id++ {
+			cs = append(cs, fakeChain(id, 1000, 0, ok))
+		}
+		return cs
+	}
+	has := func(ws []string, s string) bool {
+		for _, w := range ws {
+			if strings.Contains(w, s) {
+				return true
+			}
+		}
+		return false
+	}
+	// Four chains of 1000 iid draws: bulk ESS near 4000, R̂ within
+	// 1 + O(1/√1000): no warning.
+	s, err := SummarizeChains(good())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Warnings) != 0 {
+		t.Errorf("well-mixed chains: warnings %q", s.Warnings)
+	}
+	// A chain two sds off: R̂ far above 1.01.
+	cs := good()
+	cs[2] = fakeChain(3, 1000, 2, ok)
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "R̂ > 1.01 for 2 of 2 variables") {
+		t.Errorf("a shifted chain: warnings %q", s.Warnings)
+	}
+	// 90 draws a chain: bulk ESS about 360 < 400.
+	cs = nil
+	for id := 1; id <= 4; id++ {
+		cs = append(cs, fakeChain(id, 90, 0, ok))
+	}
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "bulk ESS < 100 per chain") {
+		t.Errorf("short chains: warnings %q", s.Warnings)
+	}
+	// 2% of level 2's steps clamped in one chain: 0.5% over four chains is
+	// fine, 2% in each is not.
+	cs = good()
+	cl := ok
+	cl.Clamped = []int64{0, 20}
+	cs[0].Stats = cl
+	if s, _ := SummarizeChains(cs); has(s.Warnings, "clamped") {
+		t.Errorf("0.5%% clamped: warnings %q", s.Warnings)
+	}
+	for _, c := range cs {
+		c.Stats = cl
+	}
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "level 2: 2.0% of steps clamped") {
+		t.Errorf("2%% clamped: warnings %q", s.Warnings)
+	}
+	// One chain without a swap.
+	cs = good()
+	ns := ok
+	ns.Accepts = []int{0}
+	cs[1].Stats = ns
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "no swap accepted in 1 of 4 chains") {
+		t.Errorf("a chain without swaps: warnings %q", s.Warnings)
+	}
+	// A diverged chain is reported and left out of the table.
+	cs = good()
+	dv := ok
+	dv.Stopped = "level 1 diverged at step 500"
+	cs[3] = fakeChain(4, 250, 50, dv)
+	s, _ = SummarizeChains(cs)
+	if !has(s.Warnings, "chain 4 stopped after 1000 steps: level 1 diverged") || len(s.Chains) != 3 || s.Draws != 1000 || has(s.Warnings, "R̂") {
+		t.Errorf("a diverged chain: pooled %v × %d, warnings %q", s.Chains, s.Draws, s.Warnings)
+	}
+}
+
+func TestParamRowJSONRoundTrip(t *testing.T) {
+	s, err := SummarizeChains([]*Chain{fakeChain(1, 50, 0, chainStats{Clamped: []int64{0}}), fakeChain(2, 50, 0, chainStats{Clamped: []int64{0}})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back Summary
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Parameters) != 2 || back.Parameters[1].Name != "x" || back.Parameters[1].Mean != s.Parameters[1].Mean {
+		t.Errorf("round trip of %s gave %+v", b, back.Parameters)
+	}
+}
