@@ -35,14 +35,20 @@ type Model struct {
 	// Check, when set, adds the model's own warnings about a chain from its
 	// posterior means (e.g. separable data in a logistic regression).
 	Check func(mean []float64) []string
+	// NoChainChecks skips the checks for a stuck or drifting chain, which
+	// assume one mode (a model that is checked against its exact posterior
+	// instead).
+	NoChainChecks bool
 }
 
 // Curvature describes the posterior at its mode: λ_min and λ_max of the
-// Hessian of U there (λ_min = 0: unknown), the mode (nil: unknown) and a
-// note saying how they were found.
+// Hessian of U there (λ_min = 0: unknown), the mode (nil: unknown), the
+// start's distance from the mode in posterior sds (0: found from U at the
+// mode) and a note saying how they were found.
 type Curvature struct {
 	Lmin, Lmax float64
 	Mode       []float64
+	Dist       float64
 	Note       string
 }
 
@@ -96,6 +102,11 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.Before != nil {
+		if err := o.Before(&o); err != nil {
+			return nil, err
+		}
+	}
 	res.Options = o
 	names := m.names()
 	autos := map[int]*variance.AutoBatch{}
@@ -104,13 +115,8 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		energies = o.swap.Energies
 	}
 	build := func(id int) (*exchange.Sampler, error) { return buildSampler(m, o, id, energies, autos) }
-	settings := o.settings()
-	out, err := output.Prepare(o.Out, ChainStale(o.Out, o.Chains, o.Single, o.Resume)...)
-	if err != nil {
-		return nil, fmt.Errorf("--out: %w", err)
-	}
 	run := ChainRun{
-		Header:     ChainHeader{Command: o.Command, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
+		Header:     ChainHeader{Command: o.Command, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: o.settings()},
 		Names:      names,
 		Plan:       exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
 		New:        build,
@@ -118,8 +124,8 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		Generated:  m.Generated,
 		Generate:   m.Generate,
 		Sample:     o.Sample,
-		Dir:        out,
-		Ctx:        ctx,
+		Out:        o.Out,
+		Single:     o.Single,
 		Label:      o.Command + " " + string(o.Method),
 		Every:      o.CheckpointEvery,
 		Args:       o.Args,
@@ -127,13 +133,17 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		Version:    o.Version,
 		Resume:     o.Resume,
 	}
-	chains, wall, writeErr := run.Run(o.Chains)
-	if chains == nil {
-		return nil, writeErr
+	before := res.Warnings
+	sampled, err := Sample(ctx, run, o.Chains)
+	if sampled == nil {
+		return nil, err
 	}
-	res.Chains, res.Wall, res.Err, res.dir, res.ids, res.run = chains, wall, writeErr, out, o.Chains, run
-	var extra []Warning
-	extra = append(extra, res.Warnings...) // those found before sampling
+	res.Chains, res.Wall, res.Err, res.dir, res.ids, res.run, res.Summary = sampled.Chains, sampled.Wall, sampled.Err, sampled.dir, sampled.ids, sampled.run, sampled.Summary
+	if err != nil {
+		return res, err
+	}
+	chains := res.Chains
+	extra := before // those found before sampling
 	var chosen []int
 	for _, id := range o.Chains {
 		if a := autos[id]; a != nil && o.Method != exchange.ReSGLDMethod && o.Method != exchange.SGLDMethod {
@@ -157,6 +167,9 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 			continue
 		}
 		mean, sd := traceMoments(tr)
+		if m.NoChainChecks {
+			continue
+		}
 		w := chainChecks{eta: o.Eta, stats: c.Ladder, trace: tr, names: names, mean: mean, sd: sd, lmin: curv.Lmin}
 		for _, x := range w.warnings() {
 			x.Chain, x.Message = c.Header.ID, fmt.Sprintf("chain %d: %s", c.Header.ID, x.Message)
@@ -174,13 +187,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		res.SwapLines, ws = ReportSwaps(chains, res.Swap)
 		extra = append(extra, ws...)
 	}
-	s, err := SummarizeChains(chains)
-	if err != nil {
-		return res, errors.Join(writeErr, err)
-	}
-	res.Warnings = append(extra, s.Details...)
-	s.setWarnings(res.Warnings)
-	res.Summary = s
+	res.AddWarnings(extra...)
 	return res, nil
 }
 
@@ -257,9 +264,16 @@ func (r *Result) Write(full any) (note string, err error) {
 	return writeSummary(r.dir, r.Chains, r.Summary, full)
 }
 
+// AddWarnings puts ws before the summary's own warnings (in the Summary
+// too, whose lines summary.json holds).
+func (r *Result) AddWarnings(ws ...Warning) {
+	r.Warnings = append(slices.Clone(ws), r.Summary.Details...)
+	r.Summary.setWarnings(r.Warnings)
+}
+
 // Finished removes the checkpoints of a run whose chains all completed and
 // whose summaries are written: nothing is left to resume.
-func (r *Result) Finished() error { return r.run.Finished(r.ids) }
+func (r *Result) Finished() error { return r.run.finished(r.ids) }
 
 // Dir is the output directory.
 func (r *Result) Dir() *output.Dir { return r.dir }

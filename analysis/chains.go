@@ -80,12 +80,13 @@ type ChainRun struct {
 	// Sample, when set, says which retained steps are samples (cyclical
 	// SGLD's exploration stages are not): the others are not written.
 	Sample func(step int) bool
-	Dir    *output.Dir
-	// Ctx cancelled (SIGINT, SIGTERM): every running chain stops before its
-	// next step and keeps its draws, a chain still waiting for a core never
-	// starts, and --levels auto tuning stops.
-	Ctx   context.Context
-	Label string // for the progress bar
+	// Out is the output directory; Single says the chains are one chain
+	// of a larger run (--chain c), whose other chains' files are left
+	// alone; Stale are other files of an earlier run there to remove.
+	Out    string
+	Single bool
+	Stale  []string
+	Label  string // for the progress bar
 	// Every is the seconds between checkpoints (0: none); Args and Cwd
 	// are the command line they record, for fresgld resume.
 	Every   float64
@@ -94,14 +95,20 @@ type ChainRun struct {
 	Version string
 	// Resume, when set, holds the checkpoints the chains continue from.
 	Resume *Resume
+
+	dir *output.Dir
+	// ctx cancelled (SIGINT, SIGTERM): every running chain stops before its
+	// next step and keeps its draws, a chain still waiting for a core never
+	// starts, and --levels auto tuning stops.
+	ctx context.Context
 }
 
 // run builds every chain's sampler first, so that a setup error comes
 // before any sampling, then runs the chains in parallel, each streaming its
-// draws to chain-<id>.csv in r.Dir. It returns the chains as the CSVs hold
+// draws to chain-<id>.csv in r.dir. It returns the chains as the CSVs hold
 // them; a chain's stopping error is in its Stats.Stopped, a write error is
 // returned beside the chains.
-func (r ChainRun) Run(ids []int) ([]*Chain, time.Duration, error) {
+func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 	smps := make([]*exchange.Sampler, len(ids))
 	defer func() {
 		for _, s := range smps {
@@ -159,9 +166,9 @@ func (r ChainRun) Run(ids []int) ([]*Chain, time.Duration, error) {
 				k.start = time.Now().Add(-ck.Elapsed)
 			}
 		} else {
-			k.w, err = createStanCSV(r.Dir, ChainName(id), h, columns)
+			k.w, err = createStanCSV(r.dir, ChainName(id), h, columns)
 			if err == nil {
-				chains[i] = &Chain{Path: r.Dir.File(ChainName(id)), Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
+				chains[i] = &Chain{Path: r.dir.File(ChainName(id)), Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
 				for j := range chains[i].Cols {
 					// Reserve no more than a run of modest length: --keep may be
 					// far larger than what an interrupted run ever draws.
@@ -171,7 +178,7 @@ func (r ChainRun) Run(ids []int) ([]*Chain, time.Duration, error) {
 		}
 		if err == nil && r.Every > 0 {
 			k.ck = &Checkpoint{Format: checkpointFormat, Version: r.Version, Command: h.Command, Args: r.Args, Cwd: r.Cwd, Header: h.lines(), Chain: id}
-			k.ckPath, k.due = r.Dir.File(CheckpointName(id)), &cp.due[i]
+			k.ckPath, k.due = r.dir.File(CheckpointName(id)), &cp.due[i]
 			// A sampler whose state cannot be saved is refused before any
 			// step, not at its first checkpoint.
 			if _, e := smps[i].MarshalBinary(); e != nil {
@@ -186,7 +193,7 @@ func (r ChainRun) Run(ids []int) ([]*Chain, time.Duration, error) {
 		ws[i], k.c, sinks[i] = k.w, chains[i], k
 	}
 	plan := r.Plan
-	plan.Stop = r.Ctx.Done()
+	plan.Stop = r.ctx.Done()
 	plan.Progress = NewProgress(r.Label, plan.Steps()*len(ids)).Callback()
 	start := time.Now()
 	res := exchange.ResumeChains(smps, plan, done, sinks, 0)
@@ -221,11 +228,11 @@ func (r ChainRun) Run(ids []int) ([]*Chain, time.Duration, error) {
 // whose summaries are written: nothing is left to resume. Until then (a
 // kill while the figures are drawn) the last steps' checkpoints let
 // fresgld resume write the summaries again.
-func (r ChainRun) Finished(ids []int) error {
+func (r ChainRun) finished(ids []int) error {
 	if r.Every == 0 {
 		return nil
 	}
-	return removeCheckpoints(r.Dir, ids)
+	return removeCheckpoints(r.dir, ids)
 }
 
 // headLines is the comment lines at the top of a chain's CSV.
@@ -262,15 +269,15 @@ func (r ChainRun) resumeChain(h ChainHeader, columns []string, ck *Checkpoint, s
 	}
 	// The file's settings are checked before it is cut: a refused resume
 	// changes nothing.
-	if err := sameHeader(ChainName(h.ID), headLines(r.Dir.File(ChainName(h.ID))), h.lines()); err != nil {
+	if err := sameHeader(ChainName(h.ID), headLines(r.dir.File(ChainName(h.ID))), h.lines()); err != nil {
 		return nil, nil, err
 	}
-	st, err := r.Dir.AppendStream(ChainName(h.ID), ck.Offset)
+	st, err := r.dir.AppendStream(ChainName(h.ID), ck.Offset)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
 	w := &stanWriter{name: ChainName(h.ID), s: st}
-	c, err := ReadStanCSV(r.Dir.File(ChainName(h.ID)))
+	c, err := ReadStanCSV(r.dir.File(ChainName(h.ID)))
 	if err == nil {
 		err = sameHeader(ChainName(h.ID), c.Comments, h.lines())
 	}
@@ -288,7 +295,7 @@ func (r ChainRun) resumeChain(h ChainHeader, columns []string, ck *Checkpoint, s
 		w.close(chainStats{})
 		return nil, nil, err
 	}
-	c.Path, c.Header, c.Stats, c.NoStats, c.Partial = r.Dir.File(ChainName(h.ID)), h, chainStats{}, false, false
+	c.Path, c.Header, c.Stats, c.NoStats, c.Partial = r.dir.File(ChainName(h.ID)), h, chainStats{}, false, false
 	return c, w, nil
 }
 
@@ -367,3 +374,26 @@ func (k *chainSink) record(step int, s *exchange.Sampler) {
 // ErrInterrupted is the error of a run stopped by its context (SIGINT or
 // SIGTERM in the command).
 var ErrInterrupted = errors.New("interrupted")
+
+// Sample runs the chains ids of r, each streaming its draws to
+// chain-<id>.csv in r.Out, and summarises them. The run stops, keeping
+// every draw taken, when ctx is cancelled. Run uses it for a Model; a
+// program with samplers of its own calls it directly.
+func Sample(ctx context.Context, r ChainRun, ids []int) (*Result, error) {
+	out, err := output.Prepare(r.Out, ChainStale(r.Out, ids, r.Single, r.Resume, r.Stale...)...)
+	if err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	r.dir, r.ctx = out, ctx
+	chains, wall, writeErr := r.run(ids)
+	if chains == nil {
+		return nil, writeErr
+	}
+	res := &Result{Chains: chains, Wall: wall, Err: writeErr, dir: out, ids: ids, run: r}
+	s, err := SummarizeChains(chains)
+	if err != nil {
+		return res, errors.Join(writeErr, err)
+	}
+	res.Summary, res.Warnings = s, s.Details
+	return res, nil
+}

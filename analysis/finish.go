@@ -18,21 +18,6 @@ import (
 	"github.com/fresgld/fresgld/output"
 )
 
-// FinishChains summarises the chains into *sum, prints the table on
-// stdout and the warnings (extra ones first) on stderr, and writes
-// summary.txt, summary.json (full, which holds *sum) and the chain figures
-// into dir. It returns an error when a chain stopped early or a file could
-// not be written; everything that could be written is.
-func FinishChains(stdout, stderr io.Writer, dir *output.Dir, chains []*Chain, sum *Summary, full any, writeErr error, extra []Warning) error {
-	s, err := SummarizeChains(chains)
-	if err != nil {
-		return errors.Join(writeErr, err)
-	}
-	s.setWarnings(append(extra, s.Details...))
-	*sum = s
-	return Report(stdout, stderr, dir, chains, sum, full, writeErr)
-}
-
 // Report prints summary s of the chains (the table on stdout, the
 // warnings on stderr), writes the summary files into dir and says what it
 // wrote. It returns writeErr, the files' errors and the chains' stops.

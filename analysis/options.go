@@ -58,6 +58,9 @@ type Options struct {
 	// Settings, when set, gives the settings lines of the chains' CSVs
 	// from the options as resolved (default: the options' own).
 	Settings func(Options) [][2]string
+	// Before, when set, sees the options as resolved, before sampling,
+	// and may set what depends on them (Schedule, Sample).
+	Before func(*Options) error
 	// Schedule, when set, replaces the constant step size Eta (cyclical
 	// SGLD); Sample then says which retained steps are samples.
 	Schedule langevin.Schedule

@@ -115,7 +115,12 @@ const FallbackBurn, FallbackThin = 2000, 2
 func (o *Options) setRunLength(m Model, curv Curvature) (note string, warn *Warning) {
 	p := m.Terms.Dim()
 	r, ok := RunLength{}, false
-	if curv.Mode != nil && curv.Lmin > 0 {
+	need := "λ_min at the mode and "
+	switch {
+	case curv.Dist > 0: // the model knows the start's distance: no mode needed
+		need = ""
+		r, ok = RunLengthFor(o.Eta, curv.Lmin, curv.Dist, o.Keep, o.Batch, p)
+	case curv.Mode != nil && curv.Lmin > 0:
 		u := energyOf(m.Terms)
 		dist := math.Sqrt(max(0, 2*(u(make([]float64, p))-u(curv.Mode))))
 		r, ok = RunLengthFor(o.Eta, curv.Lmin, dist, o.Keep, o.Batch, p)
@@ -128,7 +133,7 @@ func (o *Options) setRunLength(m Model, curv Curvature) (note string, warn *Warn
 		if thinAuto {
 			o.Thin = FallbackThin
 		}
-		return fmt.Sprintf("fixed burn %d, thin %d: the rule needs λ_min at the mode and 0 < ηλ_min < 1 (λ_min = %.4g, η = %.4g)", o.Burn, o.Thin, curv.Lmin, o.Eta), nil
+		return fmt.Sprintf("fixed burn %d, thin %d: the rule needs %s0 < ηλ_min < 1 (λ_min = %.4g, η = %.4g)", o.Burn, o.Thin, need, curv.Lmin, o.Eta), nil
 	}
 	switch {
 	case burnAuto && thinAuto:

@@ -18,7 +18,6 @@ import (
 	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -231,18 +230,15 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	if err != nil {
 		return err
 	}
-	out, err := output.Prepare(f.Out, analysis.ChainStale(f.Out, ids, f.Chain > 0, resuming, "density.png", "density.svg", "rounds.csv", "ladder-trace.png", "ladder-trace.svg")...)
-	if err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
 	run := analysis.ChainRun{
 		Header:     analysis.ChainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
 		Names:      coordNames(1),
 		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
 		New:        build,
 		LogDensity: func(theta []float64) float64 { return -mix.U(theta) / f.Tau1 },
-		Dir:        out,
-		Ctx:        ctx,
+		Out:        f.Out,
+		Single:     f.Chain > 0,
+		Stale:      []string{"density.png", "density.svg", "rounds.csv", "ladder-trace.png", "ladder-trace.svg"},
 		Label:      "gmm " + f.Method,
 		Every:      f.Every,
 		Args:       runArgs(cmd),
@@ -250,14 +246,15 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		Version:    buildVersion(),
 		Resume:     resuming,
 	}
-	chains, wall, writeErr := run.Run(ids)
+	res, err := analysis.Sample(ctx, run, ids)
 	// The chain files are closed and the summary files are written whole
 	// or not at all: from here a signal ends the process at once, rather
 	// than wait, unanswered, for the figures.
 	stop()
-	if chains == nil {
-		return writeErr
+	if err != nil {
+		return err
 	}
+	chains, wall, out := res.Chains, res.Wall, res.Dir()
 	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, WallSeconds: wall.Seconds()}
 	// The distances to the exact density are of the draws the table pools.
 	var xs []float64
@@ -283,11 +280,16 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	}
 	warns, err := f.Ladder.report(out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
 	errs = append(errs, err)
-	errs = append(errs, finishChains(cmd.ErrOrStderr(), out, chains, &sum.Summary, &sum, writeErr, warns))
-	if err := errors.Join(errs...); err != nil {
+	var ladderWarnings []analysis.Warning
+	for _, w := range warns {
+		ladderWarnings = append(ladderWarnings, analysis.Warning{Code: "ladder", Message: w})
+	}
+	res.AddWarnings(ladderWarnings...)
+	sum.Summary = res.Summary
+	if err := errors.Join(append(errs, report(cmd, res, &sum))...); err != nil {
 		return err // an interrupted or stopped chain keeps its checkpoint
 	}
-	return run.Finished(ids)
+	return nil
 }
 
 // maxRepeats bounds --repeats.

@@ -327,6 +327,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		sum.SwapSummary = *res.Swap
 	}
 	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, model.Terms.Dim(), len(o.Chains), sum.WallSeconds)
+	printLines(res.SwapLines)
 	return report(cmd, res, &sum)
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -10,15 +9,12 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/dataset"
-	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -335,138 +331,80 @@ func (f *regressFlags) chooseMethod() (exchange.Method, string) {
 
 // regressSummary is summary.json of a regression run.
 type regressSummary struct {
-	Settings     *regressFlags         `json:"settings"`
-	N            int                   `json:"examples"`
-	Names        []string              `json:"coefficients"`
-	Label        string                `json:"label"`
-	FeatureMean  []float64             `json:"feature_means"`
-	FeatureSD    []float64             `json:"feature_sds"`
-	ResponseMean float64               `json:"response_mean"`
-	ResponseSD   float64               `json:"response_sd"`
-	Prior        string                `json:"prior"`
-	SlabWeight   float64               `json:"slab_weight"`
-	SpikeSD      float64               `json:"spike_sd,omitempty"`
-	SlabSD       float64               `json:"slab_sd"`
-	NoiseSD      float64               `json:"noise_sd"`
-	NoiseRule    string                `json:"noise_sd_rule"`
-	MethodRule   string                `json:"method_rule"`
-	StepRule     string                `json:"step_rule,omitempty"`
-	BatchRule    string                `json:"batch_rule,omitempty"`
-	RunRule      string                `json:"run_length_rule,omitempty"`
-	Coef         []coefRow             `json:"per_coefficient"`
-	Patterns     []patternRow          `json:"exact_patterns,omitempty"`
-	Distance     *exactDistance        `json:"distance_to_exact,omitempty"`
-	HotBatch     []*variance.AutoStats `json:"hot_batch_automatic,omitempty"`
-	WallSeconds  float64               `json:"wall_seconds"`
+	Settings     *regressFlags           `json:"settings"`
+	N            int                     `json:"examples"`
+	Names        []string                `json:"coefficients"`
+	Label        string                  `json:"label"`
+	FeatureMean  []float64               `json:"feature_means"`
+	FeatureSD    []float64               `json:"feature_sds"`
+	ResponseMean float64                 `json:"response_mean"`
+	ResponseSD   float64                 `json:"response_sd"`
+	Prior        string                  `json:"prior"`
+	SlabWeight   float64                 `json:"slab_weight"`
+	SpikeSD      float64                 `json:"spike_sd,omitempty"`
+	SlabSD       float64                 `json:"slab_sd"`
+	NoiseSD      float64                 `json:"noise_sd"`
+	NoiseRule    string                  `json:"noise_sd_rule"`
+	MethodRule   string                  `json:"method_rule"`
+	StepRule     string                  `json:"step_rule,omitempty"`
+	BatchRule    string                  `json:"batch_rule,omitempty"`
+	RunRule      string                  `json:"run_length_rule,omitempty"`
+	Coef         []analysis.CoefRow      `json:"per_coefficient"`
+	Patterns     []analysis.PatternRow   `json:"exact_patterns,omitempty"`
+	Distance     *analysis.ExactDistance `json:"distance_to_exact,omitempty"`
+	HotBatch     []*variance.AutoStats   `json:"hot_batch_automatic,omitempty"`
+	WallSeconds  float64                 `json:"wall_seconds"`
 	analysis.SwapSummary
 	analysis.Summary
 }
 
-// coefRow is one coefficient's line of summary.json: the sampled mean,
-// sd and inclusion probability, and the exact ones when computed.
-type coefRow struct {
-	Name           string   `json:"variable"`
-	Mean           jsonNum  `json:"mean"`
-	SD             jsonNum  `json:"sd"`
-	Inclusion      jsonNum  `json:"inclusion"`
-	InclusionMCSE  jsonNum  `json:"inclusion_mcse"`
-	ExactMean      *float64 `json:"exact_mean,omitempty"`
-	ExactSD        *float64 `json:"exact_sd,omitempty"`
-	ExactInclusion *float64 `json:"exact_inclusion,omitempty"`
-	ExactQ5        *float64 `json:"exact_q5,omitempty"`
-	ExactQ50       *float64 `json:"exact_q50,omitempty"`
-	ExactQ95       *float64 `json:"exact_q95,omitempty"`
-}
-
-type patternRow struct {
-	Included []string `json:"included"`
-	Weight   float64  `json:"weight"`
-}
-
-// exactDistance is a run's distance to the exact posterior.
-type exactDistance struct {
-	MeanErr          jsonNum `json:"max_mean_error_sds"` // max_j |mean_j − exact_j|/exact sd_j
-	MeanErrMCSE      jsonNum `json:"max_mean_error_mcse"`
-	MeanErrVar       string  `json:"max_mean_error_variable"`
-	InclusionErr     jsonNum `json:"max_inclusion_error"`
-	InclusionErrMCSE jsonNum `json:"max_inclusion_error_mcse"`
-	InclusionErrVar  string  `json:"max_inclusion_error_variable"`
-}
-
-// residualSD is the least-squares fit's residual standard error
-// √(RSS/(N − p − 1)) on standardised data (the −1 for the centring).
-func residualSD(x, y []float64, N, p int) (float64, error) {
-	if N <= p+1 {
-		return 0, fmt.Errorf("%d examples for %d coefficients: the least-squares fit leaves no residual degrees of freedom (need N > p + 1)", N, p)
-	}
-	X := mat.NewDense(N, p, x)
-	var xtx mat.SymDense
-	xtx.SymOuterK(1, X.T())
-	var ch mat.Cholesky
-	if !ch.Factorize(&xtx) {
-		return 0, errors.New("the features are collinear (XᵀX is singular): no least-squares fit")
-	}
-	var xty, beta mat.VecDense
-	xty.MulVec(X.T(), mat.NewVecDense(N, y))
-	if err := ch.SolveVecTo(&beta, &xty); err != nil {
-		return 0, fmt.Errorf("the least-squares fit: %v", err)
-	}
-	var rss float64
-	for i := range N {
-		r := y[i] - mat.Dot(X.RowView(i), &beta)
-		rss += r * r
-	}
-	s := math.Sqrt(rss / float64(N-p-1))
-	if !(s > 0) {
-		return 0, errors.New("the least-squares fit is exact (residual sd 0): the response is a linear function of the features")
-	}
-	return s, nil
-}
-
-// regressCurvature bounds the Hessian of U: λ_max ≤ λ_max(XᵀX)/σ² + c0
-// over all β (c0 the prior's largest curvature, 1/s0² or 1/s1²) and the
-// slowest direction λ_min(XᵀX)/σ² + 1/s1² (the prior at its flattest).
-// It also returns the normal-prior posterior mode, the start's distance
-// from which sets the burn-in.
-func regressCurvature(x, y []float64, N, p int, sigma float64, pr models.SlabPrior) (lmin, lmax float64, dist float64, err error) {
-	X := mat.NewDense(N, p, x)
-	var h mat.SymDense
-	h.SymOuterK(1/(sigma*sigma), X.T())
-	var es mat.EigenSym
-	if !es.Factorize(&h, false) {
-		return 0, 0, 0, errors.New("the eigenvalues of XᵀX did not converge")
-	}
-	ev := es.Values(nil)
-	c1 := 1 / (pr.Slab * pr.Slab)
-	c0 := c1
-	if !pr.Normal() {
-		c0 = 1 / (pr.Spike * pr.Spike)
-	}
-	lmin, lmax = ev[0]+c1, ev[len(ev)-1]+c0
-	// D² = mᵀ A m for the slab's Gaussian posterior N(m, A⁻¹), A = H + I/s1²:
-	// the Mahalanobis distance of the start, 0, from its mode.
-	for j := range p {
-		h.SetSym(j, j, h.At(j, j)+c1)
-	}
-	var ch mat.Cholesky
-	if !ch.Factorize(&h) {
-		return lmin, lmax, 0, nil
-	}
-	var b, m mat.VecDense
-	b.MulVec(X.T(), mat.NewVecDense(N, y))
-	b.ScaleVec(1/(sigma*sigma), &b)
-	if err := ch.SolveVecTo(&m, &b); err != nil {
-		return lmin, lmax, 0, nil
-	}
-	return lmin, lmax, math.Sqrt(math.Max(0, mat.Dot(&m, &b))), nil
-}
-
 func runRegress(cmd *cobra.Command, f *regressFlags) error {
-	if err := f.validate(); err != nil {
+	if err := firstError(f.validate(), f.unused(cmd)); err != nil {
 		return err
 	}
-	// Settings that the prior or method would ignore are errors, not
-	// silently dropped.
+	defer debug.SetGCPercent(debug.SetGCPercent(analysis.RunGCPercent))
+	sum, lr, err := f.model(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	m, why := f.chooseMethod()
+	sum.MethodRule = why
+	corr, err := parseCorrection(f.Correction, m)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("noise sd σ = %.4g (%s)\n", f.NoiseSD, sum.NoiseRule)
+	fmt.Printf("method: %s (%s)\n", m, why)
+	var exact *models.LinRegExact
+	if lr.Dim() <= models.MaxExactDim {
+		if exact, err = lr.Exact(); err != nil {
+			return err
+		}
+	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	res, err := analysis.Run(ctx, analysis.RegressModel(lr, sum.Names, f.prior()), f.options(cmd, m, corr))
+	stop()
+	if err != nil {
+		return err
+	}
+	o := res.Options
+	f.Eta, f.Batch, f.Burn, f.Thin = o.Eta, o.Batch, o.Burn, o.Thin
+	sum.StepRule, sum.BatchRule, sum.RunRule, sum.HotBatch, sum.WallSeconds, sum.Summary = res.StepRule, res.BatchRule, res.RunRule, res.HotBatch, res.Wall.Seconds(), res.Summary
+	if res.Swap != nil {
+		sum.SwapSummary = *res.Swap
+	}
+	fmt.Printf("%s on %s (%d examples, %d coefficients, %s prior), %d chain(s) in %.1fs:\n", f.Method, f.Data, sum.N, lr.Dim(), f.Prior, len(o.Chains), sum.WallSeconds)
+	printLines(res.SwapLines)
+	if res.Summary.Draws > 0 {
+		f.compare(sum, exact)
+	}
+	return report(cmd, res, sum)
+}
+
+// unused refuses the settings that the prior or method would ignore, not
+// silently dropped.
+func (f *regressFlags) unused(cmd *cobra.Command) error {
 	for _, u := range []struct {
 		flag   string
 		unused bool
@@ -481,393 +419,107 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 			return fmt.Errorf("--%s: %s", u.flag, u.why)
 		}
 	}
-	stderr := cmd.ErrOrStderr()
-	defer debug.SetGCPercent(debug.SetGCPercent(analysis.RunGCPercent))
+	return nil
+}
+
+// model reads and standardises the data and builds the regression, with
+// the summary's description of both.
+func (f *regressFlags) model(stderr io.Writer) (*regressSummary, *models.LinReg, error) {
 	d, err := analysis.ReadData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, Response: true})
 	if err != nil {
-		return fmt.Errorf("--data: %w", err)
+		return nil, nil, fmt.Errorf("--data: %w", err)
 	}
 	for _, w := range d.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	ym, ysd, err := d.StandardizeResponse()
 	if err != nil {
-		return fmt.Errorf("--data %s: %w", f.Data, err)
+		return nil, nil, fmt.Errorf("--data %s: %w", f.Data, err)
 	}
-	x, p, names := d.X, d.P, d.Names
-	for _, n := range names {
-		for _, o := range names {
+	for _, n := range d.Names {
+		for _, o := range d.Names {
 			if analysis.InclusionCol(n) == o {
-				return fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", f.Data, o, n)
+				return nil, nil, fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", f.Data, o, n)
 			}
 		}
 	}
-	if f.Exact && p > models.MaxExactDim {
-		return fmt.Errorf("--exact: %d coefficients; the exact posterior enumerates 2^p inclusion patterns, p ≤ %d", p, models.MaxExactDim)
+	if f.Exact && d.P > models.MaxExactDim {
+		return nil, nil, fmt.Errorf("--exact: %d coefficients; the exact posterior enumerates 2^p inclusion patterns, p ≤ %d", d.P, models.MaxExactDim)
 	}
 	pr := f.prior()
-	sum := regressSummary{Settings: f, N: d.N, Names: names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs,
-		ResponseMean: ym, ResponseSD: ysd, Prior: f.Prior, SlabWeight: pr.W, SpikeSD: pr.Spike, SlabSD: pr.Slab}
+	sum := &regressSummary{Settings: f, N: d.N, Names: d.Names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs,
+		ResponseMean: ym, ResponseSD: ysd, Prior: f.Prior, SlabWeight: pr.W, SpikeSD: pr.Spike, SlabSD: pr.Slab, NoiseRule: "set by --noise-sd"}
 	if f.NoiseSDAuto {
-		s, err := residualSD(x, d.Y, d.N, p)
+		s, err := analysis.ResidualSD(d.X, d.Y, d.N, d.P)
 		if err != nil {
-			return fmt.Errorf("--noise-sd auto: %w; give --noise-sd", err)
+			return nil, nil, fmt.Errorf("--noise-sd auto: %w; give --noise-sd", err)
 		}
 		f.NoiseSD = s
 		sum.NoiseRule = fmt.Sprintf("auto: the least-squares fit's residual standard error √(RSS/(N − p − 1)) = %.4g on the standardised scale", s)
-	} else {
-		sum.NoiseRule = "set by --noise-sd"
 	}
 	sum.NoiseSD = f.NoiseSD
-	lr, err := models.NewLinReg(x, d.Y, p, f.NoiseSD, pr)
+	lr, err := models.NewLinReg(d.X, d.Y, d.P, f.NoiseSD, pr)
 	if err != nil {
-		return fmt.Errorf("%s: %w", f.Data, err)
+		return nil, nil, fmt.Errorf("%s: %w", f.Data, err)
 	}
-	m, why := f.chooseMethod()
-	sum.MethodRule = why
-	corr, err := parseCorrection(f.Correction, m)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("noise sd σ = %.4g (%s)\n", f.NoiseSD, sum.NoiseRule)
-	fmt.Printf("method: %s (%s)\n", m, why)
-	lmin, lmax, dist, err := regressCurvature(x, d.Y, d.N, p, f.NoiseSD, pr)
-	if err != nil {
-		return fmt.Errorf("--data %s: %w", f.Data, err)
-	}
-	if f.EtaAuto {
-		f.Eta = 0.2 / lmax
-		sum.StepRule = fmt.Sprintf("η = 0.2/λ_max, λ_max ≤ λ_max(XᵀX)/σ² + (largest prior curvature) = %.4g over all β", lmax)
-	}
-	if f.BatchAuto {
-		n, nstar, s2, err := analysis.ColdSize(lr, [][]float64{make([]float64, p)}, f.Eta, 1, f.Seed)
-		if err != nil {
-			return fmt.Errorf("automatic --batch: %w", err)
-		}
-		sum.BatchRule = fmt.Sprintf("n = ⌈n*⌉ in [%d, %d]: n* = %.4g gives gradient noise %.0f%% of the budget 2τη at S²_max = %.4g", analysis.ColdMin, analysis.ColdMax, nstar, 100*analysis.ColdShare, s2)
-		if float64(n) < nstar && f.EtaAuto {
-			f.Eta = analysis.EtaFor(d.N, n, s2, 1, analysis.ColdShare)
-			sum.StepRule += fmt.Sprintf("; lowered to η = %.4g, at which n = %d meets the batch rule", f.Eta, n)
-		}
-		f.Batch = n
-	}
-	for _, b := range []struct {
-		flag string
-		v    int
-	}{{"--batch", f.Batch}, {"--hot-batch", f.HotBatch}} {
-		if b.v > d.N {
-			return fmt.Errorf("%s = %d: the data have %d examples", b.flag, b.v, d.N)
-		}
-	}
-	var extra []string
-	if f.BurnAuto || f.ThinAuto {
-		r, ok := analysis.RunLengthFor(f.Eta, lmin, dist, f.Keep, f.Batch, p)
-		switch {
-		case !ok:
-			if f.BurnAuto {
-				f.Burn = analysis.FallbackBurn
-			}
-			if f.ThinAuto {
-				f.Thin = analysis.FallbackThin
-			}
-			sum.RunRule = fmt.Sprintf("fixed burn %d, thin %d: the rule needs 0 < ηλ_min < 1 (λ_min = %.4g, η = %.4g)", f.Burn, f.Thin, lmin, f.Eta)
-		case f.BurnAuto && f.ThinAuto:
-			f.Burn, f.Thin = r.Burn, r.Thin
-			if w := r.Warning(f.Keep); w != "" {
-				fmt.Fprintln(stderr, "warning:", w)
-				extra = append(extra, w)
-			}
-		case f.BurnAuto:
-			f.Burn = r.NeedBurn
-		default:
-			f.Thin = r.NeedThin
-		}
-		if ok {
-			sum.RunRule = r.Note() + fmt.Sprintf("; running burn %d, thin %d", f.Burn, f.Thin)
-		}
-		if err := f.runSize(p); err != nil {
-			return err
-		}
-	}
-	if f.SwapPerStep/f.Eta > 0 && !(f.SwapPerStep/f.Eta < math.Inf(1)) {
-		return fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", f.SwapPerStep, f.Eta)
-	}
-	// The exact posterior after every check of the settings: at p = 20 it
-	// takes seconds.
-	var exact *models.LinRegExact
-	if p <= models.MaxExactDim {
-		if exact, err = lr.Exact(); err != nil {
-			return err
-		}
-	}
+	return sum, lr, nil
+}
+
+// options are the analysis options the flags set; with csgld, the cycles
+// are set once the run length is known.
+func (f *regressFlags) options(cmd *cobra.Command, m exchange.Method, corr exchange.Correction) analysis.Options {
 	ids, _ := f.chainFlags.ids()
-	hotStart := f.HotBatch
-	if hotStart == 0 {
-		hotStart = f.Batch
+	o := analysis.Options{
+		Command: "regress", Method: m, Correction: corr, Seed: f.Seed, Tau2: f.Tau2, Levels: f.Levels,
+		Eta: f.Eta, Batch: f.Batch, HotBatch: f.HotBatch, HotShare: f.Share, SwapRate: f.SwapPerStep,
+		SwapEnergies: f.SwapEnergies, ExactEvery: f.ExactEvery, SwapPilot: f.SwapPilot, SwapNoiseCap: f.SwapNoiseCap,
+		Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Chains: ids, Single: f.Chain > 0, Out: f.Out,
+		CheckpointEvery: f.Every, Args: runArgs(cmd), Cwd: workingDir(), Version: buildVersion(), Resume: resuming, Log: cmd.ErrOrStderr(),
 	}
-	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
-	var sample func(step int) bool
+	zeroIf(&o.Eta, f.EtaAuto)
+	zeroIf(&o.Batch, f.BatchAuto)
+	zeroIf(&o.HotBatch, f.HotBatchAuto)
+	zeroIf(&o.Thin, f.ThinAuto)
+	if f.BurnAuto {
+		o.Burn = analysis.Auto
+	}
+	o.Settings = func(o analysis.Options) [][2]string {
+		g := *f
+		g.Eta, g.Batch, g.Burn, g.Thin = o.Eta, o.Batch, o.Burn, o.Thin
+		settings, _ := settingsOf(&g)
+		return settings
+	}
 	if m == exchange.CSGLDMethod {
-		if f.CycleAuto {
-			f.Cycle = max(2, (f.Burn+f.Keep*f.Thin+csgldCycles-1)/csgldCycles)
-		}
-		c := langevin.Cyclical{Eta0: 2 * f.Eta, Cycle: f.Cycle, Explore: f.Explore}
-		eta = c
-		// Step s (from 1) leaves the state of step k = s − 1.
-		sample = func(step int) bool { return !c.Exploring(step - 1) }
-		fmt.Printf("cyclical SGLD: %d steps a cycle, η0 = %.4g, exploration %.0f%% of each cycle\n", f.Cycle, c.Eta0, 100*f.Explore)
-	}
-	autos := map[int]*variance.AutoBatch{}
-	var energies exchange.Energies
-	// buildWith makes chain id's ladder, as logistic's does: minibatches,
-	// variance models and random streams of its own.
-	buildWith := func(id int, energies exchange.Energies) (*exchange.Sampler, error) {
-		cold, err := energy.NewMinibatch(lr, f.Batch)
-		if err != nil {
-			return nil, fmt.Errorf("--batch: %w", err)
-		}
-		hot, err := energy.NewMinibatch(lr, hotStart)
-		if err != nil {
-			return nil, fmt.Errorf("--hot-batch: %w", err)
-		}
-		energies.Terms = lr
-		setup := exchange.Setup{
-			Tau1: 1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta, Cold: cold, Hot: hot,
-			A: f.SwapPerStep / f.Eta, A1: 0.5, Seed: exchange.ChainSeed(f.Seed, id), Correction: corr,
-			Energies: energies,
-		}
-		if f.HotBatchAuto {
-			delete(autos, id)
-			setup.HotVarAt = func(est energy.Estimator, tau float64) (variance.Model, error) {
-				mb, ok := est.(*energy.Minibatch)
-				if !ok {
-					return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
-				}
-				a, err := variance.NewAutoBatch(mb, tau, eta, analysis.HotOptions(f.Share))
-				if err != nil {
-					return nil, fmt.Errorf("--hot-share: %w", err)
-				}
-				if autos[id] == nil {
-					autos[id] = a
-				}
-				return a, nil
+		o.Before = func(o *analysis.Options) error {
+			if f.CycleAuto {
+				f.Cycle = max(2, (o.Burn+o.Keep*o.Thin+csgldCycles-1)/csgldCycles)
 			}
-		}
-		cfg, err := m.Config(setup)
-		if err != nil {
-			return nil, err
-		}
-		inits := make([][]float64, len(cfg.Levels))
-		for l := range inits {
-			inits[l] = make([]float64, p)
-		}
-		return exchange.New(cfg, inits)
-	}
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
-	ladder := m != exchange.SGLDMethod && m != exchange.CorrectedMethod && m != exchange.CSGLDMethod
-	if ladder {
-		pilot := func(e exchange.Energies) (analysis.PilotResult, error) {
-			// Chain 1's stream whichever chains run, so that a chain's
-			// draws do not depend on the chains run beside it.
-			smp, err := buildWith(1, e)
-			if err != nil {
-				return analysis.PilotResult{}, err
-			}
-			return analysis.RunPilot(ctx, smp, f.SwapPilot)
-		}
-		ch, err := analysis.ChooseSwapEnergies(f.SwapEnergies, d.N, f.Batch, f.ExactEvery, f.SwapPerStep, pilot)
-		if err != nil {
-			return err
-		}
-		ch.Energies.MaxNoise = f.SwapNoiseCap
-		energies, sum.Swap = ch.Energies, &ch
-		fmt.Fprintf(stderr, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
-	}
-	settings, err := settingsOf(f)
-	if err != nil {
-		return err
-	}
-	out, err := output.Prepare(f.Out, analysis.ChainStale(f.Out, ids, f.Chain > 0, resuming)...)
-	if err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	// Under the normal prior every coefficient is in the slab: no
-	// inclusion columns.
-	var incl []string
-	var gen func(out, theta []float64)
-	if !pr.Normal() {
-		for _, n := range names {
-			incl = append(incl, analysis.InclusionCol(n))
-		}
-		gen = func(out, theta []float64) {
-			for j, b := range theta {
-				out[j] = pr.Inclusion(b)
-			}
+			c := langevin.Cyclical{Eta0: 2 * o.Eta, Cycle: f.Cycle, Explore: f.Explore}
+			o.Schedule, o.Sample = c, func(step int) bool { return !c.Exploring(step - 1) }
+			fmt.Printf("cyclical SGLD: %d steps a cycle, η0 = %.4g, exploration %.0f%% of each cycle\n", f.Cycle, c.Eta0, 100*f.Explore)
+			return nil
 		}
 	}
-	run := analysis.ChainRun{
-		Header:     analysis.ChainHeader{Command: "regress", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
-		Names:      names,
-		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
-		New:        func(id int) (*exchange.Sampler, error) { return buildWith(id, energies) },
-		LogDensity: analysis.LogDensity(lr, f.Seed),
-		Generated:  incl,
-		Generate:   gen,
-		Sample:     sample,
-		Dir:        out,
-		Ctx:        ctx,
-		Label:      "regress " + f.Method,
-		Every:      f.Every,
-		Args:       runArgs(cmd),
-		Cwd:        workingDir(),
-		Version:    buildVersion(),
-		Resume:     resuming,
-	}
-	chains, wall, writeErr := run.Run(ids)
-	stop()
-	if chains == nil {
-		return writeErr
-	}
-	sum.WallSeconds = wall.Seconds()
-	for _, id := range ids {
-		if a := autos[id]; a != nil && m != exchange.ReSGLDMethod && ladder {
-			st := a.Stats()
-			sum.HotBatch = append(sum.HotBatch, &st)
-			if w := a.Warning(); w != "" {
-				extra = append(extra, fmt.Sprintf("chain %d: %s", id, w))
-			}
-		}
-	}
-	fmt.Printf("%s on %s (%d examples, %d coefficients, %s prior), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, p, f.Prior, len(ids), sum.WallSeconds)
-	if sum.Swap != nil {
-		lines, ws := analysis.ReportSwaps(chains, &sum.SwapSummary)
-		for _, l := range lines {
-			fmt.Println(l)
-		}
-		for _, w := range ws {
-			extra = append(extra, w.Message)
-		}
-	}
-	// The comparison with the exact posterior needs the table's rows,
-	// which finishChains computes again from the same chains.
-	if s, err := analysis.SummarizeChains(chains); err == nil && s.Draws > 0 {
-		sum.Coef, sum.Distance = compareExact(s, names, exact, f.Exact)
-		if exact != nil {
-			if f.Exact {
-				writeExactTable(os.Stdout, names, exact, sum.Coef, pr.Normal())
-				for _, pt := range exact.Patterns[:min(len(exact.Patterns), 5)] {
-					sum.Patterns = append(sum.Patterns, patternOf(pt, names))
-				}
-			}
-			if sum.Distance != nil {
-				fmt.Println(sum.Distance.line(f.Prior == "normal"))
-			}
-		}
-	}
-	if err := finishChains(stderr, out, chains, &sum.Summary, &sum, writeErr, extra); err != nil {
-		return err
-	}
-	return run.Finished(ids)
+	return o
 }
 
-// compareExact reads each coefficient's sampled mean, sd and inclusion
-// (with its MCSE) from the table s, beside the exact values when exact is
-// set (quantiles only with withQuantiles), and the largest errors.
-func compareExact(s analysis.Summary, names []string, exact *models.LinRegExact, withQuantiles bool) ([]coefRow, *exactDistance) {
-	row := map[string]analysis.ParamRow{}
-	for _, r := range s.Parameters {
-		row[r.Name] = r
-	}
-	var rows []coefRow
-	var dist *exactDistance
-	if exact != nil {
-		dist = &exactDistance{MeanErr: -1, InclusionErr: -1}
-	}
-	for j, n := range names {
-		b, in := row[n], row[analysis.InclusionCol(n)]
-		if _, ok := row[analysis.InclusionCol(n)]; !ok { // the normal prior
-			in.Mean, in.MCSEMean = 1, math.NaN()
-		}
-		c := coefRow{Name: n, Mean: jsonNum(b.Mean), SD: jsonNum(b.SD), Inclusion: jsonNum(in.Mean), InclusionMCSE: jsonNum(in.MCSEMean)}
-		if exact != nil {
-			em, es, ei := exact.Mean[j], exact.SD[j], exact.Inclusion[j]
-			if withQuantiles {
-				q5, q50, q95 := exact.Quantile(j, 0.05), exact.Quantile(j, 0.5), exact.Quantile(j, 0.95)
-				c.ExactMean, c.ExactSD, c.ExactInclusion = &em, &es, &ei
-				c.ExactQ5, c.ExactQ50, c.ExactQ95 = &q5, &q50, &q95
-			}
-			if e := jsonNum(math.Abs(b.Mean-em) / es); e > dist.MeanErr || math.IsNaN(float64(e)) {
-				dist.MeanErr, dist.MeanErrMCSE, dist.MeanErrVar = e, jsonNum(b.MCSEMean/es), n
-			}
-			if e := jsonNum(math.Abs(in.Mean - ei)); e > dist.InclusionErr || math.IsNaN(float64(e)) {
-				dist.InclusionErr, dist.InclusionErrMCSE, dist.InclusionErrVar = e, jsonNum(in.MCSEMean), n
-			}
-		}
-		rows = append(rows, c)
-	}
-	return rows, dist
-}
-
-// line is the distance's one-line report.
-func (d *exactDistance) line(normal bool) string {
-	s := fmt.Sprintf("distance to exact: largest |mean − exact|/sd %.3g (%s, MCSE %.2g)", d.MeanErr, d.MeanErrVar, d.MeanErrMCSE)
-	if !normal {
-		s += fmt.Sprintf(", largest inclusion error %.3g (%s, MCSE %.2g)", d.InclusionErr, d.InclusionErrVar, d.InclusionErrMCSE)
-	}
-	return s
-}
-
-// writeExactTable prints the exact posterior beside the sampled mean and
-// inclusion probability, and the heaviest inclusion patterns.
-func writeExactTable(w io.Writer, names []string, exact *models.LinRegExact, rows []coefRow, normal bool) {
-	width := len("variable")
-	for _, n := range names {
-		width = max(width, len(n))
-	}
-	if normal {
-		fmt.Fprintln(w, "exact posterior (σ fixed; Gaussian):")
-	} else {
-		fmt.Fprintf(w, "exact posterior (σ fixed; %d inclusion patterns, %d below e^-50 of the heaviest left out):\n", exact.Enumerated, exact.Neglected)
-	}
-	if normal {
-		fmt.Fprintf(w, "%-*s %10s %9s %10s %10s %10s │ %10s %9s\n", width, "variable", "mean", "sd", "5%", "50%", "95%", "run mean", "run sd")
-		for j, n := range names {
-			r := rows[j]
-			fmt.Fprintf(w, "%-*s %10.4g %9.3g %10.4g %10.4g %10.4g │ %10.4g %9.3g\n", width, n, exact.Mean[j], exact.SD[j], *r.ExactQ5, *r.ExactQ50, *r.ExactQ95, r.Mean, r.SD)
-		}
+// compare prints the run's distance to the exact posterior (and with
+// --exact its table) and records them in sum.
+func (f *regressFlags) compare(sum *regressSummary, exact *models.LinRegExact) {
+	names := sum.Names
+	sum.Coef, sum.Distance = analysis.CompareExact(sum.Summary, names, exact, f.Exact)
+	if exact == nil {
 		return
 	}
-	fmt.Fprintf(w, "%-*s %10s %9s %10s %10s %10s %9s │ %10s %9s %9s\n", width, "variable", "mean", "sd", "5%", "50%", "95%", "inclusion", "run mean", "run incl", "mcse")
-	for j, n := range names {
-		r := rows[j]
-		fmt.Fprintf(w, "%-*s %10.4g %9.3g %10.4g %10.4g %10.4g %9.4f │ %10.4g %9.4f %9.2g\n", width, n, exact.Mean[j], exact.SD[j], *r.ExactQ5, *r.ExactQ50, *r.ExactQ95, exact.Inclusion[j], r.Mean, r.Inclusion, r.InclusionMCSE)
-	}
-	for k, pt := range exact.Patterns[:min(len(exact.Patterns), 5)] {
-		pr := patternOf(pt, names)
-		fmt.Fprintf(w, "pattern %d: weight %.4f, slab: %s\n", k+1, pr.Weight, joinNames(pr.Included))
-	}
-}
-
-func patternOf(pt models.LinRegPattern, names []string) patternRow {
-	r := patternRow{Weight: pt.Weight, Included: []string{}}
-	for j, in := range pt.Include {
-		if in {
-			r.Included = append(r.Included, names[j])
+	if f.Exact {
+		analysis.WriteExactTable(os.Stdout, names, exact, sum.Coef, f.prior().Normal())
+		for _, pt := range exact.Patterns[:min(len(exact.Patterns), 5)] {
+			sum.Patterns = append(sum.Patterns, analysis.PatternOf(pt, names))
 		}
 	}
-	return r
-}
-
-func joinNames(ns []string) string {
-	if len(ns) == 0 {
-		return "(none)"
+	if sum.Distance != nil {
+		fmt.Println(sum.Distance.Line(f.Prior == "normal"))
 	}
-	s := ns[0]
-	for _, n := range ns[1:] {
-		s += " " + n
-	}
-	return s
 }
 
 // autoString is autoFloat for a name: "auto" leaves the choice to the
@@ -893,14 +545,3 @@ func (a autoString) Set(s string) error {
 }
 
 func (autoString) Type() string { return "string|auto" }
-
-// jsonNum is a float64 that marshals NaN and ±Inf (an undefined MCSE, of
-// a constant inclusion probability) as null, as diag.Summary does.
-type jsonNum float64
-
-func (x jsonNum) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(x))
-}

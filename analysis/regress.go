@@ -1,0 +1,246 @@
+package analysis
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/fresgld/fresgld/models"
+	"gonum.org/v1/gonum/mat"
+)
+
+// CoefRow is one coefficient's line of summary.json: the sampled mean,
+// sd and inclusion probability, and the exact ones when computed.
+type CoefRow struct {
+	Name           string   `json:"variable"`
+	Mean           JSONNum  `json:"mean"`
+	SD             JSONNum  `json:"sd"`
+	Inclusion      JSONNum  `json:"inclusion"`
+	InclusionMCSE  JSONNum  `json:"inclusion_mcse"`
+	ExactMean      *float64 `json:"exact_mean,omitempty"`
+	ExactSD        *float64 `json:"exact_sd,omitempty"`
+	ExactInclusion *float64 `json:"exact_inclusion,omitempty"`
+	ExactQ5        *float64 `json:"exact_q5,omitempty"`
+	ExactQ50       *float64 `json:"exact_q50,omitempty"`
+	ExactQ95       *float64 `json:"exact_q95,omitempty"`
+}
+
+type PatternRow struct {
+	Included []string `json:"included"`
+	Weight   float64  `json:"weight"`
+}
+
+// ExactDistance is a run's distance to the exact posterior.
+type ExactDistance struct {
+	MeanErr          JSONNum `json:"max_mean_error_sds"` // max_j |mean_j − exact_j|/exact sd_j
+	MeanErrMCSE      JSONNum `json:"max_mean_error_mcse"`
+	MeanErrVar       string  `json:"max_mean_error_variable"`
+	InclusionErr     JSONNum `json:"max_inclusion_error"`
+	InclusionErrMCSE JSONNum `json:"max_inclusion_error_mcse"`
+	InclusionErrVar  string  `json:"max_inclusion_error_variable"`
+}
+
+// ResidualSD is the least-squares fit's residual standard error
+// √(RSS/(N − p − 1)) on standardised data (the −1 for the centring).
+func ResidualSD(x, y []float64, N, p int) (float64, error) {
+	if N <= p+1 {
+		return 0, fmt.Errorf("%d examples for %d coefficients: the least-squares fit leaves no residual degrees of freedom (need N > p + 1)", N, p)
+	}
+	X := mat.NewDense(N, p, x)
+	var xtx mat.SymDense
+	xtx.SymOuterK(1, X.T())
+	var ch mat.Cholesky
+	if !ch.Factorize(&xtx) {
+		return 0, errors.New("the features are collinear (XᵀX is singular): no least-squares fit")
+	}
+	var xty, beta mat.VecDense
+	xty.MulVec(X.T(), mat.NewVecDense(N, y))
+	if err := ch.SolveVecTo(&beta, &xty); err != nil {
+		return 0, fmt.Errorf("the least-squares fit: %v", err)
+	}
+	var rss float64
+	for i := range N {
+		r := y[i] - mat.Dot(X.RowView(i), &beta)
+		rss += r * r
+	}
+	s := math.Sqrt(rss / float64(N-p-1))
+	if !(s > 0) {
+		return 0, errors.New("the least-squares fit is exact (residual sd 0): the response is a linear function of the features")
+	}
+	return s, nil
+}
+
+// regressCurvature bounds the Hessian of U: λ_max ≤ λ_max(XᵀX)/σ² + c0
+// over all β (c0 the prior's largest curvature, 1/s0² or 1/s1²) and the
+// slowest direction λ_min(XᵀX)/σ² + 1/s1² (the prior at its flattest).
+// It also returns the normal-prior posterior mode, the start's distance
+// from which sets the burn-in.
+func regressCurvature(x, y []float64, N, p int, sigma float64, pr models.SlabPrior) (lmin, lmax float64, dist float64, err error) {
+	X := mat.NewDense(N, p, x)
+	var h mat.SymDense
+	h.SymOuterK(1/(sigma*sigma), X.T())
+	var es mat.EigenSym
+	if !es.Factorize(&h, false) {
+		return 0, 0, 0, errors.New("the eigenvalues of XᵀX did not converge")
+	}
+	ev := es.Values(nil)
+	c1 := 1 / (pr.Slab * pr.Slab)
+	c0 := c1
+	if !pr.Normal() {
+		c0 = 1 / (pr.Spike * pr.Spike)
+	}
+	lmin, lmax = ev[0]+c1, ev[len(ev)-1]+c0
+	// D² = mᵀ A m for the slab's Gaussian posterior N(m, A⁻¹), A = H + I/s1²:
+	// the Mahalanobis distance of the start, 0, from its mode.
+	for j := range p {
+		h.SetSym(j, j, h.At(j, j)+c1)
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(&h) {
+		return lmin, lmax, 0, nil
+	}
+	var b, m mat.VecDense
+	b.MulVec(X.T(), mat.NewVecDense(N, y))
+	b.ScaleVec(1/(sigma*sigma), &b)
+	if err := ch.SolveVecTo(&m, &b); err != nil {
+		return lmin, lmax, 0, nil
+	}
+	return lmin, lmax, math.Sqrt(math.Max(0, mat.Dot(&m, &b))), nil
+}
+
+// CompareExact reads each coefficient's sampled mean, sd and inclusion
+// (with its MCSE) from the table s, beside the exact values when exact is
+// set (quantiles only with withQuantiles), and the largest errors.
+func CompareExact(s Summary, names []string, exact *models.LinRegExact, withQuantiles bool) ([]CoefRow, *ExactDistance) {
+	row := map[string]ParamRow{}
+	for _, r := range s.Parameters {
+		row[r.Name] = r
+	}
+	var rows []CoefRow
+	var dist *ExactDistance
+	if exact != nil {
+		dist = &ExactDistance{MeanErr: -1, InclusionErr: -1}
+	}
+	for j, n := range names {
+		b, in := row[n], row[InclusionCol(n)]
+		if _, ok := row[InclusionCol(n)]; !ok { // the normal prior
+			in.Mean, in.MCSEMean = 1, math.NaN()
+		}
+		c := CoefRow{Name: n, Mean: JSONNum(b.Mean), SD: JSONNum(b.SD), Inclusion: JSONNum(in.Mean), InclusionMCSE: JSONNum(in.MCSEMean)}
+		if exact != nil {
+			em, es, ei := exact.Mean[j], exact.SD[j], exact.Inclusion[j]
+			if withQuantiles {
+				q5, q50, q95 := exact.Quantile(j, 0.05), exact.Quantile(j, 0.5), exact.Quantile(j, 0.95)
+				c.ExactMean, c.ExactSD, c.ExactInclusion = &em, &es, &ei
+				c.ExactQ5, c.ExactQ50, c.ExactQ95 = &q5, &q50, &q95
+			}
+			if e := JSONNum(math.Abs(b.Mean-em) / es); e > dist.MeanErr || math.IsNaN(float64(e)) {
+				dist.MeanErr, dist.MeanErrMCSE, dist.MeanErrVar = e, JSONNum(b.MCSEMean/es), n
+			}
+			if e := JSONNum(math.Abs(in.Mean - ei)); e > dist.InclusionErr || math.IsNaN(float64(e)) {
+				dist.InclusionErr, dist.InclusionErrMCSE, dist.InclusionErrVar = e, JSONNum(in.MCSEMean), n
+			}
+		}
+		rows = append(rows, c)
+	}
+	return rows, dist
+}
+
+// line is the distance's one-line report.
+func (d *ExactDistance) Line(normal bool) string {
+	s := fmt.Sprintf("distance to exact: largest |mean − exact|/sd %.3g (%s, MCSE %.2g)", d.MeanErr, d.MeanErrVar, d.MeanErrMCSE)
+	if !normal {
+		s += fmt.Sprintf(", largest inclusion error %.3g (%s, MCSE %.2g)", d.InclusionErr, d.InclusionErrVar, d.InclusionErrMCSE)
+	}
+	return s
+}
+
+// WriteExactTable prints the exact posterior beside the sampled mean and
+// inclusion probability, and the heaviest inclusion patterns.
+func WriteExactTable(w io.Writer, names []string, exact *models.LinRegExact, rows []CoefRow, normal bool) {
+	width := len("variable")
+	for _, n := range names {
+		width = max(width, len(n))
+	}
+	if normal {
+		fmt.Fprintln(w, "exact posterior (σ fixed; Gaussian):")
+	} else {
+		fmt.Fprintf(w, "exact posterior (σ fixed; %d inclusion patterns, %d below e^-50 of the heaviest left out):\n", exact.Enumerated, exact.Neglected)
+	}
+	if normal {
+		fmt.Fprintf(w, "%-*s %10s %9s %10s %10s %10s │ %10s %9s\n", width, "variable", "mean", "sd", "5%", "50%", "95%", "run mean", "run sd")
+		for j, n := range names {
+			r := rows[j]
+			fmt.Fprintf(w, "%-*s %10.4g %9.3g %10.4g %10.4g %10.4g │ %10.4g %9.3g\n", width, n, exact.Mean[j], exact.SD[j], *r.ExactQ5, *r.ExactQ50, *r.ExactQ95, r.Mean, r.SD)
+		}
+		return
+	}
+	fmt.Fprintf(w, "%-*s %10s %9s %10s %10s %10s %9s │ %10s %9s %9s\n", width, "variable", "mean", "sd", "5%", "50%", "95%", "inclusion", "run mean", "run incl", "mcse")
+	for j, n := range names {
+		r := rows[j]
+		fmt.Fprintf(w, "%-*s %10.4g %9.3g %10.4g %10.4g %10.4g %9.4f │ %10.4g %9.4f %9.2g\n", width, n, exact.Mean[j], exact.SD[j], *r.ExactQ5, *r.ExactQ50, *r.ExactQ95, exact.Inclusion[j], r.Mean, r.Inclusion, r.InclusionMCSE)
+	}
+	for k, pt := range exact.Patterns[:min(len(exact.Patterns), 5)] {
+		pr := PatternOf(pt, names)
+		fmt.Fprintf(w, "pattern %d: weight %.4f, slab: %s\n", k+1, pr.Weight, joinNames(pr.Included))
+	}
+}
+
+func PatternOf(pt models.LinRegPattern, names []string) PatternRow {
+	r := PatternRow{Weight: pt.Weight, Included: []string{}}
+	for j, in := range pt.Include {
+		if in {
+			r.Included = append(r.Included, names[j])
+		}
+	}
+	return r
+}
+
+func joinNames(ns []string) string {
+	if len(ns) == 0 {
+		return "(none)"
+	}
+	s := ns[0]
+	for _, n := range ns[1:] {
+		s += " " + n
+	}
+	return s
+}
+
+// JSONNum is a float64 that marshals NaN and ±Inf (an undefined MCSE, of
+// a constant inclusion probability) as null, as diag.Summary does.
+type JSONNum float64
+
+func (x JSONNum) MarshalJSON() ([]byte, error) {
+	if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(float64(x))
+}
+
+// RegressModel is a Bayesian linear regression with noise sd sigma and a
+// normal or spike-and-slab prior as an analysis model: the curvature
+// bounds from XᵀX, and per coefficient its inclusion probability as a
+// generated quantity (spike-and-slab). Its spike-and-slab posterior has a
+// mode per undecided inclusion pattern, so the one-mode chain checks are
+// off: the run is compared with the exact posterior instead.
+func RegressModel(lr *models.LinReg, names []string, pr models.SlabPrior) Model {
+	m := Model{Terms: lr, Names: names, NoChainChecks: true}
+	m.Curvature = func(uint64) (Curvature, error) {
+		lmin, lmax, dist, err := regressCurvature(lr.X, lr.Y, lr.Len(), lr.Dim(), lr.Sigma, pr)
+		return Curvature{Lmin: lmin, Lmax: lmax, Dist: dist, Note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/σ² + (largest prior curvature) = %.4g over all β", lmax)}, err
+	}
+	if !pr.Normal() {
+		for _, n := range names {
+			m.Generated = append(m.Generated, InclusionCol(n))
+		}
+		m.Generate = func(out, theta []float64) {
+			for j, b := range theta {
+				out[j] = pr.Inclusion(b)
+			}
+		}
+	}
+	return m
+}
