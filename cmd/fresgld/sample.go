@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -135,8 +136,39 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if err != nil {
 		return modelError(m, err)
 	}
+	if m.Err() != nil {
+		blameModel(&res.Summary)
+	}
 	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs:\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds())
-	return modelError(m, report(cmd, res, nil))
+	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Summary: res.Summary}
+	if res.Swap != nil {
+		sum.SwapSummary = *res.Swap
+	}
+	return modelError(m, report(cmd, res, &sum))
+}
+
+// sampleSummary is summary.json of a sample run.
+type sampleSummary struct {
+	Settings    *sampleFlags `json:"settings"`
+	N           int          `json:"examples"`
+	Names       []string     `json:"parameters_named"`
+	WallSeconds float64      `json:"wall_seconds"`
+	analysis.SwapSummary
+	analysis.Summary
+}
+
+// blameModel gives the chains' stop warnings of a run whose model failed
+// their true remedy: they stopped on the NaN the failed model answered,
+// not on their step size.
+func blameModel(s *analysis.Summary) {
+	const remedy = "the model process failed (its error follows)"
+	for i, w := range s.Details {
+		if w.Code == "stopped" {
+			s.Details[i].Message = strings.TrimSuffix(w.Message, w.Remedy) + remedy
+			s.Details[i].Remedy = remedy
+			s.Warnings[i] = s.Details[i].Message
+		}
+	}
 }
 
 // settings are the chain CSVs' settings lines: the flags, the model command

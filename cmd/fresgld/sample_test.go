@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,11 +123,15 @@ func TestSampleModelDies(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, want)
 		}
 	}
+	sum, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatalf("no summary of the draws taken: %v", err)
+	}
+	if regexp.MustCompile(`stopped after [^"]*lower --eta`).Match(sum) || !strings.Contains(string(sum), "the model process failed") {
+		t.Errorf("summary.json blames the chain's stop on the step size, not the model:\n%s", sum)
+	}
 	if n := draws(t, filepath.Join(out, "chain-1.csv")); n < 1 || n >= 2000 {
 		t.Errorf("chain-1.csv holds %d draws, want some but not all 2000", n)
-	}
-	if _, err := os.Stat(filepath.Join(out, "summary.txt")); err != nil {
-		t.Errorf("no summary of the draws taken: %v", err)
 	}
 }
 
