@@ -86,7 +86,7 @@ type Result struct {
 // each chain's draws to chain-<c>.csv in o.Out, then summarises them. An
 // interrupted run (ctx cancelled) returns the draws taken with Err set.
 func Run(ctx context.Context, m Model, o Options) (*Result, error) {
-	if err := o.validate(); err != nil {
+	if err := o.Validate(); err != nil {
 		return nil, err
 	}
 	if err := m.validate(); err != nil {

@@ -87,8 +87,9 @@ const (
 	MaxSteps = math.MaxInt32
 )
 
-// validate checks the options that do not need the model, before any work.
-func (o *Options) validate() error {
+// Validate checks the options that do not need the model, before any
+// work; Run calls it first.
+func (o Options) Validate() error {
 	if len(o.Chains) == 0 {
 		return errors.New("analysis: no chains to run")
 	}

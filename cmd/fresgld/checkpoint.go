@@ -46,18 +46,9 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "resume DIR",
 		Short: "Continue an interrupted gmm or logistic run from its checkpoints",
-		Long: `resume continues the run whose output directory is DIR from the checkpoints
-its chains left there (chain-<c>.ckpt, written every --checkpoint-every
-seconds and at an interrupt): it runs the same command with the same flags,
-restores each unfinished chain's sampler, cuts its CSV back to the draws the
-checkpoint counts and continues it. The chain CSVs, summary.txt,
-summary.json and the figures are then those of an uninterrupted run, byte
-for byte, but for the elapsed times. A chain without a checkpoint is run
-from its start. With --chain c only chain c's checkpoint is resumed, as one
-task of an array job does. A checkpoint written by another fresgld version
-or with other settings is refused. The input data must be unchanged.`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runResume(cmd, args[0], chain) },
+		Long:  help("resume"),
+		Args:  cobra.ExactArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return runResume(cmd, args[0], chain) },
 	}
 	cmd.Flags().IntVar(&chain, "chain", 0, "resume only chain c's checkpoint (one task of an array job)")
 	rootCmd.AddCommand(cmd)

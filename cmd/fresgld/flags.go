@@ -122,3 +122,18 @@ func zeroIf[T int | float64](v *T, auto bool) {
 		*v = 0
 	}
 }
+
+// explicit checks a value the user gave in place of "auto": a step size or
+// a size must be positive.
+func explicit[T int | float64](flag string, v T, auto bool) error {
+	if auto {
+		return nil
+	}
+	if !(v > 0) || math.IsInf(float64(v), 0) {
+		if _, isInt := any(v).(int); isInt {
+			return fmt.Errorf("%s = %v: must be ≥ 1 (or auto)", flag, v)
+		}
+		return fmt.Errorf("%s = %v: must be positive and finite (or auto)", flag, v)
+	}
+	return nil
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
@@ -56,7 +57,7 @@ type runSummary struct {
 	analysis.Summary
 	// Ladders are each chain's ladder: rejection, barrier and round trips
 	// (K ≥ 2), with the tuning rounds under --levels auto.
-	Ladders []*ladderSummary `json:"ladders,omitempty"`
+	Ladders []*analysis.LadderSummary `json:"ladders,omitempty"`
 }
 
 func init() {
@@ -64,20 +65,9 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "gmm",
 		Short: "Sample the paper's fixed-noise Gaussian mixture and compare with the exact density",
-		Long: `gmm samples exp(−U) = 0.4 N(−4, 0.7²) + 0.6 N(3, 0.5²) at τ1 = 1 with noisy
-energies and gradients (cold chain: Û ~ N(U, 1²), ∇Û ~ N(∇U, 2²); hot chain:
-Û ~ N(U, 3²), ∇Û ~ N(∇U, 5²)), as in §5.1 of the paper. --chains independent
-chains (default 4) run in parallel, each on random streams of its own (chain c
-alone: --chain c). It prints the per-variable table (mean, MCSE, sd,
-quantiles, bulk and tail ESS, R̂), swap acceptance, clamped steps and cost,
-with warnings on stderr, and writes into --out: chain-<c>.csv per chain in
-CmdStan's CSV layout, summary.txt (the table), summary.json (the table, and
-the TV and W1 distances of the pooled draws to the exact density), the chain
-figures (trace, ranks, marginals, replicas) and a density plot against the
-exact density (density.png, density.svg). Draws are written as they are
-taken: after an error, Ctrl-C or SIGTERM the files hold every draw taken.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runGMM(cmd, f) },
+		Long:  help("gmm"),
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runGMM(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Method, "method", "fresgld", "sampler: fresgld, mresgld, resgld, sgld (the paper's four) or corrected (one SGLD chain whose gradient noise counts toward its temperature); not reld, which needs the exact energies this target's noisy estimators do not give")
@@ -278,7 +268,7 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 			out.Record("density.png", "density.svg")
 		}
 	}
-	warns, err := f.Ladder.report(out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
+	warns, err := analysis.LadderReport(os.Stdout, out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
 	errs = append(errs, err)
 	var ladderWarnings []analysis.Warning
 	for _, w := range warns {

@@ -77,82 +77,9 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "logistic",
 		Short: "Bayesian logistic regression on your CSV data",
-		Long: `logistic samples the posterior of a Bayesian logistic regression on a CSV
-file: numeric feature columns and one 0/1 label column (--label, a header name
-or a column number counted from 1). Features are standardised unless
---no-standardize; an intercept column is added unless --no-intercept; the prior
-on every coefficient is N(0, --prior-sd²).
-
-The cold chain (τ1 = 1, the posterior) steps on minibatches of --batch examples,
-by default the n at which its gradient noise takes half its noise budget 2η at
-the coefficient where the examples disagree most (from pilot draws of 2000 at
-the chains' start and at the posterior mode), bounded to [100, 2048] and N;
-where the automatic η would need more than 2048, η is lowered until 2048
-suffices. For resgld, mresgld and fresgld a hot chain at --tau2 steps on
---hot-batch examples, by default chosen automatically so that its gradient noise
-supplies --hot-share of its noise budget. With --eta auto (the default) the
-step size is 0.2/λ_max, λ_max the largest eigenvalue of the Hessian of the
-negative log posterior at its mode, or, when N·p² exceeds 5·10⁸, its bound
-λ_max(XᵀX)/4 + 1/σ₀² over all θ, which costs O(Np) instead of O(Np²).
-Hot levels report their gradient noise as the spread averaged over each
-100-step window of the automatic minibatch, not the draw's own, which at
-small n scatters past the budget on most steps.
-
-With --burn auto and --thin auto (the defaults) the run length comes from
-the posterior's slowest direction: λ_min of the Hessian at the mode (above
-N·p² = 5·10⁸, of the Hessian of a random subset of ⌈5·10⁸/p²⌉ examples, the
-mode found by Newton's method with exact gradients) gives the chain's
-correlation ρ = 1 − ηλ_min per step and time τ = (1 + ρ)/(1 − ρ); thin is
-the least with keep·thin/τ ≥ 200 (twice the bulk ESS of 100 per chain below
-which the command warns), burn the least with ρ^burn·D ≤ 0.1, D the start's
-distance from the mode in posterior sds. When that run would spend more than
-2.5·10⁹ multiply-adds of cold-chain gradients a chain (steps × n × p: about
-a minute on two cores at 10⁶ × 100), it is cut to that budget (burn to at
-most half of it) and the command warns before sampling, with the burn and
-thin that the rule asks for; give those to run them.
-
---chains independent chains (default 4) run in parallel, each on random
-streams of its own: chain c's draws are the same whether it runs alone
-(--chain c, e.g. one task of a cluster array job) or beside the others.
-The command prints, per coefficient and for lp__ (the log posterior up to a
-constant; when N·p exceeds 250,000, the prior plus N/m times the likelihood
-of one fixed random subset of m = ⌈250,000/p⌉ examples, so that a draw costs
-O(m·p), not O(N·p)), the posterior mean, its Monte Carlo standard error, the sd, the
-5/50/95% quantiles, bulk and tail effective sample sizes and R̂ (as R's
-posterior package computes them), then the swap acceptance per pair of levels,
-the share of clamped steps per level and the total cost; warnings with
-remedies go to stderr.
-
-It writes into --out: chain-<c>.csv per chain in CmdStan's CSV layout (read
-them with rstan::read_stan_csv, cmdstanr or ArviZ; pool the outputs of
-separate runs with fresgld merge), summary.txt (the table), summary.json
-(settings, the table, swap and clamp counts, cost, wall time, the
-standardisation's means and sds) and figures: trace, ranks (rank histograms),
-marginals and replicas (which replica sits at each level), as PNG and SVG.
-Draws are written as they are taken: after an error, Ctrl-C (SIGINT) or
-SIGTERM the files hold every draw taken; after kill -9, the chain CSVs hold
-all but the last second's.
-
-Swap energies (--swap-energies): draw (each chain's minibatch with the
-penalty rule, variance from the same draw: noise-driven at small n),
-minibatch (each state on its own minibatch), cv (control variates about
-anchors refreshed by full passes), pair (both states on one common
-minibatch), pair-cv, exact (full data, an attempt every --exact-every
-steps), taylor and pair-taylor (as cv and pair-cv with first-order control
-variates, whose noise falls like the fourth power of the distance to the
-anchor). Every mode but draw decides a swap by a screen on the minibatch
-estimate, confirmed on the full data when it passes (delayed acceptance):
-the swaps keep each level's law exactly, and the noise costs only
-acceptance and full passes. The command prints each pair's mean screen
-noise τδ²V/2 (in nats; acceptance falls once it exceeds about 1) and the
-share of attempts confirmed on the full data, and warns when the noise
-exceeds 1 nat; attempts whose noise exceeds --swap-noise-cap (2 nats) are
-declined, sparing the full passes such screens would ask for. --levels spaces that many
-temperatures geometrically from 1 to --tau2.
-
-` + swapModeRule,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runLogistic(cmd, f) },
+		Long:  help("logistic") + swapModeRule,
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runLogistic(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.Data, "data", "", "CSV file of features and a 0/1 label (required)")
@@ -187,8 +114,9 @@ temperatures geometrically from 1 to --tau2.
 	rootCmd.AddCommand(cmd)
 }
 
-// validate checks every flag that does not need the data, before any work.
-func (f *logisticFlags) validate() error {
+// validate checks every flag that does not need the data, before any
+// work: those of the analysis options by their own checks.
+func (f *logisticFlags) validate(cmd *cobra.Command) error {
 	if f.Data == "" {
 		return errors.New("--data: no CSV file given")
 	}
@@ -202,64 +130,16 @@ func (f *logisticFlags) validate() error {
 	if _, err := parseCorrection(f.Correction, m); err != nil {
 		return err
 	}
-	if err := checkChainCount(f.chainFlags); err != nil {
+	if err := firstError(checkChainCount(f.chainFlags), positive("--prior-sd", f.PriorSD), f.runSize(0)); err != nil {
 		return err
-	}
-	if err := firstError(positive("--prior-sd", f.PriorSD), positive("--tau2", f.Tau2), f.runSize(0)); err != nil {
-		return err
-	}
-	if !(f.SwapPerStep > 0 && f.SwapPerStep <= 1) {
-		// 0 is not "no swaps": the sampler reads a zero intensity as an
-		// attempt at every step.
-		return fmt.Errorf("--swap-rate = %v: must lie in (0, 1], the probability of a swap attempt per step (for a run without swaps, --method sgld)", f.SwapPerStep)
 	}
 	if p := 1 / (f.PriorSD * f.PriorSD); math.IsInf(p, 0) || p*minPriorSDRoom > math.MaxFloat64 {
 		return fmt.Errorf("--prior-sd = %v: the prior's precision 1/σ₀² = %g is beyond floating point (it would pin every coefficient at 0); give a --prior-sd above 1e-150", f.PriorSD, p)
 	}
-	if !(f.Tau2 > 1) || f.Tau2 > analysis.MaxTau2 {
-		return fmt.Errorf("--tau2 = %v: must lie in (1, %g] (above the cold temperature 1; a hotter chain's noise 2τ2η swamps any posterior)", f.Tau2, analysis.MaxTau2)
+	if err := firstError(explicit("--eta", f.Eta, f.EtaAuto), explicit("--batch", f.Batch, f.BatchAuto), explicit("--hot-batch", f.HotBatch, f.HotBatchAuto), explicit("--swap-batch", f.SwapBatch, f.SwapBatchAuto)); err != nil {
+		return err
 	}
-	if f.SwapEnergies != "auto" {
-		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
-			return fmt.Errorf("--swap-energies: %w; or auto, the default", err)
-		}
-	}
-	if f.Levels < 2 {
-		return fmt.Errorf("--levels = %d: need at least 2", f.Levels)
-	}
-	if !(f.SwapNoiseCap >= 0) || math.IsInf(f.SwapNoiseCap, 1) {
-		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", f.SwapNoiseCap)
-	}
-	if f.ExactEvery < 0 {
-		return fmt.Errorf("--exact-every = %d: must be ≥ 0 (0: ⌈8N/n⌉ steps)", f.ExactEvery)
-	}
-	if f.SwapPilot < 1 {
-		return fmt.Errorf("--swap-pilot = %d: must be ≥ 1 step (the pilot of --swap-energies auto; to skip it, choose the mode with --swap-energies)", f.SwapPilot)
-	}
-	if f.SwapPilot > analysis.MaxSteps {
-		return fmt.Errorf("--swap-pilot = %d: at most %d steps", f.SwapPilot, analysis.MaxSteps)
-	}
-	if f.Levels > analysis.MaxLevels {
-		return fmt.Errorf("--levels = %d: at most %d", f.Levels, analysis.MaxLevels)
-	}
-	if !(f.Share > 0 && f.Share <= 1) {
-		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
-	}
-	if !f.EtaAuto {
-		if err := positive("--eta", f.Eta); err != nil {
-			return fmt.Errorf("%w (or auto)", err)
-		}
-	}
-	for _, b := range []struct {
-		flag string
-		v    int
-		auto bool
-	}{{"--batch", f.Batch, f.BatchAuto}, {"--hot-batch", f.HotBatch, f.HotBatchAuto}, {"--swap-batch", f.SwapBatch, f.SwapBatchAuto}} {
-		if !b.auto && b.v < 1 {
-			return fmt.Errorf("%s = %d: must be ≥ 1 (or auto)", b.flag, b.v)
-		}
-	}
-	return nil
+	return f.options(cmd, m).Validate()
 }
 
 // runSize checks --burn, --keep and --thin for dim coordinates, automatic
@@ -285,7 +165,7 @@ const minPriorSDRoom = 1e8
 var ladderOnlyFlags = []string{"levels", "tau2", "hot-batch", "hot-share", "swap-rate", "swap-batch", "swap-energies", "swap-pilot", "swap-noise-cap", "exact-every"}
 
 func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
-	if err := f.validate(); err != nil {
+	if err := f.validate(cmd); err != nil {
 		return err
 	}
 	m, _ := exchange.ParseMethod(f.Method)

@@ -10,12 +10,9 @@ import (
 )
 
 var rootCmd = &cobra.Command{
-	Use:   "fresgld",
-	Short: "Fast replica exchange stochastic gradient Langevin dynamics",
-	Long: `fresgld samples multimodal distributions with replica-exchange Langevin
-chains whose energies and gradients are only estimated (minibatches, cheap
-solvers). It runs the paper's experiments, measured against exact answers,
-and Bayesian logistic regression on your own CSV data.`,
+	Use:           "fresgld",
+	Short:         "Fast replica exchange stochastic gradient Langevin dynamics",
+	Long:          help("fresgld"),
 	SilenceUsage:  true,
 	SilenceErrors: true,
 }

@@ -23,15 +23,9 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "merge DIR|FILE...",
 		Short: "Pool the chains of separate runs and print their summary",
-		Long: `merge reads the chain CSVs of runs made separately, such as the tasks of a
-cluster array job each running one chain (--chain c), and prints the table a
-single run of all those chains prints: the same numbers, byte for byte. Each
-argument is a run's output directory (its chain-*.csv files are read) or one
-chain's CSV file. The chains must come from the same command and settings and
-carry distinct chain ids. With --out it also writes summary.txt, summary.json
-and the chain figures there.`,
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(cmd, args, out) },
+		Long:  help("merge"),
+		Args:  cobra.MinimumNArgs(1),
+		RunE:  func(cmd *cobra.Command, args []string) error { return runMerge(cmd, args, out) },
 	}
 	cmd.Flags().StringVar(&out, "out", "", "directory for summary.txt, summary.json and figures (default: print only)")
 	rootCmd.AddCommand(cmd)

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime/debug"
 
@@ -67,75 +66,12 @@ const (
 	defaultSlabWeight = 0.5
 )
 
-const regressLong = `regress samples the posterior of a Bayesian linear regression on a CSV file:
-numeric feature columns and one numeric response column (--label, a header
-name or a column number counted from 1). Features and response are
-standardised (centred, then divided by their population sd), so the
-intercept is 0 and a coefficient is the change of the response, in its sds,
-per sd of its feature. The noise is Gaussian with sd σ on that scale:
---noise-sd, by default the residual standard error of the least-squares fit,
-√(RSS/(N − p − 1)) (R's lm reports it; the −1 is for the centring), stated
-on the first line of the output.
-
---prior normal puts β_j ~ N(0, s1²) on every coefficient, s1 = --slab-sd.
---prior spike-slab (the default) is George and McCulloch's continuous
-spike-and-slab (SSVS): β_j ~ w·N(0, s1²) + (1 − w)·N(0, s0²), w =
---slab-weight, s0 = --spike-sd, s1 = --slab-sd. The defaults:
-  s1 = 1: on the standardised scale a single feature that explains all of
-    the response's variance has β = 1, so N(0, 1) covers every plausible
-    effect without favouring large ones;
-  s0 = 0.02: the spike and slab densities cross at |β| ≈ 0.056 (for
-    w = 1/2: s0·√(2 ln(s1/s0)·s1²/(s1² − s0²))), so the spike holds the
-    effects that explain under 0.3% of the response's variance, practically
-    zero; a narrower spike raises the curvature 1/s0², and with it the cost
-    of every step (the step size falls as 1/λ_max);
-  w = 1/2: every inclusion pattern is a priori equally likely (uniform over
-    the 2^p models).
-The table adds, per coefficient, its posterior inclusion probability
-P(γ_j = 1 | y), Rao–Blackwellised: the average over draws of
-P(γ_j = 1 | β_j), written to the chain files as inclusion_<name>.
-
-With σ fixed the posterior is exactly a mixture of 2^p Gaussians, one per
-inclusion pattern, with weights and moments from XᵀX and Xᵀy. For p ≤ 20
-(2^20 patterns: seconds at p = 20, a minute with --exact's quantiles)
-every run computes it and prints its distance to it: the largest
-|mean − exact mean|/exact sd and the largest inclusion-probability error,
-each with its Monte Carlo standard error. --exact also prints the exact
-table (mean, sd, inclusion, 5/50/95% quantiles from the mixture's CDF, the
-heaviest patterns) and writes exact_mean, exact_sd and exact_inclusion per
-coefficient into summary.json.
-
---method auto (the default) runs the ladder for spike-and-slab, whose
-posterior is multimodal where the data leave coefficients undecided between
-spike and slab (f-reSGLD, with the swap energies chosen as --swap-energies
-auto says below), and a single corrected chain (corrected) for the normal
-prior, whose posterior is Gaussian: a hot chain would find no other mode to
-bring. It prints a line saying which and why. Other methods: sgld,
-corrected, resgld, mresgld, fresgld, and csgld: cyclical SGLD (Zhang et
-al., ICLR 2020), one SGLD chain whose step size runs in cycles of --cycle
-steps (auto: the run in 20 cycles) from η0 = 2η down to 0 along a cosine,
-η_k = (η0/2)[cos(π·(k mod L)/L) + 1], so its mean step is η; the first
---explore share of each cycle steps without noise (stochastic gradient
-descent to a mode) and only the rest are samples, so a run keeps about
-(1 − --explore)·--keep draws.
-
-The step size (--eta auto) is 0.2/λ_max with λ_max ≤ λ_max(XᵀX)/σ² + 1/s0²
-(1/s1² for the normal prior), a bound on the Hessian over all β (the prior's
-curvature never exceeds its spike's). The run length (--burn auto, --thin
-auto) is logistic's rule on the slowest direction, λ_min(XᵀX)/σ² + 1/s1²,
-within the same budget. Minibatches, swaps, outputs and warnings are as for
-logistic (see fresgld logistic --help): chain-<c>.csv, summary.txt,
-summary.json, figures; summary.json records prior, slab_weight, spike_sd,
-slab_sd and noise_sd, and per coefficient the inclusion probability.
-
-`
-
 func init() {
 	f := &regressFlags{}
 	cmd := &cobra.Command{
 		Use:   "regress",
 		Short: "Bayesian linear regression (normal or spike-and-slab prior) on your CSV data, with its exact posterior",
-		Long:  regressLong + swapModeRule,
+		Long:  help("regress") + swapModeRule,
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runRegress(cmd, f) },
 	}
@@ -194,7 +130,7 @@ func (f *regressFlags) prior() models.SlabPrior {
 }
 
 // validate checks every flag that does not need the data, before any work.
-func (f *regressFlags) validate() error {
+func (f *regressFlags) validate(cmd *cobra.Command) error {
 	if f.Data == "" {
 		return errors.New("--data: no CSV file given")
 	}
@@ -232,31 +168,8 @@ func (f *regressFlags) validate() error {
 	if _, err := parseCorrection(f.Correction, f.method()); err != nil {
 		return err
 	}
-	if _, err := f.chainFlags.ids(); err != nil {
+	if err := firstError(checkChainCount(f.chainFlags), f.runSize(1)); err != nil {
 		return err
-	}
-	if err := firstError(positive("--tau2", f.Tau2), within("--swap-rate", f.SwapPerStep, 0, 1), f.runSize(1)); err != nil {
-		return err
-	}
-	if !(f.Tau2 > 1) || f.Tau2 > analysis.MaxTau2 {
-		return fmt.Errorf("--tau2 = %v: must lie in (1, %g]", f.Tau2, analysis.MaxTau2)
-	}
-	if f.SwapEnergies != "auto" {
-		if _, err := exchange.ParseEnergyMode(f.SwapEnergies); err != nil {
-			return fmt.Errorf("--swap-energies: %w", err)
-		}
-	}
-	if f.Levels < 2 || f.Levels > analysis.MaxLevels {
-		return fmt.Errorf("--levels = %d: need 2 to %d", f.Levels, analysis.MaxLevels)
-	}
-	if !(f.SwapNoiseCap >= 0) || math.IsInf(f.SwapNoiseCap, 1) {
-		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", f.SwapNoiseCap)
-	}
-	if f.ExactEvery < 0 || f.SwapPilot < 1 || f.SwapPilot > analysis.MaxSteps {
-		return fmt.Errorf("--exact-every = %d, --swap-pilot = %d: must be ≥ 0 and in [1, %d]", f.ExactEvery, f.SwapPilot, analysis.MaxSteps)
-	}
-	if !(f.Share > 0 && f.Share <= 1) {
-		return fmt.Errorf("--hot-share = %v: must lie in (0, 1]", f.Share)
 	}
 	if !(f.Explore >= 0 && f.Explore < 1) {
 		return fmt.Errorf("--explore = %v: must lie in [0, 1) (1 would never sample)", f.Explore)
@@ -264,21 +177,10 @@ func (f *regressFlags) validate() error {
 	if !f.CycleAuto && f.Cycle < 2 {
 		return fmt.Errorf("--cycle = %d: must be ≥ 2 (or auto)", f.Cycle)
 	}
-	if !f.EtaAuto {
-		if err := positive("--eta", f.Eta); err != nil {
-			return fmt.Errorf("%w (or auto)", err)
-		}
+	if err := firstError(explicit("--eta", f.Eta, f.EtaAuto), explicit("--batch", f.Batch, f.BatchAuto), explicit("--hot-batch", f.HotBatch, f.HotBatchAuto)); err != nil {
+		return err
 	}
-	for _, b := range []struct {
-		flag string
-		v    int
-		auto bool
-	}{{"--batch", f.Batch, f.BatchAuto}, {"--hot-batch", f.HotBatch, f.HotBatchAuto}} {
-		if !b.auto && b.v < 1 {
-			return fmt.Errorf("%s = %d: must be ≥ 1 (or auto)", b.flag, b.v)
-		}
-	}
-	return nil
+	return f.options(cmd, f.method(), 0).Validate()
 }
 
 func containsMethod(ms []exchange.Method, m exchange.Method) bool {
@@ -359,7 +261,7 @@ type regressSummary struct {
 }
 
 func runRegress(cmd *cobra.Command, f *regressFlags) error {
-	if err := firstError(f.validate(), f.unused(cmd)); err != nil {
+	if err := firstError(f.validate(cmd), f.unused(cmd)); err != nil {
 		return err
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(analysis.RunGCPercent))

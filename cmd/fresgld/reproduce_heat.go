@@ -18,21 +18,8 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "heat",
 		Short: "Inverse heat equation (§5.2): s-, f- and l-reSGLD against the exact posterior",
-		Long: `heat recovers the centre x0 of an initial heat bump from one noisy sensor
-reading at (0.3, 0.5), T = 0.03, as in §5.2 of the paper. The forward map is a
-Crank–Nicolson solve of u_t = Δu + f (package pde) with adjoint gradients: a
-fine grid for the cold chains, a coarse one for f-reSGLD's hot chain. It runs
-s-reSGLD (injected noise sd 0.1 on energy and gradient), f-reSGLD and l-reSGLD
-(sd 0.8 on the energy, 2 on the gradient) at τ1 = 0.08, τ2 = 0.5 over --seeds
-seeds, and measures the cold chain's samples against the exact tempered
-posterior (closed-form forward map on a --grid² grid): angular coverage of the
-circle (36 sectors of 10°), TV on 50×50 bins, the fraction within three ring
-widths of the circle, and the cost. It prints the fidelity table and the
-results table (markdown), writes them to --out (heat-fidelity.md,
-heat-table.md, heat-runs.csv) with the scatter plots of the first --early and
---keep samples of the first seed (heat-<n>.png/.svg); --docs writes them into
-docs/results and docs/figures instead.`,
-		Args: cobra.NoArgs,
+		Long:  help("reproduce-heat"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := f.Validate(); err != nil {
 				return err

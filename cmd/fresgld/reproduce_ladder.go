@@ -17,15 +17,8 @@ func ladderCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ladder",
 		Short: "Temperature ladders for f-reSGLD at equal cost: geometric sweep, geometric DEO, adaptive DEO (round trips, mode weights against exact answers)",
-		Long: `ladder compares three ladders for f-reSGLD at equal cost, over many seeds:
-a fixed geometric ladder of four levels with the reversible sweep, the same
-ladder with DEO (even/odd, non-reversible) swaps, and DEO on a ladder tuned to
-equal rejection (exchange.Adapt). Problems: four-modes (a 5-D mixture of four
-unit Gaussians at (±3, ±3, 0, 0, 0), weights 0.1–0.4; mode weights against
-the exact quadrant probabilities) and deep-modes (the paper's 1-D mixture with
-its modes at ∓8; TV and W1 against the exact density). Both with the paper's
-fixed noise: cold Û ~ N(U, 1), ∇Û ~ N(∇U, 2²); hot Û ~ N(U, 3²), ∇Û ~ N(∇U, 5²).`,
-		Args: cobra.NoArgs,
+		Long:  help("reproduce-ladder"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if !(budget > 0) || math.IsInf(budget, 0) {
 				return fmt.Errorf("--budget = %v: must be positive and finite", budget)

@@ -19,16 +19,8 @@ func ladderHeatCommand() *cobra.Command {
 	c := &cobra.Command{
 		Use:   "ladder-heat",
 		Short: "Inverse heat problem at the paper's large noise: f-reSGLD on an adaptive DEO ladder vs s-reSGLD at equal CPU time; energy noise on U/τ on two levels",
-		Long: `ladder-heat runs, for each seed, on the paper's §5.2 problem (as reproduce
-heat sets it up): s-reSGLD with small noise (sd 0.1) on two levels, timing
-its CPU; f-reSGLD with the paper's large noise (sd 0.8 on U, 2 on ∇U) on an
-adaptive DEO ladder from τ = 0.08 to 0.5 whose hot levels use the coarse
-solver, tuned and then sampled until it has used the same CPU time; and
-f-reSGLD on two levels with energy noise sd 0.8 on U/τ rather than on U.
-Coverage, TV and near-circle fraction are measured against the exact
-posterior, as in reproduce heat. It prints the table and writes it to --out
-(ladder-heat.md) with one row per run (ladder-heat.csv).`,
-		Args: cobra.NoArgs,
+		Long:  help("reproduce-ladder-heat"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			switch {
 			case s.Seeds < 1:

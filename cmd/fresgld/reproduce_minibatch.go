@@ -37,27 +37,8 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "minibatch",
 		Short: "Cost against accuracy of SGLD, reSGLD, m-reSGLD and f-reSGLD on minibatch posteriors",
-		Long: `minibatch runs SGLD, reSGLD, m-reSGLD and f-reSGLD (hot chain on the automatic
-small minibatch), and as a control corrected-sgld (one chain with f-reSGLD's
-noise correction, no hot chain), on two posteriors backed by data:
-
-  welling-teh    the bimodal mixture posterior of Welling & Teh (2011, §5.1),
-                 scored by total variation against its exact 2-D posterior;
-  breast-cancer  Bayesian logistic regression on the Wisconsin diagnostic
-                 breast-cancer data, scored by the error of the posterior mean
-                 and of the per-coordinate standard deviations against a long
-                 full-gradient MALA reference run.
-
-It measures accuracy against per-example evaluations over --seeds seeds, the
-budget at which each method reaches a fixed accuracy, and the hot chain's
-share of the cost. It writes a table per problem (<problem>.md), summary.json
-and accuracy-against-cost plots (PNG and SVG) under --out; --docs writes them
-into docs/results/minibatch and docs/figures instead.
-
-The MALA reference is read from --reference; when that file is missing, or with
---recompute-reference, it is computed and written beside the tables
-(` + refFile + `).`,
-		Args: cobra.NoArgs,
+		Long:  help("reproduce-minibatch") + refFile + `).`,
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
 			if f.Results, f.Figures, err = o.dirs(cmd, "minibatch"); err != nil {

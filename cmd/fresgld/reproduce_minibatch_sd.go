@@ -31,20 +31,8 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "minibatch-sd",
 		Short: "Why f-reSGLD's and corrected-sgld's sd error levels off on breast cancer",
-		Long: `minibatch-sd is a follow-up to "reproduce minibatch": on the breast-cancer
-posterior, at the study's fixed setting, it reruns SGLD, reSGLD, corrected-sgld
-and f-reSGLD with the corrected step's variance ŝ² taken either from each
-minibatch draw (the study's) or from the per-example spread averaged over the
-last window of 100 draws (variance.AutoOptions.Smooth; for the cold chain an
-AutoBatch with its n fixed), and corrected-sgld and f-reSGLD with the full
-correction (the injected noise cancels each draw's whole gradient-noise
-covariance, not only its diagonal: exchange.Full), and reports the mean and sd errors against the
-cached MALA reference, the signed sd bias, and the chains' clamp counts. Beside
-them it prints the linear prediction of the sd bias at the posterior mode from
-the exact minibatch noise covariance (minibatch.LinearSD), and compares
-it per coordinate with the measured sds. It writes the tables to
-breast-cancer-sd.md under --out (--docs: docs/results/minibatch).`,
-		Args: cobra.NoArgs,
+		Long:  help("reproduce-minibatch-sd"),
+		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
 			if f.Results, _, err = o.dirs(cmd, "minibatch"); err != nil {
