@@ -41,22 +41,9 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "sample",
 		Short: "sample the posterior of a model in any language, run as a process",
-		Long: `sample samples the posterior of a model that runs as a separate process,
-written in any language: fresgld starts --model-cmd with sh -c and asks it,
-over its standard input and output, for the energies and gradients of
-minibatches of examples (the protocol, with a complete Python and R example,
-is docs/model-protocol.md). The model names the parameters, the dimension
-and the number of examples in its first line.
-
-Everything else is as in logistic: the step size, minibatch sizes and run
-length are automatic unless given, the chains' draws go to --out as CmdStan
-CSV, the table to stdout and the warnings to stderr. A model process that
-exits, answers an error, NaN or ±Inf or the wrong number of values, or takes
-longer than --model-timeout over a reply is killed and the run stops with an
-error naming the request; the draws taken until then are kept and
-summarised. The chains take turns at the one model process.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSample(cmd, f) },
+		Long:  help("sample"),
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runSample(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.ModelCmd, "model-cmd", "", "command that runs the model process, e.g. 'python3 model.py data.csv' (required)")
