@@ -92,30 +92,15 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if err != nil {
 		return err
 	}
+	o := f.options(cmd, method)
+	if err := o.Validate(); err != nil {
+		return err
+	}
 	m, err := modelproc.Start(f.ModelCmd, modelproc.Options{Timeout: f.Timeout, Stderr: cmd.ErrOrStderr()})
 	if err != nil {
 		return fmt.Errorf("--model-cmd: %w", err)
 	}
 	defer m.Close()
-	o := analysis.DefaultOptions()
-	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "sample", method, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
-	o.Keep, o.Out, o.Log = f.Keep, f.Out, cmd.ErrOrStderr()
-	o.Chains, _ = f.chainFlags.ids()
-	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
-	o.Args, o.Cwd, o.Version = runArgs(cmd), workingDir(), buildVersion()
-	if !f.EtaAuto {
-		o.Eta = f.Eta
-	}
-	if !f.BatchAuto {
-		o.Batch = f.Batch
-	}
-	if !f.BurnAuto {
-		o.Burn = f.Burn
-	}
-	if !f.ThinAuto {
-		o.Thin = f.Thin
-	}
-	o.Settings = f.settings
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
 	res, err := analysis.Run(ctx, analysis.Model{Terms: m, Names: m.Names()}, o)
@@ -156,6 +141,31 @@ func blameModel(s *analysis.Summary) {
 			s.Warnings[i] = s.Details[i].Message
 		}
 	}
+}
+
+// options are the analysis options the flags set (0 or analysis.Auto where
+// automatic).
+func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analysis.Options {
+	o := analysis.DefaultOptions()
+	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "sample", method, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
+	o.Keep, o.Out, o.Log = f.Keep, f.Out, cmd.ErrOrStderr()
+	o.Chains, _ = f.chainFlags.ids()
+	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
+	o.Args, o.Cwd, o.Version = runArgs(cmd), workingDir(), buildVersion()
+	if !f.EtaAuto {
+		o.Eta = f.Eta
+	}
+	if !f.BatchAuto {
+		o.Batch = f.Batch
+	}
+	if !f.BurnAuto {
+		o.Burn = f.Burn
+	}
+	if !f.ThinAuto {
+		o.Thin = f.Thin
+	}
+	o.Settings = f.settings
+	return o
 }
 
 // settings are the chain CSVs' settings lines: the flags, the model command

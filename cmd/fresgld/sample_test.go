@@ -144,6 +144,9 @@ func TestSampleFlags(t *testing.T) {
 		{nil, "--model-cmd: no command given"},
 		{[]string{"--model-cmd", "true", "--model-timeout", "0s"}, "--model-timeout = 0s"},
 		{[]string{"--model-cmd", "echo nonsense"}, `--model-cmd: model process "echo nonsense": request handshake`},
+		// Refused before the model runs: a model that ran would not say this.
+		{[]string{"--model-cmd", "echo nonsense", "--tau2", "0.5"}, "--tau2 = 0.5"},
+		{[]string{"--model-cmd", "echo nonsense", "--swap-energies", "bogus"}, `--swap-energies: unknown swap-energy mode "bogus"`},
 	} {
 		err := run(t, append([]string{"sample", "--out", t.TempDir()}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
