@@ -120,7 +120,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		Names:      names,
 		Plan:       exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
 		New:        build,
-		LogDensity: LogDensity(m.Terms, o.Seed),
+		LogDensity: logDensity(m.Terms, o.Seed),
 		Generated:  m.Generated,
 		Generate:   m.Generate,
 		Sample:     o.Sample,
@@ -184,7 +184,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	if o.swap != nil {
 		res.Swap = &SwapSummary{Swap: o.swap}
 		var ws []Warning
-		res.SwapLines, ws = ReportSwaps(chains, res.Swap)
+		res.SwapLines, ws = reportSwaps(chains, res.Swap)
 		extra = append(extra, ws...)
 	}
 	res.AddWarnings(extra...)
@@ -233,7 +233,7 @@ func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos 
 			if !ok {
 				return nil, fmt.Errorf("hot estimator %T is not a minibatch", est)
 			}
-			a, err := variance.NewAutoBatch(mb, tau, eta, HotOptions(o.HotShare))
+			a, err := variance.NewAutoBatch(mb, tau, eta, hotOptions(o.HotShare))
 			if err != nil {
 				return nil, fmt.Errorf("--hot-share: %w", err)
 			}
@@ -280,7 +280,7 @@ func (r *Result) Dir() *output.Dir { return r.dir }
 
 // Stopped is the error of the chains that stopped early (their draws are
 // kept), nil when every chain finished.
-func (r *Result) Stopped() error { return StoppedError(r.Summary, len(r.Chains)) }
+func (r *Result) Stopped() error { return stoppedError(r.Summary, len(r.Chains)) }
 
 func (m Model) names() []string {
 	if m.Names != nil {

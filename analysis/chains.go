@@ -21,11 +21,11 @@ import (
 // chainOutputs lists the files a sampling command writes.
 const chainOutputs = "chain-<c>.csv (CmdStan layout), summary.txt, summary.json, {trace,ranks,marginals,replicas}.{png,svg}"
 
-// ChainName is the CSV of chain id.
-func ChainName(id int) string { return "chain-" + strconv.Itoa(id) + ".csv" }
+// chainName is the CSV of chain id.
+func chainName(id int) string { return "chain-" + strconv.Itoa(id) + ".csv" }
 
 // ChainFile is the CSV of chain id in dir.
-func ChainFile(dir string, id int) string { return filepath.Join(dir, ChainName(id)) }
+func ChainFile(dir string, id int) string { return filepath.Join(dir, chainName(id)) }
 
 // SummaryOutputs are the files finishChains writes.
 func SummaryOutputs() []string {
@@ -36,19 +36,19 @@ func SummaryOutputs() []string {
 	return out
 }
 
-// ChainStale lists the files of an earlier run in dir that a run of the
+// chainStale lists the files of an earlier run in dir that a run of the
 // chains ids replaces: every chain CSV when it runs them all, only its own
 // when it runs one (--chain), so that array tasks may share a directory.
 //
 // Their checkpoints go too, but not while resuming: fresgld resume
 // continues the chain files and checkpoints it finds.
-func ChainStale(dir string, ids []int, single bool, resuming *Resume, others ...string) []string {
+func chainStale(dir string, ids []int, single bool, resuming *Resume, others ...string) []string {
 	stale := append(SummaryOutputs(), others...)
 	if resuming != nil {
 		return stale
 	}
 	if single {
-		return append(stale, ChainName(ids[0]), CheckpointName(ids[0]))
+		return append(stale, chainName(ids[0]), CheckpointName(ids[0]))
 	}
 	for _, pat := range []string{"chain-*.csv", "chain-*.ckpt"} {
 		m, _ := filepath.Glob(filepath.Join(dir, pat))
@@ -167,9 +167,9 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 				k.start = time.Now().Add(-ck.Elapsed)
 			}
 		} else {
-			k.w, err = createStanCSV(r.dir, ChainName(id), h, columns)
+			k.w, err = createStanCSV(r.dir, chainName(id), h, columns)
 			if err == nil {
-				chains[i] = &Chain{Path: r.dir.File(ChainName(id)), Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
+				chains[i] = &Chain{Path: r.dir.File(chainName(id)), Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
 				for j := range chains[i].Cols {
 					// Reserve no more than a run of modest length: --keep may be
 					// far larger than what an interrupted run ever draws.
@@ -270,33 +270,33 @@ func (r ChainRun) resumeChain(h ChainHeader, columns []string, ck *Checkpoint, s
 	}
 	// The file's settings are checked before it is cut: a refused resume
 	// changes nothing.
-	if err := sameHeader(ChainName(h.ID), headLines(r.dir.File(ChainName(h.ID))), h.lines()); err != nil {
+	if err := sameHeader(chainName(h.ID), headLines(r.dir.File(chainName(h.ID))), h.lines()); err != nil {
 		return nil, nil, err
 	}
-	st, err := r.dir.AppendStream(ChainName(h.ID), ck.Offset)
+	st, err := r.dir.AppendStream(chainName(h.ID), ck.Offset)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	w := &stanWriter{name: ChainName(h.ID), s: st}
-	c, err := ReadStanCSV(r.dir.File(ChainName(h.ID)))
+	w := &stanWriter{name: chainName(h.ID), s: st}
+	c, err := ReadStanCSV(r.dir.File(chainName(h.ID)))
 	if err == nil {
-		err = sameHeader(ChainName(h.ID), c.Comments, h.lines())
+		err = sameHeader(chainName(h.ID), c.Comments, h.lines())
 	}
 	if err == nil && !slices.Equal(c.Columns, columns) {
-		err = fmt.Errorf("%s: columns %v, this run writes %v", ChainName(h.ID), c.Columns, columns)
+		err = fmt.Errorf("%s: columns %v, this run writes %v", chainName(h.ID), c.Columns, columns)
 	}
 	want := 0
 	if ck.Steps > r.Plan.Burn {
 		want = (ck.Steps - r.Plan.Burn) / r.Plan.Thin
 	}
 	if err == nil && len(c.Cols[0]) != want {
-		err = fmt.Errorf("%s: %d draws before the checkpoint's offset, its %d steps make %d", ChainName(h.ID), len(c.Cols[0]), ck.Steps, want)
+		err = fmt.Errorf("%s: %d draws before the checkpoint's offset, its %d steps make %d", chainName(h.ID), len(c.Cols[0]), ck.Steps, want)
 	}
 	if err != nil {
 		w.close(chainStats{})
 		return nil, nil, err
 	}
-	c.Path, c.Header, c.Stats, c.NoStats, c.Partial = r.dir.File(ChainName(h.ID)), h, chainStats{}, false, false
+	c.Path, c.Header, c.Stats, c.NoStats, c.Partial = r.dir.File(chainName(h.ID)), h, chainStats{}, false, false
 	return c, w, nil
 }
 
@@ -391,7 +391,7 @@ var ErrInterrupted = errors.New("interrupted")
 // every draw taken, when ctx is cancelled. Run uses it for a Model; a
 // program with samplers of its own calls it directly.
 func Sample(ctx context.Context, r ChainRun, ids []int) (*Result, error) {
-	out, err := output.Prepare(r.Out, ChainStale(r.Out, ids, r.Single, r.Resume, r.Stale...)...)
+	out, err := output.Prepare(r.Out, chainStale(r.Out, ids, r.Single, r.Resume, r.Stale...)...)
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
@@ -401,7 +401,7 @@ func Sample(ctx context.Context, r ChainRun, ids []int) (*Result, error) {
 		return nil, writeErr
 	}
 	res := &Result{Chains: chains, Wall: wall, Err: writeErr, dir: out, ids: ids, run: r}
-	s, err := SummarizeChains(chains)
+	s, err := summarizeChains(chains)
 	if err != nil {
 		return res, errors.Join(writeErr, err)
 	}

@@ -18,12 +18,12 @@ import (
 
 // The defaults of `fresgld logistic` that must scale with the data size N.
 const (
-	// ColdShare is the share of the cold chain's noise budget 2τ1η that
+	// coldShare is the share of the cold chain's noise budget 2τ1η that
 	// its gradient noise takes by default at the coordinate where the
 	// examples disagree most: half, so that the corrected chain injects at
 	// least half the noise itself and an error in the estimated gradient
 	// variance moves its temperature by at most half as much.
-	ColdShare = 0.5
+	coldShare = 0.5
 	// ColdMin and ColdMax bound the default cold minibatch (and N bounds
 	// both). Below 100 the per-draw variance estimate scatters widely;
 	// above 2048 a step costs more than the default run can afford on 10⁶
@@ -101,14 +101,14 @@ func wideCurvature(lr *models.Logistic) Curvature {
 	return c
 }
 
-// ColdSize is the default cold minibatch: the n at which the gradient noise
-// of a size-n minibatch, η²·N(N − n)/n·S²_max, is ColdShare of the noise
+// coldSize is the default cold minibatch: the n at which the gradient noise
+// of a size-n minibatch, η²·N(N − n)/n·S²_max, is coldShare of the noise
 // budget 2τη (variance.SizeFor), S²_max the largest per-example variance of
 // a gradient coordinate, estimated from a pilot draw of pilotSize examples
 // at each of thetas (the largest counts: the chains' start and the mode,
 // so that the rule holds through the burn-in); bounded to [ColdMin,
 // ColdMax] and to N. It returns n, the unbounded n* and S²_max.
-func ColdSize(lr energy.Terms, thetas [][]float64, eta, tau float64, seed uint64) (n int, nstar, s2 float64, err error) {
+func coldSize(lr energy.Terms, thetas [][]float64, eta, tau float64, seed uint64) (n int, nstar, s2 float64, err error) {
 	N := lr.Len()
 	m := min(N, pilotSize)
 	if m < 2 {
@@ -130,15 +130,15 @@ func ColdSize(lr energy.Terms, thetas [][]float64, eta, tau float64, seed uint64
 			s2 = max(s2, v)
 		}
 	}
-	nstar = variance.SizeFor(N, s2, eta, tau, ColdShare)
+	nstar = variance.SizeFor(N, s2, eta, tau, coldShare)
 	n = int(math.Ceil(nstar))
 	n = min(max(n, ColdMin), ColdMax, N)
 	return n, nstar, s2, nil
 }
 
-// EtaFor is the step size at which a size-n minibatch's gradient noise
+// etaFor is the step size at which a size-n minibatch's gradient noise
 // η²·N(N − n)/n·s2 is share·2τη: η = 2·share·τ/(N(N − n)/n·s2).
-func EtaFor(N, n int, s2, tau, share float64) float64 {
+func etaFor(N, n int, s2, tau, share float64) float64 {
 	return 2 * share * tau / (energy.FPC(N, n) * s2)
 }
 
@@ -165,14 +165,14 @@ func ReadData(path string, opt dataset.Options) (*dataset.Data, error) {
 // lpWork bounds the work of one lp__ evaluation (per-example terms × p).
 const lpWork = 250_000
 
-// LogDensity is lp__, the log posterior up to a constant, for every draw.
+// logDensity is lp__, the log posterior up to a constant, for every draw.
 // Exactly −U(θ) while N·p ≤ lpWork; above, −(U_0(θ) + N/m Σ_{i∈S} U_i(θ))
 // over one subset S of m = ⌈lpWork/p⌉ examples drawn once (from the seed),
 // the same for every draw and chain: a smooth function of θ that tracks
 // −U, at O(m·p) a draw. The exact −U costs O(N·p) a draw: at N = 10⁶ and
 // p = 101 it would cost a hundred times the sampling itself. The function is
 // safe for concurrent use (it only reads).
-func LogDensity(lr energy.Terms, seed uint64) func([]float64) float64 {
+func logDensity(lr energy.Terms, seed uint64) func([]float64) float64 {
 	N, p := lr.Len(), lr.Dim()
 	if N*p <= lpWork {
 		u := energyOf(lr)
@@ -201,7 +201,7 @@ func LogDensity(lr energy.Terms, seed uint64) func([]float64) float64 {
 	}
 }
 
-// HotOptions are the settings of a hot level's automatic minibatch: the
+// hotOptions are the settings of a hot level's automatic minibatch: the
 // share of its noise budget that its gradient noise supplies, reported as
 // the spread averaged over the last check's window (Smooth), not the
 // draw's own. At the share's n the per-draw estimate scatters by about
@@ -213,6 +213,6 @@ func LogDensity(lr energy.Terms, seed uint64) func([]float64) float64 {
 // than its τ. The window's average does not scatter; on the breast-cancer
 // study it removed the hot chain's clamps and left the cold chain's
 // accuracy where it was (EXPERIMENTS.md, "fresgld, smoothed hot ŝ²").
-func HotOptions(share float64) variance.AutoOptions {
+func hotOptions(share float64) variance.AutoOptions {
 	return variance.AutoOptions{Share: share, Smooth: true}
 }

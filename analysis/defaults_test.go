@@ -42,14 +42,14 @@ func TestColdSize(t *testing.T) {
 		}
 	}
 	for _, eta := range []float64{1e-7, 1e-5, 1e-3} {
-		n, nstar, s2, err := ColdSize(l, [][]float64{zero}, eta, 1, 3)
+		n, nstar, s2, err := coldSize(l, [][]float64{zero}, eta, 1, 3)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if math.Abs(s2-S2) > tol || math.IsNaN(s2) {
 			t.Errorf("η = %v: S²_max %v, exact %v ± %v", eta, s2, S2, tol)
 		}
-		if want := variance.SizeFor(N, s2, eta, 1, ColdShare); nstar != want {
+		if want := variance.SizeFor(N, s2, eta, 1, coldShare); nstar != want {
 			t.Errorf("η = %v: n* = %v, the rule gives %v", eta, nstar, want)
 		}
 		if want := min(max(int(math.Ceil(nstar)), ColdMin), ColdMax); n != want {
@@ -57,16 +57,16 @@ func TestColdSize(t *testing.T) {
 		}
 		if n < int(math.Ceil(nstar)) {
 			// The step size that makes n meet the rule gives back n.
-			e := EtaFor(N, n, s2, 1, ColdShare)
-			if got := variance.SizeFor(N, s2, e, 1, ColdShare); math.Abs(got-float64(n)) > 1e-6*float64(n) {
+			e := etaFor(N, n, s2, 1, coldShare)
+			if got := variance.SizeFor(N, s2, e, 1, coldShare); math.Abs(got-float64(n)) > 1e-6*float64(n) {
 				t.Errorf("η = %v lowered to %v: the rule then asks n* = %v, not n = %d", eta, e, got, n)
 			}
 		}
 	}
 	// The three η above span the bounds: n = 100 (n* small), n* itself,
 	// and n = ColdMax (n* large), else the test checks less than it says.
-	lo, _, _, _ := ColdSize(l, [][]float64{zero}, 1e-7, 1, 3)
-	hi, _, _, _ := ColdSize(l, [][]float64{zero}, 1e-3, 1, 3)
+	lo, _, _, _ := coldSize(l, [][]float64{zero}, 1e-7, 1, 3)
+	hi, _, _, _ := coldSize(l, [][]float64{zero}, 1e-3, 1, 3)
 	if lo != ColdMin || hi != ColdMax {
 		t.Errorf("n at η = 1e-7 and 1e-3: %d and %d, want the bounds %d and %d", lo, hi, ColdMin, ColdMax)
 	}
@@ -79,12 +79,12 @@ func TestColdSize(t *testing.T) {
 // population sd of the U_i at θ.
 func TestLogDensity(t *testing.T) {
 	small, truth, _ := models.SyntheticLogistic(100, 5, 1, 2)
-	if got, want := LogDensity(small, 1)(truth), -small.U(truth); got != want {
+	if got, want := logDensity(small, 1)(truth), -small.U(truth); got != want {
 		t.Errorf("small data: lp__ %v, want −U = %v", got, want)
 	}
 	const N, p = 40_000, 10
 	l, truth, _ := models.SyntheticLogistic(N, p, 1, 3)
-	lp := LogDensity(l, 1)
+	lp := logDensity(l, 1)
 	m := float64((lpWork + p - 1) / p)
 	var s, s2 float64
 	for i := range N {

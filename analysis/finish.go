@@ -35,7 +35,7 @@ func Report(stdout, stderr io.Writer, dir *output.Dir, chains []*Chain, s *Summa
 		fmt.Fprintln(stdout, "figures:", note)
 	}
 	fmt.Fprintln(stdout, dir.Wrote())
-	return errors.Join(writeErr, err, StoppedError(*s, len(chains)))
+	return errors.Join(writeErr, err, stoppedError(*s, len(chains)))
 }
 
 // writeSummary writes summary.txt (the table), the figures and
@@ -166,8 +166,8 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 	return note, errors.Join(errs...)
 }
 
-// StoppedError reports the chains that stopped early; their draws are kept.
-func StoppedError(s Summary, n int) error {
+// stoppedError reports the chains that stopped early; their draws are kept.
+func stoppedError(s Summary, n int) error {
 	var errs []error
 	for _, c := range s.PerChain {
 		switch c.Status {

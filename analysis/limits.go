@@ -54,8 +54,8 @@ func RawScale(d *dataset.Data) error {
 	return nil
 }
 
-// InclusionCol names coefficient name's inclusion column.
-func InclusionCol(name string) string { return "inclusion_" + name }
+// inclusionCol names coefficient name's inclusion column.
+func inclusionCol(name string) string { return "inclusion_" + name }
 
 // generated reports whether a command's chain column is a generated
 // quantity (a function of a draw) rather than a parameter the sampler

@@ -85,7 +85,7 @@ func emptyChains(chains []*Chain) error {
 		pool = chains
 	}
 	// Chains with draws are pooled and the others reported (see
-	// SummarizeChains); only a merge with no draws at all is refused.
+	// summarizeChains); only a merge with no draws at all is refused.
 	var msgs []string
 	for _, c := range pool {
 		if len(c.Cols[0]) > 0 {
@@ -134,7 +134,7 @@ func Merge(files []string) (res *Result, skipped []string, err error) {
 	if err := emptyChains(chains); err != nil {
 		return nil, skipped, err
 	}
-	s, err := SummarizeChains(chains)
+	s, err := summarizeChains(chains)
 	if err != nil {
 		return nil, skipped, err
 	}

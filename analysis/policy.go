@@ -41,13 +41,13 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 		if curv.Mode != nil {
 			at = append(at, curv.Mode)
 		}
-		n, nstar, s2, err := ColdSize(m.Terms, at, o.Eta, 1, o.Seed)
+		n, nstar, s2, err := coldSize(m.Terms, at, o.Eta, 1, o.Seed)
 		if err != nil {
 			return curv, fmt.Errorf("automatic --batch: %w", err)
 		}
-		res.BatchRule = fmt.Sprintf("n = ⌈n*⌉ in [%d, %d]: n* = %.4g gives gradient noise %.0f%% of the budget 2τη at S²_max = %.4g", ColdMin, ColdMax, nstar, 100*ColdShare, s2)
+		res.BatchRule = fmt.Sprintf("n = ⌈n*⌉ in [%d, %d]: n* = %.4g gives gradient noise %.0f%% of the budget 2τη at S²_max = %.4g", ColdMin, ColdMax, nstar, 100*coldShare, s2)
 		if float64(n) < nstar && res.StepRule != "" {
-			o.Eta = EtaFor(N, n, s2, 1, ColdShare)
+			o.Eta = etaFor(N, n, s2, 1, coldShare)
 			res.StepRule += fmt.Sprintf("; lowered to η = %.4g, at which n = %d meets the batch rule", o.Eta, n)
 		}
 		o.Batch = n
@@ -77,16 +77,16 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 		return curv, fmt.Errorf("--swap-rate = %v with η = %v: the swap intensity a = rate/η overflows", o.SwapRate, o.Eta)
 	}
 	if ladder(o.Method) && o.Method != exchange.ReLDMethod { // reld swaps on exact energies
-		pilot := func(e exchange.Energies) (PilotResult, error) {
+		pilot := func(e exchange.Energies) (pilotResult, error) {
 			// Chain 1's stream whichever chains run, so that a chain's
 			// draws do not depend on the chains run beside it.
 			smp, err := buildSampler(m, *o, 1, e, map[int]*variance.AutoBatch{})
 			if err != nil {
-				return PilotResult{}, err
+				return pilotResult{}, err
 			}
-			return RunPilot(ctx, smp, o.SwapPilot)
+			return runPilot(ctx, smp, o.SwapPilot)
 		}
-		ch, err := ChooseSwapEnergies(o.SwapEnergies, N, o.Batch, o.ExactEvery, o.SwapRate, pilot)
+		ch, err := chooseSwapEnergies(o.SwapEnergies, N, o.Batch, o.ExactEvery, o.SwapRate, pilot)
 		if err != nil {
 			return curv, err
 		}

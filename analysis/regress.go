@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/models"
 	"gonum.org/v1/gonum/mat"
 )
@@ -42,9 +43,9 @@ type ExactDistance struct {
 	InclusionErrVar  string  `json:"max_inclusion_error_variable"`
 }
 
-// ResidualSD is the least-squares fit's residual standard error
+// residualSD is the least-squares fit's residual standard error
 // √(RSS/(N − p − 1)) on standardised data (the −1 for the centring).
-func ResidualSD(x, y []float64, N, p int) (float64, error) {
+func residualSD(x, y []float64, N, p int) (float64, error) {
 	if N <= p+1 {
 		return 0, fmt.Errorf("%d examples for %d coefficients: the least-squares fit leaves no residual degrees of freedom (need N > p + 1)", N, p)
 	}
@@ -124,8 +125,8 @@ func CompareExact(s Summary, names []string, exact *models.LinRegExact, withQuan
 		dist = &ExactDistance{MeanErr: -1, InclusionErr: -1}
 	}
 	for j, n := range names {
-		b, in := row[n], row[InclusionCol(n)]
-		if _, ok := row[InclusionCol(n)]; !ok { // the normal prior
+		b, in := row[n], row[inclusionCol(n)]
+		if _, ok := row[inclusionCol(n)]; !ok { // the normal prior
 			in.Mean, in.MCSEMean = 1, math.NaN()
 		}
 		c := CoefRow{Name: n, Mean: JSONNum(b.Mean), SD: JSONNum(b.SD), Inclusion: JSONNum(in.Mean), InclusionMCSE: JSONNum(in.MCSEMean)}
@@ -234,7 +235,7 @@ func RegressModel(lr *models.LinReg, names []string, pr models.SlabPrior) Model 
 	}
 	if !pr.Normal() {
 		for _, n := range names {
-			m.Generated = append(m.Generated, InclusionCol(n))
+			m.Generated = append(m.Generated, inclusionCol(n))
 		}
 		m.Generate = func(out, theta []float64) {
 			for j, b := range theta {
@@ -243,4 +244,42 @@ func RegressModel(lr *models.LinReg, names []string, pr models.SlabPrior) Model 
 		}
 	}
 	return m
+}
+
+// RegressionFit says how Regression built its model: the response's
+// standardisation and the noise sd, with how it was chosen.
+type RegressionFit struct {
+	ResponseMean, ResponseSD, NoiseSD float64
+	NoiseRule                         string
+}
+
+// Regression is the Bayesian linear regression of data d (read from path,
+// which errors name) with prior pr: the response standardised, the noise
+// sd sigma on that scale (0: the least-squares fit's residual standard
+// error).
+func Regression(path string, d *dataset.Data, sigma float64, pr models.SlabPrior) (*models.LinReg, RegressionFit, error) {
+	var fit RegressionFit
+	var err error
+	if fit.ResponseMean, fit.ResponseSD, err = d.StandardizeResponse(); err != nil {
+		return nil, fit, fmt.Errorf("--data %s: %w", path, err)
+	}
+	for _, n := range d.Names {
+		for _, o := range d.Names {
+			if inclusionCol(n) == o {
+				return nil, fit, fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", path, o, n)
+			}
+		}
+	}
+	fit.NoiseSD, fit.NoiseRule = sigma, "set by --noise-sd"
+	if sigma == 0 {
+		if fit.NoiseSD, err = residualSD(d.X, d.Y, d.N, d.P); err != nil {
+			return nil, fit, fmt.Errorf("--noise-sd auto: %w; give --noise-sd", err)
+		}
+		fit.NoiseRule = fmt.Sprintf("auto: the least-squares fit's residual standard error √(RSS/(N − p − 1)) = %.4g on the standardised scale", fit.NoiseSD)
+	}
+	lr, err := models.NewLinReg(d.X, d.Y, d.P, fit.NoiseSD, pr)
+	if err != nil {
+		return nil, fit, fmt.Errorf("%s: %w", path, err)
+	}
+	return lr, fit, nil
 }

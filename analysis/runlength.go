@@ -105,9 +105,9 @@ func (r RunLength) burnShort() string {
 
 // Fixed run length where the rule cannot apply (no posterior mode, or a
 // given η with ηλ_min outside (0, 1)).
-// FallbackBurn and FallbackThin are the run length when the rule cannot
+// fallbackBurn and fallbackThin are the run length when the rule cannot
 // be applied (no mode or λ_min, or ηλ_min outside (0, 1)).
-const FallbackBurn, FallbackThin = 2000, 2
+const fallbackBurn, fallbackThin = 2000, 2
 
 // setRunLength fills in the automatic burn and thin from the curvature at
 // the mode: the note for the summary and, when the budget cut the run, the
@@ -128,10 +128,10 @@ func (o *Options) setRunLength(m Model, curv Curvature) (note string, warn *Warn
 	burnAuto, thinAuto := o.Burn == Auto, o.Thin == 0
 	if !ok {
 		if burnAuto {
-			o.Burn = FallbackBurn
+			o.Burn = fallbackBurn
 		}
 		if thinAuto {
-			o.Thin = FallbackThin
+			o.Thin = fallbackThin
 		}
 		return fmt.Sprintf("fixed burn %d, thin %d: the rule needs %s0 < ηλ_min < 1 (λ_min = %.4g, η = %.4g)", o.Burn, o.Thin, need, curv.Lmin, o.Eta), nil
 	}

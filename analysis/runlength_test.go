@@ -135,7 +135,7 @@ func TestRunLengthMixes(t *testing.T) {
 // window-averaged spread (what that does is pinned in ./variance,
 // TestAutoBatchSmoothAfterFullWindow and TestAutoBatchTemperature).
 func TestHotOptions(t *testing.T) {
-	o := HotOptions(0.7)
+	o := hotOptions(0.7)
 	if !o.Smooth || o.Share != 0.7 || o.Min != 0 || o.Max != 0 || o.Every != 0 {
 		t.Errorf("hot options %+v: want the share 0.7, smoothed, other settings at AutoBatch's defaults", o)
 	}

@@ -140,11 +140,11 @@ func (c *Chain) status() string {
 	return StatusStopped
 }
 
-// PooledChains are the chains whose draws the table pools: every chain
+// pooledChains are the chains whose draws the table pools: every chain
 // with draws that finished, was interrupted or was killed, since each of
 // those draws was taken by a sound chain; a chain stopped by an error
 // (divergence, a NaN) is left out unless no other chain has draws.
-func PooledChains(chains []*Chain) []*Chain {
+func pooledChains(chains []*Chain) []*Chain {
 	var good, any []*Chain
 	for _, c := range chains {
 		if len(c.Cols) == 0 || len(c.Cols[0]) == 0 {
@@ -193,12 +193,12 @@ type ChainStop struct {
 	Error string `json:"error"`
 }
 
-// SummarizeChains pools the chains: every draw of every chain that
-// PooledChains keeps. Means, sds and quantiles are of all those draws; MCSE,
+// summarizeChains pools the chains: every draw of every chain that
+// pooledChains keeps. Means, sds and quantiles are of all those draws; MCSE,
 // ESS and R̂ of the equal-length layout diagLayout picks, which is all of
 // them when the chains have the same length (every run that was not
 // stopped early). An interrupt thus loses nothing already drawn.
-func SummarizeChains(chains []*Chain) (Summary, error) {
+func summarizeChains(chains []*Chain) (Summary, error) {
 	if len(chains) == 0 {
 		return Summary{}, fmt.Errorf("no chains")
 	}
@@ -224,7 +224,7 @@ func SummarizeChains(chains []*Chain) (Summary, error) {
 	}
 	s.Swaps = make([]PairRow, max(K-1, 0))
 	s.Clamped = make([]LevelRow, K)
-	used := PooledChains(chains)
+	used := pooledChains(chains)
 	var torn []int
 	for _, c := range chains {
 		st := c.status()

@@ -35,7 +35,7 @@ func TestSummaryPoolsUnequalChains(t *testing.T) {
 		{"diverged", []*Chain{fakeChain(1, 700, 0, intr), fakeChain(2, 400, 50, dv)}, []int{1}, []int{1}, 700},
 		{"none started", []*Chain{fakeChain(1, 0, 0, never), fakeChain(2, 0, 0, never)}, nil, nil, 0},
 	} {
-		s, err := SummarizeChains(c.chains)
+		s, err := summarizeChains(c.chains)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -110,7 +110,7 @@ func TestWarnings(t *testing.T) {
 	}
 	// Four chains of 1000 iid draws: bulk ESS near 4000, R̂ within
 	// 1 + O(1/√1000): no warning.
-	s, err := SummarizeChains(good())
+	s, err := summarizeChains(good())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestWarnings(t *testing.T) {
 	// A chain two sds off: R̂ far above 1.01.
 	cs := good()
 	cs[2] = fakeChain(3, 1000, 2, ok)
-	if s, _ := SummarizeChains(cs); !has(s.Warnings, "R̂ > 1.01 for 2 of 2 variables") {
+	if s, _ := summarizeChains(cs); !has(s.Warnings, "R̂ > 1.01 for 2 of 2 variables") {
 		t.Errorf("a shifted chain: warnings %q", s.Warnings)
 	}
 	// 90 draws a chain: bulk ESS about 360 < 400.
@@ -128,7 +128,7 @@ func TestWarnings(t *testing.T) {
 	for id := 1; id <= 4; id++ {
 		cs = append(cs, fakeChain(id, 90, 0, ok))
 	}
-	if s, _ := SummarizeChains(cs); !has(s.Warnings, "bulk ESS < 100 per chain") {
+	if s, _ := summarizeChains(cs); !has(s.Warnings, "bulk ESS < 100 per chain") {
 		t.Errorf("short chains: warnings %q", s.Warnings)
 	}
 	// 2% of level 2's steps clamped in one chain: 0.5% over four chains is
@@ -137,13 +137,13 @@ func TestWarnings(t *testing.T) {
 	cl := ok
 	cl.Clamped = []int64{0, 20}
 	cs[0].Stats = cl
-	if s, _ := SummarizeChains(cs); has(s.Warnings, "clamped") {
+	if s, _ := summarizeChains(cs); has(s.Warnings, "clamped") {
 		t.Errorf("0.5%% clamped: warnings %q", s.Warnings)
 	}
 	for _, c := range cs {
 		c.Stats = cl
 	}
-	if s, _ := SummarizeChains(cs); !has(s.Warnings, "level 2: 2.0% of steps clamped") {
+	if s, _ := summarizeChains(cs); !has(s.Warnings, "level 2: 2.0% of steps clamped") {
 		t.Errorf("2%% clamped: warnings %q", s.Warnings)
 	}
 	// One chain without a swap.
@@ -151,7 +151,7 @@ func TestWarnings(t *testing.T) {
 	ns := ok
 	ns.Accepts = []int{0}
 	cs[1].Stats = ns
-	if s, _ := SummarizeChains(cs); !has(s.Warnings, "no swap accepted in 1 of 4 chains") {
+	if s, _ := summarizeChains(cs); !has(s.Warnings, "no swap accepted in 1 of 4 chains") {
 		t.Errorf("a chain without swaps: warnings %q", s.Warnings)
 	}
 	// A diverged chain is reported and left out of the table.
@@ -159,14 +159,14 @@ func TestWarnings(t *testing.T) {
 	dv := ok
 	dv.Stopped = "level 1 diverged at step 500"
 	cs[3] = fakeChain(4, 250, 50, dv)
-	s, _ = SummarizeChains(cs)
+	s, _ = summarizeChains(cs)
 	if !has(s.Warnings, "chain 4 stopped after 1000 steps: level 1 diverged") || len(s.Chains) != 3 || s.Draws != 1000 || has(s.Warnings, "R̂") {
 		t.Errorf("a diverged chain: pooled %v × %d, warnings %q", s.Chains, s.Draws, s.Warnings)
 	}
 }
 
 func TestParamRowJSONRoundTrip(t *testing.T) {
-	s, err := SummarizeChains([]*Chain{fakeChain(1, 50, 0, chainStats{Clamped: []int64{0}}), fakeChain(2, 50, 0, chainStats{Clamped: []int64{0}})})
+	s, err := summarizeChains([]*Chain{fakeChain(1, 50, 0, chainStats{Clamped: []int64{0}}), fakeChain(2, 50, 0, chainStats{Clamped: []int64{0}})})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,17 +24,17 @@ type SwapChoice struct {
 	PilotCost   float64           `json:"pilot_evaluations,omitempty"`
 }
 
-// PilotResult is what a swap-energy pilot measured: the largest mean
+// pilotResult is what a swap-energy pilot measured: the largest mean
 // screen noise over the pairs and that pair's acceptance, the swap cost per
 // step (anchor passes, screens, confirmations) and all its evaluations.
-type PilotResult struct {
+type pilotResult struct {
 	Noise, Accept, SwapPerStep, Cost float64
 }
 
-// ChooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name)
+// chooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name)
 // by swapModeRule; pilot runs a short ladder under the given energies. It
 // is called only by auto when exact energies at every attempt are too dear.
-func ChooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(exchange.Energies) (PilotResult, error)) (SwapChoice, error) {
+func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(exchange.Energies) (pilotResult, error)) (SwapChoice, error) {
 	period := swapPeriod(N, n)
 	if every == 0 {
 		every = period
@@ -69,18 +69,18 @@ func ChooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 	return c, nil
 }
 
-// RunPilot steps the pilot ladder smp for steps steps (stopping with
+// runPilot steps the pilot ladder smp for steps steps (stopping with
 // ErrInterrupted once ctx is done) and measures what swapModeRule reads:
 // the noisiest pair's screen noise and acceptance, the swap cost per step
 // (swap energies and anchor passes) and all the pilot's evaluations.
-func RunPilot(ctx context.Context, smp *exchange.Sampler, steps int) (PilotResult, error) {
+func runPilot(ctx context.Context, smp *exchange.Sampler, steps int) (pilotResult, error) {
 	defer smp.Close()
 	for range steps {
 		if ctx.Err() != nil {
-			return PilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", ErrInterrupted)
+			return pilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", ErrInterrupted)
 		}
 		if err := smp.Step(); err != nil {
-			return PilotResult{}, err
+			return pilotResult{}, err
 		}
 	}
 	st := smp.Stats()
@@ -89,12 +89,12 @@ func RunPilot(ctx context.Context, smp *exchange.Sampler, steps int) (PilotResul
 		swap += l.Cost.Energy.Units + l.Cost.Anchor.Units
 	}
 	w := noisiestPair(st.Pairs)
-	return PilotResult{w.Noise, w.Rate(), swap / float64(steps), smp.Units()}, nil
+	return pilotResult{w.Noise, w.Rate(), swap / float64(steps), smp.Units()}, nil
 }
 
-// ReportSwaps measures the swap noise and cost over the chains into sum:
+// reportSwaps measures the swap noise and cost over the chains into sum:
 // the lines that say them and the warnings of noise-governed swaps.
-func ReportSwaps(chains []*Chain, sum *SwapSummary) (lines []string, warnings []Warning) {
+func reportSwaps(chains []*Chain, sum *SwapSummary) (lines []string, warnings []Warning) {
 	var ladders []exchange.Stats
 	for _, c := range chains {
 		ladders = append(ladders, c.Ladder)

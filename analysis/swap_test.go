@@ -10,36 +10,36 @@ import (
 func TestChooseSwapEnergiesRule(t *testing.T) {
 	pilotNoise, pilotSwap := 0.0, 1.0
 	calls := 0
-	pilot := func(e exchange.Energies) (PilotResult, error) {
+	pilot := func(e exchange.Energies) (pilotResult, error) {
 		calls++
 		if e.Mode != exchange.PairTaylorEnergies || e.AnchorEvery != 80 {
 			t.Errorf("pilot under %v, anchors every %d (want pair-taylor, 80)", e.Mode, e.AnchorEvery)
 		}
-		return PilotResult{pilotNoise, 0.3, pilotSwap, 1234}, nil
+		return pilotResult{pilotNoise, 0.3, pilotSwap, 1234}, nil
 	}
 	// Exact at every attempt is cheap: 2·10·0.1 = 2 ≤ 10/4.
-	c, err := ChooseSwapEnergies("auto", 10, 10, 0, 0.1, pilot)
+	c, err := chooseSwapEnergies("auto", 10, 10, 0, 0.1, pilot)
 	if err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 10 || calls != 0 {
 		t.Errorf("cheap exact: %+v, %v, %d pilot calls", c, err, calls)
 	}
 	// Dear: 2·100·0.1 = 20 > 10/4; the pilot decides.
 	pilotNoise = 0.4
-	if c, err = ChooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairTaylorEnergies || c.PilotCost != 1234 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairTaylorEnergies || c.PilotCost != 1234 {
 		t.Errorf("quiet pilot: %+v, %v", c, err)
 	}
 	// Quiet but dear: screens confirmed so often that swaps cost 6 > n/2.
 	pilotSwap = 6
-	if c, err = ChooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
 		t.Errorf("dear pilot: %+v, %v", c, err)
 	}
 	pilotNoise, pilotSwap = 3, 5
-	if c, err = ChooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
 		t.Errorf("noisy pilot: %+v, %v", c, err)
 	}
-	if c, err = ChooseSwapEnergies("pair", 100, 10, 7, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairEnergies || c.Energies.ExactEvery != 7 {
+	if c, err = chooseSwapEnergies("pair", 100, 10, 7, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairEnergies || c.Energies.ExactEvery != 7 {
 		t.Errorf("named mode: %+v, %v", c, err)
 	}
-	if _, err = ChooseSwapEnergies("bogus", 100, 10, 0, 0.1, pilot); err == nil || !strings.Contains(err.Error(), "--swap-energies") {
+	if _, err = chooseSwapEnergies("bogus", 100, 10, 0, 0.1, pilot); err == nil || !strings.Contains(err.Error(), "--swap-energies") {
 		t.Errorf("bad mode: %v", err)
 	}
 }

@@ -49,6 +49,19 @@ func runSize(burn, keep, thin, dim int) error {
 	return analysis.RunSize(burn, keep, thin, dim, false, false)
 }
 
+// runSizeAuto is runSize where --burn or --thin may be automatic: an
+// automatic one is checked at its least (burn 0, thin 1), named as
+// automatic in errors.
+func runSizeAuto(burn, keep, thin, dim int, burnAuto, thinAuto bool) error {
+	if burnAuto {
+		burn = 0
+	}
+	if thinAuto {
+		thin = 1
+	}
+	return analysis.RunSize(burn, keep, thin, dim, burnAuto, thinAuto)
+}
+
 // firstError returns the first non-nil error.
 func firstError(errs ...error) error {
 	for _, err := range errs {
@@ -59,62 +72,53 @@ func firstError(errs ...error) error {
 	return nil
 }
 
-// autoFloat is a flag that takes a number or "auto": the value is then
-// chosen by the command, and the choice is recorded, not a silent 0.
-type autoFloat struct {
-	v    *float64
+// autoValue is a flag that takes a value or "auto": the value is then
+// chosen by the command, and the choice is recorded, not a silent zero.
+type autoValue[T int | float64 | string] struct {
+	v    *T
 	auto *bool
 }
 
-func (a autoFloat) String() string {
+func (a autoValue[T]) String() string {
 	if a.auto == nil || *a.auto {
 		return "auto"
 	}
-	return strconv.FormatFloat(*a.v, 'g', -1, 64)
+	return fmt.Sprint(*a.v)
 }
 
-func (a autoFloat) Set(s string) error {
+func (a autoValue[T]) Set(s string) error {
+	var zero T
 	if s == "auto" {
-		*a.auto, *a.v = true, 0
+		*a.auto, *a.v = true, zero
 		return nil
 	}
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return fmt.Errorf("want a number or auto")
+	var v any
+	var err error
+	switch any(zero).(type) {
+	case int:
+		if v, err = strconv.Atoi(s); err != nil {
+			return fmt.Errorf("want an integer or auto")
+		}
+	case float64:
+		if v, err = strconv.ParseFloat(s, 64); err != nil {
+			return fmt.Errorf("want a number or auto")
+		}
+	default:
+		v = s
 	}
-	*a.auto, *a.v = false, x
+	*a.auto, *a.v = false, v.(T)
 	return nil
 }
 
-func (autoFloat) Type() string { return "number|auto" }
-
-// autoInt is autoFloat for an integer.
-type autoInt struct {
-	v    *int
-	auto *bool
-}
-
-func (a autoInt) String() string {
-	if a.auto == nil || *a.auto {
-		return "auto"
+func (a autoValue[T]) Type() string {
+	switch any(*new(T)).(type) {
+	case int:
+		return "int|auto"
+	case float64:
+		return "number|auto"
 	}
-	return strconv.Itoa(*a.v)
+	return "string|auto"
 }
-
-func (a autoInt) Set(s string) error {
-	if s == "auto" {
-		*a.auto, *a.v = true, 0
-		return nil
-	}
-	x, err := strconv.Atoi(s)
-	if err != nil {
-		return fmt.Errorf("want an integer or auto")
-	}
-	*a.auto, *a.v = false, x
-	return nil
-}
-
-func (autoInt) Type() string { return "int|auto" }
 
 // zeroIf sets *v to 0, the analysis options' "automatic", when auto.
 func zeroIf[T int | float64](v *T, auto bool) {

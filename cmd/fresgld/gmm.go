@@ -10,13 +10,9 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 
 	"github.com/spf13/cobra"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
 
-	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/variance"
@@ -45,7 +41,7 @@ type gmmFlags struct {
 	chainFlags
 	Out string `json:"-"`
 
-	Ladder ladderFlags `json:"ladder"`
+	Ladder analysis.Ladder `json:"ladder"`
 }
 
 // runSummary is the JSON summary of a sampling run.
@@ -98,10 +94,10 @@ func (f *gmmFlags) validate() error {
 	if err != nil {
 		return fmt.Errorf("--method: %w", err)
 	}
-	if err := f.Ladder.parse(m, f.SwapA); err != nil {
+	if err := f.Ladder.Parse(m, f.SwapA); err != nil {
 		return err
 	}
-	f.Levels = f.Ladder.k
+	f.Levels = f.Ladder.K()
 	if err := checkChainCount(f.chainFlags); err != nil {
 		return err
 	}
@@ -154,19 +150,59 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	}
 	ids, _ := f.chainFlags.ids()
 	mix := models.PaperMixture()
-	warn, err := stepStability(mix, f.Eta)
+	warn, err := analysis.MixtureStability(mix, f.Eta, checkStepStability)
 	if err != nil {
 		return err
 	}
 	if warn != "" {
 		fmt.Fprintln(cmd.ErrOrStderr(), "warning:", warn)
 	}
+	eta, err := f.schedule()
+	if err != nil {
+		return err
+	}
+	// From here on SIGINT and SIGTERM stop the work (tuning, sampling)
+	// within a step, keeping every draw taken; before, nothing is running
+	// that could be kept, and the signal ends the process at once.
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	cfgs, tunings := map[int]exchange.Config{}, map[int]*exchange.Adapted{}
+	build := f.builder(m, mix, eta, ctx.Done(), cfgs, tunings)
+	run, err := f.chainRun(cmd, build, mix)
+	if err != nil {
+		return err
+	}
+	res, err := analysis.Sample(ctx, run, ids)
+	// The chain files are closed and the summary files are written whole
+	// or not at all: from here a signal ends the process at once, rather
+	// than wait, unanswered, for the figures.
+	stop()
+	if err != nil {
+		return err
+	}
+	return f.report(cmd, res, mix, cfgs, tunings)
+}
+
+// maxRepeats bounds --repeats.
+const maxRepeats = 1 << 20
+
+// gmmLadderFlags are gmm's flags that only a ladder of levels reads.
+var gmmLadderFlags = []string{"tau2", "levels", "swaps", "window", "swap-a", "a1", "auto-levels", "auto-rounds", "auto-first", "auto-grow", "max-levels"}
+
+// checkStepStability is off only in the test of what a run does when its
+// chains diverge (TestGMMDivergence), which needs a step size that this
+// check would refuse.
+var checkStepStability = true
+
+// schedule is the step-size schedule the flags set: constant, or
+// decreasing from η_0 = eta. It also settles the fields the flags derive.
+func (f *gmmFlags) schedule() (langevin.Schedule, error) {
 	var eta langevin.Schedule = langevin.Constant{Step: f.Eta}
 	if f.DecayGamma != 0 {
 		// Written so that η_0 = eta: a = eta·b^γ.
 		eta = langevin.Decreasing{A: f.Eta * math.Pow(f.DecayB, f.DecayGamma), B: f.DecayB, Gamma: f.DecayGamma}
 		if err := eta.Validate(); err != nil {
-			return fmt.Errorf("--decay-gamma = %v: %w", f.DecayGamma, err)
+			return nil, fmt.Errorf("--decay-gamma = %v: %w", f.DecayGamma, err)
 		}
 	} else {
 		f.DecayB = 0
@@ -175,15 +211,14 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	if f.Variance == "known" {
 		f.Repeats, f.Period = 0, 0
 	}
-	// From here on SIGINT and SIGTERM stop the work (tuning, sampling)
-	// within a step, keeping every draw taken; before, nothing is running
-	// that could be kept, and the signal ends the process at once.
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
-	// build makes chain id's ladder: estimators, variance models and random
-	// streams of its own; with --levels auto it tunes the ladder first.
-	cfgs, tunings := map[int]exchange.Config{}, map[int]*exchange.Adapted{}
-	build := func(id int) (*exchange.Sampler, error) {
+	return eta, nil
+}
+
+// builder makes chain id's ladder: estimators, variance models and random
+// streams of its own; with --levels auto it tunes the ladder first,
+// recording each chain's configuration and tuning.
+func (f *gmmFlags) builder(m exchange.Method, mix models.Mixture, eta langevin.Schedule, stop <-chan struct{}, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted) func(int) (*exchange.Sampler, error) {
+	return func(id int) (*exchange.Sampler, error) {
 		cold, hot := models.PaperFixedNoise(mix)
 		setup := exchange.Setup{
 			Tau1: f.Tau1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta,
@@ -196,33 +231,22 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 			mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
 			setup.ColdVar, setup.HotVar = mk, mk
 		}
-		if _, err := m.Config(setup); err != nil { // every setting checked before tuning
-			return nil, err
-		}
-		inits, tuning, err := f.Ladder.ladder(m, &setup, []float64{0}, ctx.Done())
-		if err != nil {
-			return nil, err
-		}
-		cfg, err := m.Config(setup)
-		if err != nil {
-			return nil, err
-		}
-		if inits == nil {
-			inits = make([][]float64, len(cfg.Levels))
-			for l := range inits {
-				inits[l] = []float64{0}
-			}
-		}
+		smp, cfg, tuning, err := f.Ladder.Sampler(m, setup, []float64{0}, stop)
 		cfgs[id], tunings[id] = cfg, tuning
-		return exchange.New(cfg, inits)
+		return smp, err
 	}
+}
+
+// chainRun is the run of the chains build makes, with what their files
+// record.
+func (f *gmmFlags) chainRun(cmd *cobra.Command, build func(int) (*exchange.Sampler, error), mix models.Mixture) (analysis.ChainRun, error) {
 	settings, err := settingsOf(f)
 	if err != nil {
-		return err
+		return analysis.ChainRun{}, err
 	}
-	run := analysis.ChainRun{
+	return analysis.ChainRun{
 		Header:     analysis.ChainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
-		Names:      coordNames(1),
+		Names:      []string{"theta1"},
 		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
 		New:        build,
 		LogDensity: func(theta []float64) float64 { return -mix.U(theta) / f.Tau1 },
@@ -235,39 +259,23 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 		Cwd:        workingDir(),
 		Version:    buildVersion(),
 		Resume:     resuming,
-	}
-	res, err := analysis.Sample(ctx, run, ids)
-	// The chain files are closed and the summary files are written whole
-	// or not at all: from here a signal ends the process at once, rather
-	// than wait, unanswered, for the figures.
-	stop()
-	if err != nil {
-		return err
-	}
+	}, nil
+}
+
+// report prints the run's fit to the exact density, its ladders, table
+// and warnings, and writes the summary files.
+func (f *gmmFlags) report(cmd *cobra.Command, res *analysis.Result, mix models.Mixture, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted) error {
 	chains, wall, out := res.Chains, res.Wall, res.Dir()
 	sum := runSummary{Experiment: "gmm-fixed-noise", Settings: f, WallSeconds: wall.Seconds()}
-	// The distances to the exact density are of the draws the table pools.
-	var xs []float64
-	for _, c := range analysis.PooledChains(chains) {
-		xs = append(xs, c.Cols[len(c.Columns)-1]...)
-	}
 	var errs []error
-	fmt.Printf("%s: %d chain(s) in %v\n", f.Method, len(ids), wall.Round(time.Millisecond))
-	if len(xs) > 0 {
-		u := func(x float64) float64 { return mix.U([]float64{x}) }
-		exact := diag.Tempered1D(u, f.Tau1, -10, 10, 20000)
-		sum.Metrics = map[string]any{
-			"tv": exact.TV(xs, gmmBins), "tv_bins": gmmBins, "w1": exact.W1(xs),
-			"right_mode_weight": fractionAbove(xs, 0), "right_mode_weight_exact": 1 - exact.CDF(0),
-		}
-		fmt.Printf("pooled draws against the exact density: TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f)\n",
-			sum.Metrics["tv"], gmmBins, sum.Metrics["w1"], sum.Metrics["right_mode_weight"], sum.Metrics["right_mode_weight_exact"])
-		if err := densityFigure(out.File("density"), exact, xs, f.Method); err != nil {
-			errs = append(errs, err)
-		} else {
-			out.Record("density.png", "density.svg")
-		}
+	fmt.Printf("%s: %d chain(s) in %v\n", f.Method, len(chains), wall.Round(time.Millisecond))
+	// The distances to the exact density are of the draws the table pools.
+	metrics, line, err := analysis.MixtureFit(res, func(x float64) float64 { return mix.U([]float64{x}) }, f.Tau1, f.Method)
+	if line != "" {
+		sum.Metrics = metrics
+		fmt.Println(line)
 	}
+	errs = append(errs, err)
 	warns, err := analysis.LadderReport(os.Stdout, out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
 	errs = append(errs, err)
 	var ladderWarnings []analysis.Warning
@@ -276,76 +284,6 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	}
 	res.AddWarnings(ladderWarnings...)
 	sum.Summary = res.Summary
-	if err := errors.Join(append(errs, report(cmd, res, &sum))...); err != nil {
-		return err // an interrupted or stopped chain keeps its checkpoint
-	}
-	return nil
-}
-
-// maxRepeats bounds --repeats.
-const maxRepeats = 1 << 20
-
-// gmmBins is the number of equal bins on [−10, 10] over which TV is taken:
-// 0.33-wide bins, narrower than either mode's sd.
-const gmmBins = 60
-
-func fractionAbove(xs []float64, c float64) float64 {
-	n := 0
-	for _, x := range xs {
-		if x > c {
-			n++
-		}
-	}
-	return float64(n) / float64(len(xs))
-}
-
-func densityFigure(base string, exact diag.Grid1D, xs []float64, name string) error {
-	exy := make(plotter.XYs, 801)
-	for i := range exy {
-		exy[i].X = -8 + 14*float64(i)/800
-		exy[i].Y = exact.At(exy[i].X)
-	}
-	p, err := figure.Densities("Gaussian mixture, τ1 = 1: samples against the exact density", exy,
-		[]figure.Curve{{Name: name, XY: figure.Histogram(xs, -8, 6, 84)}})
-	if err != nil {
-		return err
-	}
-	return figure.Save(p, 7*vg.Inch, 4*vg.Inch, base)
-}
-
-// gmmLadderFlags are gmm's flags that only a ladder of levels reads.
-var gmmLadderFlags = []string{"tau2", "levels", "swaps", "window", "swap-a", "a1", "auto-levels", "auto-rounds", "auto-first", "auto-grow", "max-levels"}
-
-// checkStepStability is off only in the test of what a run does when its
-// chains diverge (TestGMMDivergence), which needs a step size that this
-// check would refuse.
-var checkStepStability = true
-
-// stepStability judges the step size η (the largest of a decreasing
-// schedule, its first) against the mixture's curvature before any
-// sampling. A Langevin step contracts along a direction of curvature λ
-// only if ηλ < 2, whatever the temperature, which scales the noise, not
-// the drift. U” of a Gaussian mixture is the components' precisions
-// averaged by their posterior weights minus the variance of the scores, so
-// it lies below λ_max = max 1/σ_k², and in the tails it tends to that of
-// the widest component, 1/max σ_k². Beyond 2 over the tails' curvature
-// every chain diverges: refused. Between 2/λ_max and that, the narrowest
-// component cannot hold a chain: a warning, since the run completes but
-// misses that mode.
-func stepStability(mix models.Mixture, eta float64) (warn string, err error) {
-	var lmax, ltail float64
-	for _, sd := range mix.SDs {
-		lmax = max(lmax, 1/(sd*sd))
-		if ltail == 0 || 1/(sd*sd) < ltail {
-			ltail = 1 / (sd * sd)
-		}
-	}
-	if eta*ltail > 2 && checkStepStability {
-		return "", fmt.Errorf("--eta = %v: η·λ = %.3g > 2 even at the curvature λ = %.3g of U's tails (its widest component): every Langevin step overshoots and the chains diverge; give --eta below %.3g (below %.3g = 2/λ_max to sample the narrowest mode too)",
-			eta, eta*ltail, ltail, 2/ltail, 2/lmax)
-	}
-	if eta*lmax > 2 {
-		return fmt.Sprintf("--eta = %v: η·λ_max = %.3g > 2 at the narrowest component (λ_max = %.3g): its mode cannot hold a chain, and the draws will miss it; give --eta below %.3g", eta, eta*lmax, lmax, 2/lmax), nil
-	}
-	return "", nil
+	// An interrupted or stopped chain keeps its checkpoint.
+	return errors.Join(append(errs, report(cmd, res, &sum))...)
 }

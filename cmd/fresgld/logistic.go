@@ -94,21 +94,21 @@ func init() {
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
-	fl.Var(autoFloat{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget, n in [100, 2048])")
-	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
+	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
+	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget, n in [100, 2048])")
+	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step, in (0, 1] (for no swaps at all, --method sgld)")
-	fl.Var(autoInt{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
+	fl.Var(autoValue[int]{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor (see above)")
 	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats, sparing the full passes such screens would ask for (0: never)")
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
 	f.BurnAuto, f.ThinAuto = true, true
-	fl.Var(autoInt{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation; see above)")
+	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation; see above)")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
-	fl.Var(autoInt{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: enough for a bulk ESS of 200 per chain in the slowest direction, within the default budget)")
+	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: enough for a bulk ESS of 200 per chain in the slowest direction, within the default budget)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/logistic", "output directory")
 	rootCmd.AddCommand(cmd)
@@ -130,7 +130,7 @@ func (f *logisticFlags) validate(cmd *cobra.Command) error {
 	if _, err := parseCorrection(f.Correction, m); err != nil {
 		return err
 	}
-	if err := firstError(checkChainCount(f.chainFlags), positive("--prior-sd", f.PriorSD), f.runSize(0)); err != nil {
+	if err := firstError(checkChainCount(f.chainFlags), positive("--prior-sd", f.PriorSD), runSizeAuto(f.Burn, f.Keep, f.Thin, 0, f.BurnAuto, f.ThinAuto)); err != nil {
 		return err
 	}
 	if p := 1 / (f.PriorSD * f.PriorSD); math.IsInf(p, 0) || p*minPriorSDRoom > math.MaxFloat64 {
@@ -140,19 +140,6 @@ func (f *logisticFlags) validate(cmd *cobra.Command) error {
 		return err
 	}
 	return f.options(cmd, m).Validate()
-}
-
-// runSize checks --burn, --keep and --thin for dim coordinates, automatic
-// values at their least.
-func (f *logisticFlags) runSize(dim int) error {
-	burn, thin := f.Burn, f.Thin
-	if f.BurnAuto {
-		burn = 0
-	}
-	if f.ThinAuto {
-		thin = 1
-	}
-	return analysis.RunSize(burn, f.Keep, thin, dim, f.BurnAuto, f.ThinAuto)
 }
 
 // minPriorSDRoom is the headroom the prior's precision 1/σ₀² must leave

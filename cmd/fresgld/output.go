@@ -1,11 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"strconv"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/spf13/cobra"
@@ -19,22 +16,6 @@ func report(cmd *cobra.Command, res *analysis.Result, full any) error {
 		return err // an interrupted or stopped chain keeps its checkpoint
 	}
 	return res.Finished()
-}
-
-// encodeJSON writes v to w as indented JSON.
-func encodeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// names returns θ1, θ2, ... for p coordinates.
-func coordNames(p int) []string {
-	n := make([]string, p)
-	for j := range n {
-		n[j] = "theta" + strconv.Itoa(j+1)
-	}
-	return n
 }
 
 // printLines prints each line on stdout.

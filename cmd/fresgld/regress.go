@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -80,21 +81,21 @@ func init() {
 	fl.StringVar(&f.Label, "label", "", "response column: header name or column number from 1 (required)")
 	fl.BoolVar(&f.NoHeader, "no-header", false, "the first line is data, not column names")
 	f.NoiseSDAuto = true
-	fl.Var(autoFloat{&f.NoiseSD, &f.NoiseSDAuto}, "noise-sd", "noise sd σ on the standardised scale (auto: the least-squares fit's residual standard error)")
+	fl.Var(autoValue[float64]{&f.NoiseSD, &f.NoiseSDAuto}, "noise-sd", "noise sd σ on the standardised scale (auto: the least-squares fit's residual standard error)")
 	fl.StringVar(&f.Prior, "prior", "spike-slab", "prior of each coefficient: normal or spike-slab")
 	fl.Float64Var(&f.SlabWeight, "slab-weight", defaultSlabWeight, "spike-and-slab: prior probability w of the slab")
 	fl.Float64Var(&f.SpikeSD, "spike-sd", defaultSpikeSD, "spike-and-slab: sd s0 of the spike")
 	fl.Float64Var(&f.SlabSD, "slab-sd", defaultSlabSD, "sd s1 of the slab (of the normal prior with --prior normal)")
 	fl.BoolVar(&f.Exact, "exact", false, "print the exact posterior's table and write it into summary.json (p ≤ 20)")
 	f.MethodAuto = true
-	fl.Var(autoString{&f.Method, &f.MethodAuto}, "method", "sampler: auto, sgld, corrected, resgld, mresgld, fresgld or csgld (auto: see above)")
+	fl.Var(autoValue[string]{&f.Method, &f.MethodAuto}, "method", "sampler: auto, sgld, corrected, resgld, mresgld, fresgld or csgld (auto: see above)")
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal or full")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.EtaAuto, f.BatchAuto, f.HotBatchAuto = true, true, true
-	fl.Var(autoFloat{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoInt{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: as logistic's)")
-	fl.Var(autoInt{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
+	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
+	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: as logistic's)")
+	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
 	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget its gradient noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor")
@@ -103,12 +104,12 @@ func init() {
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2")
 	f.CycleAuto = true
-	fl.Var(autoInt{&f.Cycle, &f.CycleAuto}, "cycle", "csgld: steps a cycle (auto: the run in 20 cycles)")
+	fl.Var(autoValue[int]{&f.Cycle, &f.CycleAuto}, "cycle", "csgld: steps a cycle (auto: the run in 20 cycles)")
 	fl.Float64Var(&f.Explore, "explore", 0.5, "csgld: share β of each cycle that explores without noise")
 	f.BurnAuto, f.ThinAuto = true, true
-	fl.Var(autoInt{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
+	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
-	fl.Var(autoInt{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: bulk ESS of 200 per chain in the slowest direction, within the budget)")
+	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: bulk ESS of 200 per chain in the slowest direction, within the budget)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/regress", "output directory")
 	rootCmd.AddCommand(cmd)
@@ -161,14 +162,14 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 	}
 	if !f.MethodAuto {
 		m, err := exchange.ParseMethod(f.Method)
-		if err != nil || !containsMethod(regressMethods, m) {
+		if err != nil || !slices.Contains(regressMethods, m) {
 			return fmt.Errorf("--method %q: want auto, sgld, corrected, resgld, mresgld, fresgld or csgld", f.Method)
 		}
 	}
 	if _, err := parseCorrection(f.Correction, f.method()); err != nil {
 		return err
 	}
-	if err := firstError(checkChainCount(f.chainFlags), f.runSize(1)); err != nil {
+	if err := firstError(checkChainCount(f.chainFlags), runSizeAuto(f.Burn, f.Keep, f.Thin, 1, f.BurnAuto, f.ThinAuto)); err != nil {
 		return err
 	}
 	if !(f.Explore >= 0 && f.Explore < 1) {
@@ -181,27 +182,6 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 		return err
 	}
 	return f.options(cmd, f.method(), 0).Validate()
-}
-
-func containsMethod(ms []exchange.Method, m exchange.Method) bool {
-	for _, x := range ms {
-		if x == m {
-			return true
-		}
-	}
-	return false
-}
-
-// runSize is logisticFlags.runSize for regress.
-func (f *regressFlags) runSize(dim int) error {
-	burn, thin := f.Burn, f.Thin
-	if f.BurnAuto {
-		burn = 0
-	}
-	if f.ThinAuto {
-		thin = 1
-	}
-	return runSize(burn, f.Keep, thin, dim)
 }
 
 // method is the sampler the flags ask for, --method auto resolved by the
@@ -324,8 +304,8 @@ func (f *regressFlags) unused(cmd *cobra.Command) error {
 	return nil
 }
 
-// model reads and standardises the data and builds the regression, with
-// the summary's description of both.
+// model reads the data and builds the regression, with the summary's
+// description of both.
 func (f *regressFlags) model(stderr io.Writer) (*regressSummary, *models.LinReg, error) {
 	d, err := analysis.ReadData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, Response: true})
 	if err != nil {
@@ -334,37 +314,19 @@ func (f *regressFlags) model(stderr io.Writer) (*regressSummary, *models.LinReg,
 	for _, w := range d.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
-	ym, ysd, err := d.StandardizeResponse()
-	if err != nil {
-		return nil, nil, fmt.Errorf("--data %s: %w", f.Data, err)
-	}
-	for _, n := range d.Names {
-		for _, o := range d.Names {
-			if analysis.InclusionCol(n) == o {
-				return nil, nil, fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", f.Data, o, n)
-			}
-		}
-	}
 	if f.Exact && d.P > models.MaxExactDim {
 		return nil, nil, fmt.Errorf("--exact: %d coefficients; the exact posterior enumerates 2^p inclusion patterns, p ≤ %d", d.P, models.MaxExactDim)
 	}
+	sigma := f.NoiseSD
+	zeroIf(&sigma, f.NoiseSDAuto)
 	pr := f.prior()
-	sum := &regressSummary{Settings: f, N: d.N, Names: d.Names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs,
-		ResponseMean: ym, ResponseSD: ysd, Prior: f.Prior, SlabWeight: pr.W, SpikeSD: pr.Spike, SlabSD: pr.Slab, NoiseRule: "set by --noise-sd"}
-	if f.NoiseSDAuto {
-		s, err := analysis.ResidualSD(d.X, d.Y, d.N, d.P)
-		if err != nil {
-			return nil, nil, fmt.Errorf("--noise-sd auto: %w; give --noise-sd", err)
-		}
-		f.NoiseSD = s
-		sum.NoiseRule = fmt.Sprintf("auto: the least-squares fit's residual standard error √(RSS/(N − p − 1)) = %.4g on the standardised scale", s)
-	}
-	sum.NoiseSD = f.NoiseSD
-	lr, err := models.NewLinReg(d.X, d.Y, d.P, f.NoiseSD, pr)
+	lr, fit, err := analysis.Regression(f.Data, d, sigma, pr)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", f.Data, err)
+		return nil, nil, err
 	}
-	return sum, lr, nil
+	f.NoiseSD = fit.NoiseSD
+	return &regressSummary{Settings: f, N: d.N, Names: d.Names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs, ResponseMean: fit.ResponseMean, ResponseSD: fit.ResponseSD,
+		Prior: f.Prior, SlabWeight: pr.W, SpikeSD: pr.Spike, SlabSD: pr.Slab, NoiseSD: fit.NoiseSD, NoiseRule: fit.NoiseRule}, lr, nil
 }
 
 // options are the analysis options the flags set; with csgld, the cycles
@@ -423,27 +385,3 @@ func (f *regressFlags) compare(sum *regressSummary, exact *models.LinRegExact) {
 		fmt.Println(sum.Distance.Line(f.Prior == "normal"))
 	}
 }
-
-// autoString is autoFloat for a name: "auto" leaves the choice to the
-// command, which records what it chose.
-type autoString struct {
-	v    *string
-	auto *bool
-}
-
-func (a autoString) String() string {
-	if a.auto == nil || *a.auto {
-		return "auto"
-	}
-	return *a.v
-}
-
-func (a autoString) Set(s string) error {
-	*a.auto, *a.v = s == "auto", s
-	if s == "auto" {
-		*a.v = ""
-	}
-	return nil
-}
-
-func (autoString) Type() string { return "string|auto" }

@@ -36,7 +36,7 @@ func ladderHeatCommand() *cobra.Command {
 			case s.MaxLevels > analysis.MaxLevels:
 				return fmt.Errorf("--max-levels = %d: at most %d", s.MaxLevels, analysis.MaxLevels)
 			}
-			if err := tuneSteps("--rounds", "--first", s.Rounds, s.First); err != nil {
+			if err := analysis.TuneSteps("--rounds", "--first", s.Rounds, s.First); err != nil {
 				return err
 			}
 			res, _, err := o.dirs(cmd, "")
