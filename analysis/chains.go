@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -323,7 +324,9 @@ type chainSink struct {
 // Stop: the run ends before the next step, so every step taken is recorded.
 // A due checkpoint, and the last step's, is written after the step's draw.
 func (k *chainSink) Observe(step int, s *exchange.Sampler) error {
-	k.record(step, s)
+	if err := k.record(step, s); err != nil {
+		return err
+	}
 	if k.ck != nil && (step == k.plan.Steps() || k.due.Load()) {
 		k.due.Store(false)
 		return k.writeCheckpoint(step)
@@ -331,7 +334,11 @@ func (k *chainSink) Observe(step int, s *exchange.Sampler) error {
 	return nil
 }
 
-func (k *chainSink) record(step int, s *exchange.Sampler) {
+// record writes the draw of a retained step. A draw whose lp__ is not
+// finite stops the chain unwritten: the model's energy failed there (a
+// model process that died on the request), and one NaN would spoil the
+// summary of every draw before it.
+func (k *chainSink) record(step int, s *exchange.Sampler) error {
 	// The clock is read twice a chain, at its first step and at the end
 	// of burn-in: the first step's own time is not counted as warm-up.
 	if step == 1 && k.prior == 0 {
@@ -341,7 +348,7 @@ func (k *chainSink) record(step int, s *exchange.Sampler) {
 		k.warm = time.Since(k.start)
 	}
 	if _, ok := k.plan.Retained(step); !ok || k.sample != nil && !k.sample(step) {
-		return
+		return nil
 	}
 	theta := s.State(0)
 	swaps := 0
@@ -352,6 +359,9 @@ func (k *chainSink) record(step int, s *exchange.Sampler) {
 	k.row[0] = 0
 	if k.lp != nil {
 		k.row[0] = k.lp(theta)
+		if math.IsNaN(k.row[0]) || math.IsInf(k.row[0], 0) {
+			return fmt.Errorf("lp__ of the draw at step %d is %v: the model's energy is not finite there", step, k.row[0])
+		}
 	}
 	k.row[1], k.row[2] = float64(swaps-k.swaps), float64(clamped-k.clamped)
 	k.swaps, k.clamped = swaps, clamped
@@ -366,6 +376,7 @@ func (k *chainSink) record(step int, s *exchange.Sampler) {
 	for j, x := range k.row {
 		k.c.Cols[j] = append(k.c.Cols[j], x)
 	}
+	return nil
 }
 
 // ErrInterrupted is the error of a run stopped by its context (SIGINT or

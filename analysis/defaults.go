@@ -181,6 +181,17 @@ func logDensity(lr energy.Terms, seed uint64) func([]float64) float64 {
 	m := (lpWork + p - 1) / p
 	idx := rand.New(rand.NewPCG(seed, 1<<41)).Perm(N)[:m]
 	scale := float64(N) / float64(m)
+	if _, ok := lr.(energy.BatchTerms); ok {
+		// One batch a draw: for a model in another process, one round trip.
+		sub := make([]int32, m)
+		for k, i := range idx {
+			sub[k] = int32(i)
+		}
+		return func(theta []float64) float64 {
+			u, _ := energy.EnergyOn(lr, nil, theta, sub)
+			return -u
+		}
+	}
 	return func(theta []float64) float64 {
 		var u float64
 		for _, i := range idx {

@@ -5,35 +5,14 @@ import (
 	"github.com/fresgld/fresgld/mala"
 )
 
-// energyOf is U(θ) of t: its own U when it has one (a fast path), else the
-// prior plus every term.
+// energyOf is U(θ) of t: its own U when it has one (a fast path), else
+// energy.Sum, the prior plus every term (one batch for an
+// energy.BatchTerms, such as a model in another process).
 func energyOf(t energy.Terms) func(theta []float64) float64 {
 	if e, ok := t.(interface{ U([]float64) float64 }); ok {
 		return e.U
 	}
-	return fullEnergy{t}.U
-}
-
-// fullEnergy is the exact energy of Terms: the prior plus every term.
-type fullEnergy struct{ energy.Terms }
-
-func (f fullEnergy) U(theta []float64) float64 {
-	u := f.Prior(nil, theta)
-	for i := range f.Len() {
-		u += f.Term(nil, theta, i)
-	}
-	return u
-}
-
-func (f fullEnergy) Grad(grad, theta []float64) {
-	f.Prior(grad, theta)
-	g := make([]float64, len(grad))
-	for i := range f.Len() {
-		f.Term(g, theta, i)
-		for j, v := range g {
-			grad[j] += v
-		}
-	}
+	return func(theta []float64) float64 { return energy.Sum(t, theta) }
 }
 
 // curvature is the model's own Curvature, or the generic one: the mode by
@@ -43,7 +22,7 @@ func (m Model) curvature(seed uint64) (Curvature, error) {
 	if m.Curvature != nil {
 		return m.Curvature(seed)
 	}
-	var e energy.Energy = fullEnergy{m.Terms}
+	var e energy.Energy = energy.NewFull(m.Terms)
 	if own, ok := m.Terms.(energy.Energy); ok {
 		e = own
 	}

@@ -13,7 +13,8 @@ type BatchTerms interface {
 	// example, 0 … N−1 in order) of v_i = U_i(x), or, when y is non-nil, of
 	// the differences v_i = U_i(x) − U_i(y); and of their gradients when
 	// m.G is non-nil (the squares GSq only when m.GSq is non-nil). It must
-	// not keep x, y or idx.
+	// not keep x, y or idx, and, like Term, be safe for concurrent use:
+	// chains that share the model call it at once.
 	Batch(m *Moments, x, y []float64, idx []int32)
 }
 
@@ -37,7 +38,8 @@ type Moments struct {
 // PerTerm answers batches by one Term call per example (two for a
 // difference), summing in the order of idx: the reference a BatchTerms is
 // tested against, and what one may delegate to. Its sums are those the
-// estimators make from Term alone, bit for bit.
+// estimators make from Term alone, bit for bit. It keeps scratch buffers:
+// not safe for concurrent use.
 type PerTerm struct {
 	Terms
 	g, gy []float64

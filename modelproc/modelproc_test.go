@@ -318,3 +318,36 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 	}
 }
+
+// Chains share one model: requests from several goroutines at once are
+// served one at a time, each getting its own answer (run with -race).
+func TestConcurrentRequests(t *testing.T) {
+	const N, p = 40, 3
+	model := synth(N, p)
+	m := start(t, "serve", N, p, Options{})
+	errs := make(chan error, 4)
+	for g := range 4 {
+		go func() {
+			in := energy.NewPerTerm(model) // its buffers are its own
+			x := []float64{0.1 * float64(g), -0.2, 0.3}
+			idx := []int32{int32(g), int32(g + 7), int32(g + 20)}
+			for range 50 {
+				a := &energy.Moments{G: make([]float64, p), GSum: make([]float64, p), GSq: make([]float64, p)}
+				b := &energy.Moments{G: make([]float64, p), GSum: make([]float64, p), GSq: make([]float64, p)}
+				in.Batch(a, x, nil, idx)
+				m.Batch(b, x, nil, idx)
+				ua, ub := in.Prior(nil, x), m.Prior(nil, x)
+				if fmt.Sprint(*a, ua) != fmt.Sprint(*b, ub) {
+					errs <- fmt.Errorf("goroutine %d: %v %v, want %v %v", g, *b, ub, *a, ua)
+					return
+				}
+			}
+			errs <- nil
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/modelproc"
+	"github.com/fresgld/fresgld/output"
+)
+
+// sampleFlags are the settings of a run on a model in another process.
+type sampleFlags struct {
+	ModelCmd     string        `json:"model_cmd"`
+	Timeout      time.Duration `json:"-"` // changes no draw
+	Method       string        `json:"method"`
+	Seed         uint64        `json:"seed"`
+	Tau2         float64       `json:"tau2"`
+	Levels       int           `json:"levels"`
+	Eta          float64       `json:"eta"`
+	EtaAuto      bool          `json:"eta_automatic"`
+	Batch        int           `json:"batch"`
+	BatchAuto    bool          `json:"batch_automatic"`
+	SwapEnergies string        `json:"swap_energies"`
+	Burn         int           `json:"burn"`
+	BurnAuto     bool          `json:"burn_automatic"`
+	Keep         int           `json:"keep"`
+	Thin         int           `json:"thin"`
+	ThinAuto     bool          `json:"thin_automatic"`
+	chainFlags
+	Out string `json:"-"`
+}
+
+func init() {
+	f := &sampleFlags{}
+	cmd := &cobra.Command{
+		Use:   "sample",
+		Short: "sample the posterior of a model in any language, run as a process",
+		Long:  help("sample"),
+		Args:  cobra.NoArgs,
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runSample(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.ModelCmd, "model-cmd", "", "command that runs the model process, e.g. 'python3 model.py data.csv' (required)")
+	fl.DurationVar(&f.Timeout, "model-timeout", modelproc.DefaultTimeout, "longest wait for any one reply of the model, its handshake included")
+	fl.StringVar(&f.Method, "method", "fresgld", methodHelp)
+	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
+	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
+	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2")
+	f.EtaAuto, f.BatchAuto, f.BurnAuto, f.ThinAuto = true, true, true, true
+	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
+	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget)")
+	fl.StringVar(&f.SwapEnergies, "swap-energies", "exact", "swap energies: exact, pair, minibatch, draw, auto, cv, pair-cv, taylor or pair-taylor (see fresgld logistic --help; the modes with anchors ask for them example by example, a round trip each)")
+	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
+	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
+	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto)")
+	addChainFlags(fl, &f.chainFlags)
+	fl.StringVar(&f.Out, "out", "out/sample", "output directory")
+	rootCmd.AddCommand(cmd)
+}
+
+// validate checks the flags before the model starts.
+func (f *sampleFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
+	if f.ModelCmd == "" {
+		return "", errors.New("--model-cmd: no command given (e.g. --model-cmd 'python3 model.py data.csv')")
+	}
+	if f.Timeout <= 0 {
+		return "", fmt.Errorf("--model-timeout = %v: must be positive", f.Timeout)
+	}
+	m, err := exchange.ParseMethod(f.Method)
+	if err != nil {
+		return "", fmt.Errorf("--method: %w", err)
+	}
+	burn, thin := f.Burn, f.Thin
+	if f.BurnAuto {
+		burn = 0
+	}
+	if f.ThinAuto {
+		thin = 1
+	}
+	return m, firstError(checkChainCount(f.chainFlags), checkChainFlag(cmd.Flags(), f.chainFlags),
+		analysis.RunSize(burn, f.Keep, thin, 0, f.BurnAuto, f.ThinAuto), output.Check(f.Out))
+}
+
+func runSample(cmd *cobra.Command, f *sampleFlags) error {
+	method, err := f.validate(cmd)
+	if err != nil {
+		return err
+	}
+	o := f.options(cmd, method)
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	m, err := modelproc.Start(f.ModelCmd, modelproc.Options{Timeout: f.Timeout, Stderr: cmd.ErrOrStderr()})
+	if err != nil {
+		return fmt.Errorf("--model-cmd: %w", err)
+	}
+	defer m.Close()
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	res, err := analysis.Run(ctx, analysis.Model{Terms: m, Names: m.Names()}, o)
+	stop()
+	if err != nil {
+		return modelError(m, err)
+	}
+	if m.Err() != nil {
+		blameModel(&res.Summary)
+	}
+	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs:\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds())
+	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Summary: res.Summary}
+	if res.Swap != nil {
+		sum.SwapSummary = *res.Swap
+	}
+	return modelError(m, report(cmd, res, &sum))
+}
+
+// sampleSummary is summary.json of a sample run.
+type sampleSummary struct {
+	Settings    *sampleFlags `json:"settings"`
+	N           int          `json:"examples"`
+	Names       []string     `json:"parameters_named"`
+	WallSeconds float64      `json:"wall_seconds"`
+	analysis.SwapSummary
+	analysis.Summary
+}
+
+// blameModel gives the chains' stop warnings of a run whose model failed
+// their true remedy: they stopped on the NaN the failed model answered,
+// not on their step size.
+func blameModel(s *analysis.Summary) {
+	const remedy = "the model process failed (its error follows)"
+	for i, w := range s.Details {
+		if w.Code == "stopped" {
+			s.Details[i].Message = strings.TrimSuffix(w.Message, w.Remedy) + remedy
+			s.Details[i].Remedy = remedy
+			s.Warnings[i] = s.Details[i].Message
+		}
+	}
+}
+
+// options are the analysis options the flags set (0 or analysis.Auto where
+// automatic).
+func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analysis.Options {
+	o := analysis.DefaultOptions()
+	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "sample", method, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
+	o.Keep, o.Out, o.Log = f.Keep, f.Out, cmd.ErrOrStderr()
+	o.Chains, _ = f.chainFlags.ids()
+	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
+	o.Args, o.Cwd, o.Version = runArgs(cmd), workingDir(), buildVersion()
+	if !f.EtaAuto {
+		o.Eta = f.Eta
+	}
+	if !f.BatchAuto {
+		o.Batch = f.Batch
+	}
+	if !f.BurnAuto {
+		o.Burn = f.Burn
+	}
+	if !f.ThinAuto {
+		o.Thin = f.Thin
+	}
+	o.Settings = f.settings
+	return o
+}
+
+// settings are the chain CSVs' settings lines: the flags, the model command
+// among them, with the values the run uses.
+func (f *sampleFlags) settings(o analysis.Options) [][2]string {
+	g := *f
+	g.Eta, g.Batch, g.Burn, g.Thin = o.Eta, o.Batch, o.Burn, o.Thin
+	s, _ := settingsOf(&g)
+	if mode := o.SwapMode(); mode != "" {
+		s = append(s, [2]string{"swap_energies_used", mode})
+	}
+	return s
+}
+
+// modelError puts the model's own failure, if it had one, before err: the
+// sampler saw only the NaN it answered after it.
+func modelError(m *modelproc.Model, err error) error {
+	merr := m.Err()
+	switch {
+	case merr == nil:
+		return err
+	case err == nil:
+		return merr
+	}
+	return fmt.Errorf("%w\nthe run stopped on it: %v", merr, err)
+}

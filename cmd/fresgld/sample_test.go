@@ -1,0 +1,190 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/modelproc"
+	"github.com/fresgld/fresgld/models"
+)
+
+// The test binary doubles as a model process: with FRESGLD_TEST_MODEL set
+// it serves a logistic regression over the protocol and, with
+// FRESGLD_TEST_DIE_AFTER = k, exits after its k-th batch.
+func TestMain(m *testing.M) {
+	if os.Getenv("FRESGLD_TEST_MODEL") != "" {
+		os.Exit(serveTestModel())
+	}
+	os.Exit(m.Run())
+}
+
+func testModel() *models.Logistic {
+	l, _, err := models.SyntheticLogistic(200, 3, 1, 5)
+	if err != nil {
+		panic(err)
+	}
+	return l
+}
+
+// dying exits the process at its k-th batch, as a crashing model would.
+type dying struct {
+	energy.BatchTerms
+	k int
+}
+
+func (d *dying) Batch(m *energy.Moments, x, y []float64, idx []int32) {
+	if d.k--; d.k == 0 {
+		fmt.Fprintln(os.Stderr, "the test model crashes on purpose")
+		os.Exit(3)
+	}
+	d.BatchTerms.Batch(m, x, y, idx)
+}
+
+func serveTestModel() int {
+	var t energy.Terms = testModel()
+	if k, _ := strconv.Atoi(os.Getenv("FRESGLD_TEST_DIE_AFTER")); k > 0 {
+		t = &dying{energy.NewPerTerm(t), k}
+	}
+	if err := modelproc.Serve(t, []string{"a", "b", "c"}, true, os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	return 0
+}
+
+func testModelCmd(dieAfter int) string {
+	return fmt.Sprintf("FRESGLD_TEST_MODEL=1 FRESGLD_TEST_DIE_AFTER=%d exec '%s'", dieAfter, os.Args[0])
+}
+
+// draws counts the draws of a chain CSV: its lines that are neither
+// comments nor the header.
+func draws(t *testing.T, path string) int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := -1 // the header
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" && !strings.HasPrefix(l, "#") {
+			n++
+		}
+	}
+	return n
+}
+
+// A model process runs a whole analysis: the chains' files hold every
+// draw under the model's parameter names.
+func TestSampleGoModel(t *testing.T) {
+	out := t.TempDir()
+	if err := run(t, "sample", "--model-cmd", testModelCmd(0), "--keep", "200", "--chains", "2", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []string{"chain-1.csv", "chain-2.csv"} {
+		if n := draws(t, filepath.Join(out, c)); n != 200 {
+			t.Errorf("%s: %d draws, want 200", c, n)
+		}
+	}
+	head, err := os.ReadFile(filepath.Join(out, "chain-1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "#   model_cmd = " + testModelCmd(0) + "\n"; !strings.Contains(string(head), want) {
+		t.Errorf("chain-1.csv does not record the model command: no line %q", want)
+	}
+	sum, err := os.ReadFile(filepath.Join(out, "summary.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"lp__", "a ", "b ", "c "} {
+		if !strings.Contains(string(sum), "\n"+name) {
+			t.Errorf("summary.txt has no row %q:\n%s", name, sum)
+		}
+	}
+}
+
+// A model that dies in the middle of the run stops it with an error that
+// names the request and quotes the model's last words, and the draws taken
+// before are kept and summarised.
+func TestSampleModelDies(t *testing.T) {
+	out := t.TempDir()
+	err := run(t, "sample", "--model-cmd", testModelCmd(1500), "--keep", "2000", "--burn", "200", "--thin", "1", "--chains", "1", "--out", out)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{"request terms", "examples at θ = [", "exited (exit status 3)", "the test model crashes on purpose"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	sum, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatalf("no summary of the draws taken: %v", err)
+	}
+	if regexp.MustCompile(`stopped after [^"]*lower --eta`).Match(sum) || !strings.Contains(string(sum), "the model process failed") {
+		t.Errorf("summary.json blames the chain's stop on the step size, not the model:\n%s", sum)
+	}
+	if n := draws(t, filepath.Join(out, "chain-1.csv")); n < 1 || n >= 2000 {
+		t.Errorf("chain-1.csv holds %d draws, want some but not all 2000", n)
+	}
+}
+
+// Bad flags are refused before any model starts.
+func TestSampleFlags(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--model-cmd: no command given"},
+		{[]string{"--model-cmd", "true", "--model-timeout", "0s"}, "--model-timeout = 0s"},
+		{[]string{"--model-cmd", "echo nonsense"}, `--model-cmd: model process "echo nonsense": request handshake`},
+		// Refused before the model runs: a model that ran would not say this.
+		{[]string{"--model-cmd", "echo nonsense", "--tau2", "0.5"}, "--tau2 = 0.5"},
+		{[]string{"--model-cmd", "echo nonsense", "--swap-energies", "bogus"}, `--swap-energies: unknown swap-energy mode "bogus"`},
+	} {
+		err := run(t, append([]string{"sample", "--out", t.TempDir()}, c.args...)...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%v: error %v, want one saying %q", c.args, err, c.want)
+		}
+	}
+}
+
+// The Python and R examples of docs/model-protocol.md sample end to end
+// where their interpreters are installed.
+func TestSampleScripts(t *testing.T) {
+	l := testModel()
+	var csv strings.Builder
+	csv.WriteString("a,b,c,y\n")
+	for i := range l.Len() {
+		for _, v := range l.Row(i) {
+			csv.WriteString(strconv.FormatFloat(v, 'g', -1, 64) + ",")
+		}
+		fmt.Fprintf(&csv, "%v\n", l.Y[i])
+	}
+	data := filepath.Join(t.TempDir(), "data.csv")
+	if err := os.WriteFile(data, []byte(csv.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dir, _ := filepath.Abs("../../examples/protocol")
+	for _, c := range []struct{ program, script string }{{"python3", "logistic.py"}, {"Rscript", "logistic.R"}} {
+		t.Run(c.program, func(t *testing.T) {
+			if _, err := exec.LookPath(c.program); err != nil {
+				t.Skipf("%s is not installed: its example is not run", c.program)
+			}
+			out := t.TempDir()
+			cmd := fmt.Sprintf("%s '%s' '%s'", c.program, filepath.Join(dir, c.script), data)
+			if err := run(t, "sample", "--model-cmd", cmd, "--keep", "100", "--chains", "1", "--burn", "200", "--thin", "1", "--out", out); err != nil {
+				t.Fatal(err)
+			}
+			if n := draws(t, filepath.Join(out, "chain-1.csv")); n != 100 {
+				t.Errorf("%d draws, want 100", n)
+			}
+		})
+	}
+}
