@@ -15,13 +15,15 @@ import (
 
 	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/output"
+	"github.com/fresgld/fresgld/report"
 )
 
 // finishChains summarises the chains into *sum, prints the table on stdout
 // and the warnings (extra ones first) on stderr, and writes summary.txt
-// (the table), summary.json (full, which holds *sum) and the chain figures
-// into dir. It returns an error when a chain stopped early or a file could
-// not be written; everything that could be written is.
+// (the table), summary.json (full, which holds *sum), the chain figures
+// and report.html (all of them in one page) into dir. It returns an error
+// when a chain stopped early or a file could not be written; everything
+// that could be written is.
 func finishChains(stderr io.Writer, dir *output.Dir, chains []*stanChain, sum *chainsSummary, full any, writeErr error, extra []string) error {
 	s, err := summarizeChains(chains)
 	if err != nil {
@@ -46,6 +48,8 @@ func finishChains(stderr io.Writer, dir *output.Dir, chains []*stanChain, sum *c
 		errs = append(errs, err)
 	}
 	errs = append(errs, dir.WriteFile("summary.json", func(w io.Writer) error { return encodeJSON(w, full) }))
+	errs = append(errs, report.WriteDir(dir.Path()))
+	dir.Record(report.FileName)
 	fmt.Println(dir.Wrote())
 	return errors.Join(append(errs, stoppedError(s, len(chains)))...)
 }

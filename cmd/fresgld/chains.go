@@ -74,7 +74,7 @@ func chainFile(dir string, id int) string { return filepath.Join(dir, chainName(
 
 // summaryOutputs are the files finishChains writes.
 func summaryOutputs() []string {
-	out := []string{"summary.txt", "summary.json"}
+	out := []string{"summary.txt", "summary.json", "report.html"}
 	for _, f := range []string{"trace", "ranks", "marginals", "replicas"} {
 		out = append(out, f+".png", f+".svg")
 	}
