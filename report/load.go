@@ -64,8 +64,18 @@ type summary struct {
 	Warnings []string `json:"warnings"`
 }
 
-// UnmarshalJSON reads a row as summary.json writes it: {"variable": name,
+// MarshalJSON writes the row as summary.json has it: {"variable": name,
 // ...the Summary's fields}.
+func (v Variable) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(v.Summary)
+	if err != nil {
+		return nil, err
+	}
+	n, _ := json.Marshal(v.Name)
+	return append(append(append([]byte(`{"variable":`), n...), ','), b[1:]...), nil
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
 func (v *Variable) UnmarshalJSON(b []byte) error {
 	var n struct {
 		Variable string `json:"variable"`
