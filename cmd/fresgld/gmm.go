@@ -72,8 +72,9 @@ quantiles, bulk and tail ESS, R̂), swap acceptance, clamped steps and cost,
 with warnings on stderr, and writes into --out: chain-<c>.csv per chain in
 CmdStan's CSV layout, summary.txt (the table), summary.json (the table, and
 the TV and W1 distances of the pooled draws to the exact density), the chain
-figures (trace, ranks, marginals, replicas) and a density plot against the
-exact density (density.png, density.svg). Draws are written as they are
+figures (trace, ranks, marginals, replicas), a density plot against the
+exact density (density.png, density.svg) and report.html: all of it in one
+page with nothing outside it, for a browser. Draws are written as they are
 taken: after an error, Ctrl-C or SIGTERM the files hold every draw taken.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runGMM(cmd, f) },

@@ -129,10 +129,13 @@ them with rstan::read_stan_csv, cmdstanr or ArviZ; pool the outputs of
 separate runs with fresgld merge), summary.txt (the table), summary.json
 (settings, the table, swap and clamp counts, cost, wall time, the
 standardisation's means and sds) and figures: trace, ranks (rank histograms),
-marginals and replicas (which replica sits at each level), as PNG and SVG.
-Draws are written as they are taken: after an error, Ctrl-C (SIGINT) or
-SIGTERM the files hold every draw taken; after kill -9, the chain CSVs hold
-all but the last second's.
+marginals and replicas (which replica sits at each level), as PNG and SVG,
+and report.html: the settings, the table, the warnings, the swap and clamp
+statistics, the cost and the figures in one page with nothing outside it
+(no network, no other file), to open in a browser or send on. Draws are
+written as they are taken: after an error, Ctrl-C (SIGINT) or SIGTERM the
+files hold every draw taken; after kill -9, the chain CSVs hold all but the
+last second's.
 
 Swap energies (--swap-energies): draw (each chain's minibatch with the
 penalty rule, variance from the same draw: noise-driven at small n),

@@ -30,12 +30,12 @@ cluster array job each running one chain (--chain c), and prints the table a
 single run of all those chains prints: the same numbers, byte for byte. Each
 argument is a run's output directory (its chain-*.csv files are read) or one
 chain's CSV file. The chains must come from the same command and settings and
-carry distinct chain ids. With --out it also writes summary.txt, summary.json
-and the chain figures there.`,
+carry distinct chain ids. With --out it also writes summary.txt, summary.json,
+the chain figures and report.html (all of them in one page) there.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runMerge(cmd, args, out) },
 	}
-	cmd.Flags().StringVar(&out, "out", "", "directory for summary.txt, summary.json and figures (default: print only)")
+	cmd.Flags().StringVar(&out, "out", "", "directory for summary.txt, summary.json, figures and report.html (default: print only)")
 	rootCmd.AddCommand(cmd)
 }
 

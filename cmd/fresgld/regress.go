@@ -129,7 +129,7 @@ curvature never exceeds its spike's). The run length (--burn auto, --thin
 auto) is logistic's rule on the slowest direction, λ_min(XᵀX)/σ² + 1/s1²,
 within the same budget. Minibatches, swaps, outputs and warnings are as for
 logistic (see fresgld logistic --help): chain-<c>.csv, summary.txt,
-summary.json, figures; summary.json records prior, slab_weight, spike_sd,
+summary.json, figures, report.html; summary.json records prior, slab_weight, spike_sd,
 slab_sd and noise_sd, and per coefficient the inclusion probability.
 
 `
