@@ -28,7 +28,7 @@ addEventListener('load', () => {
     width: document.documentElement.scrollWidth,
     height: document.documentElement.scrollHeight,
     images: [...document.images].map(i => ({alt: i.alt, complete: i.complete, natural: [i.naturalWidth, i.naturalHeight], rect: rect(i)})),
-    tables: [...document.querySelectorAll('table.summary')].map(t => ({rect: rect(t), rows: [...t.tBodies[0].rows].map(r => r.cells[0].textContent)})),
+    tables: [...document.querySelectorAll('#summary table')].map(t => ({rect: rect(t), rows: [...t.tBodies[0].rows].map(r => r.cells[0].textContent)})),
   };
   const pre = document.createElement('pre');
   pre.id = 'probe';

@@ -162,6 +162,7 @@ func Load(dir string) (*Report, error) {
 			r.Levels = append(r.Levels, Level{Level: l.Level, Steps: l.Steps, Clamped: l.Clamped})
 		}
 	}
+	r.Ladders = ladderTable(byKey["ladders"], s)
 	r.Groups = append(r.Groups, costGroup(s, byKey))
 	if g, ok := exactGroup(byKey); ok {
 		r.Groups = append(r.Groups, g)
@@ -286,15 +287,69 @@ func coefficientTable(raw json.RawMessage) (Table, bool) {
 	return t, true
 }
 
+// ladderTable is each chain's ladder as gmm records it: its temperatures,
+// the barrier estimate Λ̂, the replicas' round trips and the rate they
+// approach; nil for a run without one.
+func ladderTable(raw json.RawMessage, s summary) *Table {
+	var ls []*struct {
+		Steps       int        `json:"steps"`
+		Taus        []float64  `json:"taus"`
+		Scheme      string     `json:"scheme"`
+		Rejection   []*float64 `json:"rejection"`
+		Lambda      *float64   `json:"lambda"`
+		RoundTrips  int        `json:"round_trips"`
+		TripRate    float64    `json:"round_trip_rate"`
+		Bound       *float64   `json:"rate_bound"`
+		Recommended *int       `json:"recommended_levels"`
+	}
+	if raw == nil || json.Unmarshal(raw, &ls) != nil || len(ls) == 0 {
+		return nil
+	}
+	t := &Table{
+		Caption: "each chain's ladder: Λ̂ = Σ rejection over the pairs, the replicas' round trips per round and the rate 1/(2 + 2Λ̂) they approach with many levels; K ≈ 2Λ̂ levels recommended",
+		Columns: []string{"chain", "levels τ", "swaps", "steps", "rejection per pair", "Λ̂", "round trips", "rate/round", "1/(2+2Λ̂)", "recommended K"},
+	}
+	opt := func(x *float64, f string) string {
+		if x == nil {
+			return "–"
+		}
+		return fmt.Sprintf(f, *x)
+	}
+	for i, l := range ls {
+		if l == nil {
+			continue
+		}
+		id := fmt.Sprint(i + 1)
+		if i < len(s.PerChain) {
+			id = fmt.Sprint(s.PerChain[i].Chain)
+		}
+		var taus, rej []string
+		for _, x := range l.Taus {
+			taus = append(taus, fmt.Sprintf("%.4g", x))
+		}
+		for _, x := range l.Rejection {
+			rej = append(rej, opt(x, "%.3f"))
+		}
+		rec := "–"
+		if l.Recommended != nil {
+			rec = fmt.Sprint(*l.Recommended)
+		}
+		t.Rows = append(t.Rows, []Cell{{Text: id}, {Text: strings.Join(taus, ", ")}, {Text: l.Scheme}, {Text: fmt.Sprint(l.Steps)},
+			{Text: strings.Join(rej, " ")}, {Text: opt(l.Lambda, "%.3f")}, {Text: fmt.Sprint(l.RoundTrips)},
+			{Text: fmt.Sprintf("%.4f", l.TripRate)}, {Text: opt(l.Bound, "%.4f")}, {Text: rec}})
+	}
+	return t
+}
+
 // figures are the figures a run writes, in the order the report shows
 // them, with what each shows.
 var figures = []struct{ name, caption string }{
-	{"density", "the pooled draws' histogram against the exact density"},
+	{"density", "the pooled draws' density against the exact one"},
 	{"trace", "trace plots: each chain's draws by step"},
 	{"ranks", "rank histograms: each chain's ranks among all draws (flat, near the dashed count, when the chains mix)"},
 	{"marginals", "marginal densities, one curve per chain"},
 	{"replicas", "which replica sits at each level, by step: the ladder's mixing"},
-	{"ladder-trace", "the ladder's tuning: levels and round trips by round"},
+	{"ladder-trace", "the first chain's ladder trace: the level each replica holds, draw by draw"},
 }
 
 // LoadFigures reads the figures a run wrote into dir, the PNG of each (the

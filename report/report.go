@@ -38,6 +38,8 @@ type Report struct {
 	Tables []Table
 	Pairs  []Pair
 	Levels []Level
+	// Ladders are the ladders' round-trip statistics, a row per chain.
+	Ladders *Table
 	// Groups are further named lists: the cost, distances to an exact
 	// answer.
 	Groups  []Group
@@ -89,11 +91,11 @@ type Pair struct {
 	NoSwap int
 	// Noise is the mean swap noise τδ²V/2 in nats, Confirmed the attempts
 	// decided on the full data after their screen passed, Declined those
-	// declined for noise above the cap; nil or zero when the run's swap
-	// energies have none.
+	// declined for noise above the cap; nil when the run's swap energies
+	// have none or the run did not record them.
 	Noise     *float64
-	Confirmed int
-	Declined  int
+	Confirmed *int
+	Declined  *int
 }
 
 // Rate is the share of attempts accepted, "–" without attempts.
@@ -175,9 +177,15 @@ var files embed.FS
 var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap{
 	"number": func(x *float64) string {
 		if x == nil {
-			return ""
+			return "–"
 		}
 		return fmt.Sprintf("%.4g", *x)
+	},
+	"count": func(n *int) string {
+		if n == nil {
+			return "–"
+		}
+		return fmt.Sprint(*n)
 	},
 }).ParseFS(files, "report.html.tmpl"))
 
