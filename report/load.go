@@ -28,6 +28,7 @@ func WriteDir(dir string) error {
 // reads by type; the rest it reads by name in Load.
 type summary struct {
 	Command     string          `json:"command"`
+	Files       []string        `json:"files"` // a merge's chain files
 	Settings    json.RawMessage `json:"settings"`
 	Examples    int             `json:"examples"`
 	WallSeconds float64         `json:"wall_seconds"`
@@ -172,8 +173,11 @@ func Load(dir string) (*Report, error) {
 	return r, err
 }
 
-// runLine says what ran, on how many examples, in how long.
+// runLine says what ran, on how many examples, or what a merge pooled.
 func runLine(s summary) string {
+	if len(s.Files) > 0 {
+		return fmt.Sprintf("fresgld merge of %d %s chain file(s): %s", len(s.Files), s.Command, strings.Join(s.Files, ", "))
+	}
 	l := "fresgld " + s.Command
 	if s.Examples > 0 {
 		l += fmt.Sprintf(", %d examples", s.Examples)

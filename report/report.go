@@ -13,8 +13,11 @@ import (
 	"embed"
 	"encoding/base64"
 	"fmt"
+	"html"
 	"html/template"
 	"io"
+	"regexp"
+	"strings"
 
 	"github.com/fresgld/fresgld/diag"
 )
@@ -181,6 +184,7 @@ var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap
 		}
 		return fmt.Sprintf("%.4g", *x)
 	},
+	"flags": flags,
 	"count": func(n *int) string {
 		if n == nil {
 			return "–"
@@ -188,6 +192,23 @@ var page = template.Must(template.New("report.html.tmpl").Funcs(template.FuncMap
 		return fmt.Sprint(*n)
 	},
 }).ParseFS(files, "report.html.tmpl"))
+
+// flag matches a command-line flag in a warning or a remedy.
+var flag = regexp.MustCompile(`--[a-z0-9][a-z0-9-]*`)
+
+// flags escapes s and sets each flag in it as code that does not break
+// across lines (a browser would break "--keep" after its first hyphen).
+func flags(s string) template.HTML {
+	var b strings.Builder
+	last := 0
+	for _, m := range flag.FindAllStringIndex(s, -1) {
+		b.WriteString(html.EscapeString(s[last:m[0]]))
+		b.WriteString(`<code class="opt">` + html.EscapeString(s[m[0]:m[1]]) + `</code>`)
+		last = m[1]
+	}
+	b.WriteString(html.EscapeString(s[last:]))
+	return template.HTML(b.String())
+}
 
 // Write renders r as one HTML page.
 func Write(w io.Writer, r *Report) error {

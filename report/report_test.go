@@ -79,7 +79,7 @@ func TestReportIsSelfContained(t *testing.T) {
 			t.Errorf("no row for %q in %q", n, rows)
 		}
 	}
-	for _, s := range []string{"<b>bold</b>", "lower --eta <now>"} {
+	for _, s := range []string{"<b>bold</b>", "<now>"} {
 		if strings.Contains(page, s) {
 			t.Errorf("%q (a setting's value, a warning) is in the page unescaped", s)
 		}
@@ -109,6 +109,16 @@ func TestSummaryTableFlags(t *testing.T) {
 	}
 	if tb.Columns[ess] != "ess_bulk" || tb.Columns[rhat] != "rhat" {
 		t.Errorf("columns %v", tb.Columns)
+	}
+}
+
+// TestFlagsEscapeAndKeepFlagsWhole checks that warnings' text is escaped
+// and each flag set whole.
+func TestFlagsEscapeAndKeepFlagsWhole(t *testing.T) {
+	got := flags(`raise --keep & --swap-energies <b>"x"</b>; -- alone`)
+	want := `raise <code class="opt">--keep</code> &amp; <code class="opt">--swap-energies</code> &lt;b&gt;&#34;x&#34;&lt;/b&gt;; -- alone`
+	if string(got) != want {
+		t.Errorf("flags gave\n%s\nwant\n%s", got, want)
 	}
 }
 
