@@ -63,6 +63,13 @@ type summary struct {
 	CostUnit string   `json:"cost_unit"`
 	Notes    []string `json:"notes"`
 	Warnings []string `json:"warnings"`
+	// Details are the warnings as values, where the run wrote them.
+	Details []struct {
+		Code    string  `json:"code"`
+		Message string  `json:"message"`
+		Number  float64 `json:"number"` // 0: none
+		Remedy  string  `json:"remedy"`
+	} `json:"warning_details"`
 }
 
 // MarshalJSON writes the row as summary.json has it: {"variable": name,
@@ -127,9 +134,7 @@ func Load(dir string) (*Report, error) {
 		// differs in from an uninterrupted one's.
 		r.Lines = append(r.Lines, fmt.Sprintf("wall time: %.3g s", s.WallSeconds))
 	}
-	for _, w := range s.Warnings {
-		r.Warnings = append(r.Warnings, Warning{Message: w})
-	}
+	r.Warnings = warnings(s)
 	for _, f := range all {
 		if name, ok := strings.CutSuffix(f.Key, "_rule"); ok {
 			r.Choices = append(r.Choices, Item{Name: strings.ReplaceAll(name, "_", " "), Value: scalar(f.Value)})
@@ -171,6 +176,30 @@ func Load(dir string) (*Report, error) {
 	r.Notes = s.Notes
 	r.Figures, err = LoadFigures(dir)
 	return r, err
+}
+
+// warnings are the run's warnings, as values where summary.json holds
+// them, each message without the remedy it ends with (shown apart).
+func warnings(s summary) []Warning {
+	if len(s.Details) != len(s.Warnings) {
+		var out []Warning
+		for _, m := range s.Warnings {
+			out = append(out, Warning{Message: m})
+		}
+		return out
+	}
+	var out []Warning
+	for _, d := range s.Details {
+		w := Warning{Code: d.Code, Message: d.Message, Remedy: d.Remedy}
+		if d.Number != 0 {
+			w.Number = &d.Number
+		}
+		if m, ok := strings.CutSuffix(d.Message, d.Remedy); ok && d.Remedy != "" {
+			w.Message = strings.TrimRight(m, " :;")
+		}
+		out = append(out, w)
+	}
+	return out
 }
 
 // runLine says what ran, on how many examples, or what a merge pooled.

@@ -147,7 +147,7 @@ func TestWriteEmptyAndWarnings(t *testing.T) {
 	if err := Write(&b, r); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{`data-code="rhat"`, "R̂ &gt; 1.01 for 2 variables", "(1.25)", "<b>Remedy:</b> run longer"} {
+	for _, s := range []string{`data-code="rhat"`, "R̂ &gt; 1.01 for 2 variables", `<span class="number">rhat 1.25</span>`, "<b>Remedy:</b> run longer"} {
 		if !strings.Contains(b.String(), s) {
 			t.Errorf("the warning's %q is not in the page", s)
 		}
