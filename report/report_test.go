@@ -2,6 +2,7 @@ package report
 
 import (
 	"bytes"
+	"encoding/json"
 	"html"
 	"math"
 	"os"
@@ -154,5 +155,27 @@ func TestWriteEmptyAndWarnings(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "None: no diagnostic") {
 		t.Errorf("a report with a warning says it has none")
+	}
+}
+
+// TestWarningsFromDetails reads warnings as values where summary.json
+// holds them, the remedy apart from the message, and as plain messages
+// where it does not.
+func TestWarningsFromDetails(t *testing.T) {
+	var s summary
+	err := json.Unmarshal([]byte(`{"warnings": ["R̂ > 1.01 for 2 of 3 variables: run longer", "chain 2 was interrupted"],
+		"warning_details": [{"code": "rhat", "message": "R̂ > 1.01 for 2 of 3 variables: run longer", "number": 1.2, "remedy": "run longer"},
+			{"code": "interrupted", "chain": 2, "message": "chain 2 was interrupted", "number": 0}]}`), &s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := warnings(s)
+	if len(ws) != 2 || ws[0].Message != "R̂ > 1.01 for 2 of 3 variables" || ws[0].Remedy != "run longer" || ws[0].Number == nil || *ws[0].Number != 1.2 ||
+		ws[1].Message != "chain 2 was interrupted" || ws[1].Number != nil || ws[1].Remedy != "" {
+		t.Errorf("warnings %+v", ws)
+	}
+	s.Details = nil
+	if ws := warnings(s); len(ws) != 2 || ws[0].Message != s.Warnings[0] || ws[0].Code != "" {
+		t.Errorf("without details: %+v", ws)
 	}
 }
