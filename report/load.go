@@ -21,7 +21,12 @@ func WriteDir(dir string) error {
 	if err != nil {
 		return err
 	}
-	return output.WriteFile(filepath.Join(dir, FileName), func(w io.Writer) error { return Write(w, r) })
+	return Save(filepath.Join(dir, FileName), r)
+}
+
+// Save writes r to path, whole or not at all.
+func Save(path string, r *Report) error {
+	return output.WriteFile(path, func(w io.Writer) error { return Write(w, r) })
 }
 
 // summary holds the members of a run's summary.json that the report
