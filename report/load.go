@@ -174,11 +174,15 @@ func Load(dir string) (*Report, error) {
 		}
 	}
 	r.Ladders = ladderTable(byKey["ladders"], s)
-	r.Groups = append(r.Groups, costGroup(s, byKey))
+	r.Notes = s.Notes
+	if s.Counted > 0 {
+		r.Groups = append(r.Groups, costGroup(s, byKey))
+	} else {
+		r.Notes = append(r.Notes, "swap acceptance, clamped steps and cost: unknown (every chain was killed before writing them)")
+	}
 	if g, ok := exactGroup(byKey); ok {
 		r.Groups = append(r.Groups, g)
 	}
-	r.Notes = s.Notes
 	r.Figures, err = LoadFigures(dir)
 	return r, err
 }
