@@ -48,8 +48,11 @@ func finishChains(stderr io.Writer, dir *output.Dir, chains []*stanChain, sum *c
 		errs = append(errs, err)
 	}
 	errs = append(errs, dir.WriteFile("summary.json", func(w io.Writer) error { return encodeJSON(w, full) }))
-	errs = append(errs, report.WriteDir(dir.Path()))
-	dir.Record(report.FileName)
+	if err := report.WriteDir(dir.Path()); err != nil {
+		errs = append(errs, err)
+	} else {
+		dir.Record(report.FileName)
+	}
 	fmt.Println(dir.Wrote())
 	return errors.Join(append(errs, stoppedError(s, len(chains)))...)
 }
