@@ -26,7 +26,7 @@ func ChainFile(dir string, id int) string { return filepath.Join(dir, chainName(
 
 // SummaryOutputs are the files finishChains writes.
 func SummaryOutputs() []string {
-	out := []string{"summary.txt", "summary.json"}
+	out := []string{"summary.txt", "summary.json", "report.html"}
 	for _, f := range []string{"trace", "ranks", "marginals", "replicas"} {
 		out = append(out, f+".png", f+".svg")
 	}

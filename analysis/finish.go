@@ -16,6 +16,7 @@ import (
 
 	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/output"
+	"github.com/fresgld/fresgld/report"
 )
 
 // Report prints summary s of the chains (the table on stdout, the
@@ -51,6 +52,12 @@ func writeSummary(dir *output.Dir, chains []*Chain, s Summary, full any) (string
 		errs = append(errs, err)
 	}
 	errs = append(errs, dir.WriteFile("summary.json", func(w io.Writer) error { return encodeJSON(w, full) }))
+	// report.html is drawn from the files just written, so it comes last.
+	if err := report.WriteDir(dir.Path()); err != nil {
+		errs = append(errs, err)
+	} else {
+		dir.Record(report.FileName)
+	}
 	return note, errors.Join(errs...)
 }
 

@@ -17,9 +17,16 @@ func TestGMMEndToEnd(t *testing.T) {
 		if err := run(t, "gmm", "--method", m, "--chains", "2", "--keep", "500", "--burn", "100", "--thin", "2", "--out", out, "--seed", "3"); err != nil {
 			t.Fatalf("%s: %v", m, err)
 		}
-		for _, f := range []string{"chain-1.csv", "chain-2.csv", "summary.json", "summary.txt", "density.png", "density.svg", "trace.svg", "ranks.svg", "marginals.svg", "replicas.svg"} {
+		for _, f := range []string{"chain-1.csv", "chain-2.csv", "summary.json", "summary.txt", "density.png", "density.svg", "trace.svg", "ranks.svg", "marginals.svg", "replicas.svg", "report.html"} {
 			if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 				t.Errorf("%s: %s missing or empty", m, f)
+			}
+		}
+		// The report holds the table's rows and every figure the run drew.
+		page, _ := os.ReadFile(filepath.Join(out, "report.html"))
+		for _, s := range []string{`<td class="name">theta1</td>`, `<td class="name">lp__</td>`, `id="fig-density"`, `id="fig-trace"`, `id="fig-ranks"`, `id="fig-marginals"`, `id="fig-replicas"`} {
+			if !strings.Contains(string(page), s) {
+				t.Errorf("%s: report.html lacks %s", m, s)
 			}
 		}
 		var sum struct {

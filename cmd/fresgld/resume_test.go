@@ -22,7 +22,8 @@ import (
 // random moment after the first checkpoint), resumes them with fresgld
 // resume, and compares every output file with an uninterrupted run of the
 // same command: byte for byte, but for the lines that hold elapsed times
-// (the chain CSVs' "Elapsed Time" block and summary.json's wall_seconds).
+// (the chain CSVs' "Elapsed Time" block, summary.json's wall_seconds and
+// report.html's wall time).
 // It checks that the resume started from a step strictly inside the run,
 // so that a run which finished before the signal proves nothing. A resume
 // that restored any part of the state wrongly (a stream, a variance model,
@@ -154,7 +155,7 @@ func planSteps(args []string) int {
 }
 
 // timeLine matches the lines that hold elapsed times.
-var timeLine = regexp.MustCompile(`seconds \((Warm-up|Sampling|Total)\)|"wall_seconds"`)
+var timeLine = regexp.MustCompile(`seconds \((Warm-up|Sampling|Total)\)|"wall_seconds"|wall time: `)
 
 // sameOutputs compares every file of dirs a and b, time lines aside.
 func sameOutputs(t *testing.T, a, b string) {
@@ -171,7 +172,7 @@ func sameOutputs(t *testing.T, a, b string) {
 			t.Errorf("%s: %v %v", n, err1, err2)
 			continue
 		}
-		if strings.HasSuffix(n, ".csv") || strings.HasSuffix(n, ".json") {
+		if strings.HasSuffix(n, ".csv") || strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".html") {
 			x, y = dropTimes(x), dropTimes(y)
 		}
 		if !bytes.Equal(x, y) {
