@@ -91,11 +91,10 @@ type Estimate struct {
 
 // accum sums draws of β.
 type accum struct {
-	n           int
-	b, r, pat   []float64
-	prob        []float64
-	pats        [][]bool
-	incl, slope func(float64) float64
+	n         int
+	b, r, pat []float64
+	prob      []float64
+	pats      [][]bool
 }
 
 func newAccum(pr *Problem, patterns int) *accum {
