@@ -3,6 +3,7 @@ package energy
 import (
 	"fmt"
 	"math"
+	"sync"
 )
 
 // Anchor is the control variate of a minibatch energy (Deng et al. 2021,
@@ -160,9 +161,14 @@ func (a *Anchor) Theta() []float64 { return a.theta }
 // U is the full-data energy U(θ̂) = U_0(θ̂) + Σ_i U_i(θ̂).
 func (a *Anchor) U() float64 { return a.t.Prior(nil, a.theta) + a.sum }
 
-// Sum returns U_0(θ) + Σ_i U_i(θ): the exact energy, N evaluations.
+// Sum returns U_0(θ) + Σ_i U_i(θ): the exact energy, N evaluations (one
+// Batch call for a BatchTerms).
 func Sum(t Terms, theta []float64) float64 {
 	u := t.Prior(nil, theta)
+	if b, ok := t.(BatchTerms); ok {
+		m := batchMoments(b, theta, nil, nil)
+		return u + m.total()
+	}
 	for i := 0; i < t.Len(); i++ {
 		u += t.Term(nil, theta, i)
 	}
@@ -202,19 +208,23 @@ func (m *moments) s2() float64 {
 // a (nil for none) the control-variate estimate above. It returns Û and the
 // sample variance s² of the n per-example values (U_i(θ), or the residuals),
 // so N(N − n)/n · s² is an unbiased estimate of Var Û (FPC). It makes n
-// evaluations.
+// evaluations, in one Batch call for a BatchTerms and no anchor.
 func EnergyOn(t Terms, a *Anchor, theta []float64, idx []int32) (u, s2 float64) {
 	var m moments
 	var b float64
-	if a != nil {
-		b = a.base(theta)
-	}
-	for _, i := range idx {
-		v := t.Term(nil, theta, int(i))
+	if bt, ok := t.(BatchTerms); ok && a == nil {
+		m = batchMoments(bt, theta, nil, idx)
+	} else {
 		if a != nil {
-			v -= a.at(int(i))
+			b = a.base(theta)
 		}
-		m.add(v)
+		for _, i := range idx {
+			v := t.Term(nil, theta, int(i))
+			if a != nil {
+				v -= a.at(int(i))
+			}
+			m.add(v)
+		}
 	}
 	u = t.Prior(nil, theta) + float64(t.Len())/float64(len(idx))*m.total()
 	if a != nil {
@@ -233,28 +243,32 @@ func EnergyOn(t Terms, a *Anchor, theta []float64, idx []int32) (u, s2 float64) 
 // s² of the d_i; N(N − n)/n · s² is an unbiased estimate of Var D̂. One draw
 // serves both states, so the variance is that of the differences: it
 // vanishes as x and y (or their residuals) approach each other. It makes 2n
-// evaluations.
+// evaluations, in one Batch call for a BatchTerms and no anchors.
 func DiffOn(t Terms, ax *Anchor, x []float64, ay *Anchor, y []float64, idx []int32) (d, s2 float64) {
 	if ax != nil && ax == ay && ax.Taylor() {
-		panic("target: DiffOn with one first-order anchor for both states")
+		panic("energy: DiffOn with one first-order anchor for both states")
 	}
 	var m moments
 	var bx, by float64
-	if ax != nil {
-		bx = ax.base(x)
-	}
-	if ay != nil {
-		by = ay.base(y)
-	}
-	for _, i := range idx {
-		v := t.Term(nil, x, int(i)) - t.Term(nil, y, int(i))
+	if b, ok := t.(BatchTerms); ok && ax == nil && ay == nil {
+		m = batchMoments(b, x, y, idx)
+	} else {
 		if ax != nil {
-			v -= ax.at(int(i))
+			bx = ax.base(x)
 		}
 		if ay != nil {
-			v += ay.at(int(i))
+			by = ay.base(y)
 		}
-		m.add(v)
+		for _, i := range idx {
+			v := t.Term(nil, x, int(i)) - t.Term(nil, y, int(i))
+			if ax != nil {
+				v -= ax.at(int(i))
+			}
+			if ay != nil {
+				v += ay.at(int(i))
+			}
+			m.add(v)
+		}
 	}
 	d = t.Prior(nil, x) - t.Prior(nil, y) + float64(t.Len())/float64(len(idx))*m.total()
 	if ax != nil {
@@ -264,4 +278,22 @@ func DiffOn(t Terms, ax *Anchor, x []float64, ay *Anchor, y []float64, idx []int
 		d -= by
 	}
 	return d, m.s2()
+}
+
+// momentsPool lends the free functions here a Moments: one passed to an
+// interface method escapes, and a fresh one would allocate on every call.
+var momentsPool = sync.Pool{New: func() any { return new(Moments) }}
+
+// batchMoments is the energies' moments of a Batch call (idx nil: all N).
+func batchMoments(b BatchTerms, x, y []float64, idx []int32) moments {
+	m := momentsPool.Get().(*Moments)
+	*m = Moments{}
+	b.Batch(m, x, y, idx)
+	n := len(idx)
+	if idx == nil {
+		n = b.Len()
+	}
+	r := moments{c: m.U, sum: m.USum, sq: m.USq, n: n}
+	momentsPool.Put(m)
+	return r
 }

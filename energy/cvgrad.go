@@ -31,6 +31,8 @@ import (
 type CVGrad struct {
 	t      Terms
 	lin    LinearTerms
+	batch  BatchTerms
+	mo     Moments
 	anchor []float64 // θ̂
 	gsum   []float64 // G
 	usum   float64   // Σ_i U_i(θ̂)
@@ -65,10 +67,20 @@ func NewCVGrad(t Terms, anchor []float64, n int) (*CVGrad, error) {
 	c := &CVGrad{t: t, anchor: append([]float64(nil), anchor...), gsum: make([]float64, p), s: sampler{N: N},
 		g: make([]float64, p), ga: make([]float64, p), shift: make([]float64, p), sum: make([]float64, p), sq: make([]float64, p)}
 	c.lin, _ = t.(LinearTerms)
-	for i := range N {
-		c.usum += t.Term(c.g, anchor, i)
+	c.batch, _ = t.(BatchTerms)
+	if c.batch != nil {
+		c.mo = Moments{G: c.g, GSum: c.gsum}
+		c.batch.Batch(&c.mo, anchor, nil, nil)
+		c.usum = c.mo.Total(N)
 		for j, v := range c.g {
-			c.gsum[j] += v
+			c.gsum[j] += float64(N) * v
+		}
+	} else {
+		for i := range N {
+			c.usum += t.Term(c.g, anchor, i)
+			for j, v := range c.g {
+				c.gsum[j] += v
+			}
 		}
 	}
 	if math.IsNaN(c.usum) || math.IsInf(c.usum, 0) {
@@ -104,6 +116,7 @@ func (c *CVGrad) SetSize(n int) error {
 func (c *CVGrad) Clone() Estimator {
 	d := *c
 	d.s = sampler{N: c.s.N}
+	d.mo = Moments{}
 	d.g, d.ga, d.shift, d.sum, d.sq = make([]float64, len(c.g)), make([]float64, len(c.g)), make([]float64, len(c.g)), make([]float64, len(c.g)), make([]float64, len(c.g))
 	d.slope, d.slopeA = nil, nil
 	d.SetSize(c.n) // c's size is valid
@@ -129,7 +142,11 @@ func (c *CVGrad) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	if gradVar == nil {
 		sq = nil
 	}
-	if c.lin != nil {
+	switch {
+	case c.batch != nil:
+		c.mo.G, c.mo.GSum, c.mo.GSq = c.shift, c.sum, sq
+		c.batch.Batch(&c.mo, theta, c.anchor, idx)
+	case c.lin != nil:
 		d, da := c.slope[:n], c.slopeA[:n]
 		c.lin.Slopes(d, theta, idx)
 		c.lin.Slopes(da, c.anchor, idx)
@@ -137,7 +154,7 @@ func (c *CVGrad) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 			d[k] -= da[k]
 		}
 		linearGrad(c.lin, c.sum, sq, c.shift, d, idx)
-	} else {
+	default:
 		c.termGrad(sq, theta, idx)
 	}
 	if gradVar != nil {
@@ -184,12 +201,18 @@ func (c *CVGrad) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 	idx := c.s.drawN(rng, c.ne)
 	n := len(idx)
 	c.energyN = n
-	d0 := c.t.Term(nil, theta, int(idx[0])) - c.t.Term(nil, c.anchor, int(idx[0]))
-	var sum, sq float64
-	for _, i := range idx[1:] {
-		d := c.t.Term(nil, theta, int(i)) - c.t.Term(nil, c.anchor, int(i)) - d0
-		sum += d
-		sq += d * d
+	var d0, sum, sq float64
+	if c.batch != nil {
+		c.mo.G, c.mo.GSum, c.mo.GSq = nil, nil, nil
+		c.batch.Batch(&c.mo, theta, c.anchor, idx)
+		d0, sum, sq = c.mo.U, c.mo.USum, c.mo.USq
+	} else {
+		d0 = c.t.Term(nil, theta, int(idx[0])) - c.t.Term(nil, c.anchor, int(idx[0]))
+		for _, i := range idx[1:] {
+			d := c.t.Term(nil, theta, int(i)) - c.t.Term(nil, c.anchor, int(i)) - d0
+			sum += d
+			sq += d * d
+		}
 	}
 	u := c.t.Prior(nil, theta) + c.usum + float64(c.s.N)/float64(n)*(sum+float64(n)*d0)
 	s2 := math.Max(0, (sq-sum*sum/float64(n))/float64(n-1))

@@ -35,6 +35,8 @@ type Minibatch struct {
 	t     Terms
 	touch Toucher     // nil if t is not one
 	lin   LinearTerms // nil if t is not one
+	batch BatchTerms  // nil if t is not one
+	mo    Moments     // a batch's moments; the gradients' alias g's buffers
 	slope []float64   // the slopes d_i of a LinearTerms draw
 	track bool        // accumulate spread on every gradient draw (TrackSpread)
 	sink  float64     // keeps Touch's loads alive
@@ -81,6 +83,7 @@ func NewMinibatch(t Terms, n int) (*Minibatch, error) {
 	}
 	m.touch, _ = t.(Toucher)
 	m.lin, _ = t.(LinearTerms)
+	m.batch, _ = t.(BatchTerms)
 	if err := m.SetSize(n); err != nil {
 		return nil, err
 	}
@@ -214,11 +217,15 @@ func (m *Minibatch) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	if gradVar != nil || m.track {
 		sq = m.sq
 	}
-	if m.lin != nil && !m.keep {
+	switch {
+	case m.batch != nil && !m.keep:
+		m.mo.G, m.mo.GSum, m.mo.GSq = shift, sum, sq
+		m.batch.Batch(&m.mo, theta, nil, idx)
+	case m.lin != nil && !m.keep:
 		d := m.slope[:n]
 		m.lin.Slopes(d, theta, idx)
 		linearGrad(m.lin, sum, sq, shift, d, idx)
-	} else {
+	default:
 		m.termGrad(sum, sq, theta, idx)
 	}
 	if n > 1 && sq != nil {
@@ -288,12 +295,18 @@ func (m *Minibatch) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 	}
 	n := len(idx)
 	m.energyN = n
-	c := m.t.Term(nil, theta, int(idx[0]))
-	var sum, sq float64
-	for _, i := range idx[1:] {
-		d := m.t.Term(nil, theta, int(i)) - c
-		sum += d
-		sq += d * d
+	var c, sum, sq float64
+	if m.batch != nil {
+		m.mo.G, m.mo.GSum, m.mo.GSq = nil, nil, nil
+		m.batch.Batch(&m.mo, theta, nil, idx)
+		c, sum, sq = m.mo.U, m.mo.USum, m.mo.USq
+	} else {
+		c = m.t.Term(nil, theta, int(idx[0]))
+		for _, i := range idx[1:] {
+			d := m.t.Term(nil, theta, int(i)) - c
+			sum += d
+			sq += d * d
+		}
 	}
 	u := m.t.Prior(nil, theta) + float64(m.s.N)/float64(n)*(sum+float64(n)*c)
 	if n == 1 {
