@@ -355,3 +355,28 @@ func TestStudySmoke(t *testing.T) {
 		}
 	}
 }
+
+// A run whose budget is gone before its first draw (the adaptive ladder's
+// tuning outspends it) is a row that says so, and its goals are missed,
+// not an error that loses the study.
+func TestNoDraws(t *testing.T) {
+	pr, err := Diabetes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := SettingsFor(Smoke)
+	st.Budget = 2 * pr.SetupCost
+	r, err := Run(pr, Adaptive, st, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := Pool(pr, string(Adaptive), []Result{r, r})
+	if !math.IsNaN(row.InclErr) {
+		t.Fatalf("inclusion error %v without draws, want NaN", row.InclErr)
+	}
+	var b strings.Builder
+	Markdown(&b, pr, []Row{row})
+	if !strings.Contains(b.String(), "no draws") {
+		t.Errorf("the table does not say the row has no draws:\n%s", b.String())
+	}
+}

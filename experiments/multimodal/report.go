@@ -151,6 +151,11 @@ func Markdown(w io.Writer, pr *Problem, rows []Row) {
 	fmt.Fprintln(w, "| method | runs | largest inclusion error (coef.) ± MCSE | error / MCSE | mean of the runs' own | largest \\|mean err\\|/sd ± MCSE | top-5 pattern weights (exact above) | largest pattern error | cost / run | CPU s / run | steps / run | levels | swap acceptance | swap share of cost |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
+		if math.IsNaN(r.InclErr) {
+			fmt.Fprintf(w, "| %s | %d | no draws: the budget went to tuning and swap confirmations | | | | | | %.3g | %.2f | %s | %s | %s | %s |\n",
+				r.Method, r.Runs, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), dash(r.Acceptance, r.Levels > 1, "%.3f"), dash(r.SwapShare, r.Levels > 1, "%.2f"))
+			continue
+		}
 		fmt.Fprintf(w, "| %s | %d | %.4f (%s) ± %.4f | %.1f | %.4f | %.3f (%s) ± %.3f | %s | %.4f | %.3g | %.2f | %s | %s | %s | %s |\n",
 			r.Method, r.Runs, r.InclErr, r.InclVar, r.InclMCSE, r.InclErr/r.InclMCSE, r.RunInclErr, r.MeanErr, r.MeanVar, r.MeanMCSE,
 			weights(r.Pattern), r.PatternErr, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), dash(r.Acceptance, r.Levels > 1, "%.3f"), dash(r.SwapShare, r.Levels > 1, "%.2f"))
