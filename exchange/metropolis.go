@@ -15,13 +15,13 @@ import (
 // or a checkpoint's restore that changes the replica at the level makes the
 // next step recompute them.
 type mala struct {
-	e       energy.Energy
-	units   float64 // cost units of one U and ∇U pass: N for a data set
-	x, gx   []float64
-	ux      float64
-	valid   bool
-	y, gy   []float64
-	d, w    []float64
+	e     energy.Energy
+	units float64 // cost units of one U and ∇U pass: N for a data set
+	x, gx []float64
+	ux    float64
+	valid bool
+	y, gy []float64
+	d, w  []float64
 }
 
 func newMALA(est energy.Estimator) (*mala, error) {
