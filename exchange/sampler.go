@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/internal/pad"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -175,7 +176,11 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateScheme(cfg.Swap); err != nil {
 		return nil, err
 	}
-	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1), noise: make([]float64, K-1), probs: make([]probs, K-1), onSwap: cfg.OnSwap}
+	// Everything a chain writes at every step sits on cache lines of its
+	// own (pad), so that chains stepping on different cores do not slow
+	// each other down.
+	s := pad.New[Sampler]()
+	*s = Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: pad.Slice[int](K), lv: pad.Slice[level](K), reps: pad.Slice[replica](K), pairs: pad.Slice[PairStats](K - 1), noise: pad.Slice[float64](K - 1), probs: pad.Slice[probs](K - 1), onSwap: cfg.OnSwap}
 	p := 0
 	for l, L := range cfg.Levels {
 		if L.Est == nil {
@@ -200,12 +205,12 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		_, lv.known = lv.Var.(variance.Known)
 		lv.est = newCounted(L.Est, &lv.stats.Cost.Grad, &lv.stats.Cost.Energy)
 		lv.varEst = newCounted(L.Est, &lv.stats.Cost.VarGrad, &lv.stats.Cost.VarEnergy)
-		lv.grad = make([]float64, p)
+		lv.grad = pad.Slice[float64](p)
 		if L.Est.KnowsVariance() {
-			lv.rep = make([]float64, p)
+			lv.rep = pad.Slice[float64](p)
 		}
-		lv.s2 = make([]float64, p)
-		lv.scratch = make([]float64, p)
+		lv.s2 = pad.Slice[float64](p)
+		lv.scratch = pad.Slice[float64](p)
 		if L.Noise == langevin.CorrectedFull {
 			lv.full = newFullNoise(L.Est)
 		}
@@ -219,7 +224,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 			}
 		}
 		rng, pcg := newStream(cfg.Seed, uint64(l))
-		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rng, pcg: pcg, watch: newWatch(init[l])}
+		s.reps[l] = replica{theta: append(pad.Slice[float64](p)[:0], init[l]...), rng: rng, pcg: pcg, watch: newWatch(init[l])}
 		s.at[l] = l
 	}
 	if s.box != nil {
