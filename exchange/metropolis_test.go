@@ -147,3 +147,19 @@ func TestMetropolisRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestMetropolisAllocs checks that a Metropolis-adjusted, preconditioned
+// step allocates nothing.
+func TestMetropolisAllocs(t *testing.T) {
+	pc, err := langevin.NewDiagPrecond([]float64{1, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: gauss2{a: [4]float64{1, 0.5, 0.5, 4}, hg: 1}}, Eta: langevin.Constant{Step: 0.5}, Precond: pc, Metropolis: true}}, Seed: 1}, [][]float64{{0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(1000, func() { s.Step() }); a != 0 {
+		t.Errorf("%v allocations a step", a)
+	}
+}
