@@ -168,3 +168,26 @@ func (lc *LogConcave) Note() string {
 // SingleChainNote says why the default runs no ladder, and how to ask for
 // one.
 const SingleChainNote = "one chain per --chains, no hot chain: a logistic regression's posterior is log-concave, so unimodal, and a ladder's hot chain would only idle (for a ladder, give --method fresgld)"
+
+// PlanESS is the bulk ESS a chain the plan's run length aims at: split-R̂
+// over a hundred coefficients stays below 1.01 only with some 400
+// effective draws a chain (its spread about 1 falls as 1/ESS; at 160 a
+// chain the largest of 101 was 1.013–1.015 on the synthetic sets of
+// BENCHMARKS.md), and the plan's steps are cheap.
+const PlanESS = 400
+
+// burnBias is the distance from the mode, in posterior sds along the
+// slowest direction, at which the burn-in ends.
+const burnBias = 0.1
+
+// RunLength is the plan's burn-in and thinning for keep draws a chain, by
+// the run-length rule in φ: the slowest direction has ρ = 1 − Rate() and
+// τ_int = (1 + ρ)/(1 − ρ) steps; thin = ⌈PlanESS·τ_int/keep⌉, burn the
+// least with ρ^burn·D ≤ burnBias, D = StartDistance().
+func (lc *LogConcave) RunLength(keep int) (burn, thin int, iat float64) {
+	rho := 1 - lc.Rate()
+	iat = (1 + rho) / (1 - rho)
+	thin = max(1, int(math.Ceil(PlanESS*iat/float64(keep))))
+	burn = int(math.Ceil(math.Log(lc.StartDistance()/burnBias) / -math.Log(rho)))
+	return burn, thin, iat
+}

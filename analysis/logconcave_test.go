@@ -67,3 +67,31 @@ func TestLogConcaveRate(t *testing.T) {
 		}
 	}
 }
+
+// TestRunLength checks the plan's run length against its definition by
+// search: thin the least with keep·thin/τ_int ≥ PlanESS, burn the least with
+// ρ^burn·D ≤ burnBias, in φ where ρ = 1 − Rate().
+func TestRunLength(t *testing.T) {
+	for _, c := range []struct {
+		eta, accept float64
+		p, keep     int
+	}{{CVEta, 1, 101, 5000}, {0.36, 0.6, 31, 5000}, {CVEta, 1, 3, 100}} {
+		lc := &LogConcave{Mode: make([]float64, c.p), Eta: c.eta, Accept: c.accept}
+		burn, thin, iat := lc.RunLength(c.keep)
+		rho := 1 - c.eta*c.accept
+		if want := (1 + rho) / (1 - rho); iat != want {
+			t.Errorf("%+v: τ_int %v, want %v", c, iat, want)
+		}
+		wantThin := 1
+		for float64(c.keep*wantThin)/iat < PlanESS {
+			wantThin++
+		}
+		wantBurn := 0
+		for d := lc.StartDistance(); d > burnBias; d *= rho {
+			wantBurn++
+		}
+		if thin != wantThin || burn != wantBurn {
+			t.Errorf("%+v: burn %d, thin %d, want %d, %d", c, burn, thin, wantBurn, wantThin)
+		}
+	}
+}

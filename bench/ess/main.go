@@ -275,10 +275,8 @@ func malaChain(l *models.Logistic, mode []float64, h *mat.SymDense, burn, draws,
 }
 
 // runPlan runs the default plan of fresgld logistic in process: the mode,
-// preconditioner, gradient rule and step of analysis.NewLogConcave, chains
-// from its overdispersed starts, burn-in and thinning by the run-length
-// rule in φ (ρ = 1 − Rate(), τ_int = (1 + ρ)/(1 − ρ); thin for 400 bulk
-// ESS a chain over draws, burn until ρ^burn·D ≤ 0.1).
+// preconditioner, gradient rule, step, starts and run length of
+// analysis.NewLogConcave.
 func runPlan(l *models.Logistic, N, p, draws, chains int, out, ref string) error {
 	start := cputime.Process()
 	lc, err := analysis.NewLogConcave(l, 1)
@@ -287,10 +285,7 @@ func runPlan(l *models.Logistic, N, p, draws, chains int, out, ref string) error
 	}
 	setup := cputime.Process() - start
 	fmt.Println("plan:", lc.Note())
-	rho := 1 - lc.Rate()
-	iat := (1 + rho) / (1 - rho)
-	thin := max(1, int(math.Ceil(400*iat/float64(draws))))
-	burn := int(math.Ceil(math.Log(lc.StartDistance()/0.1) / -math.Log(rho)))
+	burn, thin, iat := lc.RunLength(draws)
 	trace := make([][][]float64, p)
 	for j := range trace {
 		trace[j] = make([][]float64, chains)
