@@ -163,7 +163,7 @@ temperatures geometrically from 1 to --tau2.
 	fl.BoolVar(&f.DropConstant, "drop-constant", false, "drop features that take one value in every example (with a warning naming them) instead of refusing the file")
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")
 	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient")
-	fl.StringVar(&f.Method, "method", "fresgld", methodHelp)
+	fl.StringVar(&f.Method, "method", autoMethod, "auto (the default: one preconditioned chain per --chains on the gradients a stated rule picks; see above), or "+methodHelp)
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
@@ -196,9 +196,12 @@ func (f *logisticFlags) validate() error {
 	if f.Label == "" {
 		return errors.New("--label: no label column given (a header name or a column number from 1)")
 	}
-	m, err := exchange.ParseMethod(f.Method)
-	if err != nil {
-		return fmt.Errorf("--method: %w", err)
+	m := exchange.FReSGLDMethod // under auto, only to check --correction's value
+	if f.Method != autoMethod {
+		var err error
+		if m, err = exchange.ParseMethod(f.Method); err != nil {
+			return fmt.Errorf("--method: %w; or auto, the default", err)
+		}
 	}
 	if _, err := parseCorrection(f.Correction, m); err != nil {
 		return err
@@ -281,7 +284,11 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		return err
 	}
 	m, _ := exchange.ParseMethod(f.Method)
-	if err := firstError(checkChainFlag(cmd.Flags(), f.chainFlags), notApplicable(cmd.Flags(), m, ladderOnlyFlags)); err != nil {
+	applicable := notApplicable(cmd.Flags(), m, ladderOnlyFlags)
+	if f.Method == autoMethod {
+		applicable = checkAuto(cmd)
+	}
+	if err := firstError(checkChainFlag(cmd.Flags(), f.chainFlags), applicable); err != nil {
 		return err
 	}
 	// Before the data's read and the pilots, which are not free on big
@@ -326,6 +333,9 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	ids, _ := f.chainFlags.ids()
 	if err := heldDraws(f.Keep, p, len(ids), d.N); err != nil {
 		return err
+	}
+	if f.Method == autoMethod {
+		return runLogisticAuto(cmd, f, lr, d, x, names, ids, sum)
 	}
 	curv, curvErr := logisticCurvature(lr, f.Seed)
 	lmin := curv.lmin
