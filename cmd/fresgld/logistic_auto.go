@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -47,8 +46,6 @@ func runLogisticAuto(cmd *cobra.Command, f *logisticFlags, lr *models.Logistic, 
 	if err != nil {
 		return fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
 	}
-	fmt.Fprintln(os.Stderr, "sampler:", plan.Note())
-	fmt.Fprintln(os.Stderr, "note:", analysis.SingleChainNote)
 	burn, thin, iat := plan.RunLength(f.Keep)
 	sum.StepRuleNotes = plan.Note()
 	sum.RunRule = fmt.Sprintf("in the coordinates where the Hessian at the mode is I: ρ = 1 − %.4g, τ_int = %.4g steps, starts within %.3g posterior sds of the mode: burn %d, thin %d for bulk ESS ≈ %d per chain", plan.Rate(), iat, plan.StartDistance(), burn, thin, analysis.PlanESS)
@@ -113,6 +110,8 @@ func runLogisticAuto(cmd *cobra.Command, f *logisticFlags, lr *models.Logistic, 
 		}
 	}
 	fmt.Printf("logistic on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Data, d.N, p, len(ids), sum.WallSeconds)
+	fmt.Println("sampler:", plan.Note())
+	fmt.Println("note:", analysis.SingleChainNote)
 	if err := finishChains(cmd.ErrOrStderr(), out, chains, &sum.chainsSummary, &sum, writeErr, extra); err != nil {
 		return err
 	}
