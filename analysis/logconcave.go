@@ -5,10 +5,11 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/models"
 )
 
 // The pilot of the default log-concave plan.
@@ -31,8 +32,18 @@ const (
 	startScale = 1
 )
 
-// LogConcave is the default plan for a logistic regression, whose
-// posterior is log-concave and so unimodal: one chain per requested chain
+// PlanModel is what the plan needs of a model: its terms (control
+// variates), its exact energy and gradient (MALA) and its mode with the
+// Hessian there, from the Hessian of the listed examples (all of them, or
+// a random subset on large data; models.Logistic.Mode).
+type PlanModel interface {
+	energy.Terms
+	energy.Energy
+	Mode(init []float64, rows []int, maxIter int) ([]float64, *mat.SymDense, error)
+}
+
+// LogConcave is the default plan for a log-concave posterior such as a
+// logistic regression's, which is unimodal: one chain per requested chain
 // (a hot chain could only idle), each stepping in the coordinates φ = Rᵀθ
 // where the Hessian at the mode is I, on the gradients GradRule chooses.
 type LogConcave struct {
@@ -47,14 +58,14 @@ type LogConcave struct {
 	// Passes counts the full passes the plan took (Newton's gradients, the
 	// anchor's gradient, the MALA pilot): N example-gradients each.
 	Passes int
-	lr     *models.Logistic
+	lr     PlanModel
 	cv     *energy.CVGrad
 }
 
 // NewLogConcave finds the mode and the Hessian there, the preconditioner,
 // measures the control-variate spread and applies GradRule; under MALA it
 // tunes the step on a pilot chain from the mode.
-func NewLogConcave(lr *models.Logistic, seed uint64) (*LogConcave, error) {
+func NewLogConcave(lr PlanModel, seed uint64) (*LogConcave, error) {
 	N, p := lr.Len(), lr.Dim()
 	rows := make([]int, N)
 	for i := range rows {
