@@ -187,6 +187,13 @@ const SingleChainNote = "one chain per --chains, no hot chain: a logistic regres
 // BENCHMARKS.md), and the plan's steps are cheap.
 const PlanESS = 400
 
+// PlanKeep is the plan's draws kept a chain unless asked for more or
+// fewer: Stan's default. The run length aims at PlanESS whatever the
+// draws kept (thinning the rest), so more draws would add only the work
+// done per draw (lp__, the chain files, the summaries and figures), which
+// on large data exceeds the sampling itself.
+const PlanKeep = 1000
+
 // burnBias is the distance from the mode, in posterior sds along the
 // slowest direction, at which the burn-in ends.
 const burnBias = 0.1

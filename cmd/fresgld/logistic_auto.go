@@ -46,6 +46,9 @@ func runLogisticAuto(cmd *cobra.Command, f *logisticFlags, lr *models.Logistic, 
 	if err != nil {
 		return fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
 	}
+	if !cmd.Flags().Changed("keep") {
+		f.Keep = analysis.PlanKeep
+	}
 	burn, thin, iat := plan.RunLength(f.Keep)
 	sum.StepRuleNotes = plan.Note()
 	sum.RunRule = fmt.Sprintf("in the coordinates where the Hessian at the mode is I: ρ = 1 − %.4g, τ_int = %.4g steps, starts within %.3g posterior sds of the mode: burn %d, thin %d for bulk ESS ≈ %d per chain", plan.Rate(), iat, plan.StartDistance(), burn, thin, analysis.PlanESS)

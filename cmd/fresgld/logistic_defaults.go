@@ -193,6 +193,13 @@ func logDensity(lr dataEnergy, seed uint64) func([]float64) float64 {
 	m := (lpWork + p - 1) / p
 	idx := rand.New(rand.NewPCG(seed, 1<<41)).Perm(N)[:m]
 	scale := float64(N) / float64(m)
+	if l, ok := lr.(*models.Logistic); ok {
+		rows := make([]int32, m)
+		for k, i := range idx {
+			rows[k] = int32(i)
+		}
+		return func(theta []float64) float64 { return -(l.Prior(nil, theta) + scale*l.EnergyOn(theta, rows)) }
+	}
 	return func(theta []float64) float64 {
 		var u float64
 		for _, i := range idx {
