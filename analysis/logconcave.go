@@ -55,9 +55,6 @@ type LogConcave struct {
 	// Accept is the MALA pilot's last acceptance rate (1 under control
 	// variates, which accept every step).
 	Accept float64
-	// Passes counts the full passes the plan took (Newton's gradients, the
-	// anchor's gradient, the MALA pilot): N example-gradients each.
-	Passes int
 	lr     PlanModel
 	cv     *energy.CVGrad
 }
@@ -95,7 +92,6 @@ func NewLogConcave(lr PlanModel, seed uint64) (*LogConcave, error) {
 		if lc.cv, err = energy.NewCVGrad(lr, mode, ch.Batch); err != nil {
 			return nil, err
 		}
-		lc.Passes++
 		return lc, nil
 	}
 	lc.Eta = MALAStep(p)
@@ -111,7 +107,6 @@ func NewLogConcave(lr PlanModel, seed uint64) (*LogConcave, error) {
 		}
 		st := s.Stats()
 		lc.Accept = float64(st.Levels[0].Accepted) / malaRoundSteps
-		lc.Passes += int(st.Levels[0].Cost.Grad.Calls)
 		lc.Eta *= math.Exp(3 * (lc.Accept - MALAAccept))
 	}
 	lc.Eta /= math.Exp(3 * (lc.Accept - MALAAccept)) // the step last measured
