@@ -21,7 +21,7 @@ type mala struct {
 	ux    float64
 	valid bool
 	y, gy []float64
-	d, w  []float64
+	d     []float64
 }
 
 func newMALA(est energy.Estimator) (*mala, error) {
@@ -30,7 +30,7 @@ func newMALA(est energy.Estimator) (*mala, error) {
 		return nil, fmt.Errorf("a Metropolis-adjusted level needs exact energies and gradients (energy.Exact); %T is an estimate", est)
 	}
 	p := ex.Dim()
-	m := &mala{e: ex.E, units: 1, x: make([]float64, p), gx: make([]float64, p), y: make([]float64, p), gy: make([]float64, p), d: make([]float64, p), w: make([]float64, p)}
+	m := &mala{e: ex.E, units: 1, x: make([]float64, p), gx: make([]float64, p), y: make([]float64, p), gy: make([]float64, p), d: make([]float64, p)}
 	if t, ok := ex.E.(interface{ Len() int }); ok {
 		m.units = float64(t.Len())
 	}
@@ -61,7 +61,6 @@ func (s *Sampler) metropolisStep(l int, lv *level, r *replica, k int) {
 	var w2 float64
 	for j := range m.d {
 		w := sd * r.rng.NormFloat64()
-		m.w[j] = w
 		w2 += w * w
 		m.d[j] = w - eta*m.gx[j]
 	}
