@@ -14,11 +14,11 @@ import (
 
 // The pilot of the default log-concave plan.
 const (
-	// hessianWork bounds N·p², the work of the Hessian at the mode: above
-	// it, the Hessian of a random subset of ⌈hessianWork/p²⌉ examples
+	// planHessianWork bounds N·p², the work of the Hessian at the mode: above
+	// it, the Hessian of a random subset of ⌈planHessianWork/p²⌉ examples
 	// (models.Logistic.Mode), whose error, of order √(p/m), leaves the
 	// Hessian in φ within a few per cent of I.
-	hessianWork = 5e8
+	planHessianWork = 5e8
 	// spreadPoints and spreadRows are CVSpread's draws: points of the
 	// Laplace approximation and examples at each.
 	spreadPoints, spreadRows = 8, 2000
@@ -68,7 +68,7 @@ func NewLogConcave(lr PlanModel, seed uint64) (*LogConcave, error) {
 	for i := range rows {
 		rows[i] = i
 	}
-	if m := int(math.Ceil(hessianWork / float64(p*p))); m < N {
+	if m := int(math.Ceil(planHessianWork / float64(p*p))); m < N {
 		rows = rand.New(rand.NewPCG(seed, 1<<42)).Perm(N)[:m]
 	}
 	mode, h, err := lr.Mode(make([]float64, p), rows, 100)
@@ -189,18 +189,18 @@ const PlanESS = 400
 // on large data exceeds the sampling itself.
 const PlanKeep = 1000
 
-// burnBias is the distance from the mode, in posterior sds along the
+// planBurnBias is the distance from the mode, in posterior sds along the
 // slowest direction, at which the burn-in ends.
-const burnBias = 0.1
+const planBurnBias = 0.1
 
 // RunLength is the plan's burn-in and thinning for keep draws a chain, by
 // the run-length rule in φ: the slowest direction has ρ = 1 − Rate() and
 // τ_int = (1 + ρ)/(1 − ρ) steps; thin = ⌈PlanESS·τ_int/keep⌉, burn the
-// least with ρ^burn·D ≤ burnBias, D = StartDistance().
+// least with ρ^burn·D ≤ planBurnBias, D = StartDistance().
 func (lc *LogConcave) RunLength(keep int) (burn, thin int, iat float64) {
 	rho := 1 - lc.Rate()
 	iat = (1 + rho) / (1 - rho)
 	thin = max(1, int(math.Ceil(PlanESS*iat/float64(keep))))
-	burn = int(math.Ceil(math.Log(lc.StartDistance()/burnBias) / -math.Log(rho)))
+	burn = int(math.Ceil(math.Log(lc.StartDistance()/planBurnBias) / -math.Log(rho)))
 	return burn, thin, iat
 }

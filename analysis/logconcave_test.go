@@ -70,8 +70,8 @@ func TestLogConcaveRate(t *testing.T) {
 
 // TestRunLength checks the plan's run length against its definition by
 // search: thin the least with keep·thin/τ_int ≥ PlanESS, burn the least with
-// ρ^burn·D ≤ burnBias, in φ where ρ = 1 − Rate().
-func TestRunLength(t *testing.T) {
+// ρ^burn·D ≤ planBurnBias, in φ where ρ = 1 − Rate().
+func TestPlanRunLength(t *testing.T) {
 	for _, c := range []struct {
 		eta, accept float64
 		p, keep     int
@@ -87,7 +87,7 @@ func TestRunLength(t *testing.T) {
 			wantThin++
 		}
 		wantBurn := 0
-		for d := lc.StartDistance(); d > burnBias; d *= rho {
+		for d := lc.StartDistance(); d > planBurnBias; d *= rho {
 			wantBurn++
 		}
 		if thin != wantThin || burn != wantBurn {
