@@ -59,6 +59,9 @@ type Result struct {
 	Options Options
 	// Rules say how the automatic values were chosen.
 	StepRule, BatchRule, RunRule string
+	// Notes say how the run was planned, one line each (the log-concave
+	// plan's sampler and why it runs no ladder).
+	Notes []string
 	// Swap is the swap energies' choice and measured noise and cost (nil
 	// without a ladder); SwapLines say it in words.
 	Swap      *SwapSummary
@@ -98,7 +101,21 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		}
 	}
 	res := &Result{}
-	curv, err := Defaults(ctx, m, &o, res)
+	var curv Curvature
+	var plan *LogConcave
+	var err error
+	if o.Method == AutoMethod && m.Terms.Dim() > PlanMaxDim {
+		res.Notes = []string{fmt.Sprintf("sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = %d > %d, beyond which the plan's dense p×p preconditioner costs p² a step and p³ to factor", m.Terms.Dim(), PlanMaxDim)}
+		o.Method = exchange.CorrectedMethod
+	}
+	if o.Method == AutoMethod {
+		// In φ every direction relaxes at the slowest one's rate: the
+		// stuck-chain check reads the step as Rate at λ_min = 1.
+		plan, err = planDefaults(m, &o, res)
+		curv.Lmin = 1
+	} else {
+		curv, err = Defaults(ctx, m, &o, res)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +132,15 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		energies = o.swap.Energies
 	}
 	build := func(id int) (*exchange.Sampler, error) { return buildSampler(m, o, id, energies, autos) }
+	settings := o.settings()
+	checkEta := o.Eta
+	if plan != nil {
+		build = func(id int) (*exchange.Sampler, error) { return plan.Sampler(o.Seed, id) }
+		settings = append(settings, [2]string{"sampler", plan.Note()})
+		checkEta = plan.Rate()
+	}
 	run := ChainRun{
-		Header:     ChainHeader{Command: o.Command, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: o.settings()},
+		Header:     ChainHeader{Command: o.Command, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
 		Names:      names,
 		Plan:       exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
 		New:        build,
@@ -170,7 +194,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		if m.NoChainChecks {
 			continue
 		}
-		w := chainChecks{eta: o.Eta, stats: c.Ladder, trace: tr, names: names, mean: mean, sd: sd, lmin: curv.Lmin}
+		w := chainChecks{eta: checkEta, stats: c.Ladder, trace: tr, names: names, mean: mean, sd: sd, lmin: curv.Lmin}
 		for _, x := range w.warnings() {
 			x.Chain, x.Message = c.Header.ID, fmt.Sprintf("chain %d: %s", c.Header.ID, x.Message)
 			extra = append(extra, x)

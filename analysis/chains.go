@@ -392,6 +392,10 @@ func Sample(ctx context.Context, r ChainRun, ids []int) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}
+	for _, id := range ids {
+		// A run killed while writing a checkpoint leaves its temporary.
+		out.RemoveTemps(CheckpointName(id))
+	}
 	r.dir, r.ctx = out, ctx
 	chains, wall, writeErr := r.run(ids)
 	if chains == nil {

@@ -21,7 +21,8 @@ import (
 
 // Report prints summary s of the chains (the table on stdout, the
 // warnings on stderr), writes the summary files into dir and says what it
-// wrote. It returns writeErr, the files' errors and the chains' stops.
+// wrote. summary.json holds full (nil: s). It returns writeErr, the files'
+// errors and the chains' stops.
 func Report(stdout, stderr io.Writer, dir *output.Dir, chains []*Chain, s *Summary, full any, writeErr error) error {
 	WriteTable(stdout, *s)
 	for _, w := range s.Warnings {
@@ -30,6 +31,9 @@ func Report(stdout, stderr io.Writer, dir *output.Dir, chains []*Chain, s *Summa
 	if n := s.Draws * len(s.Parameters) * len(s.Chains); n > bigOutput {
 		// Drawing takes seconds at this size: say what is happening.
 		fmt.Fprintf(stderr, "writing the figures (%d chains × %d draws of %d variables)…\n", len(s.Chains), s.Draws, len(s.Parameters))
+	}
+	if full == nil {
+		full = *s
 	}
 	note, err := writeSummary(dir, chains, *s, full)
 	if note != "" {

@@ -182,3 +182,21 @@ func TestParamRowJSONRoundTrip(t *testing.T) {
 		t.Errorf("round trip of %s gave %+v", b, back.Parameters)
 	}
 }
+
+// A warning about an undefined number (R̂ of chains that do not move)
+// still marshals, its number as null, its fields as before.
+func TestWarningNaNJSON(t *testing.T) {
+	for _, x := range []float64{math.NaN(), math.Inf(1), 1.5} {
+		b, err := json.Marshal(Warning{Code: "rhat", Message: "m", Number: x, Remedy: "r"})
+		if err != nil {
+			t.Fatalf("%v: %v", x, err)
+		}
+		want := `{"code":"rhat","message":"m","remedy":"r","number":null}`
+		if x == 1.5 {
+			want = `{"code":"rhat","message":"m","remedy":"r","number":1.5}`
+		}
+		if string(b) != want {
+			t.Errorf("%v: %s, want %s", x, b, want)
+		}
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/fresgld/fresgld/internal/pad"
 )
 
 // CVGrad is a minibatch estimator with control-variate gradients (SGLD-CV,
@@ -64,8 +66,9 @@ func NewCVGrad(t Terms, anchor []float64, n int) (*CVGrad, error) {
 	if N < 2 || N > math.MaxInt32 {
 		return nil, fmt.Errorf("control-variate gradient: the data set has %d examples, need 2 to %d", N, math.MaxInt32)
 	}
-	c := &CVGrad{t: t, anchor: append([]float64(nil), anchor...), gsum: make([]float64, p), s: sampler{N: N},
-		g: make([]float64, p), ga: make([]float64, p), shift: make([]float64, p), sum: make([]float64, p), sq: make([]float64, p)}
+	c := pad.New[CVGrad]() // see NewMinibatch
+	*c = CVGrad{t: t, anchor: append([]float64(nil), anchor...), gsum: make([]float64, p), s: sampler{N: N},
+		g: pad.Slice[float64](p), ga: pad.Slice[float64](p), shift: pad.Slice[float64](p), sum: pad.Slice[float64](p), sq: pad.Slice[float64](p)}
 	c.lin, _ = t.(LinearTerms)
 	c.batch, _ = t.(BatchTerms)
 	if c.batch != nil {
@@ -106,7 +109,7 @@ func (c *CVGrad) SetSize(n int) error {
 	c.n, c.ne = n, n
 	c.s.size(n)
 	if c.lin != nil && len(c.slope) < n {
-		c.slope, c.slopeA = make([]float64, n), make([]float64, n)
+		c.slope, c.slopeA = pad.Slice[float64](n), pad.Slice[float64](n)
 	}
 	return nil
 }
@@ -114,13 +117,15 @@ func (c *CVGrad) SetSize(n int) error {
 // Clone returns an estimator on the same data and anchor with buffers of
 // its own, without another full pass.
 func (c *CVGrad) Clone() Estimator {
-	d := *c
+	d := pad.New[CVGrad]()
+	*d = *c
 	d.s = sampler{N: c.s.N}
 	d.mo = Moments{}
-	d.g, d.ga, d.shift, d.sum, d.sq = make([]float64, len(c.g)), make([]float64, len(c.g)), make([]float64, len(c.g)), make([]float64, len(c.g)), make([]float64, len(c.g))
+	p := len(c.g)
+	d.g, d.ga, d.shift, d.sum, d.sq = pad.Slice[float64](p), pad.Slice[float64](p), pad.Slice[float64](p), pad.Slice[float64](p), pad.Slice[float64](p)
 	d.slope, d.slopeA = nil, nil
 	d.SetSize(c.n) // c's size is valid
-	return &d
+	return d
 }
 
 func (c *CVGrad) Dim() int            { return len(c.gsum) }

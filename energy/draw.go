@@ -1,6 +1,10 @@
 package energy
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+
+	"github.com/fresgld/fresgld/internal/pad"
+)
 
 // sampler draws n distinct indices of N uniformly at random, in O(n)
 // expected work and O(n) memory that stays in cache, never O(N):
@@ -39,7 +43,7 @@ func (s *sampler) size(n int) {
 // reserve prepares for draws of n without changing the size of draw.
 func (s *sampler) reserve(n int) {
 	if cap(s.idx) < n {
-		s.idx = make([]int32, n, n)[:len(s.idx)]
+		s.idx = pad.Slice[int32](n)[:len(s.idx)]
 	}
 	if 4*n > s.N {
 		if s.perm == nil {
@@ -55,8 +59,8 @@ func (s *sampler) reserve(n int) {
 		slots *= 2
 	}
 	if len(s.keys) < slots {
-		s.keys = make([]int32, slots)
-		s.stamp = make([]uint32, slots)
+		s.keys = pad.Slice[int32](slots)
+		s.stamp = pad.Slice[uint32](slots)
 		s.gen = 0
 		s.shift = 32
 		for l := len(s.keys); l > 1; l /= 2 {

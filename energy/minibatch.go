@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+
+	"github.com/fresgld/fresgld/internal/pad"
 )
 
 // Minibatch estimates U = U_0 + Σ_{i<N} U_i and its gradient from n of the N
@@ -76,10 +78,13 @@ func NewMinibatch(t Terms, n int) (*Minibatch, error) {
 	if p < 1 {
 		return nil, fmt.Errorf("minibatch: dimension %d", p)
 	}
-	m := &Minibatch{
+	// A chain's estimator, written at every draw, on cache lines of its
+	// own (pad): chains on different cores then do not slow each other.
+	m := pad.New[Minibatch]()
+	*m = Minibatch{
 		t: t, s: sampler{N: N},
-		g: make([]float64, p), shift: make([]float64, p), sum: make([]float64, p), sq: make([]float64, p),
-		spread: make([]float64, p),
+		g: pad.Slice[float64](p), shift: pad.Slice[float64](p), sum: pad.Slice[float64](p), sq: pad.Slice[float64](p),
+		spread: pad.Slice[float64](p),
 	}
 	m.touch, _ = t.(Toucher)
 	m.lin, _ = t.(LinearTerms)
@@ -112,7 +117,7 @@ func (m *Minibatch) SetSize(n int) error {
 	m.n = n
 	m.s.size(n)
 	if m.lin != nil && len(m.slope) < n {
-		m.slope = make([]float64, n)
+		m.slope = pad.Slice[float64](n)
 	}
 	if m.keep && len(m.rows) < n*len(m.g) {
 		m.rows = make([]float64, n*len(m.g))

@@ -1,6 +1,10 @@
 package exchange
 
-import "math"
+import (
+	"math"
+
+	"github.com/fresgld/fresgld/internal/pad"
+)
 
 // A Langevin step θ' = θ − η∇U(θ) + noise is unstable where η exceeds 2/λ
 // for a curvature λ of U: the step overshoots the minimum by more than it
@@ -41,7 +45,7 @@ type watch struct {
 }
 
 func newWatch(theta []float64) watch {
-	return watch{prev: append([]float64(nil), theta...), last: make([]float64, len(theta)), lastN2: math.Inf(1), rate: 1}
+	return watch{prev: append(pad.Slice[float64](len(theta))[:0], theta...), last: pad.Slice[float64](len(theta)), lastN2: math.Inf(1), rate: 1}
 }
 
 // observe records the move to theta from prev, the state before the move,

@@ -1,5 +1,7 @@
 package exchange
 
+import "github.com/fresgld/fresgld/internal/pad"
+
 // ReplicaStats is what one replica's walk over the levels did.
 //
 // A tempered restart is a passage from the hottest level down to the coldest:
@@ -28,7 +30,7 @@ const (
 )
 
 func newTrips(K int) trips {
-	return trips{reps: make([]ReplicaStats, K), last: make([]int8, K), seen: make([]bool, K)}
+	return trips{reps: pad.Slice[ReplicaStats](K), last: pad.Slice[int8](K), seen: pad.Slice[bool](K)}
 }
 
 // observe updates the counts from the replica at each level, at[l]. Only

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/internal/pad"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -27,6 +28,13 @@ type Level struct {
 	// constant M = H⁻¹ (langevin.Precond; the sampler steps with a clone of
 	// its own). Its policy must be SGLD, or Corrected with a diagonal H.
 	Precond *langevin.Precond
+	// Metropolis makes the level's step a proposal accepted by the
+	// Metropolis–Hastings rule on exact energies (MALA, preconditioned by
+	// Precond when set): the level then targets exp(−U/τ) exactly at any
+	// step size, the Euler step's bias included. Its estimator must be
+	// energy.Exact and its policy SGLD; a step costs one pass of U and ∇U
+	// together (energy.EnergyGrad) at the proposal.
+	Metropolis bool
 }
 
 // Config is a whole ladder. Levels are ordered from cold to hot.
@@ -77,6 +85,9 @@ type LevelStats struct {
 	// ClampedSteps counts steps with at least one.
 	Clamped      int64 `json:"clamped"`
 	ClampedSteps int64 `json:"clamped_steps"`
+	// Accepted counts the accepted proposals of a Metropolis-adjusted
+	// level (Level.Metropolis); one is made at every step.
+	Accepted int64 `json:"accepted,omitempty"`
 }
 
 // Stats is what the whole ladder did.
@@ -109,6 +120,7 @@ type level struct {
 	// full takes the CorrectedFull steps; nil under other policies.
 	full *fullNoise
 	pre  *langevin.Precond // the level's own clone of Level.Precond
+	mh   *mala             // a Metropolis-adjusted level's state; else nil
 }
 
 // Sampler runs a replica-exchange ladder. It is not safe for concurrent use.
@@ -164,7 +176,11 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateScheme(cfg.Swap); err != nil {
 		return nil, err
 	}
-	s := &Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: make([]int, K), lv: make([]level, K), reps: make([]replica, K), pairs: make([]PairStats, K-1), noise: make([]float64, K-1), probs: make([]probs, K-1), onSwap: cfg.OnSwap}
+	// Everything a chain writes at every step sits on cache lines of its
+	// own (pad), so that chains stepping on different cores do not slow
+	// each other down.
+	s := pad.New[Sampler]()
+	*s = Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: pad.Slice[int](K), lv: pad.Slice[level](K), reps: pad.Slice[replica](K), pairs: pad.Slice[PairStats](K - 1), noise: pad.Slice[float64](K - 1), probs: pad.Slice[probs](K - 1), onSwap: cfg.OnSwap}
 	p := 0
 	for l, L := range cfg.Levels {
 		if L.Est == nil {
@@ -189,20 +205,26 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		_, lv.known = lv.Var.(variance.Known)
 		lv.est = newCounted(L.Est, &lv.stats.Cost.Grad, &lv.stats.Cost.Energy)
 		lv.varEst = newCounted(L.Est, &lv.stats.Cost.VarGrad, &lv.stats.Cost.VarEnergy)
-		lv.grad = make([]float64, p)
+		lv.grad = pad.Slice[float64](p)
 		if L.Est.KnowsVariance() {
-			lv.rep = make([]float64, p)
+			lv.rep = pad.Slice[float64](p)
 		}
-		lv.s2 = make([]float64, p)
-		lv.scratch = make([]float64, p)
+		lv.s2 = pad.Slice[float64](p)
+		lv.scratch = pad.Slice[float64](p)
 		if L.Noise == langevin.CorrectedFull {
 			lv.full = newFullNoise(L.Est)
 		}
 		if L.Precond != nil {
 			lv.pre = L.Precond.Clone()
 		}
+		if L.Metropolis {
+			var err error
+			if lv.mh, err = newMALA(L.Est); err != nil {
+				return nil, fmt.Errorf("level %d: %w", l, err)
+			}
+		}
 		rng, pcg := newStream(cfg.Seed, uint64(l))
-		s.reps[l] = replica{theta: append([]float64(nil), init[l]...), rng: rng, pcg: pcg, watch: newWatch(init[l])}
+		s.reps[l] = replica{theta: append(pad.Slice[float64](p)[:0], init[l]...), rng: rng, pcg: pcg, watch: newWatch(init[l])}
 		s.at[l] = l
 	}
 	if s.box != nil {
@@ -296,6 +318,9 @@ func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) erro
 		case L.Noise == langevin.CorrectedFull, L.Noise == langevin.Corrected && !pc.Diagonal():
 			return fmt.Errorf("level %d: a preconditioned step counts gradient noise only with a diagonal preconditioner (noise policy %v); use the SGLD policy or a diagonal preconditioner", l, L.Noise)
 		}
+	}
+	if L.Metropolis && (L.Noise != langevin.SGLD || L.Var != nil) {
+		return fmt.Errorf("level %d: a Metropolis-adjusted level steps on exact gradients: noise policy %v and a variance model do not apply (use SGLD and none)", l, L.Noise)
 	}
 	if err := L.Eta.Validate(); err != nil {
 		return fmt.Errorf("level %d: %w", l, err)
@@ -415,6 +440,10 @@ func (s *Sampler) Step() error {
 func (s *Sampler) stepLevel(l, k int) {
 	lv := &s.lv[l]
 	r := &s.reps[s.at[l]]
+	if lv.mh != nil {
+		s.metropolisStep(l, lv, r, k)
+		return
+	}
 	if lv.Var != nil && !lv.known { // Known observes nothing
 		if err := lv.Var.Observe(k, r.theta, &lv.varEst, r.rng); err != nil {
 			lv.err = fmt.Errorf("level %d: %w", l, err)

@@ -103,6 +103,22 @@ func (pc *Precond) solve(x []float64, t blas.Transpose) {
 	blas64.Trsv(t, pc.r, blas64.Vector{N: len(x), Data: x, Inc: 1})
 }
 
+// Whiten overwrites g with R⁻¹g: a gradient in θ becomes the gradient in
+// the coordinates φ = Rᵀθ. A nil Precond is the identity.
+func (pc *Precond) Whiten(g []float64) {
+	if pc != nil {
+		pc.solve(g, blas.NoTrans)
+	}
+}
+
+// Color overwrites d with R⁻ᵀd: a move in φ becomes the move in θ. A nil
+// Precond is the identity.
+func (pc *Precond) Color(d []float64) {
+	if pc != nil {
+		pc.solve(d, blas.Trans)
+	}
+}
+
 // Step is the preconditioned Step: it moves theta in place by
 // θ ← θ + R⁻ᵀ(−ηR⁻¹g + ξ), ξ the injected noise in φ coordinates (2τη per
 // coordinate under SGLD; 2τη − η²ŝ_j²/R_jj² under Corrected, clamped at 0).

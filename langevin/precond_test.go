@@ -168,3 +168,63 @@ func TestPrecondNoAlloc(t *testing.T) {
 		t.Errorf("%v allocations a step", a)
 	}
 }
+
+// TestPrecondClamp runs the diagonal preconditioned step under Corrected
+// with gradient noise that exceeds the budget 2τη in the first coordinate
+// of φ (η²s2_0/h_0 = 2.4 against 2τη = 1.3): that coordinate is clamped at
+// every step and gets the gradient noise alone, the other the budget. In φ
+// the noise covariance is then diag(max(2τη, η²s2_j/h_j)), and the
+// stationary covariance follows from the Lyapunov equation as in
+// precondCov (its SGLD form with the unclamped coordinate's gradient noise
+// topped up to the budget). Tolerance as in TestPrecondStationary.
+func TestPrecondClamp(t *testing.T) {
+	const eta, tau, n = 0.5, 1.3, 1_000_000
+	a := mat.NewSymDense(2, []float64{1.0 / (1 - 0.95*0.95), -0.95 / (1 - 0.95*0.95) / 10, -0.95 / (1 - 0.95*0.95) / 10, 1.0 / (1 - 0.95*0.95) / 100})
+	h := []float64{a.At(0, 0), a.At(1, 1)}
+	s2 := []float64{100, 0.25}
+	pc, err := NewDiagPrecond(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Noise in φ: η²s2_j/h_j where clamped, else 2τη. precondCov's SGLD
+	// form adds 2τη to η²s2_j/h_j, so give it the excess over 2τη only.
+	excess := make([]float64, 2)
+	for j := range s2 {
+		excess[j] = math.Max(0, eta*eta*s2[j]/h[j]-2*tau*eta) * h[j] / (eta * eta)
+	}
+	if !(excess[0] > 0 && excess[1] == 0) {
+		t.Fatalf("the test needs the first coordinate clamped, the second not: excess %v", excess)
+	}
+	want := precondCov(a, mat.NewSymDense(2, []float64{h[0], 0, 0, h[1]}), excess, eta, tau, false)
+	rng := rand.New(rand.NewPCG(5, 6))
+	theta, grad, scratch := []float64{0, 0}, make([]float64, 2), make([]float64, 2)
+	var s [2][2]float64
+	clamped := 0
+	for k := range n + 1000 {
+		grad[0] = a.At(0, 0)*theta[0] + a.At(0, 1)*theta[1] + math.Sqrt(s2[0])*rng.NormFloat64()
+		grad[1] = a.At(1, 0)*theta[0] + a.At(1, 1)*theta[1] + math.Sqrt(s2[1])*rng.NormFloat64()
+		c, ok := pc.Step(theta, grad, s2, scratch, eta, tau, Corrected, rng)
+		if !ok {
+			t.Fatalf("not finite at step %d", k)
+		}
+		clamped += c
+		if k >= 1000 {
+			for i := range 2 {
+				for j := range 2 {
+					s[i][j] += theta[i] * theta[j] / n
+				}
+			}
+		}
+	}
+	if clamped != n+1000 {
+		t.Errorf("%d clamped coordinate-steps, want one a step (%d)", clamped, n+1000)
+	}
+	big := math.Max(want.At(0, 0), want.At(1, 1))
+	for i := range 2 {
+		for j := range 2 {
+			if !(math.Abs(s[i][j]-want.At(i, j)) <= 0.04*big) {
+				t.Errorf("covariance (%d, %d) %.5g, exact %.5g", i, j, s[i][j], want.At(i, j))
+			}
+		}
+	}
+}

@@ -159,24 +159,13 @@ func (l *Logistic) Prior(grad, theta []float64) float64 {
 
 // U is the full energy U_0 + Σ_i U_i: O(Np).
 func (l *Logistic) U(theta []float64) float64 {
-	u := l.Prior(nil, theta)
-	for i := range l.Y {
-		u += l.Term(nil, theta, i)
-	}
-	return u
+	return l.Prior(nil, theta) + l.pass(nil, theta, true)
 }
 
 // Grad writes the full gradient: O(Np), no allocation.
 func (l *Logistic) Grad(grad, theta []float64) {
 	l.Prior(grad, theta)
-	for i, y := range l.Y {
-		x := l.X[i*l.P : (i+1)*l.P]
-		_, sig := logit(dot(x, theta))
-		r := sig - y
-		for j, v := range x {
-			grad[j] += r * v
-		}
-	}
+	l.pass(grad, theta, false)
 }
 
 // UGrad writes the full gradient into grad and returns the full energy, in
@@ -185,18 +174,86 @@ func (l *Logistic) Grad(grad, theta []float64) {
 // Grad's (the same operations in the same order).
 func (l *Logistic) UGrad(grad, theta []float64) float64 {
 	u := l.Prior(grad, theta)
-	for i, y := range l.Y {
-		x := l.X[i*l.P : (i+1)*l.P]
-		z := dot(x, theta)
-		r, sig := logit(z)
-		d := sig - y
-		for j, v := range x {
-			grad[j] += d * v
-		}
+	return u + l.pass(grad, theta, true)
+}
+
+// EnergyOn is Σ_{i∈rows} U_i(θ), the likelihood part of the energy on the
+// listed examples, four rows at a time as pass takes them: lp__ on a fixed
+// subset of large data (each value equals the sum of Term over rows, to
+// rounding).
+func (l *Logistic) EnergyOn(theta []float64, rows []int32) float64 {
+	theta = theta[:l.P]
+	var u float64
+	add := func(z, y float64) {
+		r, _ := logit(z)
 		if y == 1 {
 			u += math.Max(-z, 0) + r
 		} else {
 			u += math.Max(z, 0) + r
+		}
+	}
+	k := 0
+	for ; k+4 <= len(rows); k += 4 {
+		i0, i1, i2, i3 := int(rows[k]), int(rows[k+1]), int(rows[k+2]), int(rows[k+3])
+		z0, z1, z2, z3 := dot4(l.Row(i0), l.Row(i1), l.Row(i2), l.Row(i3), theta)
+		add(z0, l.Y[i0])
+		add(z1, l.Y[i1])
+		add(z2, l.Y[i2])
+		add(z3, l.Y[i3])
+	}
+	for ; k < len(rows); k++ {
+		i := int(rows[k])
+		add(dot(l.Row(i), theta), l.Y[i])
+	}
+	return u
+}
+
+// pass is a full pass over the data: it adds Σ_i ∇U_i(θ) into grad unless
+// grad is nil, and returns Σ_i U_i(θ) when energy is set (else 0). It takes
+// four rows at a time, as Slopes does: one load of θ_j serves four dot
+// products and one update of grad_j four examples, which makes a full
+// pass (MALA's step) about twice as fast as row by row.
+func (l *Logistic) pass(grad, theta []float64, energy bool) float64 {
+	p, N := l.P, len(l.Y)
+	theta = theta[:p]
+	if grad != nil {
+		grad = grad[:p]
+	}
+	var u float64
+	term := func(z, y float64) float64 {
+		r, sig := logit(z)
+		if energy {
+			if y == 1 {
+				u += math.Max(-z, 0) + r
+			} else {
+				u += math.Max(z, 0) + r
+			}
+		}
+		return sig - y
+	}
+	i := 0
+	for ; i+4 <= N; i += 4 {
+		x0, x1, x2, x3 := l.Row(i), l.Row(i+1), l.Row(i+2), l.Row(i+3)
+		z0, z1, z2, z3 := dot4(x0, x1, x2, x3, theta)
+		if grad == nil {
+			for k, z := range [4]float64{z0, z1, z2, z3} {
+				term(z, l.Y[i+k])
+			}
+			continue
+		}
+		d0, d1, d2, d3 := term(z0, l.Y[i]), term(z1, l.Y[i+1]), term(z2, l.Y[i+2]), term(z3, l.Y[i+3])
+		x1, x2, x3 = x1[:p], x2[:p], x3[:p]
+		for j, v := range x0[:p] {
+			grad[j] += d0*v + d1*x1[j] + d2*x2[j] + d3*x3[j]
+		}
+	}
+	for ; i < N; i++ {
+		x := l.Row(i)
+		d := term(dot(x, theta), l.Y[i])
+		if grad != nil {
+			for j, v := range x {
+				grad[j] += d * v
+			}
 		}
 	}
 	return u

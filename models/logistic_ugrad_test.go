@@ -26,3 +26,22 @@ func TestLogisticUGrad(t *testing.T) {
 		}
 	}
 }
+
+// EnergyOn is the sum of Term over the listed rows, to rounding, whatever
+// their number modulo four.
+func TestLogisticEnergyOn(t *testing.T) {
+	l, _, err := SyntheticLogistic(300, 7, 1, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := []float64{3, -2, 1, 0.5, -4, 2, 1}
+	for _, rows := range [][]int32{{5}, {0, 1, 2, 3}, {299, 7, 7, 100, 42, 3, 250}} {
+		var want float64
+		for _, i := range rows {
+			want += l.Term(nil, theta, int(i))
+		}
+		if got := l.EnergyOn(theta, rows); !(math.Abs(got-want) <= 1e-12*math.Abs(want)) {
+			t.Errorf("rows %v: %v, Σ Term %v", rows, got, want)
+		}
+	}
+}

@@ -45,7 +45,22 @@ func Prepare(path string, stale ...string) (*Dir, error) {
 			return nil, fmt.Errorf("removing the earlier run's %s: %w", name, err)
 		}
 	}
-	return &Dir{path: path}, nil
+	d := &Dir{path: path}
+	d.RemoveTemps(stale...)
+	return d, nil
+}
+
+// RemoveTemps removes the temporary files that a WriteFile of each name
+// killed before its rename left behind (.name.tmp-*). Only the names of
+// this run's own files may be given: another process writing into the
+// same directory (one chain of an array job) has temporaries of its own.
+func (d *Dir) RemoveTemps(names ...string) {
+	for _, name := range names {
+		m, _ := filepath.Glob(filepath.Join(d.path, "."+name+".tmp-*"))
+		for _, f := range m {
+			os.Remove(f)
+		}
+	}
 }
 
 // Path is the directory's path.

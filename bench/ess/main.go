@@ -21,8 +21,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 
+	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/data"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/diag"
@@ -48,14 +51,22 @@ func main() {
 	out := flag.String("out", filepath.Join(os.TempDir(), "fresgld-ess"), "directory for design.csv and fresgld.json")
 	useMALA := flag.Bool("mala", false, "preconditioned MALA on full-data gradients and energies (step adapted during the burn-in to acceptance 0.574) instead of unadjusted Langevin")
 	ref := flag.String("reference", "", "a long MALA reference of the same posterior (minibatch.Reference JSON) to print the errors against")
+	command := flag.String("command", "", "a fresgld binary: run `BIN logistic --data FILE --label LABEL --out DIR/run` with no other flag (its defaults), time its whole process (user + system CPU) and read its summary.json")
+	plan := flag.Bool("plan", false, "the default plan of fresgld logistic (analysis.NewLogConcave: its gradient rule, step and run length; --batch, --eta, --thin and --mala are then ignored)")
 	flag.Parse()
-	if err := run(*file, *label, *batch, *eta, *draws, *thin, *chains, *out, *ref, *useMALA); err != nil {
+	var err error
+	if *command != "" {
+		err = runCommand(*command, *file, *label, *out, *ref)
+	} else {
+		err = run(*file, *label, *batch, *eta, *draws, *thin, *chains, *out, *ref, *useMALA, *plan)
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "ess:", err)
 		os.Exit(1)
 	}
 }
 
-func run(file, label string, batch int, eta float64, draws, thin, chains int, out, ref string, useMALA bool) error {
+func run(file, label string, batch int, eta float64, draws, thin, chains int, out, ref string, useMALA, plan bool) error {
 	raw, name := data.WDBC, "wdbc.csv"
 	if file != "" {
 		b, err := os.ReadFile(file)
@@ -78,6 +89,9 @@ func run(file, label string, batch int, eta float64, draws, thin, chains int, ou
 	}
 	if err := writeDesign(filepath.Join(out, "design.csv"), x, d.Y, p); err != nil {
 		return err
+	}
+	if plan {
+		return runPlan(l, d.N, p, draws, chains, out, ref)
 	}
 	start := cputime.Process()
 	// The mode by Newton's method with exact gradients and, where N·p² is
@@ -138,8 +152,14 @@ func run(file, label string, batch int, eta float64, draws, thin, chains int, ou
 		}
 	}
 	cpu := cputime.Process() - start
-	minESS, maxR := math.Inf(1), 0.0
 	res := result{Batch: batch, Eta: eta, Draws: draws, Thin: thin, Chains: chains, CPUSeconds: cpu.Seconds(), SetupSeconds: setup.Seconds()}
+	return report(res, trace, d.N, p, kind(batch, useMALA), out, ref)
+}
+
+// report summarises the chains' draws, prints the line and the errors
+// against a reference, and writes fresgld.json.
+func report(res result, trace [][][]float64, N, p int, what, out, ref string) error {
+	minESS, maxR := math.Inf(1), 0.0
 	for j := range p {
 		sm := diag.Summarize(trace[j])
 		minESS = math.Min(minESS, sm.ESSBulk)
@@ -149,8 +169,13 @@ func run(file, label string, batch int, eta float64, draws, thin, chains int, ou
 		res.MCSE = append(res.MCSE, sm.MCSEMean)
 	}
 	res.MinESS, res.MaxRhat = minESS, maxR
-	fmt.Printf("fresgld: N = %d, p = %d, %s gradients, η = %g, %d chains × %d draws (thin %d): smallest bulk ESS %.0f, largest R̂ %.4f, %.2f CPU s sampling (+%.2f s mode and Hessian): %.0f bulk ESS per CPU-s\n",
-		d.N, p, kind(batch, useMALA), eta, chains, draws, thin, minESS, maxR, cpu.Seconds(), setup.Seconds(), minESS/cpu.Seconds())
+	fmt.Printf("fresgld: N = %d, p = %d, %s gradients, η = %.3g, %d chains × %d draws (thin %d): smallest bulk ESS %.0f, largest R̂ %.4f, %.2f CPU s sampling (+%.2f s mode, Hessian and pilot): %.0f bulk ESS per CPU-s (%.0f with the setup)\n",
+		N, p, what, res.Eta, res.Chains, res.Draws, res.Thin, minESS, maxR, res.CPUSeconds, res.SetupSeconds, minESS/res.CPUSeconds, minESS/(res.CPUSeconds+res.SetupSeconds))
+	return finish(res, p, out, ref)
+}
+
+// finish prints the errors against a reference and writes fresgld.json.
+func finish(res result, p int, out, ref string) error {
 	if ref != "" {
 		r, err := minibatch.LoadReference(ref, p)
 		if err != nil {
@@ -247,4 +272,109 @@ func malaChain(l *models.Logistic, mode []float64, h *mat.SymDense, burn, draws,
 		}
 	}
 	return nil
+}
+
+// runPlan runs the default plan of fresgld logistic in process: the mode,
+// preconditioner, gradient rule, step, starts and run length of
+// analysis.NewLogConcave.
+func runPlan(l *models.Logistic, N, p, draws, chains int, out, ref string) error {
+	start := cputime.Process()
+	lc, err := analysis.NewLogConcave(l, 1)
+	if err != nil {
+		return err
+	}
+	setup := cputime.Process() - start
+	fmt.Println("plan:", lc.Note())
+	burn, thin, iat := lc.RunLength(draws)
+	trace := make([][][]float64, p)
+	for j := range trace {
+		trace[j] = make([][]float64, chains)
+	}
+	start = cputime.Process()
+	for c := range chains {
+		s, err := lc.Sampler(1, c+1)
+		if err != nil {
+			return err
+		}
+		for k := range burn + draws*thin {
+			if err := s.Step(); err != nil {
+				return err
+			}
+			if k >= burn && (k-burn)%thin == thin-1 {
+				for j, v := range s.State(0) {
+					trace[j][c] = append(trace[j][c], v)
+				}
+			}
+		}
+	}
+	cpu := cputime.Process() - start
+	res := result{Batch: lc.Choice.Batch, Eta: lc.Eta, Draws: draws, Thin: thin, Chains: chains, CPUSeconds: cpu.Seconds(), SetupSeconds: setup.Seconds()}
+	what := "MALA, full-data"
+	if lc.Choice.CV {
+		what = fmt.Sprintf("control-variate n = %d", lc.Choice.Batch)
+	}
+	fmt.Printf("run length: burn %d, thin %d (τ_int = %.3g steps in φ)\n", burn, thin, iat)
+	return report(res, trace, N, p, what, out, ref)
+}
+
+// runCommand runs the fresgld binary bin with logistic's defaults on file,
+// writes the design for nuts.R, and reports the run's smallest bulk ESS,
+// largest R̂ and means from its summary.json against the whole process's
+// CPU time (reading, mode, pilot, sampling, summaries, figures).
+func runCommand(bin, file, label, out, ref string) error {
+	if file == "" {
+		file = "data/wdbc.csv"
+	}
+	d, err := dataset.ReadFile(file, dataset.Options{Label: label})
+	if err != nil {
+		return err
+	}
+	x, p := d.WithIntercept()
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	if err := writeDesign(filepath.Join(out, "design.csv"), x, d.Y, p); err != nil {
+		return err
+	}
+	dir := filepath.Join(out, "run")
+	cmd := exec.Command(bin, "logistic", "--data", file, "--label", label, "--out", dir)
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	fmt.Println("$", strings.Join(cmd.Args, " "))
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		return err
+	}
+	var sum struct {
+		Draws      int `json:"draws_per_chain"`
+		Parameters []struct {
+			Variable string  `json:"variable"`
+			Mean     float64 `json:"mean"`
+			SD       float64 `json:"sd"`
+			MCSEMean float64 `json:"mcse_mean"`
+			ESSBulk  float64 `json:"ess_bulk"`
+			Rhat     float64 `json:"rhat"`
+		} `json:"parameters"`
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		return err
+	}
+	res := result{Draws: sum.Draws, Chains: 4, CPUSeconds: cpu.Seconds(), MinESS: math.Inf(1)}
+	for _, r := range sum.Parameters {
+		if r.Variable == "lp__" {
+			continue
+		}
+		res.MinESS = math.Min(res.MinESS, r.ESSBulk)
+		res.MaxRhat = math.Max(res.MaxRhat, r.Rhat)
+		res.Mean, res.SD, res.MCSE = append(res.Mean, r.Mean), append(res.SD, r.SD), append(res.MCSE, r.MCSEMean)
+	}
+	if len(res.Mean) != p {
+		return fmt.Errorf("%s: %d coefficients, the design has %d", filepath.Join(dir, "summary.json"), len(res.Mean), p)
+	}
+	fmt.Printf("fresgld logistic (defaults): N = %d, p = %d: smallest bulk ESS %.0f, largest R̂ %.4f, %.2f CPU s for the whole process: %.0f bulk ESS per CPU-s\n",
+		d.N, p, res.MinESS, res.MaxRhat, res.CPUSeconds, res.MinESS/res.CPUSeconds)
+	return finish(res, p, out, ref)
 }

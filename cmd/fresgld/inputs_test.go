@@ -140,7 +140,7 @@ func TestLogisticInputAnswers(t *testing.T) {
 		{"seed -1", lg("--data", data, "--seed", "-1"), 1, []string{`--seed = "-1": want a whole number from 0 to 18446744073709551615`}, []string{"strconv"}},
 		{"keep 1e12", lg("--data", data, "--keep", "1e12"), 1, []string{`--keep = "1e12": want a whole number, written out (1000000000000, not 1e12)`}, []string{"strconv"}},
 		{"keep too many", lg("--data", data, "--keep", "2000000000"), 1, []string{"--keep = 2000000000: that many draws would not fit in memory"}, []string{"1 coordinates"}},
-		{"thin 1e9, burn auto", lg("--data", data, "--thin", "1000000000"), 1, []string{"--keep = 5000 × --thin = 1000000000 = 5e+12 steps (before the automatic --burn): more than the 2147483647 steps"}, []string{"--burn = 0"}},
+		{"thin 1e9, burn auto", lg("--data", data, "--thin", "1000000000"), 1, []string{"--keep = 1000 × --thin = 1000000000 = 1e+12 steps (before the automatic --burn): more than the 2147483647 steps"}, []string{"--burn = 0"}},
 		{"swap-energies unknown", lg("--data", data, "--swap-energies", "fast"), 1, []string{`unknown swap-energy mode "fast"`, "or auto, the default"}, nil},
 		// 10¹² chains ran out of memory in a crash no handler sees.
 		{"chains 1e12", lg("--data", data, "--chains", "1000000000000"), 1, []string{"--chains = 1000000000000: at most 256 run in one process", "--chain c"}, nil},
@@ -282,10 +282,15 @@ func wideCSV(t *testing.T, n, p int) string {
 // the p×p Hessian (its note says so) and finishes.
 func TestLogisticWideData(t *testing.T) {
 	start := time.Now()
-	inputCase{"3000 features, 20 examples", []string{"logistic", "--data", wideCSV(t, 20, 3000), "--label", "y", "--out", t.TempDir()}, 1,
+	inputCase{"3000 features, 20 examples", []string{"logistic", "--data", wideCSV(t, 20, 3000), "--label", "y", "--method", "fresgld", "--out", t.TempDir()}, 1,
 		[]string{"--keep = 5000: p = 3001 coefficients but N = 20 examples: the data inform at most 20 directions", "4 chain(s) × 5000 draws × 3002 variables", "give --keep 4163 or less"}, nil}.check(t)
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("refused after %v: some work came first", d)
+	}
+	// The default's plan stops at analysis.PlanMaxDim coordinates, saying so.
+	said, err := stdoutOf(t, "logistic", "--data", wideCSV(t, 20, 1001), "--label", "y", "--chains", "1", "--keep", "20", "--burn", "10", "--thin", "1", "--out", t.TempDir())
+	if want := "sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = 1002 > 1000"; err != nil || !strings.Contains(said, want) {
+		t.Errorf("default method on 1002 coefficients: %v; said %q, want it to contain %q", err, said, want)
 	}
 	out := t.TempDir()
 	inputCase{"1001 features, 20 examples", []string{"logistic", "--data", wideCSV(t, 20, 1001), "--label", "y", "--method", "sgld", "--chains", "1", "--keep", "20", "--out", out}, 0, nil, nil}.check(t)

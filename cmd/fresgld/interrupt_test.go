@@ -171,7 +171,7 @@ func TestKillLeavesParsableSamples(t *testing.T) {
 	// 36 columns per line (lp__, 4 sampler columns, 31 coefficients), as
 	// in the truncated line this guards against.
 	const lines = 3000
-	cmd, _, done := startLong(t, out, lines, "logistic", "--data", data, "--label", "benign", "--chains", "2", "--keep", "1000000", "--burn", "0", "--thin", "1")
+	cmd, _, done := startLong(t, out, lines, "logistic", "--data", data, "--label", "benign", "--method", "fresgld", "--chains", "2", "--keep", "1000000", "--burn", "0", "--thin", "1")
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done
 	rows := parseSamples(t, filepath.Join(out, "chain-1.csv"), 36)

@@ -89,7 +89,7 @@ func init() {
 	fl.BoolVar(&f.DropConstant, "drop-constant", false, "drop features that take one value in every example (with a warning naming them) instead of refusing the file")
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")
 	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient")
-	fl.StringVar(&f.Method, "method", "fresgld", methodHelp)
+	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: one preconditioned chain per --chains on the gradients a stated rule picks; see above), or "+methodHelp)
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
@@ -107,7 +107,7 @@ func init() {
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
 	f.BurnAuto, f.ThinAuto = true, true
 	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation; see above)")
-	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
+	fl.IntVar(&f.Keep, "keep", 5000, "samples retained (1000 under --method auto unless given)")
 	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: enough for a bulk ESS of 200 per chain in the slowest direction, within the default budget)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/logistic", "output directory")
@@ -123,11 +123,15 @@ func (f *logisticFlags) validate(cmd *cobra.Command) error {
 	if f.Label == "" {
 		return errors.New("--label: no label column given (a header name or a column number from 1)")
 	}
-	m, err := exchange.ParseMethod(f.Method)
+	m, err := f.method()
 	if err != nil {
-		return fmt.Errorf("--method: %w", err)
+		return err
 	}
-	if _, err := parseCorrection(f.Correction, m); err != nil {
+	cm := m
+	if m == analysis.AutoMethod {
+		cm = exchange.FReSGLDMethod // checkAuto refuses --correction under auto
+	}
+	if _, err := parseCorrection(f.Correction, cm); err != nil {
 		return err
 	}
 	if err := firstError(checkChainCount(f.chainFlags), positive("--prior-sd", f.PriorSD), runSizeAuto(f.Burn, f.Keep, f.Thin, 0, f.BurnAuto, f.ThinAuto)); err != nil {
@@ -152,11 +156,18 @@ const minPriorSDRoom = 1e8
 var ladderOnlyFlags = []string{"levels", "tau2", "hot-batch", "hot-share", "swap-rate", "swap-batch", "swap-energies", "swap-pilot", "swap-noise-cap", "exact-every"}
 
 func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
+	if f.Method == string(analysis.AutoMethod) && !cmd.Flags().Changed("keep") {
+		f.Keep = analysis.PlanKeep
+	}
 	if err := f.validate(cmd); err != nil {
 		return err
 	}
-	m, _ := exchange.ParseMethod(f.Method)
-	if err := firstError(checkChainFlag(cmd.Flags(), f.chainFlags), notApplicable(cmd.Flags(), m, ladderOnlyFlags)); err != nil {
+	m, _ := f.method()
+	applicable := notApplicable(cmd.Flags(), m, ladderOnlyFlags)
+	if m == analysis.AutoMethod {
+		applicable = checkAuto(cmd)
+	}
+	if err := firstError(checkChainFlag(cmd.Flags(), f.chainFlags), applicable); err != nil {
 		return err
 	}
 	// Before the data's read and the pilots, which are not free on big
@@ -193,7 +204,12 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
-	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", f.Method, f.Data, d.N, model.Terms.Dim(), len(o.Chains), sum.WallSeconds)
+	name := f.Method
+	if m == analysis.AutoMethod {
+		name = "logistic"
+	}
+	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", name, f.Data, d.N, model.Terms.Dim(), len(o.Chains), sum.WallSeconds)
+	printLines(res.Notes)
 	printLines(res.SwapLines)
 	return report(cmd, res, &sum)
 }

@@ -129,7 +129,7 @@ func TestLogisticFlags(t *testing.T) {
 	}
 	// auto is explicit, and recorded as such with the value chosen.
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", data, "--label", "y", "--eta", "auto", "--batch", "auto", "--burn", "10", "--keep", "10", "--out", out); err != nil {
+	if err := run(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--eta", "auto", "--batch", "auto", "--burn", "10", "--keep", "10", "--out", out); err != nil {
 		t.Fatal(err)
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))

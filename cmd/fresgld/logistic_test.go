@@ -119,7 +119,7 @@ func TestLogisticBadInput(t *testing.T) {
 		{[]string{"--data", good}, "--label"},
 		{[]string{"--data", good, "--label", "y", "--method", "hmc"}, `unknown method "hmc"`},
 		{[]string{"--data", good, "--label", "y", "--tau2", "0.5"}, "--tau2"},
-		{[]string{"--data", good, "--label", "y", "--batch", "1000"}, "200 examples"},
+		{[]string{"--data", good, "--label", "y", "--method", "fresgld", "--batch", "1000"}, "200 examples"},
 		{[]string{"--data", good, "--label", "y", "--prior-sd", "-1"}, "--prior-sd"},
 		{[]string{"--data", good, "--label", "y", "--swap-batch", "1000"}, "--swap-batch"},
 		{[]string{"--data", good, "--label", "y", "--swap-batch", "-3"}, "--swap-batch = -3"},

@@ -50,8 +50,8 @@ func TestLogisticWarnings(t *testing.T) {
 		want string // "" for none of the checks below
 	}{
 		{"default wdbc", []string{"--data", wdbc, "--label", "benign"}, ""},
-		{"eta 0.5", []string{"--data", wdbc, "--label", "benign", "--eta", "0.5"}, "of steps clamped"},
-		{"raw features", []string{"--data", wdbc, "--label", "benign", "--no-standardize"}, "the chain is stuck"},
+		{"eta 0.5", []string{"--data", wdbc, "--label", "benign", "--method", "fresgld", "--eta", "0.5"}, "of steps clamped"},
+		{"raw features", []string{"--data", wdbc, "--label", "benign", "--method", "fresgld", "--no-standardize"}, "the chain is stuck"},
 		{"default separable", []string{"--data", sep, "--label", "y"}, ""},
 		{"separable, wide prior", []string{"--data", sep, "--label", "y", "--prior-sd", "1e6"}, "far beyond any plausible effect"},
 	}

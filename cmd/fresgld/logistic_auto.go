@@ -1,0 +1,42 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/exchange"
+)
+
+// method is --method: a sampler's name, or auto.
+func (f *logisticFlags) method() (exchange.Method, error) {
+	if f.Method == string(analysis.AutoMethod) {
+		return analysis.AutoMethod, nil
+	}
+	m, err := exchange.ParseMethod(f.Method)
+	if err != nil {
+		return "", fmt.Errorf("--method: %w; or auto, the default", err)
+	}
+	return m, nil
+}
+
+// autoRefused are the flags --method auto chooses itself or has no use
+// for: the ladder's, and the step, minibatch and correction of the
+// minibatch methods.
+var autoRefused = append([]string{"eta", "batch", "correction"}, ladderOnlyFlags...)
+
+// checkAuto refuses, under --method auto, flags the plan would ignore.
+func checkAuto(cmd *cobra.Command) error {
+	var set []string
+	for _, name := range autoRefused {
+		if fl := cmd.Flags().Lookup(name); fl != nil && fl.Changed && fl.Value.String() != "auto" {
+			set = append(set, "--"+name+" "+fl.Value.String())
+		}
+	}
+	if len(set) == 0 {
+		return nil
+	}
+	return fmt.Errorf("--method auto (the default) chooses its own sampler, step and gradients for this log-concave posterior and runs no ladder, so it would ignore %s: drop them, or give a --method that takes them (sgld, corrected, resgld, mresgld, fresgld)", strings.Join(set, ", "))
+}

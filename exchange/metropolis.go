@@ -1,0 +1,97 @@
+package exchange
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/fresgld/fresgld/energy"
+)
+
+// mala is the state of a Metropolis-adjusted level (Level.Metropolis): the
+// energy, U and its gradient in the preconditioned coordinates at the state
+// they were computed at, kept so that a step costs one pass (U and ∇U of the
+// proposal), not two. The state is compared, not trusted: a swap, a restart
+// or a checkpoint's restore that changes the replica at the level makes the
+// next step recompute them.
+type mala struct {
+	e     energy.Energy
+	units float64 // cost units of one U and ∇U pass: N for a data set
+	x, gx []float64
+	ux    float64
+	valid bool
+	y, gy []float64
+	d     []float64
+}
+
+func newMALA(est energy.Estimator) (*mala, error) {
+	ex, ok := est.(energy.Exact)
+	if !ok {
+		return nil, fmt.Errorf("a Metropolis-adjusted level needs exact energies and gradients (energy.Exact); %T is an estimate", est)
+	}
+	p := ex.Dim()
+	m := &mala{e: ex.E, units: 1, x: make([]float64, p), gx: make([]float64, p), y: make([]float64, p), gy: make([]float64, p), d: make([]float64, p)}
+	if t, ok := ex.E.(interface{ Len() int }); ok {
+		m.units = float64(t.Len())
+	}
+	return m, nil
+}
+
+// metropolisStep is level l's MALA step at temperature τ in the
+// coordinates φ = Rᵀθ of its preconditioner (the identity without one):
+// the proposal φ' = φ − η∇_φU + w, w ~ N(0, 2τη·I), accepted with
+// probability min(1, exp(−(U(θ') − U(θ))/τ) q(θ|θ')/q(θ'|θ)), where
+// log q(θ'|θ) = −|φ' − φ + η∇_φU(θ)|²/(4τη) = −|w|²/(4τη). The level then
+// targets exp(−U/τ) exactly, whatever η.
+func (s *Sampler) metropolisStep(l int, lv *level, r *replica, k int) {
+	m := lv.mh
+	eta, tau := lv.Eta.Eta(k), lv.Tau
+	if !m.valid || !slices.Equal(m.x, r.theta) {
+		m.ux = energy.UGrad(m.e, m.gx, r.theta)
+		lv.pre.Whiten(m.gx)
+		copy(m.x, r.theta)
+		m.valid = true
+		s.countPass(lv)
+		if math.IsNaN(m.ux) || math.IsInf(m.ux, 0) {
+			lv.err = fmt.Errorf("level %d: the energy is %v at the state of step %d", l, m.ux, k)
+			return
+		}
+	}
+	sd := math.Sqrt(2 * tau * eta)
+	var w2 float64
+	for j := range m.d {
+		w := sd * r.rng.NormFloat64()
+		w2 += w * w
+		m.d[j] = w - eta*m.gx[j]
+	}
+	copy(m.y, m.d)
+	lv.pre.Color(m.y)
+	for j, x := range r.theta {
+		m.y[j] += x
+	}
+	uy := energy.UGrad(m.e, m.gy, m.y)
+	lv.pre.Whiten(m.gy)
+	s.countPass(lv)
+	// φ − φ' + η∇_φU(θ') = −d + η∇_φU(θ').
+	var b2 float64
+	for j, g := range m.gy {
+		b := eta*g - m.d[j]
+		b2 += b * b
+	}
+	logA := (m.ux-uy)/tau - (b2-w2)/(4*tau*eta)
+	if !(logA >= 0 || -r.rng.ExpFloat64() < logA) { // NaN: rejected
+		return
+	}
+	copy(r.theta, m.y)
+	copy(m.x, m.y)
+	m.gx, m.gy = m.gy, m.gx
+	m.ux = uy
+	lv.stats.Accepted++
+}
+
+// countPass counts one U and ∇U pass as a gradient draw: the energy comes
+// with it at little extra cost (energy.EnergyGrad).
+func (s *Sampler) countPass(lv *level) {
+	lv.stats.Cost.Grad.Calls++
+	lv.stats.Cost.Grad.Units += lv.mh.units
+}

@@ -1,0 +1,165 @@
+package exchange
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/langevin"
+)
+
+// metropolisCov runs a two-level ladder (τ = 1 and 3, exact swaps at every
+// step) of Metropolis-adjusted levels (or, with adjust false, the same
+// unadjusted steps) on the correlated Gaussian of TestPreconditionedLadder,
+// preconditioned by its diagonal H = diag(A) only, at η = 0.7: unadjusted,
+// the Euler step's bias is large there. It returns each level's sample
+// covariance (entries xx, xy, yy) and the ladder's stats.
+func metropolisCov(t *testing.T, adjust bool, steps int) ([2][3]float64, Stats) {
+	t.Helper()
+	const eta = 0.7
+	r := 0.95
+	a := [4]float64{1 / (1 - r*r), -r / (1 - r*r) / 10, -r / (1 - r*r) / 10, 1 / (1 - r*r) / 100}
+	pc, err := langevin.NewDiagPrecond([]float64{a[0], a[3]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lv []Level
+	for _, tau := range []float64{1, 3} {
+		lv = append(lv, Level{Tau: tau, Est: energy.Exact{E: gauss2{a: a, hg: 1}}, Eta: langevin.Constant{Step: eta}, Precond: pc, Metropolis: adjust})
+	}
+	s, err := New(Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: 3}, [][]float64{{0, 0}, {0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cov [2][3]float64
+	for k := range steps + 1000 {
+		if err := s.Step(); err != nil {
+			return cov, s.Stats() // the unadjusted chain may diverge
+		}
+		if k < 1000 {
+			continue
+		}
+		for l := range 2 {
+			x := s.State(l)
+			cov[l][0] += x[0] * x[0] / float64(steps)
+			cov[l][1] += x[0] * x[1] / float64(steps)
+			cov[l][2] += x[1] * x[1] / float64(steps)
+		}
+	}
+	return cov, s.Stats()
+}
+
+// TestMetropolisLadder checks that Metropolis-adjusted, preconditioned
+// levels sample τA⁻¹ exactly at a step size where the unadjusted step is
+// far off, with swaps moving replicas between the levels (so that each
+// level's kept U and ∇U must follow the replica it holds). With a
+// diagonal H on a target of correlation 0.95 the chain's lag-one
+// correlation along the slow direction is high: its integrated
+// autocorrelation time for the second moments is of order 10² steps, so
+// 4·10⁵ steps hold a few thousand effective draws and each entry's
+// relative sd is about √(2·100/4·10⁵) ≈ 2%. The tolerance is 8% of
+// the larger variance τ·100 (4 sd); the unadjusted chain must miss it.
+func TestMetropolisLadder(t *testing.T) {
+	const steps = 400_000
+	r := 0.95
+	inv := [3]float64{1, r * 10, 100} // A⁻¹
+	taus := []float64{1, 3}
+	cov, st := metropolisCov(t, true, steps)
+	for l, tau := range taus {
+		for k := range 3 {
+			if want := tau * inv[k]; !(math.Abs(cov[l][k]-want) <= 0.08*tau*100) {
+				t.Errorf("level %d: covariance entry %d is %.4g, want %.4g", l, k, cov[l][k], want)
+			}
+		}
+		if acc := float64(st.Levels[l].Accepted) / float64(st.Steps); !(acc > 0.2 && acc < 0.99) {
+			t.Errorf("level %d: acceptance %.3f: the test needs both accepted and rejected proposals", l, acc)
+		}
+	}
+	if st.Pairs[0].Accepts < steps/20 {
+		t.Errorf("%d swaps accepted: too few to test the kept energies", st.Pairs[0].Accepts)
+	}
+	bad, _ := metropolisCov(t, false, steps)
+	off := 0.0
+	for k := range 3 {
+		off = math.Max(off, math.Abs(bad[0][k]-inv[k])/100)
+	}
+	if !(off > 0.08) || math.IsNaN(off) {
+		t.Errorf("unadjusted: largest error %.3g of the variance 100; the test would not see the correction switched off", off)
+	}
+}
+
+// quartic is U(x) = x⁴/4, whose E[x²] = 2Γ(3/4)/Γ(1/4).
+type quartic struct{}
+
+func (quartic) Dim() int              { return 1 }
+func (quartic) U(x []float64) float64 { return x[0] * x[0] * x[0] * x[0] / 4 }
+func (quartic) Grad(g, x []float64)   { g[0] = x[0] * x[0] * x[0] }
+func (quartic) UGrad(g, x []float64) float64 {
+	g[0] = x[0] * x[0] * x[0]
+	return x[0] * x[0] * x[0] * x[0] / 4
+}
+
+// TestMetropolisQuartic checks the exact law off the Gaussian family, at a
+// temperature: at τ = 2, E[x²] = 2√2·Γ(3/4)/Γ(1/4). With η = 0.5 the
+// proposals are accepted about half the time and successive x² decorrelate
+// within some ten steps: 2·10⁵ steps hold ~2·10⁴ effective draws, and
+// x²'s relative sd (Var x² / (E x²)² ≈ 0.6 for this law) gives a relative
+// sd of about 0.6%; the tolerance is 3%.
+func TestMetropolisQuartic(t *testing.T) {
+	const steps = 200_000
+	s, err := New(Config{Levels: []Level{{Tau: 2, Est: energy.Exact{E: quartic{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true}}, Seed: 5}, [][]float64{{0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m2 float64
+	for range steps {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		x := s.State(0)[0]
+		m2 += x * x / steps
+	}
+	g34, _ := math.Lgamma(0.75)
+	g14, _ := math.Lgamma(0.25)
+	want := 2 * math.Sqrt2 * math.Exp(g34-g14)
+	if !(math.Abs(m2/want-1) <= 0.03) {
+		t.Errorf("E[x²] = %.4f, want %.4f", m2, want)
+	}
+	st := s.Stats()
+	if st.Levels[0].Cost.Grad.Calls != steps+1 {
+		t.Errorf("%d U and ∇U passes for %d steps, want one a step and one at the start", st.Levels[0].Cost.Grad.Calls, steps)
+	}
+}
+
+// TestMetropolisRefuses checks the settings a Metropolis-adjusted level
+// cannot take.
+func TestMetropolisRefuses(t *testing.T) {
+	for _, c := range []struct {
+		lv   Level
+		want string
+	}{
+		{Level{Tau: 1, Est: &energy.Noisy{E: quartic{}}, Eta: langevin.Constant{Step: 0.1}, Metropolis: true}, "exact energies"},
+		{Level{Tau: 1, Est: energy.Exact{E: quartic{}}, Eta: langevin.Constant{Step: 0.1}, Noise: langevin.Corrected, Metropolis: true}, "noise policy"},
+	} {
+		if _, err := New(Config{Levels: []Level{c.lv}}, [][]float64{{0}}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%+v: error %v, want one saying %q", c.lv, err, c.want)
+		}
+	}
+}
+
+// TestMetropolisAllocs checks that a Metropolis-adjusted, preconditioned
+// step allocates nothing.
+func TestMetropolisAllocs(t *testing.T) {
+	pc, err := langevin.NewDiagPrecond([]float64{1, 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: gauss2{a: [4]float64{1, 0.5, 0.5, 4}, hg: 1}}, Eta: langevin.Constant{Step: 0.5}, Precond: pc, Metropolis: true}}, Seed: 1}, [][]float64{{0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(1000, func() { s.Step() }); a != 0 {
+		t.Errorf("%v allocations a step", a)
+	}
+}
