@@ -100,6 +100,7 @@ func reportSwaps(chains []*Chain, sum *SwapSummary) (lines []string, warnings []
 		ladders = append(ladders, c.Ladder)
 	}
 	sum.SwapNoise, lines = swapNoise(ladders, sum.Swap.Mode)
+	sum.SwapConfirmed, sum.SwapDeclined = swapDecisions(ladders)
 	c := swapCosts(ladders)
 	sum.SwapCost = &c
 	lines = append(lines, fmt.Sprintf("swap cost: %.4g per-example evaluations of swap energies and %.4g of anchor passes, %.1f%% of the %.4g of gradients", c.Energies, c.Anchors, 100*(c.Energies+c.Anchors)/c.Gradients, c.Gradients))
@@ -111,6 +112,28 @@ type SwapSummary struct {
 	Swap      *SwapChoice `json:"swap_energies,omitempty"`
 	SwapNoise []float64   `json:"swap_noise,omitempty"` // per pair, mean τδ²V/2 in nats over all chains' attempts
 	SwapCost  *SwapCost   `json:"swap_cost,omitempty"`  // per-example evaluations, all chains
+	// Per pair, over all chains: the attempts decided on the full data
+	// after their screen passed, and those declined for noise above the
+	// cap.
+	SwapConfirmed []int `json:"swap_confirmed,omitempty"`
+	SwapDeclined  []int `json:"swap_declined,omitempty"`
+}
+
+// swapDecisions sums each pair's confirmed and declined attempts over the
+// chains' ladders.
+func swapDecisions(ladders []exchange.Stats) (confirmed, declined []int) {
+	if len(ladders) == 0 {
+		return nil, nil
+	}
+	confirmed = make([]int, len(ladders[0].Pairs))
+	declined = make([]int, len(ladders[0].Pairs))
+	for _, st := range ladders {
+		for l := range min(len(st.Pairs), len(confirmed)) {
+			confirmed[l] += st.Pairs[l].Confirmed
+			declined[l] += st.Pairs[l].Capped
+		}
+	}
+	return confirmed, declined
 }
 
 // noisiestPair is the pair with the largest mean swap noise: the one that

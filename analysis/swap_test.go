@@ -57,6 +57,10 @@ func TestSwapNoiseAndWarnings(t *testing.T) {
 		{Pairs: []exchange.PairStats{{Attempts: 30, Noise: 6}}},
 	}
 	ladders[1].Pairs[0].Capped = 3
+	ladders[0].Pairs[0].Confirmed, ladders[1].Pairs[0].Confirmed = 2, 5
+	if c, d := swapDecisions(ladders); len(c) != 1 || c[0] != 7 || d[0] != 3 {
+		t.Errorf("confirmed %v, declined %v: want [7], [3]", c, d)
+	}
 	noise, lines := swapNoise(ladders, "cv")
 	// pooled by attempts: (10·2 + 30·6)/40 = 5
 	if len(noise) != 1 || noise[0] != 5 || !strings.Contains(lines[0], "mean τδ²V/2 = 5 nats over 40 attempts, 3 declined for noise above --swap-noise-cap") {

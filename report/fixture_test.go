@@ -61,6 +61,8 @@ func fakeRun(t *testing.T, dir string) []string {
 		"parameters":        rows,
 		"swap_acceptance":   []map[string]any{{"levels": []int{1, 2}, "attempts": 40, "accepts": 10, "rate": rate, "chains_without_swaps": 0}},
 		"swap_noise":        []float64{0.3},
+		"swap_confirmed":    []int{7},
+		"swap_declined":     []int{3},
 		"clamped":           []map[string]any{{"level": 1, "steps": 2000, "clamped_steps": 0, "share": 0}, {"level": 2, "steps": 2000, "clamped_steps": 30, "share": 0.015}},
 		"total_cost":        123456,
 		"chains_counted":    2,

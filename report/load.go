@@ -58,7 +58,10 @@ type summary struct {
 		NoSwap   int    `json:"chains_without_swaps"`
 	} `json:"swap_acceptance"`
 	SwapNoise []float64 `json:"swap_noise"`
-	Clamped   []struct {
+	// Per pair; absent from runs without screened swaps' counts.
+	SwapConfirmed []int `json:"swap_confirmed"`
+	SwapDeclined  []int `json:"swap_declined"`
+	Clamped       []struct {
 		Level   int   `json:"level"`
 		Steps   int   `json:"steps"`
 		Clamped int64 `json:"clamped_steps"`
@@ -166,6 +169,9 @@ func Load(dir string) (*Report, error) {
 			q := Pair{Levels: p.Levels, Attempts: p.Attempts, Accepts: p.Accepts, NoSwap: p.NoSwap}
 			if l < len(s.SwapNoise) {
 				q.Noise = &s.SwapNoise[l]
+			}
+			if l < len(s.SwapConfirmed) && l < len(s.SwapDeclined) {
+				q.Confirmed, q.Declined = &s.SwapConfirmed[l], &s.SwapDeclined[l]
 			}
 			r.Pairs = append(r.Pairs, q)
 		}

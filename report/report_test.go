@@ -179,3 +179,21 @@ func TestWarningsFromDetails(t *testing.T) {
 		t.Errorf("without details: %+v", ws)
 	}
 }
+
+// The swap table takes each pair's noise and its confirmed and declined
+// attempts from summary.json.
+func TestLoadPairs(t *testing.T) {
+	dir := t.TempDir()
+	fakeRun(t, dir)
+	r, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Pairs) != 1 {
+		t.Fatalf("%d pairs, want 1", len(r.Pairs))
+	}
+	p := r.Pairs[0]
+	if p.Noise == nil || *p.Noise != 0.3 || p.Confirmed == nil || *p.Confirmed != 7 || p.Declined == nil || *p.Declined != 3 {
+		t.Errorf("pair %+v: want noise 0.3, 7 confirmed, 3 declined", p)
+	}
+}
