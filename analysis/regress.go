@@ -28,6 +28,8 @@ type CoefRow struct {
 	ExactQ95       *float64 `json:"exact_q95,omitempty"`
 }
 
+// PatternRow is one of the heaviest inclusion patterns of the exact
+// posterior: the coefficients in the slab and the pattern's weight.
 type PatternRow struct {
 	Included []string `json:"included"`
 	Weight   float64  `json:"weight"`

@@ -140,15 +140,8 @@ func run(file, label string, batch int, eta float64, draws, thin, chains int, ou
 		if err != nil {
 			return err
 		}
-		for k := range burn + draws*thin {
-			if err := s.Step(); err != nil {
-				return err
-			}
-			if k >= burn && (k-burn)%thin == thin-1 {
-				for j, v := range s.State(0) {
-					trace[j][c] = append(trace[j][c], v)
-				}
-			}
+		if err := record(s, burn, draws, thin, trace, c); err != nil {
+			return err
 		}
 	}
 	cpu := cputime.Process() - start
@@ -296,15 +289,8 @@ func runPlan(l *models.Logistic, N, p, draws, chains int, out, ref string) error
 		if err != nil {
 			return err
 		}
-		for k := range burn + draws*thin {
-			if err := s.Step(); err != nil {
-				return err
-			}
-			if k >= burn && (k-burn)%thin == thin-1 {
-				for j, v := range s.State(0) {
-					trace[j][c] = append(trace[j][c], v)
-				}
-			}
+		if err := record(s, burn, draws, thin, trace, c); err != nil {
+			return err
 		}
 	}
 	cpu := cputime.Process() - start
@@ -377,4 +363,20 @@ func runCommand(bin, file, label, out, ref string) error {
 	fmt.Printf("fresgld logistic (defaults): N = %d, p = %d: smallest bulk ESS %.0f, largest R̂ %.4f, %.2f CPU s for the whole process: %.0f bulk ESS per CPU-s\n",
 		d.N, p, res.MinESS, res.MaxRhat, res.CPUSeconds, res.MinESS/res.CPUSeconds)
 	return finish(res, p, out, ref)
+}
+
+// record runs s for burn steps, then keeps every thin-th state of draws
+// in trace[j][c], coordinate j of chain c.
+func record(s *exchange.Sampler, burn, draws, thin int, trace [][][]float64, c int) error {
+	for k := range burn + draws*thin {
+		if err := s.Step(); err != nil {
+			return err
+		}
+		if k >= burn && (k-burn)%thin == thin-1 {
+			for j, v := range s.State(0) {
+				trace[j][c] = append(trace[j][c], v)
+			}
+		}
+	}
+	return nil
 }
