@@ -56,6 +56,16 @@ type levelState struct {
 	Stats         LevelStats
 	Grad, Rep, S2 []float64
 	Est, Var      []byte
+	// MH is a Metropolis-adjusted level's U and whitened ∇U at its state:
+	// restored, the next step need not recompute them, so that a resumed
+	// run counts the passes an uninterrupted one does.
+	MH *malaState
+}
+
+type malaState struct {
+	X, GX []float64
+	UX    float64
+	Valid bool
 }
 
 type tripsState struct {
@@ -94,7 +104,11 @@ func (s *Sampler) MarshalBinary() ([]byte, error) {
 				return nil, fmt.Errorf("level %d: variance model: %w", l, err)
 			}
 		}
-		st.Lv = append(st.Lv, levelState{Stats: lv.stats, Grad: lv.grad, Rep: lv.rep, S2: lv.s2, Est: est, Var: vs})
+		ls := levelState{Stats: lv.stats, Grad: lv.grad, Rep: lv.rep, S2: lv.s2, Est: est, Var: vs}
+		if m := lv.mh; m != nil {
+			ls.MH = &malaState{X: m.x, GX: m.gx, UX: m.ux, Valid: m.valid}
+		}
+		st.Lv = append(st.Lv, ls)
 	}
 	for r := range s.reps {
 		rp := &s.reps[r]
@@ -189,6 +203,15 @@ func (s *Sampler) UnmarshalBinary(b []byte) error {
 		}
 		if err := energy.RestoreStateOf(lv.Est, ls.Est); err != nil {
 			return fmt.Errorf("checkpoint: level %d's estimator: %w", l, err)
+		}
+		if m := lv.mh; m != nil {
+			m.valid = false // recomputed at the next step unless restored
+			if ms := ls.MH; ms != nil && ms.Valid {
+				if err := errors.Join(vec("a Metropolis state", m.x, ms.X), vec("a Metropolis gradient", m.gx, ms.GX)); err != nil {
+					return err
+				}
+				m.ux, m.valid = ms.UX, true
+			}
 		}
 	}
 	// Variance models after every estimator: a model may read its

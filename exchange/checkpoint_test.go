@@ -91,6 +91,24 @@ func resumeCases() []resumeCase {
 		}
 		return s
 	}
+	malaLevel := func(t *testing.T) *Sampler {
+		lr := smallLogistic(t)
+		p := lr.Dim()
+		d := make([]float64, p)
+		for j := range d {
+			d[j] = 1 + float64(j)
+		}
+		pc, err := langevin.NewDiagPrecond(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lv := Level{Tau: 1, Est: energy.Exact{E: lr}, Eta: langevin.Constant{Step: 0.05}, Precond: pc, Metropolis: true}
+		s, err := New(Config{Levels: []Level{lv}, Seed: 3}, [][]float64{make([]float64, p)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	return []resumeCase{
 		{"draw/known", func(t *testing.T) *Sampler { return drawMode(t, "known", Sweep) }},
 		{"draw/running/deo", func(t *testing.T) *Sampler { return drawMode(t, "running", DEO) }},
@@ -98,6 +116,7 @@ func resumeCases() []resumeCase {
 		{"pair-taylor/fresgld/autobatch", func(t *testing.T) *Sampler { return dataMode(t, FReSGLDMethod, PairTaylorEnergies) }},
 		{"cv/resgld", func(t *testing.T) *Sampler { return dataMode(t, ReSGLDMethod, CVEnergies) }},
 		{"draw/cvgrad", cvGrad},
+		{"mala/precond", malaLevel},
 	}
 }
 
@@ -197,6 +216,9 @@ func TestMarshalEveryPieceMatters(t *testing.T) {
 		}},
 		{"cvgrad shuffle", 5, func(st, fresh *samplerState) { st.Lv[0].Est = fresh.Lv[0].Est }},
 		{"drawer shuffle", 4, func(st, fresh *samplerState) { st.Idx = fresh.Idx }},
+		// Without its cached U and ∇U the level recomputes them: the same
+		// draws, one pass more in its cost.
+		{"metropolis cache", 6, func(st, fresh *samplerState) { st.Lv[0].MH = nil }},
 		{"pending probabilities", 0, func(st, fresh *samplerState) { st.Probs[0] = nil }},
 	}
 	for _, br := range breakers {

@@ -56,6 +56,7 @@ func TestResumeBitForBit(t *testing.T) {
 		{"gmm/fresgld/auto/SIGTERM", syscall.SIGTERM, 3000, append(gmm, "--method", "fresgld", "--levels", "auto")},
 		{"gmm/fresgld/auto/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--levels", "auto")},
 		{"gmm/fresgld/running/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--variance", "running", "--period", "5", "--repeats", "4")},
+		{"logistic/auto/kill", syscall.SIGKILL, 300, append(logistic, "--method", "auto")},
 		{"logistic/sgld/SIGINT", syscall.SIGINT, 300, append(logistic, "--method", "sgld")},
 		{"logistic/fresgld/SIGTERM", syscall.SIGTERM, 300, append(logistic, "--method", "fresgld")},
 		{"logistic/resgld/pair-taylor/kill", syscall.SIGKILL, 300, append(logistic, "--method", "resgld", "--swap-energies", "pair-taylor")},
