@@ -72,6 +72,9 @@ type chainStats struct {
 	Steps    int
 	Cost     float64 // per-example evaluations (estimator units), all levels
 	Clamped  []int64 // clamped steps per level
+	// Accepted are the accepted proposals per level, −1 at a level that
+	// is not Metropolis-adjusted (nil: none is).
+	Accepted []int64
 	Attempts []int   // swap attempts per pair of adjacent levels
 	Accepts  []int
 	Stopped  string // the error that stopped the chain, if any
@@ -87,6 +90,7 @@ const (
 	StatSteps    = "#   steps: "
 	statCost     = "#   cost: "
 	statClamped  = "#   clamped steps at level "
+	statAccepted = "#   accepted proposals at level "
 	statSwaps    = "#   swaps between levels "
 	StatStopped  = "#   stopped: "
 	StatKilled   = "#   killed: "
@@ -105,6 +109,11 @@ func (st chainStats) Lines() []string {
 	l := []string{"# ", StatsHeading, StatSteps + strconv.Itoa(st.Steps), statCost + strconv.FormatFloat(st.Cost, 'g', -1, 64)}
 	for i, c := range st.Clamped {
 		l = append(l, fmt.Sprintf("%s%d: %d", statClamped, i+1, c))
+	}
+	for i, a := range st.Accepted {
+		if a >= 0 {
+			l = append(l, fmt.Sprintf("%s%d: %d", statAccepted, i+1, a))
+		}
 	}
 	for i := range st.Attempts {
 		l = append(l, fmt.Sprintf("%s%d and %d: %d accepted of %d", statSwaps, i+1, i+2, st.Accepts[i], st.Attempts[i]))
@@ -340,6 +349,18 @@ func (st *chainStats) parse(t string) error {
 				return fmt.Errorf("clamped steps of level %d out of order", l)
 			}
 			st.Clamped = append(st.Clamped, c)
+		}
+	case strings.HasPrefix(t, statAccepted):
+		var l int
+		var a int64
+		if _, err = fmt.Sscanf(t[len(statAccepted):], "%d: %d", &l, &a); err == nil {
+			if l < 1 || l > len(st.Clamped) || a < 0 {
+				return fmt.Errorf("accepted proposals at level %d: no such level, or a negative count %d", l, a)
+			}
+			for len(st.Accepted) < len(st.Clamped) {
+				st.Accepted = append(st.Accepted, -1)
+			}
+			st.Accepted[l-1] = a
 		}
 	case strings.HasPrefix(t, statSwaps):
 		var a, b, acc, att int

@@ -103,6 +103,10 @@ type LevelRow struct {
 	Steps        int     `json:"steps"`
 	ClampedSteps int64   `json:"clamped_steps"`
 	Share        float64 `json:"share"`
+	// At a Metropolis-adjusted level: the accepted proposals (one a step)
+	// and their share of the steps; nil elsewhere.
+	Accepted   *int64   `json:"accepted,omitempty"`
+	AcceptRate *float64 `json:"accept_rate,omitempty"`
 }
 
 // ChainDraws is what one chain contributed.
@@ -253,6 +257,12 @@ func summarizeChains(chains []*Chain) (Summary, error) {
 		for l := range s.Clamped {
 			s.Clamped[l].Steps += c.Stats.Steps + failed
 			s.Clamped[l].ClampedSteps += c.Stats.Clamped[l]
+			if l < len(c.Stats.Accepted) && c.Stats.Accepted[l] >= 0 {
+				if s.Clamped[l].Accepted == nil {
+					s.Clamped[l].Accepted = new(int64)
+				}
+				*s.Clamped[l].Accepted += c.Stats.Accepted[l]
+			}
 		}
 		for l := range s.Swaps {
 			s.Swaps[l].Attempts += c.Stats.Attempts[l]
@@ -265,6 +275,10 @@ func summarizeChains(chains []*Chain) (Summary, error) {
 	for l := range s.Clamped {
 		s.Clamped[l].Level = l + 1
 		s.Clamped[l].Share = float64(s.Clamped[l].ClampedSteps) / float64(max(s.Clamped[l].Steps, 1))
+		if a := s.Clamped[l].Accepted; a != nil {
+			r := float64(*a) / float64(max(s.Clamped[l].Steps, 1))
+			s.Clamped[l].AcceptRate = &r
+		}
 	}
 	for l := range s.Swaps {
 		s.Swaps[l].Levels = [2]int{l + 1, l + 2}
@@ -504,11 +518,22 @@ func WriteTable(w io.Writer, s Summary) {
 			fmt.Fprintf(w, "swap acceptance, levels %d–%d: %.3f (%d of %d attempts)\n", p.Levels[0], p.Levels[1], *p.Rate, p.Accepts, p.Attempts)
 		}
 	}
-	var cl []string
+	// A Metropolis-adjusted level injects its noise whole and clamps
+	// nothing: its acceptance is what says how it went.
+	var cl, acc []string
 	for _, l := range s.Clamped {
-		cl = append(cl, fmt.Sprintf("level %d %.2f%%", l.Level, 100*l.Share))
+		if l.AcceptRate != nil {
+			acc = append(acc, fmt.Sprintf("level %d %.3f (%d of %d proposals)", l.Level, *l.AcceptRate, *l.Accepted, l.Steps))
+		} else {
+			cl = append(cl, fmt.Sprintf("level %d %.2f%%", l.Level, 100*l.Share))
+		}
 	}
-	fmt.Fprintf(w, "clamped steps: %s\n", strings.Join(cl, ", "))
+	if len(acc) > 0 {
+		fmt.Fprintf(w, "Metropolis acceptance: %s\n", strings.Join(acc, ", "))
+	}
+	if len(cl) > 0 {
+		fmt.Fprintf(w, "clamped steps: %s\n", strings.Join(cl, ", "))
+	}
 	fmt.Fprintf(w, "total cost: %.4g %s\n", s.Cost, s.CostUnit)
 	writeNotes(w, s)
 }

@@ -200,3 +200,45 @@ func TestWarningNaNJSON(t *testing.T) {
 		}
 	}
 }
+
+// A Metropolis-adjusted level's accepted proposals survive the chain
+// file's trailing lines, are summed over the chains and shown as a share
+// of the steps in place of that level's clamped steps; a level without
+// them keeps its clamp line.
+func TestMetropolisAcceptance(t *testing.T) {
+	st := chainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 30}, Accepted: []int64{600, -1}, Attempts: []int{100}, Accepts: []int{10}}
+	var back chainStats
+	for _, l := range st.Lines() {
+		if err := back.parse(l); err != nil {
+			t.Fatalf("%q: %v", l, err)
+		}
+	}
+	if !slices.Equal(back.Accepted, st.Accepted) {
+		t.Fatalf("accepted read back as %v, want %v", back.Accepted, st.Accepted)
+	}
+	other := st
+	other.Accepted = []int64{500, -1}
+	s, err := summarizeChains([]*Chain{fakeChain(1, 100, 0, st), fakeChain(2, 100, 0, other)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l0, l1 := s.Clamped[0], s.Clamped[1]
+	if l0.Accepted == nil || *l0.Accepted != 1100 || *l0.AcceptRate != 1100.0/2000 || l1.Accepted != nil || l1.AcceptRate != nil {
+		t.Fatalf("levels %+v, %+v: want 1100 of 2000 accepted at level 1, none counted at level 2", l0, l1)
+	}
+	var b strings.Builder
+	WriteTable(&b, s)
+	for _, want := range []string{"Metropolis acceptance: level 1 0.550 (1100 of 2000 proposals)\n", "clamped steps: level 2 3.00%\n"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "level 1 0.00%") {
+		t.Errorf("table shows level 1's clamped steps:\n%s", b.String())
+	}
+	var bad chainStats
+	bad.Clamped = []int64{0}
+	if err := bad.parse(statAccepted + "2: 5"); err == nil {
+		t.Error("accepted proposals at a level the file does not have were read")
+	}
+}

@@ -85,6 +85,12 @@ func (s *Sampler) Attempts(l int) int { return s.pairs[l].Attempts }
 // one coordinate's gradient noise exceeded the noise budget.
 func (s *Sampler) ClampedSteps(l int) int64 { return s.lv[l].stats.ClampedSteps }
 
+// Accepted is level l's accepted proposals, and whether the level is
+// Metropolis-adjusted (Level.Metropolis; else it makes none).
+func (s *Sampler) Accepted(l int) (n int64, metropolis bool) {
+	return s.lv[l].stats.Accepted, s.lv[l].mh != nil
+}
+
 // Units is the cost spent so far by the whole ladder, in the estimators'
 // units (per-example evaluations for minibatch estimators): every gradient
 // and energy draw of every level, variance estimation and anchor passes

@@ -65,6 +65,8 @@ type summary struct {
 		Level   int   `json:"level"`
 		Steps   int   `json:"steps"`
 		Clamped int64 `json:"clamped_steps"`
+		// A Metropolis-adjusted level's accepted proposals.
+		Accepted *int64 `json:"accepted"`
 	} `json:"clamped"`
 	Counted  int      `json:"chains_counted"`
 	Cost     float64  `json:"total_cost"`
@@ -176,7 +178,7 @@ func Load(dir string) (*Report, error) {
 			r.Pairs = append(r.Pairs, q)
 		}
 		for _, l := range s.Clamped {
-			r.Levels = append(r.Levels, Level{Level: l.Level, Steps: l.Steps, Clamped: l.Clamped})
+			r.Levels = append(r.Levels, Level{Level: l.Level, Steps: l.Steps, Clamped: l.Clamped, Accepted: l.Accepted})
 		}
 	}
 	r.Ladders = ladderTable(byKey["ladders"], s)

@@ -115,6 +115,18 @@ type Level struct {
 	Level   int
 	Steps   int
 	Clamped int64
+	// Accepted are a Metropolis-adjusted level's accepted proposals (nil
+	// at other levels).
+	Accepted *int64
+}
+
+// Acceptance is the share of proposals accepted, or "—" at a level that
+// makes none.
+func (l Level) Acceptance() string {
+	if l.Accepted == nil {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f", float64(*l.Accepted)/float64(max(l.Steps, 1)))
 }
 
 // Share is the percentage of steps clamped.

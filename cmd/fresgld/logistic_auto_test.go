@@ -17,7 +17,7 @@ func TestLogisticAuto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"sampler: full-data gradients with a Metropolis correction (MALA), preconditioned by the Hessian at the mode", "note: one chain per --chains, no hot chain", "--method fresgld"} {
+	for _, want := range []string{"sampler: full-data gradients with a Metropolis correction (MALA), preconditioned by the Hessian at the mode", "note: one chain per --chains, no hot chain", "--method fresgld", "Metropolis acceptance: level 1 0."} {
 		if !strings.Contains(table, want) {
 			t.Errorf("output lacks %q:\n%s", want, table)
 		}
