@@ -69,13 +69,13 @@ func (h ChainHeader) lines() []string {
 
 // chainStats is what the trailing comment lines say about a chain.
 type chainStats struct {
-	Steps    int
-	Cost     float64 // per-example evaluations (estimator units), all levels
-	Clamped  []int64 // clamped steps per level
+	Steps   int
+	Cost    float64 // per-example evaluations (estimator units), all levels
+	Clamped []int64 // clamped steps per level
 	// Accepted are the accepted proposals per level, −1 at a level that
 	// is not Metropolis-adjusted (nil: none is).
 	Accepted []int64
-	Attempts []int   // swap attempts per pair of adjacent levels
+	Attempts []int // swap attempts per pair of adjacent levels
 	Accepts  []int
 	Stopped  string // the error that stopped the chain, if any
 	// Torn marks a file that ends without statistics (kill -9, a power
