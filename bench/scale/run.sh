@@ -1,5 +1,5 @@
 #!/bin/sh
-# Times the default `fresgld logistic` run on synthetic data of N rows × p
+# Times a `fresgld logistic` run (the default, or the flags given) on synthetic data of N rows × p
 # features (default 10⁶ × 100, 752 MB of CSV), as BENCHMARKS.md quotes it:
 # CPU and wall time, peak memory against the data's size in float64, the
 # load of the machine before and after, and the run's own rule notes and
