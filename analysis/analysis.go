@@ -145,6 +145,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		Plan:       exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
 		New:        build,
 		LogDensity: logDensity(m.Terms, o.Seed),
+		ExactLP:    m.Terms.Len()*m.Terms.Dim() <= lpWork, // logDensity's own rule
 		Generated:  m.Generated,
 		Generate:   m.Generate,
 		Sample:     o.Sample,

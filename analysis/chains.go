@@ -69,6 +69,10 @@ type ChainRun struct {
 	// constant, evaluated exactly on every retained draw (not a sampler
 	// cost: it is output).
 	LogDensity func(theta []float64) float64
+	// ExactLP says LogDensity is exactly −U: lp__ is then −U from the
+	// sampler where its cold level holds U already (Sampler.ColdEnergy),
+	// a full pass over the data saved per draw.
+	ExactLP bool
 	// Generated, when set, names quantities computed from every retained
 	// draw (Stan's generated quantities), written after the parameters:
 	// Generate(out, θ) fills out, one value per name. It must be safe
@@ -150,7 +154,7 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 	for i, id := range ids {
 		h := r.Header
 		h.ID = id
-		k := &chainSink{plan: r.Plan, lp: r.LogDensity, gen: r.Generate, sample: r.Sample, row: make([]float64, len(columns)), levels: K, smp: smps[i], start: time.Now()}
+		k := &chainSink{plan: r.Plan, lp: r.LogDensity, exactLP: r.ExactLP, gen: r.Generate, sample: r.Sample, row: make([]float64, len(columns)), levels: K, smp: smps[i], start: time.Now()}
 		var ck *Checkpoint
 		if r.Resume != nil {
 			ck = r.Resume.ckpts[id]
@@ -313,6 +317,7 @@ type chainSink struct {
 	w       *stanWriter
 	c       *Chain
 	lp      func([]float64) float64
+	exactLP bool // lp is exactly −U: read it from the sampler when it has it
 	gen     func(out, theta []float64)
 	sample  func(step int) bool
 	row     []float64
@@ -367,7 +372,11 @@ func (k *chainSink) record(step int, s *exchange.Sampler) error {
 	clamped := s.ClampedSteps(0)
 	k.row[0] = 0
 	if k.lp != nil {
-		k.row[0] = k.lp(theta)
+		if u, ok := s.ColdEnergy(); ok && k.exactLP {
+			k.row[0] = -u
+		} else {
+			k.row[0] = k.lp(theta)
+		}
 		if math.IsNaN(k.row[0]) || math.IsInf(k.row[0], 0) {
 			return fmt.Errorf("lp__ of the draw at step %d is %v: the model's energy is not finite there", step, k.row[0])
 		}

@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -161,5 +162,42 @@ func TestMetropolisAllocs(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(1000, func() { s.Step() }); a != 0 {
 		t.Errorf("%v allocations a step", a)
+	}
+}
+
+// ColdEnergy, which lp__ reads, is U at the cold state after every step,
+// accepted or not (to rounding: U is computed once, by UGrad, at the state
+// it is then compared with), and unknown before the first step and at a
+// level that is not Metropolis-adjusted.
+func TestColdEnergy(t *testing.T) {
+	g := gauss2{a: [4]float64{1, 0.5, 0.5, 4}, hg: 1}
+	for _, adjust := range []bool{true, false} {
+		s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: g}, Eta: langevin.Constant{Step: 0.4}, Metropolis: adjust}}, Seed: 2}, [][]float64{{1, -1}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := s.ColdEnergy(); ok {
+			t.Fatalf("adjusted %v: an energy before the first step", adjust)
+		}
+		rejected := 0
+		for range 200 {
+			before := slices.Clone(s.State(0))
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if slices.Equal(before, s.State(0)) {
+				rejected++
+			}
+			u, ok := s.ColdEnergy()
+			if ok != adjust {
+				t.Fatalf("adjusted %v: ColdEnergy ok = %v", adjust, ok)
+			}
+			if want := g.U(s.State(0)); ok && math.Abs(u-want) > 1e-12*(1+math.Abs(want)) {
+				t.Fatalf("ColdEnergy %v, U at the state %v", u, want)
+			}
+		}
+		if adjust && rejected == 0 {
+			t.Error("no proposal rejected: the check never saw the state kept")
+		}
 	}
 }

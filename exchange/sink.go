@@ -1,6 +1,9 @@
 package exchange
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // A Sink sees the ladder after every step, burn-in included: every level's
 // state (s.State(l)), which replica sits where (s.Replica(l)) and the running
@@ -84,6 +87,17 @@ func (s *Sampler) Attempts(l int) int { return s.pairs[l].Attempts }
 // ClampedSteps is the number of steps so far at level l in which at least
 // one coordinate's gradient noise exceeded the noise budget.
 func (s *Sampler) ClampedSteps(l int) int64 { return s.lv[l].stats.ClampedSteps }
+
+// ColdEnergy is U at the coldest level's state when the level holds it
+// already: a Metropolis-adjusted level keeps U of its state for its next
+// step. ok is false at any other level, or before its first step.
+func (s *Sampler) ColdEnergy() (u float64, ok bool) {
+	m := s.lv[0].mh
+	if m == nil || !m.valid || !slices.Equal(m.x, s.State(0)) {
+		return 0, false
+	}
+	return m.ux, true
+}
 
 // Accepted is level l's accepted proposals, and whether the level is
 // Metropolis-adjusted (Level.Metropolis; else it makes none).
