@@ -112,7 +112,7 @@ func Start(command string, o Options) (*Model, error) {
 	}
 	go func() { m.wait = m.cmd.Wait(); close(m.done) }()
 	m.in, m.out = inW, outR
-	m.r = bufio.NewReaderSize(outR, 1<<18)
+	m.r = bufio.NewReaderSize(newSpinReader(outR), 1<<18)
 	if err := m.handshake(o.Text); err != nil {
 		m.kill()
 		return nil, m.failure("handshake", err)

@@ -1,0 +1,10 @@
+//go:build !unix
+
+package modelproc
+
+import (
+	"io"
+	"os"
+)
+
+func newSpinReader(f *os.File) io.Reader { return f }
