@@ -158,6 +158,11 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 	ps, err = keyed(ps, err, chainLabels, "marginal densities: "+caption)
 	errs = append(errs, save("marginals", ps, err, cols, pw))
 	K := len(s.Clamped)
+	if K < 2 {
+		// One level: no replica moves, and a figure of one flat line
+		// would only look like a ladder that never swapped.
+		return note, errors.Join(errs...)
+	}
 	var ids []int
 	var levels [][][]float64
 	for _, c := range used {
