@@ -208,17 +208,17 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 			errs = append(errs, k.writeCheckpoint(s.Steps()))
 		}
 		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm}
+		accepted, adjusted := make([]int64, K), false
 		for l := range K {
 			st.Clamped = append(st.Clamped, s.ClampedSteps(l))
-			if n, mh := s.Accepted(l); mh {
-				for len(st.Accepted) < l {
-					st.Accepted = append(st.Accepted, -1)
-				}
-				st.Accepted = append(st.Accepted, n)
+			n, mh := s.Accepted(l)
+			accepted[l] = -1
+			if mh {
+				accepted[l], adjusted = n, true
 			}
 		}
-		for len(st.Accepted) > 0 && len(st.Accepted) < K {
-			st.Accepted = append(st.Accepted, -1)
+		if adjusted {
+			st.Accepted = accepted
 		}
 		for l := 0; l+1 < K; l++ {
 			st.Attempts, st.Accepts = append(st.Attempts, s.Attempts(l)), append(st.Accepts, s.Accepts(l))
