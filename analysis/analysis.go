@@ -283,9 +283,6 @@ func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos 
 // Summary when full is nil) and the figures into the run's directory. It
 // returns the figures' note (which variables they show, when not all).
 func (r *Result) Write(full any) (note string, err error) {
-	if full == nil {
-		full = r.Summary
-	}
 	return writeSummary(r.dir, r.Chains, r.Summary, full)
 }
 

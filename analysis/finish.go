@@ -32,9 +32,6 @@ func Report(stdout, stderr io.Writer, dir *output.Dir, chains []*Chain, s *Summa
 		// Drawing takes seconds at this size: say what is happening.
 		fmt.Fprintf(stderr, "writing the figures (%d chains × %d draws of %d variables)…\n", len(s.Chains), s.Draws, len(s.Parameters))
 	}
-	if full == nil {
-		full = *s
-	}
 	note, err := writeSummary(dir, chains, *s, full)
 	if note != "" {
 		fmt.Fprintln(stdout, "figures:", note)
@@ -43,9 +40,13 @@ func Report(stdout, stderr io.Writer, dir *output.Dir, chains []*Chain, s *Summa
 	return errors.Join(writeErr, err, stoppedError(*s, len(chains)))
 }
 
-// writeSummary writes summary.txt (the table), the figures and
-// summary.json (full) into dir, and returns the figures' note.
+// writeSummary writes summary.txt (the table), the figures,
+// summary.json (full, or s when full is nil) and report.html into dir, and
+// returns the figures' note.
 func writeSummary(dir *output.Dir, chains []*Chain, s Summary, full any) (string, error) {
+	if full == nil {
+		full = s
+	}
 	var tbl bytes.Buffer
 	WriteTable(&tbl, s)
 	errs := []error{dir.WriteFile("summary.txt", func(w io.Writer) error { _, err := w.Write(tbl.Bytes()); return err })}
