@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -80,7 +81,9 @@ func TestSlurmArray(t *testing.T) {
 		c.Run()
 	}()
 
-	args := []string{"logistic", "--data", data, "--label", "benign", "--seed", "19", "--burn", "300", "--keep", "5000", "--thin", "8"}
+	// The ladder, whose chains run for seconds, not the default plan's
+	// second or so: the requeue must land inside chain 1's run.
+	args := []string{"logistic", "--data", data, "--label", "benign", "--method", "fresgld", "--seed", "19", "--burn", "300", "--keep", "5000", "--thin", "8"}
 	ref := filepath.Join(work, "ref")
 	if out, err := exec.Command(bin, append(args, "--chains", "4", "--out", ref)...).CombinedOutput(); err != nil {
 		t.Fatalf("the single-process run: %v\n%s", err, out)
@@ -100,7 +103,7 @@ func TestSlurmArray(t *testing.T) {
 		deadline := time.Now().Add(limit)
 		for !ok() {
 			if time.Now().After(deadline) {
-				t.Fatalf("%s: not after %v\nsqueue:\n%s", what, limit, sh("squeue"))
+				t.Fatalf("%s: not after %v\nsqueue:\n%s%s", what, limit, sh("squeue"), taskLogs(out))
 			}
 			time.Sleep(100 * time.Millisecond)
 		}
@@ -149,4 +152,16 @@ func TestSlurmArray(t *testing.T) {
 			t.Errorf("chain %d's draws differ from the single process's", c)
 		}
 	}
+}
+
+// taskLogs are the jobs' output files in dir, each with its name, for a
+// failure message: what a task said before it failed.
+func taskLogs(dir string) string {
+	var b strings.Builder
+	files, _ := filepath.Glob(filepath.Join(dir, "slurm-*.out"))
+	for _, f := range files {
+		text, _ := os.ReadFile(f)
+		fmt.Fprintf(&b, "\n%s:\n%s", filepath.Base(f), text)
+	}
+	return b.String()
 }
