@@ -35,6 +35,10 @@ type Model struct {
 	// Check, when set, adds the model's own warnings about a chain from its
 	// posterior means (e.g. separable data in a logistic regression).
 	Check func(mean []float64) []string
+	// Kernel, when set, makes a Markov kernel of the model's own that
+	// leaves exp(−U) invariant (models.LinReg's Gibbs sampler), one per
+	// chain: the plan (AutoMethod) runs it in place of MALA.
+	Kernel func() exchange.Kernel
 	// NoChainChecks skips the checks for a stuck or drifting chain, which
 	// assume one mode (a model that is checked against its exact posterior
 	// instead).
@@ -102,7 +106,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	}
 	res := &Result{}
 	var curv Curvature
-	var plan *LogConcave
+	var plan chainPlan
 	var err error
 	if o.Method == AutoMethod && m.Terms.Dim() > PlanMaxDim {
 		res.Notes = []string{fmt.Sprintf("sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = %d > %d, beyond which the plan's dense p×p preconditioner costs p² a step and p³ to factor", m.Terms.Dim(), PlanMaxDim)}

@@ -6,10 +6,12 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 )
 
-// AutoMethod is Options.Method for the plan of a log-concave posterior
-// (LogConcave): one preconditioned chain per requested chain, on the
-// gradients GradRule picks, with no ladder. The model's Terms must be a
-// PlanModel (models.Logistic is).
+// AutoMethod is Options.Method for the plan: for a log-concave posterior
+// whose model finds its mode (a PlanModel, as models.Logistic is), one
+// preconditioned chain per requested chain on the gradients GradRule picks
+// (LogConcave); for any other model, the modes a search finds and a
+// preconditioned MALA chain, or a ladder of them where a barrier between
+// the modes needs one (ModePlan).
 const AutoMethod exchange.Method = "auto"
 
 // PlanMaxDim is the most coordinates the log-concave plan takes: its
@@ -18,33 +20,49 @@ const AutoMethod exchange.Method = "auto"
 // it, AutoMethod runs the corrected chain (exchange.CorrectedMethod).
 const PlanMaxDim = 1000
 
-// planDefaults fills in o's automatic values from the log-concave plan of
-// m: the step and minibatch the plan chose, and the run length in the
-// coordinates where the Hessian at the mode is I. It records the rules and
-// the lines that say them in res.
-func planDefaults(m Model, o *Options, res *Result) (*LogConcave, error) {
+// chainPlan is a planned run: each chain's sampler, its line for the
+// output, the rate of its slowest direction and its run length.
+type chainPlan interface {
+	Sampler(seed uint64, id int) (*exchange.Sampler, error)
+	Note() string
+	Rate() float64
+	RunLength(keep int) (burn, thin int, iat float64)
+	StartDistance() float64
+}
+
+// planDefaults fills in o's automatic values from m's plan: the
+// log-concave plan (LogConcave) for a model that finds its own mode (a
+// PlanModel, whose posterior is log-concave), else the mode search's
+// (ModePlan). It records the rules and the lines that say them in res.
+func planDefaults(m Model, o *Options, res *Result) (chainPlan, error) {
 	N, p := m.Terms.Len(), m.Terms.Dim()
-	pm, ok := m.Terms.(PlanModel)
-	if !ok {
-		return nil, fmt.Errorf("--method auto: the model (%T) has no mode finder for the log-concave plan; give a --method", m.Terms)
-	}
 	if err := heldDraws(o.Keep, p, len(o.Chains), N); err != nil {
 		return nil, err
 	}
-	plan, err := NewLogConcave(pm, o.Seed)
-	if err != nil {
-		return nil, fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
+	var plan chainPlan
+	note := SingleChainNote
+	if pm, ok := m.Terms.(PlanModel); ok {
+		lc, err := NewLogConcave(pm, o.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
+		}
+		plan, o.Eta, o.Batch = lc, lc.Eta, lc.Choice.Batch
+	} else {
+		mp, err := NewModePlan(m, o.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
+		}
+		plan, o.Eta, note = mp, mp.Etas[0], mp.Why()
 	}
 	burn, thin, iat := plan.RunLength(o.Keep)
 	res.StepRule = plan.Note()
 	res.RunRule = fmt.Sprintf("in the coordinates where the Hessian at the mode is I: ρ = 1 − %.4g, τ_int = %.4g steps, starts within %.3g posterior sds of the mode: burn %d, thin %d for bulk ESS ≈ %d per chain", plan.Rate(), iat, plan.StartDistance(), burn, thin, PlanESS)
-	res.Notes = []string{"sampler: " + plan.Note(), "note: " + SingleChainNote}
+	res.Notes = []string{"sampler: " + plan.Note(), "note: " + note}
 	if o.Burn == Auto {
 		o.Burn = burn
 	}
 	if o.Thin == 0 {
 		o.Thin = thin
 	}
-	o.Eta, o.Batch = plan.Eta, plan.Choice.Batch
 	return plan, o.runSize(p)
 }

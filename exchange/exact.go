@@ -1,6 +1,9 @@
 package exchange
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // exactLogRatio is log S for swapping x (at level l) with y (at level l+1)
 // on noise-free energies:
@@ -54,4 +57,14 @@ func (s *Sampler) exactLogRatio(l int, x, y []float64) (float64, error) {
 
 func exactNoisy(l int, v float64) error {
 	return fmt.Errorf("level %d: the exact swap rule needs noise-free energies, but the energy variance is %v", l, v)
+}
+
+// held is U at theta when the level is Metropolis-adjusted and holds it
+// for theta, its own state.
+func (lv *level) held(theta []float64) (float64, bool) {
+	m := lv.mh
+	if m == nil || !m.valid || !slices.Equal(m.x, theta) {
+		return 0, false
+	}
+	return m.ux, true
 }

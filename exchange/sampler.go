@@ -35,6 +35,19 @@ type Level struct {
 	// energy.Exact and its policy SGLD; a step costs one pass of U and ∇U
 	// together (energy.EnergyGrad) at the proposal.
 	Metropolis bool
+	// Kernel, if set, replaces the level's Langevin step by a Markov
+	// kernel of the model's own that leaves exp(−U/τ) invariant at the
+	// level's τ (models.LinReg's Gibbs sampler), built for this sampler
+	// alone. The level's estimator still serves the swaps.
+	Kernel Kernel
+}
+
+// Kernel is a model's own Markov kernel (Level.Kernel).
+type Kernel interface {
+	// Step moves theta in place, drawing from rng; it reports whether the
+	// state moved and the work done, in the level estimator's cost units.
+	// It must not allocate.
+	Step(theta []float64, rng *rand.Rand) (moved bool, cost float64)
 }
 
 // Config is a whole ladder. Levels are ordered from cold to hot.
@@ -319,6 +332,9 @@ func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) erro
 			return fmt.Errorf("level %d: a preconditioned step counts gradient noise only with a diagonal preconditioner (noise policy %v); use the SGLD policy or a diagonal preconditioner", l, L.Noise)
 		}
 	}
+	if L.Kernel != nil && (L.Metropolis || L.Precond != nil) {
+		return fmt.Errorf("level %d: a level with a kernel of its own takes no Metropolis step and no preconditioner", l)
+	}
 	if L.Metropolis && (L.Noise != langevin.SGLD || L.Var != nil) {
 		return fmt.Errorf("level %d: a Metropolis-adjusted level steps on exact gradients: noise policy %v and a variance model do not apply (use SGLD and none)", l, L.Noise)
 	}
@@ -442,6 +458,15 @@ func (s *Sampler) stepLevel(l, k int) {
 	r := &s.reps[s.at[l]]
 	if lv.mh != nil {
 		s.metropolisStep(l, lv, r, k)
+		return
+	}
+	if lv.Kernel != nil {
+		moved, cost := lv.Kernel.Step(r.theta, r.rng)
+		if moved {
+			lv.stats.Accepted++
+		}
+		lv.stats.Cost.Grad.Calls++
+		lv.stats.Cost.Grad.Units += cost
 		return
 	}
 	if lv.Var != nil && !lv.known { // Known observes nothing

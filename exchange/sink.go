@@ -102,7 +102,7 @@ func (s *Sampler) ColdEnergy() (u float64, ok bool) {
 // Accepted is level l's accepted proposals, and whether the level is
 // Metropolis-adjusted (Level.Metropolis; else it makes none).
 func (s *Sampler) Accepted(l int) (n int64, metropolis bool) {
-	return s.lv[l].stats.Accepted, s.lv[l].mh != nil
+	return s.lv[l].stats.Accepted, s.lv[l].mh != nil || s.lv[l].Kernel != nil
 }
 
 // Units is the cost spent so far by the whole ladder, in the estimators'

@@ -3,6 +3,9 @@ package models
 import (
 	"fmt"
 	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/fresgld/fresgld/energy"
 )
@@ -27,9 +30,12 @@ type LinReg struct {
 	X     []float64 // N×p features, row-major
 	Y     []float64 // N responses
 	P     int
-	Sigma float64   // noise sd σ
-	Beta  SlabPrior // every coefficient's prior
-	inv2  float64   // 1/σ²
+	Sigma float64       // noise sd σ
+	Beta  SlabPrior     // every coefficient's prior
+	inv2  float64       // 1/σ²
+	prior slabConst     // Beta's constants
+	xtx   *mat.SymDense // XᵀX/σ², made by the first Hessian
+	once  sync.Once
 }
 
 // SlabPrior is the prior of every coefficient: with probability W a slab
@@ -77,21 +83,54 @@ func (s SlabPrior) logOdds(b float64) float64 {
 	return math.Log(s.W/(1-s.W)) + math.Log(s.Spike/s.Slab) + 0.5*b*b*(1/(s.Spike*s.Spike)-1/(s.Slab*s.Slab))
 }
 
+// slabConst are the prior's constants, computed once (NewLinReg): a step
+// then pays one exp and one log1p per coefficient, not four logs as well.
+type slabConst struct {
+	normal bool
+	a1, a0 float64 // 1/s1², 1/s0²
+	c1, c0 float64 // log w − log s1, log(1 − w) − log s0
+}
+
+func (s SlabPrior) consts() slabConst {
+	k := slabConst{normal: s.Normal(), a1: 1 / (s.Slab * s.Slab)}
+	if !k.normal {
+		k.a0 = 1 / (s.Spike * s.Spike)
+		k.c1 = math.Log(s.W) - math.Log(s.Slab)
+		k.c0 = math.Log1p(-s.W) - math.Log(s.Spike)
+	}
+	return k
+}
+
 // energy returns −log p(b) (without the constant −log √(2π)) and its
 // derivative: with r = Inclusion(b), d/db = b·[r/s1² + (1 − r)/s0²].
-func (s SlabPrior) energy(b float64) (u, du float64) {
-	a1 := 1 / (s.Slab * s.Slab)
-	if s.Normal() {
-		return 0.5 * a1 * b * b, a1 * b
+// The log-sum-exp of the two weighted components l1 and l0 is
+// max(l1, l0) + log1p(e^−|l1 − l0|), and r = σ(l1 − l0) from the same
+// exponential.
+func (k *slabConst) energy(b float64) (u, du float64) {
+	if k.normal {
+		return 0.5 * k.a1 * b * b, k.a1 * b
 	}
-	a0 := 1 / (s.Spike * s.Spike)
-	// log of each weighted component, then log-sum-exp.
-	l1 := math.Log(s.W) - math.Log(s.Slab) - 0.5*a1*b*b
-	l0 := math.Log1p(-s.W) - math.Log(s.Spike) - 0.5*a0*b*b
-	m := math.Max(l1, l0)
-	u = -(m + math.Log(math.Exp(l1-m)+math.Exp(l0-m)))
-	r := sigmoid(l1 - l0)
-	return u, b * (r*a1 + (1-r)*a0)
+	l1 := k.c1 - 0.5*k.a1*b*b
+	l0 := k.c0 - 0.5*k.a0*b*b
+	d := l1 - l0
+	e := math.Exp(-math.Abs(d))
+	r := 1 / (1 + e)
+	if d < 0 {
+		r = e / (1 + e)
+	}
+	return -(math.Max(l1, l0) + math.Log1p(e)), b * (k.a0 - r*(k.a0-k.a1))
+}
+
+// curvature is d²/db² of energy: with Δ = 1/s0² − 1/s1²,
+// 1/s0² − rΔ − b²Δ²r(1 − r), negative between the spike and the slab,
+// where the prior's log density is convex.
+func (k *slabConst) curvature(b float64) float64 {
+	if k.normal {
+		return k.a1
+	}
+	dl := k.a0 - k.a1
+	r := sigmoid(k.c1 - k.c0 + 0.5*b*b*dl)
+	return k.a0 - r*dl - b*b*dl*dl*r*(1-r)
 }
 
 var (
@@ -129,7 +168,7 @@ func NewLinReg(x, y []float64, p int, sigma float64, prior SlabPrior) (*LinReg, 
 			return nil, fmt.Errorf("linear regression: feature %d of example %d is %v", k%p, k/p, v)
 		}
 	}
-	return &LinReg{X: x, Y: y, P: p, Sigma: sigma, Beta: prior, inv2: 1 / (sigma * sigma)}, nil
+	return &LinReg{X: x, Y: y, P: p, Sigma: sigma, Beta: prior, inv2: 1 / (sigma * sigma), prior: prior.consts()}, nil
 }
 
 func (l *LinReg) Dim() int { return l.P }
@@ -177,7 +216,7 @@ func (l *LinReg) Prior(grad, theta []float64) float64 { return l.priorEnergy(gra
 func (l *LinReg) priorEnergy(grad, theta []float64) float64 {
 	var u float64
 	for j, b := range theta {
-		e, d := l.Beta.energy(b)
+		e, d := l.prior.energy(b)
 		u += e
 		if grad != nil {
 			grad[j] = d
@@ -233,4 +272,22 @@ func (l *LinReg) Touch(idx []int32) float64 {
 		s += l.X[k] + l.X[k+p-1] + l.Y[i]
 	}
 	return s
+}
+
+// Hessian writes ∇²U(β) into h: XᵀX/σ² (computed once) plus the prior's
+// curvature on the diagonal.
+func (l *LinReg) Hessian(h *mat.SymDense, theta []float64) {
+	l.gram()
+	h.CopySym(l.xtx)
+	for j, b := range theta {
+		h.SetSym(j, j, h.At(j, j)+l.prior.curvature(b))
+	}
+}
+
+// gram computes XᵀX/σ² once.
+func (l *LinReg) gram() {
+	l.once.Do(func() {
+		l.xtx = mat.NewSymDense(l.P, nil)
+		l.xtx.SymOuterK(l.inv2, mat.NewDense(len(l.Y), l.P, l.X).T())
+	})
 }

@@ -108,7 +108,7 @@ func init() {
 	fl.Float64Var(&f.Explore, "explore", 0.5, "csgld: share β of each cycle that explores without noise")
 	f.BurnAuto, f.ThinAuto = true, true
 	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
-	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
+	fl.IntVar(&f.Keep, "keep", 5000, "samples retained (the plan, --method auto: 1000, thinned to a bulk ESS of 400 a chain)")
 	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: bulk ESS of 200 per chain in the slowest direction, within the budget)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/regress", "output directory")
@@ -160,7 +160,7 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 			return fmt.Errorf("%w (or auto)", err)
 		}
 	}
-	if !f.MethodAuto {
+	if !f.MethodAuto && f.Method != string(analysis.AutoMethod) {
 		m, err := exchange.ParseMethod(f.Method)
 		if err != nil || !slices.Contains(regressMethods, m) {
 			return fmt.Errorf("--method %q: want auto, sgld, corrected, resgld, mresgld, fresgld or csgld", f.Method)
@@ -188,13 +188,11 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 // prior.
 func (f *regressFlags) method() exchange.Method {
 	switch {
-	case !f.MethodAuto:
+	case !f.MethodAuto && f.Method != string(analysis.AutoMethod):
 		m, _ := exchange.ParseMethod(f.Method)
 		return m
-	case f.Prior == "normal":
-		return exchange.CorrectedMethod
 	}
-	return exchange.FReSGLDMethod
+	return analysis.AutoMethod
 }
 
 // chooseMethod resolves --method auto by the prior, records the choice in
@@ -205,10 +203,7 @@ func (f *regressFlags) chooseMethod() (exchange.Method, string) {
 		return m, "set by --method"
 	}
 	f.Method = string(m)
-	if m == exchange.CorrectedMethod {
-		return m, "auto: the normal prior's posterior is Gaussian (log-concave, one mode), so a hot chain would find no other mode to bring; one corrected chain per chain. --method fresgld runs a ladder"
-	}
-	return m, "auto: the spike-and-slab posterior is a mixture over the 2^p inclusion patterns, with a mode for each pattern the data leave undecided; the ladder's hot chain crosses between them. --method corrected runs a single chain"
+	return m, "auto: the plan searches the posterior's modes (the spike-and-slab posterior has one for each inclusion pattern the data leave undecided), preconditions by the Hessians there, and runs Metropolis-adjusted levels on exact energies, a ladder of them only where a barrier between the modes needs one; see the sampler line"
 }
 
 // regressSummary is summary.json of a regression run.
@@ -241,8 +236,17 @@ type regressSummary struct {
 }
 
 func runRegress(cmd *cobra.Command, f *regressFlags) error {
+	auto := f.method() == analysis.AutoMethod
+	if auto && !cmd.Flags().Changed("keep") {
+		f.Keep = analysis.PlanKeep
+	}
 	if err := firstError(f.validate(cmd), f.unused(cmd)); err != nil {
 		return err
+	}
+	if auto {
+		if err := checkAuto(cmd); err != nil {
+			return err
+		}
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(analysis.RunGCPercent))
 	sum, lr, err := f.model(cmd.ErrOrStderr())

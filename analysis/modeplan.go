@@ -1,0 +1,319 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/langevin"
+)
+
+// The plan of a posterior with several modes (ModePlan).
+const (
+	// planModeWeight is the least Laplace weight of a mode whose barrier
+	// counts: a chain that never visited a lighter one would move an
+	// inclusion probability or a mode weight by less than the run's own
+	// error.
+	planModeWeight = 0.005
+	// planBarrier is the barrier, in nats at the level's temperature, that
+	// a preconditioned MALA chain crosses on its own within a run: e^−4
+	// ≈ 2% of its attempts at the ridge pass it. Above it the plan adds
+	// hot levels up to τ = barrier/planBarrier.
+	planBarrier = 1.5
+	// planSpacing sets the ladder's temperature ratio 1 + planSpacing/√p:
+	// the energy's sd at temperature τ is about τ√(p/2), so adjacent
+	// levels then overlap enough for swaps to pass about a third of the
+	// time (Predescu et al. 2004).
+	planSpacing = 2
+	// planSwapRate is the chance per step that a pair is offered a swap: a
+	// swap costs nothing on exact energies (the levels hold U of their
+	// states), but each accepted one costs each level a pass at its next
+	// step (its gradient belongs to the state it left).
+	planSwapRate = 0.2
+	// pilotChains of pilotSteps measure the run's integrated
+	// autocorrelation time, each from one of the heaviest modes in turn.
+	pilotChains, pilotSteps = 4, 2500
+	// planMaxIAT bounds the steps per effective draw the run is planned
+	// for: beyond it the plan says the run did not mix and R̂ will say so.
+	planMaxIAT = 2000
+)
+
+// ModePlan is the default plan for a posterior whose modes are found by a
+// search (SearchModes): every level a Metropolis-adjusted, preconditioned
+// Langevin chain (MALA) on exact energies, and a ladder of such levels
+// only where a barrier between the modes is too high for one to cross.
+//
+// The preconditioner is H = (Σ_k w_k H_k⁻¹)⁻¹, the inverse of the modes'
+// Laplace covariances averaged by their weights. It removes every
+// stiffness the modes share (the data's correlations) and, for a
+// spike-and-slab prior, the spike's: a coefficient in the spike has
+// curvature 1/s0² plus the data's, in the slab the data's alone, and the
+// average sits between the two, so in the whitened coordinates neither
+// differs from 1 by more than their ratio, where a step set by the
+// stiffest direction was slower by the whole condition number. The
+// between-mode spread is left out of H: the chain crosses by the ladder or
+// by the Metropolis step, and folding it in would shrink the step inside
+// every mode.
+type ModePlan struct {
+	Search *ModeSearch
+	Pre    *langevin.Precond
+	// Taus are the levels' temperatures, cold first; Etas their steps in
+	// the whitened coordinates, tuned towards MALAAccept; Accept the
+	// acceptance each reached on its pilot.
+	Taus, Etas, Accept []float64
+	// IAT is the pilot's steps per effective draw of the slowest of the
+	// coordinates and generated quantities (bulk ESS over pilotChains).
+	IAT float64
+	// SwapAccept is the pilot's swap acceptance, cold pair (NaN for one
+	// level).
+	SwapAccept float64
+	t          energy.Terms
+	kernel     func() exchange.Kernel
+}
+
+// NewModePlan searches m's modes and plans the run: the preconditioner,
+// the ladder, each level's step, and the pilot that measures how fast the
+// planned chain mixes.
+func NewModePlan(m Model, seed uint64) (*ModePlan, error) {
+	s, err := SearchModes(m.Terms, make([]float64, m.Terms.Dim()), seed)
+	if err != nil {
+		return nil, err
+	}
+	mp := &ModePlan{Search: s, t: m.Terms, SwapAccept: math.NaN(), kernel: m.Kernel}
+	if mp.Pre, err = modePrecond(s.Modes); err != nil {
+		return nil, err
+	}
+	if mp.kernel != nil {
+		// The model's own kernel moves between the modes itself (it is
+		// run at τ = 1 alone) and takes no step size.
+		mp.Taus, mp.Etas, mp.Accept = []float64{1}, []float64{1}, []float64{1}
+		return mp, mp.pilot(m, seed)
+	}
+	mp.Taus = ladderTaus(s.barrierAbove(planModeWeight), m.Terms.Dim())
+	for _, tau := range mp.Taus {
+		eta, acc, err := mp.tune(tau, seed)
+		if err != nil {
+			return nil, err
+		}
+		mp.Etas, mp.Accept = append(mp.Etas, eta), append(mp.Accept, acc)
+	}
+	return mp, mp.pilot(m, seed)
+}
+
+// modePrecond is the preconditioner of Σ_k w_k H_k.
+func modePrecond(modes []Mode) (*langevin.Precond, error) {
+	var h mat.SymDense
+	h.ReuseAsSym(modes[0].H.SymmetricDim())
+	for _, m := range modes {
+		h.AddSym(&h, scaledSym(m.Weight, m.H))
+	}
+	return langevin.NewPrecond(&h)
+}
+
+func scaledSym(f float64, a *mat.SymDense) *mat.SymDense {
+	var s mat.SymDense
+	s.ScaleSym(f, a)
+	return &s
+}
+
+// barrierAbove is the barrier between the heaviest mode and the others of
+// weight at least w.
+func (s *ModeSearch) barrierAbove(w float64) float64 {
+	var b float64
+	for i, m := range s.Modes {
+		if i > 0 && m.Weight >= w {
+			b = max(b, m.barrier)
+		}
+	}
+	return b
+}
+
+// ladderTaus are the temperatures for a barrier of b nats in p
+// dimensions: 1 alone when b ≤ planBarrier, else geometric from 1 to
+// b/planBarrier with ratio at most 1 + planSpacing/√p.
+func ladderTaus(b float64, p int) []float64 {
+	if b <= planBarrier {
+		return []float64{1}
+	}
+	top := b / planBarrier
+	k := 1 + int(math.Ceil(math.Log(top)/math.Log1p(planSpacing/math.Sqrt(float64(p)))))
+	taus := make([]float64, k)
+	for l := range taus {
+		taus[l] = math.Pow(top, float64(l)/float64(k-1))
+	}
+	return taus
+}
+
+// energyFor is an exact energy for one chain: the model's own when it has
+// one (safe for concurrent use, as Terms are), else a full pass of its own
+// (energy.Full keeps buffers).
+func (mp *ModePlan) energyFor() energy.Energy { return modeEnergy(mp.t) }
+
+// levels are one chain's levels, sharing one energy (so that exact swaps
+// read the energies the levels hold).
+func (mp *ModePlan) levels(etas []float64) []exchange.Level {
+	est := energy.Exact{E: mp.energyFor()}
+	if mp.kernel != nil {
+		return []exchange.Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 1}, Kernel: mp.kernel()}}
+	}
+	lv := make([]exchange.Level, len(mp.Taus))
+	for l, tau := range mp.Taus {
+		lv[l] = exchange.Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: etas[l]}, Precond: mp.Pre, Metropolis: true}
+	}
+	return lv
+}
+
+// tune is the MALA step at temperature tau, as LogConcave tunes it: rounds
+// from the heaviest mode, each scaling the step by exp(3(a − MALAAccept)).
+func (mp *ModePlan) tune(tau float64, seed uint64) (eta, acc float64, err error) {
+	p := mp.t.Dim()
+	eta = MALAStep(p)
+	est := energy.Exact{E: mp.energyFor()}
+	for range malaRounds {
+		lv := exchange.Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: eta}, Precond: mp.Pre, Metropolis: true}
+		s, err := exchange.New(exchange.Config{Levels: []exchange.Level{lv}, Seed: exchange.ChainSeed(seed, 0)}, [][]float64{mp.Search.Modes[0].Theta})
+		if err != nil {
+			return 0, 0, err
+		}
+		for range malaRoundSteps {
+			if err := s.Step(); err != nil {
+				return 0, 0, fmt.Errorf("MALA pilot at τ = %.3g: %w", tau, err)
+			}
+		}
+		acc = float64(s.Stats().Levels[0].Accepted) / malaRoundSteps
+		eta *= math.Exp(3 * (acc - MALAAccept))
+	}
+	return eta / math.Exp(3*(acc-MALAAccept)), acc, nil
+}
+
+// config is one chain's ladder.
+func (mp *ModePlan) config(seed uint64) exchange.Config {
+	return exchange.Config{Levels: mp.levels(mp.Etas), Seed: seed, Swap: exchange.Swap{Rule: exchange.Exact, A: planSwapRate / mp.Etas[0]}}
+}
+
+// Start is chain id's start: one of the modes in turn, heaviest first,
+// plus startScale·R⁻ᵀz in the plan's preconditioner, z from the chain's
+// own stream; each hotter level starts at the next mode.
+func (mp *ModePlan) Start(seed uint64, id int) [][]float64 {
+	rng := rand.New(rand.NewPCG(exchange.ChainSeed(seed, id), 1<<44))
+	modes := mp.Search.Modes
+	init := make([][]float64, len(mp.Taus))
+	for l := range init {
+		z := make([]float64, mp.t.Dim())
+		for j := range z {
+			z[j] = startScale * rng.NormFloat64()
+		}
+		mp.Pre.Color(z)
+		for j, v := range modes[(id-1+l)%len(modes)].Theta {
+			z[j] += v
+		}
+		init[l] = z
+	}
+	return init
+}
+
+// Sampler is chain id's sampler, from its start, on streams of its own.
+func (mp *ModePlan) Sampler(seed uint64, id int) (*exchange.Sampler, error) {
+	return exchange.New(mp.config(exchange.ChainSeed(seed, id)), mp.Start(seed, id))
+}
+
+// pilot runs pilotChains short chains of the planned ladder and sets IAT
+// from the bulk ESS of each coordinate and generated quantity over them.
+func (mp *ModePlan) pilot(m Model, seed uint64) error {
+	p, g := mp.t.Dim(), len(m.Generated)
+	// draws[q][c] is quantity q's pilot trace in chain c.
+	draws := make([][][]float64, p+g)
+	for q := range draws {
+		draws[q] = make([][]float64, pilotChains)
+	}
+	out := make([]float64, g)
+	var swaps, attempts int
+	for c := range pilotChains {
+		s, err := exchange.New(mp.config(exchange.ChainSeed(seed, 1<<20+c)), mp.Start(seed^0x9e3779b9, c+1))
+		if err != nil {
+			return err
+		}
+		for range pilotSteps {
+			if err := s.Step(); err != nil {
+				return fmt.Errorf("pilot: %w", err)
+			}
+			x := s.State(0)
+			for j, v := range x {
+				draws[j][c] = append(draws[j][c], v)
+			}
+			if g > 0 {
+				m.Generate(out, x)
+				for j, v := range out {
+					draws[p+j][c] = append(draws[p+j][c], v)
+				}
+			}
+		}
+		if st := s.Stats(); len(st.Pairs) > 0 {
+			swaps += st.Pairs[0].Accepts
+			attempts += st.Pairs[0].Attempts
+		}
+	}
+	if attempts > 0 {
+		mp.SwapAccept = float64(swaps) / float64(attempts)
+	}
+	ess := math.Inf(1)
+	for _, q := range draws {
+		if e := diag.ESSBulk(q); !math.IsNaN(e) { // NaN: a constant
+			ess = min(ess, e)
+		}
+	}
+	mp.IAT = min(planMaxIAT, max(1, pilotChains*pilotSteps/ess))
+	return nil
+}
+
+// Rate is the cold level's accepted share of its step, the rate at which
+// its slowest direction inside a mode relaxes (as LogConcave.Rate).
+func (mp *ModePlan) Rate() float64 { return mp.Etas[0] * mp.Accept[0] }
+
+// StartDistance bounds the starts' distance from their mode in the
+// preconditioner's sds, as LogConcave's.
+func (mp *ModePlan) StartDistance() float64 {
+	return startScale * (math.Sqrt(float64(mp.t.Dim())) + 3)
+}
+
+// RunLength is the burn-in and thinning for keep draws a chain: thin so
+// that keep draws hold PlanESS effective ones at the pilot's IAT; burn
+// long enough to relax inside a mode (as LogConcave) and to spread over
+// the modes (two IATs).
+func (mp *ModePlan) RunLength(keep int) (burn, thin int, iat float64) {
+	thin = max(1, int(math.Ceil(PlanESS*mp.IAT/float64(keep))))
+	rho := 1 - mp.Rate()
+	burn = int(math.Ceil(math.Log(mp.StartDistance()/planBurnBias) / -math.Log(rho)))
+	return max(burn, int(math.Ceil(2*mp.IAT))), thin, mp.IAT
+}
+
+// Note is the plan's line for the output: the sampler and why.
+func (mp *ModePlan) Note() string {
+	s := mp.Search.Line() + "; "
+	switch {
+	case mp.kernel != nil:
+		s += "one level: the model's own exact kernel (for a spike-and-slab regression, George and McCulloch's Gibbs sampler: each inclusion indicator given β, then β from its Gaussian given them, no step size and no pass over the data)"
+	case len(mp.Taus) == 1:
+		s += fmt.Sprintf("one level: preconditioned MALA on exact energies (no barrier above %g nats among the modes of weight ≥ %g), step h = %.3g in the whitened coordinates, acceptance %.2f on the pilot", planBarrier, planModeWeight, mp.Etas[0], mp.Accept[0])
+	default:
+		s += fmt.Sprintf("a ladder of %d preconditioned MALA levels on exact energies, τ from 1 to %.3g (barrier %.3g nats / %g), steps %.3g, acceptances %.2f, swap acceptance %.2f on the pilot", len(mp.Taus), mp.Taus[len(mp.Taus)-1], mp.Search.barrierAbove(planModeWeight), planBarrier, mp.Etas, mp.Accept, mp.SwapAccept)
+	}
+	return s + fmt.Sprintf("; the pilot's %d chains mix in τ_int = %.3g steps", pilotChains, mp.IAT)
+}
+
+// Why says why the plan runs one level or a ladder, and how to ask for
+// another sampler.
+func (mp *ModePlan) Why() string {
+	if mp.kernel != nil {
+		return "one level: the model's own kernel draws each coefficient's spike or slab and then the coefficients exactly, so it moves between the modes without a hot level (for a minibatch ladder, give --method fresgld)"
+	}
+	if len(mp.Taus) == 1 {
+		return fmt.Sprintf("one level: no barrier between the modes found exceeds %g nats, which a MALA chain crosses on its own (for a minibatch ladder, give --method fresgld)", planBarrier)
+	}
+	return fmt.Sprintf("a ladder: a barrier of %.3g nats separates the modes found, more than the %g a MALA chain crosses on its own; its hottest level sees %g (for a minibatch ladder, give --method fresgld)", mp.Search.barrierAbove(planModeWeight), planBarrier, planBarrier)
+}

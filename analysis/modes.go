@@ -1,0 +1,287 @@
+package analysis
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/mala"
+)
+
+// Hessianer is a model that writes its Hessian ∇²U(θ) into h (models.LinReg
+// does). Without it the plan takes the Hessian by central differences of
+// the full gradient, 2p full passes.
+type Hessianer interface {
+	Hessian(h *mat.SymDense, theta []float64)
+}
+
+// Mode is a local minimum of U that the plan's search found: its energy,
+// the Hessian there and its Laplace weight.
+type Mode struct {
+	Theta []float64
+	U     float64
+	H     *mat.SymDense
+	// Weight is the mode's share of the Laplace approximation of the
+	// posterior as a mixture over the modes, ∝ e^{−U}·det(H)^{−1/2}.
+	Weight float64
+	// Hits counts the starts whose search ended here.
+	Hits int
+	pre  *langevin.Precond
+	// barrier is the barrier between this mode and the heaviest (0 for
+	// the heaviest).
+	barrier float64
+}
+
+// ModeSearch is what the search for modes found.
+type ModeSearch struct {
+	// Modes are the distinct modes, heaviest first.
+	Modes []Mode
+	// Starts is the number of searches; Saddles those that ended where the
+	// Hessian is not positive definite (a saddle or a flat ridge), Failed
+	// those that did not converge.
+	Starts, Saddles, Failed int
+	// Barrier is the largest, over the modes other than the heaviest, of
+	// the energy barrier between that mode and the heaviest along the
+	// straight segment between them, max U(segment) − max(U_a, U_b) in
+	// nats: an upper bound on the barrier of the lowest path, so a ladder
+	// is sometimes planned where a single chain would have crossed, never
+	// the reverse.
+	Barrier float64
+}
+
+// Mode search settings.
+const (
+	// modeStarts are the searches after the first: the starts are
+	// θ̂ + s·R⁻ᵀz, z ~ N(0, I), with s cycling through modeSpread, from 2
+	// to 16 times the Laplace spread about the first mode θ̂ found.
+	modeStarts = 24
+	// modeSame is the distance, in sds of the Laplace approximation at
+	// either, within which two searches ended at the same mode.
+	modeSame = 0.1
+	// modeMinWeight drops modes lighter than this share of the heaviest:
+	// a chain would not visit them in any run the plan makes.
+	modeMinWeight = 1e-6
+	// barrierPoints are the points of the segment between two modes at
+	// which the barrier is read.
+	barrierPoints = 64
+)
+
+var modeSpread = [...]float64{2, 4, 8, 16}
+
+// modeEnergy is U for the search: its own when the model has one, else
+// the prior plus every term (one batch for an energy.BatchTerms).
+func modeEnergy(t energy.Terms) energy.Energy {
+	if e, ok := t.(energy.Energy); ok {
+		return e
+	}
+	return energy.NewFull(t)
+}
+
+// hessian is ∇²U at theta: the model's own, or central differences.
+func hessian(t energy.Terms, e energy.Energy, theta []float64) *mat.SymDense {
+	if h, ok := t.(Hessianer); ok {
+		m := mat.NewSymDense(len(theta), nil)
+		h.Hessian(m, theta)
+		return m
+	}
+	return mala.Hessian(e, theta)
+}
+
+// minimize runs L-BFGS on e from x0 to a gradient of 1e-8·(1 + |∇U(x0)|∞)
+// (gonum's optimize), and returns the point and U there.
+func minimize(e energy.Energy, x0 []float64) ([]float64, float64, error) {
+	g0 := make([]float64, len(x0))
+	e.Grad(g0, x0)
+	tol := 1e-8 * (1 + mat.Norm(mat.NewVecDense(len(g0), g0), math.Inf(1)))
+	p := optimize.Problem{
+		Func: e.U,
+		Grad: func(grad, x []float64) { e.Grad(grad, x) },
+	}
+	res, err := optimize.Minimize(p, x0, &optimize.Settings{GradientThreshold: tol, MajorIterations: 2000}, &optimize.LBFGS{})
+	if err != nil && res == nil {
+		return nil, 0, err
+	}
+	if math.IsNaN(res.F) || math.IsInf(res.F, 0) {
+		return nil, 0, fmt.Errorf("the energy is %v at the search's end", res.F)
+	}
+	if res.Status != optimize.GradientThreshold && res.Status != optimize.FunctionConvergence {
+		return res.X, res.F, fmt.Errorf("the search stopped with %v", res.Status)
+	}
+	return res.X, res.F, nil
+}
+
+// SearchModes finds the modes of exp(−U) for the terms t: a search from
+// first, then modeStarts more from points spread from 2 to 16 times the
+// Laplace approximation's spread about the first mode (or, where the first
+// search ends at a saddle, about the point it reached, on the scale the
+// Hessian's diagonal gives). It keeps the distinct local minima, their
+// Hessians and Laplace weights, heaviest first, and the barrier between
+// the heaviest and the rest.
+func SearchModes(t energy.Terms, first []float64, seed uint64) (*ModeSearch, error) {
+	e := modeEnergy(t)
+	p := t.Dim()
+	s := &ModeSearch{}
+	rng := rand.New(rand.NewPCG(seed, 1<<45))
+	var centre []float64
+	var spread func(z []float64)
+	for k := 0; k <= modeStarts; k++ {
+		x0 := first
+		if k > 0 {
+			if centre == nil {
+				break // the first search failed outright
+			}
+			x0 = make([]float64, p)
+			for j := range x0 {
+				x0[j] = modeSpread[(k-1)%len(modeSpread)] * rng.NormFloat64()
+			}
+			spread(x0)
+			for j, c := range centre {
+				x0[j] += c
+			}
+		}
+		s.Starts++
+		x, u, err := minimize(e, x0)
+		if x == nil {
+			s.Failed++
+			continue
+		}
+		if centre == nil {
+			centre = x
+			spread = diagSpread(hessian(t, e, x))
+		}
+		if err != nil {
+			s.Failed++
+			continue
+		}
+		if i := s.find(x); i >= 0 {
+			s.Modes[i].Hits++
+			continue
+		}
+		h := hessian(t, e, x)
+		pre, err := langevin.NewPrecond(h)
+		if err != nil {
+			s.Saddles++
+			continue
+		}
+		if len(s.Modes) == 0 {
+			spread = func(z []float64) { pre.Color(z) }
+		}
+		s.Modes = append(s.Modes, Mode{Theta: x, U: u, H: h, Hits: 1, pre: pre})
+	}
+	if len(s.Modes) == 0 {
+		return s, fmt.Errorf("no mode found: of %d searches, %d ended at a saddle or ridge (the Hessian there is not positive definite) and %d did not converge", s.Starts, s.Saddles, s.Failed)
+	}
+	s.weigh()
+	s.Barrier = s.barrier(e)
+	return s, nil
+}
+
+// diagSpread scales z by 1/√|H_jj| (1 where H_jj is 0): the spread about a
+// point where H is not positive definite.
+func diagSpread(h *mat.SymDense) func(z []float64) {
+	return func(z []float64) {
+		for j := range z {
+			if d := math.Abs(h.At(j, j)); d > 0 {
+				z[j] /= math.Sqrt(d)
+			}
+		}
+	}
+}
+
+// find is the index of the mode x lies within modeSame sds of, or −1.
+func (s *ModeSearch) find(x []float64) int {
+	d := mat.NewVecDense(len(x), nil)
+	for i, m := range s.Modes {
+		for j := range x {
+			d.SetVec(j, x[j]-m.Theta[j])
+		}
+		// The distance in the mode's sds: √(dᵀHd).
+		if mat.Inner(d, m.H, d) < modeSame*modeSame {
+			return i
+		}
+	}
+	return -1
+}
+
+// weigh sets the Laplace weights, drops the modes below modeMinWeight of
+// the heaviest, and sorts the rest heaviest first.
+func (s *ModeSearch) weigh() {
+	lw := make([]float64, len(s.Modes))
+	top := math.Inf(-1)
+	for i, m := range s.Modes {
+		var ch mat.Cholesky
+		ch.Factorize(m.H) // positive definite: SearchModes kept it
+		lw[i] = -m.U - 0.5*ch.LogDet()
+		top = max(top, lw[i])
+	}
+	var sum float64
+	for i := range s.Modes {
+		s.Modes[i].Weight = math.Exp(lw[i] - top)
+		sum += s.Modes[i].Weight
+	}
+	s.Modes = slices.DeleteFunc(s.Modes, func(m Mode) bool { return m.Weight < modeMinWeight })
+	for i := range s.Modes {
+		s.Modes[i].Weight /= sum
+	}
+	slices.SortStableFunc(s.Modes, func(a, b Mode) int { return -cmpFloat(a.Weight, b.Weight) })
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// barrier is the largest barrier between the heaviest mode and another,
+// along the segment between them.
+func (s *ModeSearch) barrier(e energy.Energy) float64 {
+	var b float64
+	a := s.Modes[0]
+	x := make([]float64, len(a.Theta))
+	for i := 1; i < len(s.Modes); i++ {
+		m := &s.Modes[i]
+		top := math.Inf(-1)
+		for k := 1; k < barrierPoints; k++ {
+			f := float64(k) / barrierPoints
+			for j := range x {
+				x[j] = (1-f)*a.Theta[j] + f*m.Theta[j]
+			}
+			top = max(top, e.U(x))
+		}
+		m.barrier = max(0, top-max(a.U, m.U))
+		b = max(b, m.barrier)
+	}
+	return b
+}
+
+// Line says what the search found, for the output.
+func (s *ModeSearch) Line() string {
+	if len(s.Modes) == 1 {
+		return fmt.Sprintf("%d searches found one mode (U = %.6g)", s.Starts, s.Modes[0].U)
+	}
+	l := fmt.Sprintf("%d searches found %d modes, barrier ≤ %.3g nats along the segments from the heaviest; weights (Laplace) and energies:", s.Starts, len(s.Modes), s.Barrier)
+	for i, m := range s.Modes[:min(len(s.Modes), 5)] {
+		if i > 0 {
+			l += ","
+		}
+		l += fmt.Sprintf(" %.3g at U = %.6g", m.Weight, m.U)
+	}
+	if len(s.Modes) > 5 {
+		l += fmt.Sprintf(", and %d more", len(s.Modes)-5)
+	}
+	return l
+}
+
+// errNoModes is returned by a plan asked for modes it does not have.
+var errNoModes = errors.New("the mode search found no mode")
