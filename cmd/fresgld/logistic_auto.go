@@ -38,5 +38,5 @@ func checkAuto(cmd *cobra.Command) error {
 	if len(set) == 0 {
 		return nil
 	}
-	return fmt.Errorf("--method auto (the default) chooses its own sampler, step and gradients for this log-concave posterior and runs no ladder, so it would ignore %s: drop them, or give a --method that takes them (sgld, corrected, resgld, mresgld, fresgld)", strings.Join(set, ", "))
+	return fmt.Errorf("--method auto (the default) chooses its own sampler, step, gradients and ladder for this posterior, so it would ignore %s: drop them, or give a --method that takes them (sgld, corrected, resgld, mresgld, fresgld)", strings.Join(set, ", "))
 }

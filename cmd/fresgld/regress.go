@@ -166,8 +166,10 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 			return fmt.Errorf("--method %q: want auto, sgld, corrected, resgld, mresgld, fresgld or csgld", f.Method)
 		}
 	}
-	if _, err := parseCorrection(f.Correction, f.method()); err != nil {
-		return err
+	if m := f.method(); m != analysis.AutoMethod { // auto refuses --correction (checkAuto)
+		if _, err := parseCorrection(f.Correction, m); err != nil {
+			return err
+		}
 	}
 	if err := firstError(checkChainCount(f.chainFlags), runSizeAuto(f.Burn, f.Keep, f.Thin, 1, f.BurnAuto, f.ThinAuto)); err != nil {
 		return err

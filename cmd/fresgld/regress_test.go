@@ -23,6 +23,7 @@ type regressRun struct {
 	NoiseSD    float64 `json:"noise_sd"`
 	Settings   struct {
 		Method string `json:"method"`
+		Keep   int    `json:"keep"`
 	} `json:"settings"`
 	Coef []struct {
 		Name           string   `json:"variable"`
@@ -70,10 +71,11 @@ func diabetes(t *testing.T) string {
 const rNoiseSD = 0.7032493318
 
 // TestRegressDiabetesAgainstExact runs regress end to end on the diabetes
-// data with the default prior (spike-and-slab) and method (the f-reSGLD
-// ladder) at smoke size, and checks the table against --exact: every
-// coefficient's mean and every inclusion probability within 5 MCSE of the
-// exact value.
+// data with the default prior (spike-and-slab), once with the default
+// method (the plan: the Gibbs kernel, run for a bulk ESS of 400 a chain)
+// and once with the f-reSGLD ladder at smoke size, and checks each table
+// against --exact: every coefficient's mean and every inclusion
+// probability within 5 MCSE of the exact value.
 //
 // Why 5: the 20 errors, each divided by its MCSE, would be about standard
 // normal, so the largest of 20 exceeds 5 with probability 20·5.7e-7 ≈ 1e-5.
@@ -81,17 +83,29 @@ const rNoiseSD = 0.7032493318
 // the usual 3–4: the MCSE is itself estimated from a bulk ESS near 100 per
 // chain (off by up to about 30%), and the step size 0.2/λ_max inflates the
 // stiffest direction's variance by 1/(1 − ηλ/2) ≤ 1.11, a bias of a few
-// hundredths of an sd. A sampler on the wrong target misses by far more:
-// with the prior's gradient of the normal prior, the inclusion
-// probabilities of s1–s4 (exact 0.19–0.57) would be near 1.
+// hundredths of an sd (the ladder; the Gibbs kernel is exact). A sampler on
+// the wrong target misses by far more: with the prior's gradient of the
+// normal prior, the inclusion probabilities of s1–s4 (exact 0.19–0.57)
+// would be near 1.
 func TestRegressDiabetesAgainstExact(t *testing.T) {
+	for _, c := range []struct {
+		method string
+		args   []string
+	}{
+		{"auto", nil},
+		{"fresgld", []string{"--method", "fresgld", "--keep", "400", "--thin", "200", "--burn", "5000"}},
+	} {
+		t.Run(c.method, func(t *testing.T) { regressAgainstExact(t, c.method, c.args) })
+	}
+}
+
+func regressAgainstExact(t *testing.T, method string, args []string) {
 	out := t.TempDir()
-	if err := run(t, "regress", "--data", diabetes(t), "--label", "progression", "--exact",
-		"--chains", "4", "--keep", "400", "--thin", "200", "--burn", "5000", "--out", out); err != nil {
+	if err := run(t, append([]string{"regress", "--data", diabetes(t), "--label", "progression", "--exact", "--chains", "4", "--out", out}, args...)...); err != nil {
 		t.Fatal(err)
 	}
 	r := readRegress(t, out)
-	if r.Prior != "spike-slab" || r.SlabWeight != 0.5 || r.SpikeSD != 0.02 || r.SlabSD != 1 || r.Settings.Method != "fresgld" {
+	if r.Prior != "spike-slab" || r.SlabWeight != 0.5 || r.SpikeSD != 0.02 || r.SlabSD != 1 || r.Settings.Method != method {
 		t.Errorf("summary: prior %q w %v s0 %v s1 %v method %q", r.Prior, r.SlabWeight, r.SpikeSD, r.SlabSD, r.Settings.Method)
 	}
 	if math.Abs(r.NoiseSD-rNoiseSD) > 1e-9 {
@@ -136,29 +150,34 @@ func TestRegressDiabetesAgainstExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(ch.Columns, "inclusion_s1") || len(ch.Cols[0]) != 400 {
-		t.Errorf("chain-1.csv: columns %q, %d draws", ch.Columns, len(ch.Cols[0]))
+	if !slices.Contains(ch.Columns, "inclusion_s1") || len(ch.Cols[0]) != r.Settings.Keep {
+		t.Errorf("chain-1.csv: columns %q, %d draws, --keep %d", ch.Columns, len(ch.Cols[0]), r.Settings.Keep)
 	}
-	for _, f := range []string{"chain-4.csv", "summary.txt", "trace.png", "marginals.svg", "ranks.svg", "replicas.svg"} {
+	files := []string{"chain-4.csv", "summary.txt", "trace.png", "marginals.svg", "ranks.svg"}
+	if method == "fresgld" {
+		files = append(files, "replicas.svg")
+	}
+	for _, f := range files {
 		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty", f)
 		}
 	}
 }
 
-// TestRegressNormalPrior: with --prior normal the default is one corrected
-// chain per chain (no ladder), the chain files hold no inclusion columns,
+// TestRegressNormalPrior: with --prior normal the default plan runs one
+// level (the Gibbs kernel, which under the normal prior draws β exactly
+// from its Gaussian posterior), the chain files hold no inclusion columns,
 // and the means lie within 5 MCSE of the exact Gaussian posterior's (the
 // argument of TestRegressDiabetesAgainstExact, over 10 comparisons).
 func TestRegressNormalPrior(t *testing.T) {
 	out := t.TempDir()
 	if err := run(t, "regress", "--data", diabetes(t), "--label", "progression", "--prior", "normal", "--exact",
-		"--chains", "2", "--keep", "400", "--thin", "1000", "--burn", "12000", "--out", out); err != nil {
+		"--chains", "2", "--keep", "400", "--out", out); err != nil {
 		t.Fatal(err)
 	}
 	r := readRegress(t, out)
-	if r.Settings.Method != "corrected" || r.Prior != "normal" {
-		t.Errorf("method %q, prior %q; want corrected, normal", r.Settings.Method, r.Prior)
+	if r.Settings.Method != "auto" || r.Prior != "normal" {
+		t.Errorf("method %q, prior %q; want auto, normal", r.Settings.Method, r.Prior)
 	}
 	mcse := map[string]float64{}
 	for _, p := range r.Params {
@@ -203,7 +222,7 @@ func TestRegressRejects(t *testing.T) {
 	}
 	// Above p = 20 a run has no exact posterior and says nothing of one.
 	out := t.TempDir()
-	if err := run(t, "regress", "--data", wide, "--label", "y", "--chains", "1", "--keep", "50", "--burn", "10", "--thin", "1", "--swap-pilot", "50", "--out", out); err != nil {
+	if err := run(t, "regress", "--data", wide, "--label", "y", "--chains", "1", "--keep", "50", "--burn", "10", "--thin", "1", "--out", out); err != nil {
 		t.Fatalf("p = 21: %v", err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(out, "summary.json")); strings.Contains(string(b), "distance_to_exact") || !strings.Contains(string(b), "inclusion_x20") {
@@ -225,7 +244,9 @@ func TestRegressRejects(t *testing.T) {
 		{append(slices.Clone(base), "--noise-sd", "-1"), "--noise-sd = -1"},
 		{append(slices.Clone(base), "--method", "reld"), `--method "reld"`},
 		{append(slices.Clone(base), "--method", "corrected", "--correction", "full"), "--correction full"},
-		{append(slices.Clone(base), "--prior", "normal", "--correction", "full"), "--correction full: method corrected"},
+		{append(slices.Clone(base), "--prior", "normal", "--method", "sgld", "--correction", "full"), "--correction full: method sgld"},
+		{append(slices.Clone(base), "--correction", "full"), "--method auto (the default) chooses its own sampler"},
+		{append(slices.Clone(base), "--eta", "0.001"), "--method auto (the default) chooses its own sampler"},
 		{append(slices.Clone(base), "--correction", "half"), "--correction"},
 		{append(slices.Clone(base), "--tau2", "1"), "--tau2 = 1"},
 		{append(slices.Clone(base), "--prior", "normal", "--spike-sd", "0.1"), "--spike-sd: --prior normal has no spike"},
@@ -247,7 +268,7 @@ func TestRegressRejects(t *testing.T) {
 // Chains run one at a time (--chain c) and pooled by merge print the table
 // of one run of both, inclusion columns and cost unit included.
 func TestRegressMergeMatchesOneRun(t *testing.T) {
-	cmd := []string{"regress", "--data", diabetes(t), "--label", "progression", "--keep", "100", "--burn", "200", "--thin", "5", "--swap-pilot", "100"}
+	cmd := []string{"regress", "--data", diabetes(t), "--label", "progression", "--keep", "100", "--burn", "200", "--thin", "5"}
 	all := t.TempDir()
 	if err := run(t, append(cmd, "--chains", "2", "--out", all)...); err != nil {
 		t.Fatal(err)
