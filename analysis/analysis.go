@@ -138,13 +138,15 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	build := func(id int) (*exchange.Sampler, error) { return buildSampler(m, o, id, energies, autos) }
 	settings := o.settings()
 	checkEta := o.Eta
+	var algorithm string
 	if plan != nil {
 		build = func(id int) (*exchange.Sampler, error) { return plan.Sampler(o.Seed, id) }
-		settings = append(settings, [2]string{"sampler", plan.Note()})
+		settings = append(planSettings(settings), [2]string{"sampler", plan.Note()})
+		algorithm = plan.Algorithm()
 		checkEta = plan.Rate()
 	}
 	run := ChainRun{
-		Header:     ChainHeader{Command: o.Command, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
+		Header:     ChainHeader{Command: o.Command, Algorithm: algorithm, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
 		Names:      names,
 		Plan:       exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
 		New:        build,

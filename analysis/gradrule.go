@@ -103,7 +103,7 @@ func GradRule(in GradInput) (GradChoice, error) {
 	switch {
 	case c.CV:
 		c.Batch = n
-		c.Rule = fmt.Sprintf("control-variate gradients about the mode on minibatches of n = %d (their noise takes %.2g%% of the budget 2η in the worst coordinate), η = %g in the coordinates where the Hessian at the mode is I: %.3g example-gradients per effective draw against %.3g for full-data MALA", n, 100*c.Heat, CVEta, c.CostCV, c.CostMALA)
+		c.Rule = fmt.Sprintf("control-variate gradients about the mode on minibatches of n = %d (their noise takes %.2g%% of the budget 2η in the worst coordinate), η = %g in the coordinates where the Hessian at the mode is I: %.3g example-gradients per effective draw against %.3g for full-data MALA; unadjusted, so the posterior sds carry a bias of about +%.2g%% (the Euler step's 1/(1 − η/2) in variance) plus at most %.2g%% from the gradient noise", n, 100*c.Heat, CVEta, c.CostCV, c.CostMALA, 100*(1/math.Sqrt(1-CVEta/2)-1), 100*(math.Sqrt(1+c.Heat)-1))
 	case n >= in.N:
 		c.Rule = fmt.Sprintf("full-data gradients with a Metropolis correction (MALA), preconditioned by the Hessian at the mode: control variates would need all %d examples to keep their noise below %g%% of the budget", in.N, 100*CVHeat)
 	default:

@@ -55,7 +55,7 @@ type LogConcave struct {
 	// Accept is the MALA pilot's last acceptance rate (1 under control
 	// variates, which accept every step).
 	Accept float64
-	lr     PlanModel
+	t      energy.Terms
 	cv     *energy.CVGrad
 }
 
@@ -75,11 +75,18 @@ func NewLogConcave(lr PlanModel, seed uint64) (*LogConcave, error) {
 	if err != nil {
 		return nil, fmt.Errorf("posterior mode: %w", err)
 	}
+	return newLogConcaveAt(lr, mode, h, seed)
+}
+
+// newLogConcaveAt is the plan for the terms t whose one mode is mode, with
+// the Hessian h there.
+func newLogConcaveAt(t energy.Terms, mode []float64, h mat.Symmetric, seed uint64) (*LogConcave, error) {
+	N, p := t.Len(), t.Dim()
 	pre, err := langevin.NewPrecond(h)
 	if err != nil {
 		return nil, fmt.Errorf("Hessian at the mode: %w", err)
 	}
-	s2, err := CVSpread(lr, mode, pre, spreadPoints, spreadRows, seed)
+	s2, err := CVSpread(t, mode, pre, spreadPoints, spreadRows, seed)
 	if err != nil {
 		return nil, err
 	}
@@ -87,9 +94,9 @@ func NewLogConcave(lr PlanModel, seed uint64) (*LogConcave, error) {
 	if err != nil {
 		return nil, err
 	}
-	lc := &LogConcave{Mode: mode, Pre: pre, Choice: ch, lr: lr, Eta: CVEta, Accept: 1}
+	lc := &LogConcave{Mode: mode, Pre: pre, Choice: ch, t: t, Eta: CVEta, Accept: 1}
 	if ch.CV {
-		if lc.cv, err = energy.NewCVGrad(lr, mode, ch.Batch); err != nil {
+		if lc.cv, err = energy.NewCVGrad(t, mode, ch.Batch); err != nil {
 			return nil, err
 		}
 		return lc, nil
@@ -118,7 +125,7 @@ func (lc *LogConcave) level(eta float64) exchange.Level {
 	if lc.cv != nil {
 		return exchange.Level{Tau: 1, Est: lc.cv.Clone(), Eta: langevin.Constant{Step: eta}, Precond: lc.Pre}
 	}
-	return exchange.Level{Tau: 1, Est: energy.Exact{E: lc.lr}, Eta: langevin.Constant{Step: eta}, Precond: lc.Pre, Metropolis: true}
+	return exchange.Level{Tau: 1, Est: energy.Exact{E: modeEnergy(lc.t)}, Eta: langevin.Constant{Step: eta}, Precond: lc.Pre, Metropolis: true}
 }
 
 // Start is chain id's starting point θ̂ + startScale·R⁻ᵀz, z ~ N(0, I) from
@@ -154,7 +161,7 @@ func (lc *LogConcave) StepCost() int {
 	if lc.cv != nil {
 		return 2 * lc.Choice.Batch
 	}
-	return lc.lr.Len()
+	return lc.t.Len()
 }
 
 // Sampler is chain id's sampler, from its start, on streams of its own.
@@ -203,4 +210,12 @@ func (lc *LogConcave) RunLength(keep int) (burn, thin int, iat float64) {
 	thin = max(1, int(math.Ceil(PlanESS*iat/float64(keep))))
 	burn = int(math.Ceil(math.Log(lc.StartDistance()/planBurnBias) / -math.Log(rho)))
 	return burn, thin, iat
+}
+
+// Algorithm is the sampler's name in the chain CSVs.
+func (lc *LogConcave) Algorithm() string {
+	if lc.cv != nil {
+		return "preconditioned_sgld_control_variates_unadjusted"
+	}
+	return "preconditioned_mala"
 }

@@ -76,14 +76,11 @@ type ModePlan struct {
 	kernel     func() exchange.Kernel
 }
 
-// NewModePlan searches m's modes and plans the run: the preconditioner,
-// the ladder, each level's step, and the pilot that measures how fast the
+// NewModePlan plans the run on the modes s of m: the preconditioner, the
+// ladder, each level's step, and the pilot that measures how fast the
 // planned chain mixes.
-func NewModePlan(m Model, seed uint64) (*ModePlan, error) {
-	s, err := SearchModes(m.Terms, make([]float64, m.Terms.Dim()), seed)
-	if err != nil {
-		return nil, err
-	}
+func NewModePlan(m Model, s *ModeSearch, seed uint64) (*ModePlan, error) {
+	var err error
 	mp := &ModePlan{Search: s, t: m.Terms, SwapAccept: math.NaN(), kernel: m.Kernel}
 	if mp.Pre, err = modePrecond(s.Modes); err != nil {
 		return nil, err
@@ -316,4 +313,15 @@ func (mp *ModePlan) Why() string {
 		return fmt.Sprintf("one level: no barrier between the modes found exceeds %g nats, which a MALA chain crosses on its own (for a minibatch ladder, give --method fresgld)", planBarrier)
 	}
 	return fmt.Sprintf("a ladder: a barrier of %.3g nats separates the modes found, more than the %g a MALA chain crosses on its own; its hottest level sees %g (for a minibatch ladder, give --method fresgld)", mp.Search.barrierAbove(planModeWeight), planBarrier, planBarrier)
+}
+
+// Algorithm is the sampler's name in the chain CSVs.
+func (mp *ModePlan) Algorithm() string {
+	switch {
+	case mp.kernel != nil:
+		return "model_gibbs"
+	case len(mp.Taus) == 1:
+		return "preconditioned_mala"
+	}
+	return "preconditioned_mala_replica_exchange"
 }

@@ -100,10 +100,10 @@ func minimize(e energy.Energy, x0 []float64) ([]float64, float64, error) {
 	g0 := make([]float64, len(x0))
 	e.Grad(g0, x0)
 	tol := 1e-8 * (1 + mat.Norm(mat.NewVecDense(len(g0), g0), math.Inf(1)))
-	p := optimize.Problem{
-		Func: e.U,
-		Grad: func(grad, x []float64) { e.Grad(grad, x) },
-	}
+	// L-BFGS asks for U and ∇U at each point separately: one pass gives
+	// both, kept for the call that follows.
+	c := uGradCache{e: e, g: make([]float64, len(x0))}
+	p := optimize.Problem{Func: c.u, Grad: c.grad}
 	res, err := optimize.Minimize(p, x0, &optimize.Settings{GradientThreshold: tol, MajorIterations: 2000}, &optimize.LBFGS{})
 	if err != nil && res == nil {
 		return nil, 0, err
@@ -116,6 +116,27 @@ func minimize(e energy.Energy, x0 []float64) ([]float64, float64, error) {
 	}
 	return res.X, res.F, nil
 }
+
+// uGradCache answers U and ∇U at the last point from one UGrad.
+type uGradCache struct {
+	e  energy.Energy
+	x  []float64
+	v  float64
+	g  []float64
+	ok bool
+}
+
+func (c *uGradCache) at(x []float64) {
+	if c.ok && slices.Equal(c.x, x) {
+		return
+	}
+	c.v = energy.UGrad(c.e, c.g, x)
+	c.x, c.ok = append(c.x[:0], x...), true
+}
+
+func (c *uGradCache) u(x []float64) float64 { c.at(x); return c.v }
+
+func (c *uGradCache) grad(grad, x []float64) { c.at(x); copy(grad, c.g) }
 
 // SearchModes finds the modes of exp(−U) for the terms t: a search from
 // first, then modeStarts more from points spread from 2 to 16 times the

@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/fresgld/fresgld/exchange"
 )
@@ -28,6 +29,18 @@ type chainPlan interface {
 	Rate() float64
 	RunLength(keep int) (burn, thin int, iat float64)
 	StartDistance() float64
+	// Algorithm names the sampler in the chain CSVs' header.
+	Algorithm() string
+}
+
+// ladderSettings are the settings of the ladders and minibatch samplers
+// that a planned run does not read.
+var ladderSettings = []string{"tau2", "levels", "correction", "hot_batch", "hot_batch_automatic", "hot_share", "swap_probability_per_step", "swap_energies", "exact_every", "swap_pilot", "swap_noise_cap", "swap_batch", "cycle", "cycle_automatic", "explore", "batch", "batch_automatic"}
+
+// planSettings drops from a planned run's settings those it does not read,
+// so that its chain CSVs describe the run they hold.
+func planSettings(s [][2]string) [][2]string {
+	return slices.DeleteFunc(slices.Clone(s), func(kv [2]string) bool { return slices.Contains(ladderSettings, kv[0]) })
 }
 
 // planDefaults fills in o's automatic values from m's plan: the
@@ -48,11 +61,24 @@ func planDefaults(m Model, o *Options, res *Result) (chainPlan, error) {
 		}
 		plan, o.Eta, o.Batch = lc, lc.Eta, lc.Choice.Batch
 	} else {
-		mp, err := NewModePlan(m, o.Seed)
+		s, err := SearchModes(m.Terms, make([]float64, p), o.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
 		}
-		plan, o.Eta, note = mp, mp.Etas[0], mp.Why()
+		if len(s.Modes) == 1 && m.Kernel == nil {
+			lc, err := newLogConcaveAt(m.Terms, s.Modes[0].Theta, s.Modes[0].H, o.Seed)
+			if err != nil {
+				return nil, fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
+			}
+			plan, o.Eta, o.Batch = lc, lc.Eta, lc.Choice.Batch
+			note = s.Line() + ": one chain per --chains, no hot chain, which could only idle (for a ladder, give --method fresgld)"
+		} else {
+			mp, err := NewModePlan(m, s, o.Seed)
+			if err != nil {
+				return nil, fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
+			}
+			plan, o.Eta, note = mp, mp.Etas[0], mp.Why()
+		}
 	}
 	burn, thin, iat := plan.RunLength(o.Keep)
 	res.StepRule = plan.Note()

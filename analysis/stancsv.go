@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -36,13 +37,15 @@ func ReplicaCol(l int) string { return "replica_" + strconv.Itoa(l) + "__" }
 
 // ChainHeader is what the comment lines before the header row say.
 type ChainHeader struct {
-	Command  string      // "logistic" or "gmm"
-	ID       int         // chain id, from 1
-	Seed     uint64      // the run's seed; the chain draws from exchange.ChainSeed(Seed, ID)
-	Burn     int         // steps before the first retained draw
-	Keep     int         // draws planned
-	Thin     int         // steps between draws
-	Settings [][2]string // the command's settings, name and value
+	Command string // "logistic" or "gmm"
+	// Algorithm names the sampler (empty: replica_exchange_langevin).
+	Algorithm string
+	ID        int         // chain id, from 1
+	Seed      uint64      // the run's seed; the chain draws from exchange.ChainSeed(Seed, ID)
+	Burn      int         // steps before the first retained draw
+	Keep      int         // draws planned
+	Thin      int         // steps between draws
+	Settings  [][2]string // the command's settings, name and value
 }
 
 // lines renders h as CmdStan-style comment lines.
@@ -55,7 +58,7 @@ func (h ChainHeader) lines() []string {
 		"#     num_warmup = " + strconv.Itoa(h.Burn),
 		"#     save_warmup = 0",
 		"#     thin = " + strconv.Itoa(h.Thin),
-		"#     algorithm = replica_exchange_langevin",
+		"#     algorithm = " + cmp.Or(h.Algorithm, "replica_exchange_langevin"),
 		"# id = " + strconv.Itoa(h.ID),
 		"# random",
 		"#   seed = " + strconv.FormatUint(h.Seed, 10),

@@ -21,11 +21,21 @@ import (
 // noisy ones against, not a way to save cost.
 func (s *Sampler) exactLogRatio(l int, x, y []float64) (float64, error) {
 	tl, th := s.lv[l].Tau, s.lv[l+1].Tau
+	shared := sameEstimator(s.lv[l].Est, s.lv[l+1].Est)
+	if shared {
+		// A Metropolis-adjusted level holds U of its own state already
+		// (Level.Metropolis): a ladder of them on one estimator swaps at
+		// no cost.
+		ux, okx := s.lv[l].held(x)
+		uy, oky := s.lv[l+1].held(y)
+		if okx && oky {
+			return (1/tl - 1/th) * (ux - uy), nil
+		}
+	}
 	ux, vx, err := s.energy(l, x)
 	if err != nil {
 		return 0, err
 	}
-	shared := sameEstimator(s.lv[l].Est, s.lv[l+1].Est)
 	var uy, vy float64
 	if shared {
 		uy, vy, err = s.energy(l+1, y)

@@ -48,7 +48,7 @@ func init() {
 	fl := cmd.Flags()
 	fl.StringVar(&f.ModelCmd, "model-cmd", "", "command that runs the model process, e.g. 'python3 model.py data.csv' (required)")
 	fl.DurationVar(&f.Timeout, "model-timeout", modelproc.DefaultTimeout, "longest wait for any one reply of the model, its handshake included")
-	fl.StringVar(&f.Method, "method", "fresgld", methodHelp)
+	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: the plan searches the model's modes, preconditions by the Hessians there and runs Metropolis-adjusted levels on exact energies, a ladder only where a barrier needs one; the output's sampler line says what it chose), or "+methodHelp)
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2")
@@ -57,7 +57,7 @@ func init() {
 	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget)")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "exact", "swap energies: exact, pair, minibatch, draw, auto, cv, pair-cv, taylor or pair-taylor (see fresgld logistic --help; the modes with anchors ask for them example by example, a round trip each)")
 	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
-	fl.IntVar(&f.Keep, "keep", 5000, "samples retained")
+	fl.IntVar(&f.Keep, "keep", 5000, "samples retained (--method auto: 1000, thinned to a bulk ESS of 400 a chain)")
 	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/sample", "output directory")
@@ -72,9 +72,19 @@ func (f *sampleFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
 	if f.Timeout <= 0 {
 		return "", fmt.Errorf("--model-timeout = %v: must be positive", f.Timeout)
 	}
-	m, err := exchange.ParseMethod(f.Method)
-	if err != nil {
-		return "", fmt.Errorf("--method: %w", err)
+	m := analysis.AutoMethod
+	if f.Method != string(m) {
+		var err error
+		if m, err = exchange.ParseMethod(f.Method); err != nil {
+			return "", fmt.Errorf("--method: %w; or auto, the default", err)
+		}
+	} else {
+		if !cmd.Flags().Changed("keep") {
+			f.Keep = analysis.PlanKeep
+		}
+		if err := checkAuto(cmd); err != nil {
+			return "", err
+		}
 	}
 	burn, thin := f.Burn, f.Thin
 	if f.BurnAuto {

@@ -1,0 +1,146 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/models"
+)
+
+// mixTerms is a one-dimensional energy as a model of one example: U_0 = 0
+// and U_1 the energy of a Gaussian mixture.
+type mixTerms struct{ m models.Mixture }
+
+func (mixTerms) Dim() int { return 1 }
+func (mixTerms) Len() int { return 1 }
+func (t mixTerms) Term(grad, theta []float64, _ int) float64 {
+	if grad != nil {
+		t.m.Grad(grad, theta)
+	}
+	return t.m.U(theta)
+}
+func (mixTerms) Prior(grad, _ []float64) float64 {
+	clear(grad)
+	return 0
+}
+
+var _ energy.Terms = mixTerms{}
+
+// The search finds both modes of the paper's mixture 0.4·N(−4, 0.7²) +
+// 0.6·N(3, 0.5²), weighs them by Laplace as the mixture does (the
+// components overlap by less than e^−40 at the modes, so the Laplace
+// weights are the mixture's to 1e-9), and reads the barrier between them
+// as the grid of 64 points along the segment sees it: within c·Δ²/8 of the
+// true maximum (Δ the segment's spacing, c the curvature at the top, read
+// here from a fine grid), never above it.
+func TestSearchModesMixture(t *testing.T) {
+	mix := models.PaperMixture()
+	s, err := SearchModes(mixTerms{mix}, []float64{0}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Modes) != 2 {
+		t.Fatalf("%d modes: %s", len(s.Modes), s.Line())
+	}
+	if m := s.Modes[0]; math.Abs(m.Theta[0]-3) > 1e-6 || math.Abs(m.Weight-0.6) > 1e-9 {
+		t.Errorf("heaviest mode at %v, weight %v; want 3 and 0.6", m.Theta, m.Weight)
+	}
+	if m := s.Modes[1]; math.Abs(m.Theta[0]+4) > 1e-6 || math.Abs(m.Weight-0.4) > 1e-9 {
+		t.Errorf("second mode at %v, weight %v; want −4 and 0.4", m.Theta, m.Weight)
+	}
+	top, at := math.Inf(-1), 0.0
+	const cells = 70_000
+	for k := range cells {
+		x := -4 + 7*float64(k)/cells
+		if u := mix.U([]float64{x}); u > top {
+			top, at = u, x
+		}
+	}
+	const d = 1e-3
+	c := math.Abs(mix.U([]float64{at + d}) + mix.U([]float64{at - d}) - 2*top) / (d * d)
+	want := top - max(s.Modes[0].U, s.Modes[1].U)
+	if tol := c * (7.0 / barrierPoints) * (7.0 / barrierPoints) / 8; !(s.Barrier <= want+1e-9 && s.Barrier >= want-tol) {
+		t.Errorf("barrier %v, true %v (grid tolerance %v)", s.Barrier, want, tol)
+	}
+}
+
+// ladderTaus runs one level up to planBarrier and a geometric ladder
+// whose ratio is at most 1 + planSpacing/√p beyond it.
+func TestLadderTaus(t *testing.T) {
+	if got := ladderTaus(planBarrier, 10); len(got) != 1 || got[0] != 1 {
+		t.Errorf("barrier %v: %v, want one level", planBarrier, got)
+	}
+	for _, c := range []struct {
+		b float64
+		p int
+	}{{10, 1}, {30, 4}, {100, 100}} {
+		taus := ladderTaus(c.b, c.p)
+		if taus[0] != 1 || math.Abs(taus[len(taus)-1]-c.b/planBarrier) > 1e-12 {
+			t.Errorf("b %v, p %d: %v, want 1 to %v", c.b, c.p, taus, c.b/planBarrier)
+		}
+		for l := 1; l < len(taus); l++ {
+			if r := taus[l] / taus[l-1]; r > 1+planSpacing/math.Sqrt(float64(c.p))+1e-12 {
+				t.Errorf("b %v, p %d: ratio %v between levels %d and %d", c.b, c.p, r, l, l+1)
+			}
+		}
+	}
+}
+
+// The plan of the paper's mixture runs a ladder of Metropolis-adjusted
+// levels (the barrier is some 16 nats), and its cold level holds the
+// mixture's law: the right mode's weight within 4 MCSE of 0.6 (the MCSE
+// of the indicator from diag.MCSEMean over the 4 chains; a normal error
+// exceeds 4 in 1 of 16,000), the chains agree on it (R̂ ≤ 1.01: chains
+// that never cross, each stuck in the mode it started in, give R̂ far
+// above), and the sd within each mode lies within 4·sd/√(2·ESS) of its
+// component's.
+func TestModePlanMixtureLaw(t *testing.T) {
+	mix := models.PaperMixture()
+	m := Model{Terms: mixTerms{mix}}
+	s, err := SearchModes(m.Terms, []float64{0}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp, err := NewModePlan(m, s, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(mp.Taus) < 2 {
+		t.Fatalf("one level: %s", mp.Note())
+	}
+	const chains, steps = 4, 20_000
+	right := make([][]float64, chains)
+	var in [2][]float64 // the draws in the left and the right mode
+	for c := range chains {
+		smp, err := mp.Sampler(7, c+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range steps + 1000 {
+			if err := smp.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if k < 1000 {
+				continue
+			}
+			x, r := smp.State(0)[0], 0
+			if x > 0 {
+				r = 1
+			}
+			right[c] = append(right[c], float64(r))
+			in[r] = append(in[r], x)
+		}
+	}
+	w := diag.Summarize(right)
+	if se := diag.MCSEMean(right); !(math.Abs(w.Mean-0.6) <= 4*se) || !(w.Rhat <= 1.01) {
+		t.Errorf("right mode's weight %.4f, exact 0.6, MCSE %.3g, R̂ %.3f; %s", w.Mean, se, w.Rhat, mp.Note())
+	}
+	for r, sd := range []float64{0.7, 0.5} {
+		got := diag.Summarize([][]float64{in[r]})
+		if tol := 4 * sd / math.Sqrt(2*got.ESSBulk); !(math.Abs(got.SD-sd) <= tol) {
+			t.Errorf("mode %d: sd %.4f, exact %.4f, tolerance %.3g", r, got.SD, sd, tol)
+		}
+	}
+}
