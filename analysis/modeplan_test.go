@@ -59,7 +59,7 @@ func TestSearchModesMixture(t *testing.T) {
 		}
 	}
 	const d = 1e-3
-	c := math.Abs(mix.U([]float64{at + d}) + mix.U([]float64{at - d}) - 2*top) / (d * d)
+	c := math.Abs(mix.U([]float64{at + d})+mix.U([]float64{at - d})-2*top) / (d * d)
 	want := top - max(s.Modes[0].U, s.Modes[1].U)
 	if tol := c * (7.0 / barrierPoints) * (7.0 / barrierPoints) / 8; !(s.Barrier <= want+1e-9 && s.Barrier >= want-tol) {
 		t.Errorf("barrier %v, true %v (grid tolerance %v)", s.Barrier, want, tol)
