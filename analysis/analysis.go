@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"time"
 
@@ -66,6 +67,10 @@ type Result struct {
 	// Notes say how the run was planned, one line each (the log-concave
 	// plan's sampler and why it runs no ladder).
 	Notes []string
+	// SDBias bounds the relative error in the posterior sds that the
+	// sampler carries at stationarity (0: exact in law), for the plan
+	// (AutoMethod); NaN where it is not known.
+	SDBias float64
 	// Swap is the swap energies' choice and measured noise and cost (nil
 	// without a ladder); SwapLines say it in words.
 	Swap      *SwapSummary
@@ -104,7 +109,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 			return nil, fmt.Errorf("--out: %w", err)
 		}
 	}
-	res := &Result{}
+	res := &Result{SDBias: math.NaN()}
 	var curv Curvature
 	var plan chainPlan
 	var err error

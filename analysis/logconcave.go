@@ -219,3 +219,13 @@ func (lc *LogConcave) Algorithm() string {
 	}
 	return "preconditioned_mala"
 }
+
+// SDBias is 0 under MALA; under control variates the Euler step's
+// (1 − η/2)^{−1/2} − 1 plus the gradient noise's (1 + heat)^{1/2} − 1, on
+// a Gaussian posterior in φ.
+func (lc *LogConcave) SDBias() float64 {
+	if lc.cv == nil {
+		return 0
+	}
+	return 1/math.Sqrt(1-lc.Eta/2) - 1 + math.Sqrt(1+lc.Choice.Heat) - 1
+}

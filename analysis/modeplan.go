@@ -325,3 +325,7 @@ func (mp *ModePlan) Algorithm() string {
 	}
 	return "preconditioned_mala_replica_exchange"
 }
+
+// SDBias is 0: every level is Metropolis-adjusted or the model's exact
+// kernel.
+func (mp *ModePlan) SDBias() float64 { return 0 }

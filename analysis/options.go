@@ -71,8 +71,8 @@ type Options struct {
 
 // DefaultOptions are fresgld logistic's defaults: everything automatic.
 func DefaultOptions() Options {
-	return Options{Command: "analysis", Method: exchange.FReSGLDMethod, Seed: 1, Tau2: 4, Levels: 2, HotShare: 0.9,
-		SwapRate: 0.1, SwapEnergies: "auto", SwapPilot: 2000, SwapNoiseCap: 2, Burn: Auto, Keep: 5000, Chains: []int{1, 2, 3, 4}}
+	return Options{Command: "analysis", Method: AutoMethod, Seed: 1, Tau2: 4, Levels: 2, HotShare: 0.9,
+		SwapRate: 0.1, SwapEnergies: "auto", SwapPilot: 2000, SwapNoiseCap: 2, Burn: Auto, Keep: PlanKeep, Chains: []int{1, 2, 3, 4}}
 }
 
 // Limits of the options.

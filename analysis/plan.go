@@ -31,6 +31,9 @@ type chainPlan interface {
 	StartDistance() float64
 	// Algorithm names the sampler in the chain CSVs' header.
 	Algorithm() string
+	// SDBias bounds the relative error of the posterior sds the sampler
+	// carries at stationarity: 0 for a Metropolis-adjusted or exact one.
+	SDBias() float64
 }
 
 // ladderSettings are the settings of the ladders and minibatch samplers
@@ -84,6 +87,7 @@ func planDefaults(m Model, o *Options, res *Result) (chainPlan, error) {
 	res.StepRule = plan.Note()
 	res.RunRule = fmt.Sprintf("in the coordinates where the Hessian at the mode is I: ρ = 1 − %.4g, τ_int = %.4g steps, starts within %.3g posterior sds of the mode: burn %d, thin %d for bulk ESS ≈ %d per chain", plan.Rate(), iat, plan.StartDistance(), burn, thin, PlanESS)
 	res.Notes = []string{"sampler: " + plan.Note(), "note: " + note}
+	res.SDBias = plan.SDBias()
 	if o.Burn == Auto {
 		o.Burn = burn
 	}

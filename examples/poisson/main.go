@@ -50,10 +50,11 @@ func (r Row) Z() float64 {
 }
 
 // Check is the comparison of a run with the reference: a row per
-// coefficient, the run's step size η and the posterior's largest curvature.
+// coefficient, the bound on the sds' relative bias the run states
+// (analysis.Result.SDBias) and the posterior's largest curvature.
 type Check struct {
-	Rows      []Row
-	Eta, Lmax float64
+	Rows         []Row
+	SDBias, Lmax float64
 }
 
 // run analyses warpbreaks into out with keep draws per chain, prints the
@@ -82,7 +83,7 @@ func run(stdout, stderr io.Writer, out string, keep, ref int, seed uint64) (*Che
 	if err != nil {
 		return nil, fmt.Errorf("MALA reference: %w", err)
 	}
-	c := &Check{Eta: res.Options.Eta, Lmax: ex.Lmax}
+	c := &Check{SDBias: res.SDBias, Lmax: ex.Lmax}
 	for j, name := range Names {
 		p, ok := param(res.Summary, name)
 		if !ok {
