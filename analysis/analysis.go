@@ -71,6 +71,9 @@ type Result struct {
 	// sampler carries at stationarity (0: exact in law), for the plan
 	// (AutoMethod); NaN where it is not known.
 	SDBias float64
+	// Occupancy is each chain's share of draws at each mode the plan's
+	// search found (nil unless it found several).
+	Occupancy *Occupancy
 	// Swap is the swap energies' choice and measured noise and cost (nil
 	// without a ladder); SwapLines say it in words.
 	Swap      *SwapSummary
@@ -216,6 +219,14 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 				extra = append(extra, Warning{Code: "model", Chain: c.Header.ID, Message: fmt.Sprintf("chain %d: %s", c.Header.ID, msg)})
 			}
 		}
+	}
+	if mp, ok := plan.(*ModePlan); ok && len(mp.Search.Modes) > 1 {
+		var ids []int
+		for _, c := range chains {
+			ids = append(ids, c.Header.ID)
+		}
+		res.Occupancy = mp.Search.occupancy(chains, names[:m.Terms.Dim()])
+		extra = append(extra, res.Occupancy.Warnings(mp.Search, ids)...)
 	}
 	if o.swap != nil {
 		res.Swap = &SwapSummary{Swap: o.swap}

@@ -205,7 +205,7 @@ func (f *regressFlags) chooseMethod() (exchange.Method, string) {
 		return m, "set by --method"
 	}
 	f.Method = string(m)
-	return m, "auto: the plan searches the posterior's modes (the spike-and-slab posterior has one for each inclusion pattern the data leave undecided), preconditions by the Hessians there, and runs Metropolis-adjusted levels on exact energies, a ladder of them only where a barrier between the modes needs one; see the sampler line"
+	return m, "the plan: it searches the posterior's modes (a spike-and-slab posterior has one for each inclusion pattern the data leave undecided) and picks the sampler, see the sampler line"
 }
 
 // regressSummary is summary.json of a regression run.
@@ -282,7 +282,12 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
-	fmt.Printf("%s on %s (%d examples, %d coefficients, %s prior), %d chain(s) in %.1fs:\n", f.Method, f.Data, sum.N, lr.Dim(), f.Prior, len(o.Chains), sum.WallSeconds)
+	name := f.Method
+	if m == analysis.AutoMethod {
+		name = "regress"
+	}
+	fmt.Printf("%s on %s (%d examples, %d coefficients, %s prior), %d chain(s) in %.1fs:\n", name, f.Data, sum.N, lr.Dim(), f.Prior, len(o.Chains), sum.WallSeconds)
+	printLines(res.Notes)
 	printLines(res.SwapLines)
 	if res.Summary.Draws > 0 {
 		f.compare(sum, exact)

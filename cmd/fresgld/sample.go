@@ -122,6 +122,7 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		blameModel(&res.Summary)
 	}
 	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs:\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds())
+	printLines(res.Notes)
 	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Summary: res.Summary}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap

@@ -1,0 +1,110 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/fresgld/fresgld/diag"
+)
+
+// occupancyRhat is the split R̂ of a mode's indicator above which the
+// chains are said not to have crossed between the modes: the same 1.01
+// the table's R̂ is judged by would fire on every short run of a
+// two-mode posterior, where each chain's share of a mode is a binomial
+// count with long runs; 1.05 means the chains' shares differ by several
+// of their own standard errors.
+const occupancyRhat = 1.05
+
+// Occupancy is the share of a chain's draws nearest each mode the search
+// found (in the metric of the mode's Hessian), and the pooled share.
+type Occupancy struct {
+	Chain  [][]float64 // Chain[c][k]: chain c's share at mode k
+	Pooled []float64
+	Rhat   []float64 // split R̂ of each mode's indicator over the chains
+}
+
+// occupancy assigns every draw of the chains (their columns names, the
+// parameters) to its nearest mode.
+func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
+	K, p := len(s.Modes), len(names)
+	ind := make([][][]float64, K) // ind[k][c]: indicator trace
+	for k := range ind {
+		ind[k] = make([][]float64, len(chains))
+	}
+	d := mat.NewVecDense(p, nil)
+	for c, ch := range chains {
+		tr := ch.trace(names)
+		for i := 0; i < tr.Len(); i++ {
+			x := tr.Data[i*p : (i+1)*p]
+			best, bd := 0, math.Inf(1)
+			for k, m := range s.Modes {
+				for j := range x {
+					d.SetVec(j, x[j]-m.Theta[j])
+				}
+				if v := mat.Inner(d, m.H, d); v < bd {
+					best, bd = k, v
+				}
+			}
+			for k := range ind {
+				v := 0.0
+				if k == best {
+					v = 1
+				}
+				ind[k][c] = append(ind[k][c], v)
+			}
+		}
+	}
+	o := &Occupancy{Chain: make([][]float64, len(chains)), Pooled: make([]float64, K), Rhat: make([]float64, K)}
+	var n float64
+	for c := range chains {
+		o.Chain[c] = make([]float64, K)
+		for k := range K {
+			o.Chain[c][k] = mean(ind[k][c])
+			o.Pooled[k] += o.Chain[c][k] * float64(len(ind[k][c]))
+		}
+		n += float64(len(ind[0][c]))
+	}
+	for k := range K {
+		o.Pooled[k] /= n
+		o.Rhat[k] = diag.Rhat(ind[k])
+	}
+	return o
+}
+
+func mean(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+// Warnings says, when the chains disagree on a mode's share beyond
+// occupancyRhat, which chain and mode differ most from the pooled share.
+func (o *Occupancy) Warnings(s *ModeSearch, ids []int) []Warning {
+	worst, wr := -1, 0.0
+	for k, r := range o.Rhat {
+		if r > occupancyRhat && r > wr { // NaN: a mode no chain left or reached
+			worst, wr = k, r
+		}
+	}
+	if worst < 0 {
+		return nil
+	}
+	c := 0
+	for i, sh := range o.Chain {
+		if math.Abs(sh[worst]-o.Pooled[worst]) > math.Abs(o.Chain[c][worst]-o.Pooled[worst]) {
+			c = i
+		}
+	}
+	gap := math.Abs(o.Chain[c][worst] - o.Pooled[worst])
+	return []Warning{{
+		Code:   "modes-not-crossed",
+		Number: gap,
+		Message: fmt.Sprintf("the chains did not cross between the modes the search found: chain %d spent %.0f%% of its draws nearest mode %d (U = %.6g, Laplace weight %.3g), the chains together %.0f%% (R̂ of that mode's indicator %.3g)",
+			ids[c], 100*o.Chain[c][worst], worst+1, s.Modes[worst].U, s.Modes[worst].Weight, 100*o.Pooled[worst], wr),
+		Remedy: "run a ladder (--method fresgld, or more --levels and a higher --tau2) or a longer run (raise --keep); the modes' weights in this run are not to be trusted",
+	}}
+}
