@@ -114,7 +114,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	}
 	res := &Result{SDBias: math.NaN()}
 	var curv Curvature
-	var plan chainPlan
+	var plan ChainPlan
 	var err error
 	if o.Method == AutoMethod && m.Terms.Dim() > PlanMaxDim {
 		res.Notes = []string{fmt.Sprintf("sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = %d > %d, beyond which the plan's dense p×p preconditioner costs p² a step and p³ to factor", m.Terms.Dim(), PlanMaxDim)}

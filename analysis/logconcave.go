@@ -229,3 +229,6 @@ func (lc *LogConcave) SDBias() float64 {
 	}
 	return 1/math.Sqrt(1-lc.Eta/2) - 1 + math.Sqrt(1+lc.Choice.Heat) - 1
 }
+
+// Step is the chain's step in φ.
+func (lc *LogConcave) Step() float64 { return lc.Eta }

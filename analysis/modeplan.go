@@ -329,3 +329,6 @@ func (mp *ModePlan) Algorithm() string {
 // SDBias is 0: every level is Metropolis-adjusted or the model's exact
 // kernel.
 func (mp *ModePlan) SDBias() float64 { return 0 }
+
+// Step is the cold level's step in the whitened coordinates.
+func (mp *ModePlan) Step() float64 { return mp.Etas[0] }

@@ -21,9 +21,9 @@ const AutoMethod exchange.Method = "auto"
 // it, AutoMethod runs the corrected chain (exchange.CorrectedMethod).
 const PlanMaxDim = 1000
 
-// chainPlan is a planned run: each chain's sampler, its line for the
+// ChainPlan is a planned run: each chain's sampler, its line for the
 // output, the rate of its slowest direction and its run length.
-type chainPlan interface {
+type ChainPlan interface {
 	Sampler(seed uint64, id int) (*exchange.Sampler, error)
 	Note() string
 	Rate() float64
@@ -31,6 +31,8 @@ type chainPlan interface {
 	StartDistance() float64
 	// Algorithm names the sampler in the chain CSVs' header.
 	Algorithm() string
+	// Step is the cold level's step (in the preconditioned coordinates).
+	Step() float64
 	// SDBias bounds the relative error of the posterior sds the sampler
 	// carries at stationarity: 0 for a Metropolis-adjusted or exact one.
 	SDBias() float64
@@ -50,38 +52,18 @@ func planSettings(s [][2]string) [][2]string {
 // log-concave plan (LogConcave) for a model that finds its own mode (a
 // PlanModel, whose posterior is log-concave), else the mode search's
 // (ModePlan). It records the rules and the lines that say them in res.
-func planDefaults(m Model, o *Options, res *Result) (chainPlan, error) {
+func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 	N, p := m.Terms.Len(), m.Terms.Dim()
 	if err := heldDraws(o.Keep, p, len(o.Chains), N); err != nil {
 		return nil, err
 	}
-	var plan chainPlan
-	note := SingleChainNote
-	if pm, ok := m.Terms.(PlanModel); ok {
-		lc, err := NewLogConcave(pm, o.Seed)
-		if err != nil {
-			return nil, fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
-		}
-		plan, o.Eta, o.Batch = lc, lc.Eta, lc.Choice.Batch
-	} else {
-		s, err := SearchModes(m.Terms, make([]float64, p), o.Seed)
-		if err != nil {
-			return nil, fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
-		}
-		if len(s.Modes) == 1 && m.Kernel == nil {
-			lc, err := newLogConcaveAt(m.Terms, s.Modes[0].Theta, s.Modes[0].H, o.Seed)
-			if err != nil {
-				return nil, fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
-			}
-			plan, o.Eta, o.Batch = lc, lc.Eta, lc.Choice.Batch
-			note = s.Line() + ": one chain per --chains, no hot chain, which could only idle (for a ladder, give --method fresgld)"
-		} else {
-			mp, err := NewModePlan(m, s, o.Seed)
-			if err != nil {
-				return nil, fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
-			}
-			plan, o.Eta, note = mp, mp.Etas[0], mp.Why()
-		}
+	plan, note, err := NewChainPlan(m, o.Seed)
+	if err != nil {
+		return nil, err
+	}
+	o.Eta = plan.Step()
+	if lc, ok := plan.(*LogConcave); ok {
+		o.Batch = lc.Choice.Batch
 	}
 	burn, thin, iat := plan.RunLength(o.Keep)
 	res.StepRule = plan.Note()
@@ -95,4 +77,33 @@ func planDefaults(m Model, o *Options, res *Result) (chainPlan, error) {
 		o.Thin = thin
 	}
 	return plan, o.runSize(p)
+}
+
+// NewChainPlan is the plan for m: the log-concave plan (LogConcave) for a
+// model that finds its own mode (a PlanModel, whose posterior is
+// log-concave); else the mode search's, the log-concave plan at the one
+// mode it found or a ModePlan over several. note says why, for the output.
+func NewChainPlan(m Model, seed uint64) (plan ChainPlan, note string, err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
+		}
+	}()
+	if pm, ok := m.Terms.(PlanModel); ok {
+		lc, err := NewLogConcave(pm, seed)
+		return lc, SingleChainNote, err
+	}
+	s, err := SearchModes(m.Terms, make([]float64, m.Terms.Dim()), seed)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(s.Modes) == 1 && m.Kernel == nil {
+		lc, err := newLogConcaveAt(m.Terms, s.Modes[0].Theta, s.Modes[0].H, seed)
+		return lc, s.Line() + ": one chain per --chains, no hot chain, which could only idle (for a ladder, give --method fresgld)", err
+	}
+	mp, err := NewModePlan(m, s, seed)
+	if err != nil {
+		return nil, "", err
+	}
+	return mp, mp.Why(), nil
 }

@@ -66,7 +66,7 @@ func init() {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runGMM(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.Method, "method", "fresgld", "sampler: fresgld, mresgld, resgld, sgld (the paper's four) or corrected (one SGLD chain whose gradient noise counts toward its temperature); not reld, which needs the exact energies this target's noisy estimators do not give")
+	fl.StringVar(&f.Method, "method", "fresgld", "sampler: fresgld, mresgld, resgld, sgld (the paper's four) or corrected (one SGLD chain whose gradient noise counts toward its temperature), all on the paper's noisy estimators; or auto, the plan on the mixture's exact energy (its mode search, and a ladder of Metropolis-adjusted levels over the barrier it finds); not reld, which needs the exact energies the noisy estimators do not give")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau1, "tau1", 1, "cold temperature τ1")
 	fl.Float64Var(&f.Tau2, "tau2", 10, "hot temperature τ2")
@@ -138,6 +138,9 @@ func (f *gmmFlags) validate() error {
 }
 
 func runGMM(cmd *cobra.Command, f *gmmFlags) error {
+	if f.Method == string(analysis.AutoMethod) {
+		return runGMMAuto(cmd, f)
+	}
 	if err := f.validate(); err != nil {
 		return err
 	}
