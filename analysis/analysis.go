@@ -36,10 +36,13 @@ type Model struct {
 	// Check, when set, adds the model's own warnings about a chain from its
 	// posterior means (e.g. separable data in a logistic regression).
 	Check func(mean []float64) []string
-	// Kernel, when set, makes a Markov kernel of the model's own that
-	// leaves exp(−U) invariant (models.LinReg's Gibbs sampler), one per
-	// chain: the plan (AutoMethod) runs it in place of MALA.
-	Kernel func() exchange.Kernel
+	// Kernel, when set, makes a Markov kernel of the model's own for the
+	// power posterior at lambda ∈ (0, 1], exp(−λ(U − U_0) − U_0), and the
+	// energy E_λ = U − U_0 + U_0/λ of a level at τ = 1/λ that targets it
+	// (models.LinReg's Gibbs sampler and Power; at λ = 1, E = U): the plan
+	// (AutoMethod) runs it in place of MALA, on a ladder of power
+	// posteriors where that pays.
+	Kernel func(lambda float64) (exchange.Kernel, energy.Energy)
 	// NoChainChecks skips the checks for a stuck or drifting chain, which
 	// assume one mode (a model that is checked against its exact posterior
 	// instead).

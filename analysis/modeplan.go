@@ -73,7 +73,13 @@ type ModePlan struct {
 	// level).
 	SwapAccept float64
 	t          energy.Terms
-	kernel     func() exchange.Kernel
+	kernel     func(lambda float64) (exchange.Kernel, energy.Energy)
+	// Lambdas are the powers of the likelihood of a ladder of the model's
+	// own kernels (Taus = 1/Lambdas), cold first; nil under MALA.
+	Lambdas []float64
+	// OneLevelIAT is the pilot's IAT of the kernel on one level, when the
+	// plan tried a ladder of power posteriors against it.
+	OneLevelIAT float64
 }
 
 // NewModePlan plans the run on the modes s of m: the preconditioner, the
@@ -86,10 +92,7 @@ func NewModePlan(m Model, s *ModeSearch, seed uint64) (*ModePlan, error) {
 		return nil, err
 	}
 	if mp.kernel != nil {
-		// The model's own kernel moves between the modes itself (it is
-		// run at τ = 1 alone) and takes no step size.
-		mp.Taus, mp.Etas, mp.Accept = []float64{1}, []float64{1}, []float64{1}
-		return mp, mp.pilot(m, seed)
+		return mp, mp.planKernel(m, seed)
 	}
 	mp.Taus = ladderTaus(s.barrierAbove(planModeWeight), m.Terms.Dim())
 	for _, tau := range mp.Taus {
@@ -154,10 +157,10 @@ func (mp *ModePlan) energyFor() energy.Energy { return modeEnergy(mp.t) }
 // levels are one chain's levels, sharing one energy (so that exact swaps
 // read the energies the levels hold).
 func (mp *ModePlan) levels(etas []float64) []exchange.Level {
-	est := energy.Exact{E: mp.energyFor()}
 	if mp.kernel != nil {
-		return []exchange.Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 1}, Kernel: mp.kernel()}}
+		return mp.kernelLevels(mp.Lambdas)
 	}
+	est := energy.Exact{E: mp.energyFor()}
 	lv := make([]exchange.Level, len(mp.Taus))
 	for l, tau := range mp.Taus {
 		lv[l] = exchange.Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: etas[l]}, Precond: mp.Pre, Metropolis: true}
@@ -190,6 +193,9 @@ func (mp *ModePlan) tune(tau float64, seed uint64) (eta, acc float64, err error)
 
 // config is one chain's ladder.
 func (mp *ModePlan) config(seed uint64) exchange.Config {
+	if mp.kernel != nil {
+		return kernelConfig(mp.kernelLevels(mp.Lambdas), seed)
+	}
 	return exchange.Config{Levels: mp.levels(mp.Etas), Seed: seed, Swap: exchange.Swap{Rule: exchange.Exact, A: planSwapRate / mp.Etas[0]}}
 }
 
@@ -222,6 +228,15 @@ func (mp *ModePlan) Sampler(seed uint64, id int) (*exchange.Sampler, error) {
 // pilot runs pilotChains short chains of the planned ladder and sets IAT
 // from the bulk ESS of each coordinate and generated quantity over them.
 func (mp *ModePlan) pilot(m Model, seed uint64) error {
+	var err error
+	mp.IAT, mp.SwapAccept, err = mp.measure(m, mp.config, seed)
+	return err
+}
+
+// measure runs pilotChains short chains of the ladder cfg makes and
+// returns the IAT of the slowest quantity at its cold level and the cold
+// pair's swap acceptance (NaN for one level).
+func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed uint64) (iat, swapAccept float64, err error) {
 	p, g := mp.t.Dim(), len(m.Generated)
 	// draws[q][c] is quantity q's pilot trace in chain c.
 	draws := make([][][]float64, p+g)
@@ -231,13 +246,13 @@ func (mp *ModePlan) pilot(m Model, seed uint64) error {
 	out := make([]float64, g)
 	var swaps, attempts int
 	for c := range pilotChains {
-		s, err := exchange.New(mp.config(exchange.ChainSeed(seed, 1<<20+c)), mp.Start(seed^0x9e3779b9, c+1))
+		s, err := exchange.New(cfg(exchange.ChainSeed(seed, 1<<20+c)), mp.Start(seed^0x9e3779b9, c+1))
 		if err != nil {
-			return err
+			return 0, 0, err
 		}
 		for range pilotSteps {
 			if err := s.Step(); err != nil {
-				return fmt.Errorf("pilot: %w", err)
+				return 0, 0, fmt.Errorf("pilot: %w", err)
 			}
 			x := s.State(0)
 			for j, v := range x {
@@ -255,8 +270,9 @@ func (mp *ModePlan) pilot(m Model, seed uint64) error {
 			attempts += st.Pairs[0].Attempts
 		}
 	}
+	swapAccept = math.NaN()
 	if attempts > 0 {
-		mp.SwapAccept = float64(swaps) / float64(attempts)
+		swapAccept = float64(swaps) / float64(attempts)
 	}
 	ess := math.Inf(1)
 	for _, q := range draws {
@@ -264,8 +280,7 @@ func (mp *ModePlan) pilot(m Model, seed uint64) error {
 			ess = min(ess, e)
 		}
 	}
-	mp.IAT = min(planMaxIAT, max(1, pilotChains*pilotSteps/ess))
-	return nil
+	return min(planMaxIAT, max(1, pilotChains*pilotSteps/ess)), swapAccept, nil
 }
 
 // Rate is the cold level's accepted share of its step, the rate at which
@@ -293,8 +308,10 @@ func (mp *ModePlan) RunLength(keep int) (burn, thin int, iat float64) {
 func (mp *ModePlan) Note() string {
 	s := mp.Search.Line() + "; "
 	switch {
-	case mp.kernel != nil:
+	case mp.kernel != nil && len(mp.Lambdas) == 1:
 		s += "one level: the model's own exact kernel (for a spike-and-slab regression, George and McCulloch's Gibbs sampler: each inclusion indicator given β, then β from its Gaussian given them, no step size and no pass over the data)"
+	case mp.kernel != nil:
+		s += fmt.Sprintf("a ladder of %d power posteriors (the likelihood raised to λ from 1 down to %.3g, placed by the swaps' rejection rates) each stepped by the model's own exact kernel, swapping by the exact rule on the even–odd scheme: τ_int %.3g steps × %d levels against %.3g on one level; swap acceptance %.2f on the pilot", len(mp.Lambdas), mp.Lambdas[len(mp.Lambdas)-1], mp.IAT, len(mp.Lambdas), mp.OneLevelIAT, mp.SwapAccept)
 	case len(mp.Taus) == 1:
 		s += fmt.Sprintf("one level: preconditioned MALA on exact energies (no barrier above %g nats among the modes of weight ≥ %g), step h = %.3g in the whitened coordinates, acceptance %.2f on the pilot", planBarrier, planModeWeight, mp.Etas[0], mp.Accept[0])
 	default:
@@ -306,8 +323,15 @@ func (mp *ModePlan) Note() string {
 // Why says why the plan runs one level or a ladder, and how to ask for
 // another sampler.
 func (mp *ModePlan) Why() string {
+	if mp.kernel != nil && len(mp.Lambdas) == 1 {
+		s := "one level: the model's own kernel draws each coefficient's spike or slab and then the coefficients exactly, so it moves between the modes without a hot level"
+		if mp.OneLevelIAT > 0 {
+			s += "; a ladder of power posteriors, tried, mixed no faster per unit of cost"
+		}
+		return s + " (for a minibatch ladder, give --method fresgld)"
+	}
 	if mp.kernel != nil {
-		return "one level: the model's own kernel draws each coefficient's spike or slab and then the coefficients exactly, so it moves between the modes without a hot level (for a minibatch ladder, give --method fresgld)"
+		return fmt.Sprintf("a ladder: the model's kernel alone mixed in τ_int = %.3g steps, and the ladder of power posteriors, whose hottest level draws near the prior and so restarts between the modes, costs less per effective draw (for a minibatch ladder, give --method fresgld)", mp.OneLevelIAT)
 	}
 	if len(mp.Taus) == 1 {
 		return fmt.Sprintf("one level: no barrier between the modes found exceeds %g nats, which a MALA chain crosses on its own (for a minibatch ladder, give --method fresgld)", planBarrier)
@@ -318,8 +342,10 @@ func (mp *ModePlan) Why() string {
 // Algorithm is the sampler's name in the chain CSVs.
 func (mp *ModePlan) Algorithm() string {
 	switch {
-	case mp.kernel != nil:
+	case mp.kernel != nil && len(mp.Lambdas) == 1:
 		return "model_gibbs"
+	case mp.kernel != nil:
+		return "model_gibbs_power_posterior_exchange"
 	case len(mp.Taus) == 1:
 		return "preconditioned_mala"
 	}

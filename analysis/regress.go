@@ -8,6 +8,7 @@ import (
 	"math"
 
 	"github.com/fresgld/fresgld/dataset"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
 	"gonum.org/v1/gonum/mat"
@@ -231,7 +232,9 @@ func (x JSONNum) MarshalJSON() ([]byte, error) {
 // mode per undecided inclusion pattern, so the one-mode chain checks are
 // off: the run is compared with the exact posterior instead.
 func RegressModel(lr *models.LinReg, names []string, pr models.SlabPrior) Model {
-	m := Model{Terms: lr, Names: names, NoChainChecks: true, Kernel: func() exchange.Kernel { return lr.NewGibbs() }}
+	m := Model{Terms: lr, Names: names, NoChainChecks: true, Kernel: func(lambda float64) (exchange.Kernel, energy.Energy) {
+		return lr.NewTemperedGibbs(lambda), lr.Power(lambda)
+	}}
 	m.Curvature = func(uint64) (Curvature, error) {
 		lmin, lmax, dist, err := regressCurvature(lr.X, lr.Y, lr.Len(), lr.Dim(), lr.Sigma, pr)
 		return Curvature{Lmin: lmin, Lmax: lmax, Dist: dist, Note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/σ² + (largest prior curvature) = %.4g over all β", lmax)}, err

@@ -16,7 +16,18 @@ import (
 // and inclusions, a normal variable outside 4 of them in 1 of 16,000; for
 // the sd, 4·sd/√(2·ESS) (the sd's standard error for a near-normal
 // marginal) plus 10% for the marginal's excess kurtosis.
+//
+// At a power λ < 1 of the likelihood the same holds against the exact
+// posterior of noise sd σ/√λ, which is the power posterior (its
+// likelihood is the λ-th power of σ's), and λ times Power's energy equals
+// that posterior's.
 func TestLinRegGibbsExact(t *testing.T) {
+	for _, lambda := range []float64{1, 0.3} {
+		gibbsExact(t, lambda)
+	}
+}
+
+func gibbsExact(t *testing.T, lambda float64) {
 	const N, p, chains, sweeps = 40, 3, 4, 5000
 	x, y := linregData(N, p, []float64{0.6, 0, -0.3}, 3)
 	pr := SlabPrior{W: 0.5, Spike: 0.05, Slab: 1}
@@ -24,9 +35,19 @@ func TestLinRegGibbsExact(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := l.Exact()
+	lp, err := NewLinReg(x, y, p, 1/math.Sqrt(lambda), pr)
 	if err != nil {
 		t.Fatal(err)
+	}
+	ex, err := lp.Exact()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, th := range [][]float64{{0.1, -0.2, 0.3}, {0, 0.01, 2}} {
+		// Two sums of 40 terms of size ≤ 10²: rounding ≤ 1e-12.
+		if a, b := lambda*l.Power(lambda).U(th), lp.U(th); math.Abs(a-b) > 1e-10 {
+			t.Errorf("λ = %v at %v: λ·E_λ = %v, σ/√λ's U %v", lambda, th, a, b)
+		}
 	}
 	beta := make([][][]float64, p) // beta[j][c]
 	incl := make([][][]float64, p)
@@ -34,7 +55,7 @@ func TestLinRegGibbsExact(t *testing.T) {
 		beta[j], incl[j] = make([][]float64, chains), make([][]float64, chains)
 	}
 	for c := range chains {
-		g := l.NewGibbs()
+		g := l.NewTemperedGibbs(lambda)
 		rng := rand.New(rand.NewPCG(uint64(c), 11))
 		theta := make([]float64, p)
 		for k := range sweeps + 100 {
@@ -53,15 +74,15 @@ func TestLinRegGibbsExact(t *testing.T) {
 	for j := range p {
 		s := diag.Summarize(beta[j])
 		if se := diag.MCSEMean(beta[j]); !(math.Abs(s.Mean-ex.Mean[j]) <= 4*se) {
-			t.Errorf("β_%d: mean %.4g, exact %.4g, MCSE %.2g", j, s.Mean, ex.Mean[j], se)
+			t.Errorf("λ = %v, β_%d: mean %.4g, exact %.4g, MCSE %.2g", lambda, j, s.Mean, ex.Mean[j], se)
 		}
 		if tol := 4*s.SD/math.Sqrt(2*s.ESSBulk) + 0.1*ex.SD[j]; !(math.Abs(s.SD-ex.SD[j]) <= tol) {
-			t.Errorf("β_%d: sd %.4g, exact %.4g, tolerance %.2g", j, s.SD, ex.SD[j], tol)
+			t.Errorf("λ = %v, β_%d: sd %.4g, exact %.4g, tolerance %.2g", lambda, j, s.SD, ex.SD[j], tol)
 		}
 		si := diag.Summarize(incl[j])
 		if se := diag.MCSEMean(incl[j]); !(math.Abs(si.Mean-ex.Inclusion[j]) <= 4*se) {
-			t.Errorf("β_%d: inclusion %.4f, exact %.4f, MCSE %.2g", j, si.Mean, ex.Inclusion[j], se)
+			t.Errorf("λ = %v, β_%d: inclusion %.4f, exact %.4f, MCSE %.2g", lambda, j, si.Mean, ex.Inclusion[j], se)
 		}
-		t.Logf("β_%d: mean %.4f (exact %.4f), sd %.4f (%.4f), inclusion %.4f (%.4f), ESS %.0f", j, s.Mean, ex.Mean[j], s.SD, ex.SD[j], si.Mean, ex.Inclusion[j], si.ESSBulk)
+		t.Logf("λ = %v, β_%d: mean %.4f (exact %.4f), sd %.4f (%.4f), inclusion %.4f (%.4f), ESS %.0f", lambda, j, s.Mean, ex.Mean[j], s.SD, ex.SD[j], si.Mean, ex.Inclusion[j], si.ESSBulk)
 	}
 }
