@@ -74,6 +74,9 @@ type Result struct {
 	// sampler carries at stationarity (0: exact in law), for the plan
 	// (AutoMethod); NaN where it is not known.
 	SDBias float64
+	// Plan is what the plan chose (nil unless Options.Method is
+	// AutoMethod).
+	Plan *PlanSummary
 	// Occupancy is each chain's share of draws at each mode the plan's
 	// search found (nil unless it found several).
 	Occupancy *Occupancy

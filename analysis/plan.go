@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/fresgld/fresgld/exchange"
@@ -70,6 +71,7 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 	res.RunRule = fmt.Sprintf("in the coordinates where the Hessian at the mode is I: ρ = 1 − %.4g, τ_int = %.4g steps, starts within %.3g posterior sds of the mode: burn %d, thin %d for bulk ESS ≈ %d per chain", plan.Rate(), iat, plan.StartDistance(), burn, thin, PlanESS)
 	res.Notes = []string{"sampler: " + plan.Note(), "note: " + note}
 	res.SDBias = plan.SDBias()
+	res.Plan = summarizePlan(plan)
 	if o.Burn == Auto {
 		o.Burn = burn
 	}
@@ -106,4 +108,34 @@ func NewChainPlan(m Model, seed uint64) (plan ChainPlan, note string, err error)
 		return nil, "", err
 	}
 	return mp, mp.Why(), nil
+}
+
+// PlanSummary is what the plan chose, for summary.json.
+type PlanSummary struct {
+	Algorithm string `json:"algorithm"`
+	// Modes found by the search, and the barrier between the heaviest and
+	// the others of weight ≥ planModeWeight, in nats (0 for a log-concave
+	// model, whose one mode is found by its own method).
+	Modes   int     `json:"modes"`
+	Barrier float64 `json:"barrier_nats"`
+	Levels  int     `json:"levels"`
+	// IAT is the planned chain's steps per effective draw (the pilot's, or
+	// the rate's for a log-concave plan); OneLevelIAT the kernel's alone
+	// on one level, where a ladder of power posteriors was tried.
+	IAT         float64  `json:"iat_steps"`
+	OneLevelIAT float64  `json:"one_level_iat_steps,omitempty"`
+	SwapAccept  *float64 `json:"pilot_swap_acceptance,omitempty"`
+	SDBias      float64  `json:"sd_bias_bound"`
+}
+
+func summarizePlan(p ChainPlan) *PlanSummary {
+	_, _, iat := p.RunLength(PlanKeep)
+	s := &PlanSummary{Algorithm: p.Algorithm(), Modes: 1, Levels: 1, IAT: iat, SDBias: p.SDBias()}
+	if mp, ok := p.(*ModePlan); ok {
+		s.Modes, s.Barrier, s.Levels, s.OneLevelIAT = len(mp.Search.Modes), mp.Search.barrierAbove(planModeWeight), len(mp.Taus), mp.OneLevelIAT
+		if a := mp.SwapAccept; !math.IsNaN(a) {
+			s.SwapAccept = &a
+		}
+	}
+	return s
 }

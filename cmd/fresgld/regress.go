@@ -232,6 +232,7 @@ type regressSummary struct {
 	Patterns     []analysis.PatternRow   `json:"exact_patterns,omitempty"`
 	Distance     *analysis.ExactDistance `json:"distance_to_exact,omitempty"`
 	HotBatch     []*variance.AutoStats   `json:"hot_batch_automatic,omitempty"`
+	Plan         *analysis.PlanSummary   `json:"plan,omitempty"`
 	WallSeconds  float64                 `json:"wall_seconds"`
 	analysis.SwapSummary
 	analysis.Summary
@@ -279,6 +280,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	o := res.Options
 	f.Eta, f.Batch, f.Burn, f.Thin = o.Eta, o.Batch, o.Burn, o.Thin
 	sum.StepRule, sum.BatchRule, sum.RunRule, sum.HotBatch, sum.WallSeconds, sum.Summary = res.StepRule, res.BatchRule, res.RunRule, res.HotBatch, res.Wall.Seconds(), res.Summary
+	sum.Plan = res.Plan
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
