@@ -114,7 +114,7 @@ func TestSampleGoModel(t *testing.T) {
 // before are kept and summarised.
 func TestSampleModelDies(t *testing.T) {
 	out := t.TempDir()
-	err := run(t, "sample", "--model-cmd", testModelCmd(1500), "--keep", "2000", "--burn", "200", "--thin", "1", "--chains", "1", "--out", out)
+	err := run(t, "sample", "--model-cmd", testModelCmd(1500), "--method", "fresgld", "--keep", "2000", "--burn", "200", "--thin", "1", "--chains", "1", "--out", out)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -145,8 +145,9 @@ func TestSampleFlags(t *testing.T) {
 		{[]string{"--model-cmd", "true", "--model-timeout", "0s"}, "--model-timeout = 0s"},
 		{[]string{"--model-cmd", "echo nonsense"}, `--model-cmd: model process "echo nonsense": request handshake`},
 		// Refused before the model runs: a model that ran would not say this.
-		{[]string{"--model-cmd", "echo nonsense", "--tau2", "0.5"}, "--tau2 = 0.5"},
-		{[]string{"--model-cmd", "echo nonsense", "--swap-energies", "bogus"}, `--swap-energies: unknown swap-energy mode "bogus"`},
+		{[]string{"--model-cmd", "echo nonsense", "--method", "fresgld", "--tau2", "0.5"}, "--tau2 = 0.5"},
+		{[]string{"--model-cmd", "echo nonsense", "--method", "fresgld", "--swap-energies", "bogus"}, `--swap-energies: unknown swap-energy mode "bogus"`},
+		{[]string{"--model-cmd", "echo nonsense", "--tau2", "8"}, "--method auto (the default) chooses its own sampler"},
 	} {
 		err := run(t, append([]string{"sample", "--out", t.TempDir()}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
