@@ -96,7 +96,9 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	m, err := modelproc.Start(f.ModelCmd, modelproc.Options{Timeout: f.Timeout, Stderr: cmd.ErrOrStderr()})
+	// A copy of the model for each chain, so that chains sampling at once
+	// do not take turns at one process.
+	m, err := modelproc.Start(f.ModelCmd, modelproc.Options{Timeout: f.Timeout, Stderr: cmd.ErrOrStderr(), Procs: len(o.Chains)})
 	if err != nil {
 		return fmt.Errorf("--model-cmd: %w", err)
 	}
