@@ -13,13 +13,14 @@ The model is fresgld's models.Logistic:
     U_i(θ) = log(1 + e^{z_i}) − y_i z_i,  z_i = x_i·θ,   U_0(θ) = |θ|²/(2σ₀²).
 
 The protocol is in docs/model-protocol.md. Standard library only: the
-features are kept column by column, so that map and sum run the loops over
-examples in C, and only the logistic function itself is a Python loop.
+features are kept column by column, and every loop over examples is map or
+sum, which run in C.
 """
 import math
 import sys
 from itertools import repeat
-from operator import add, itemgetter, mul, sub
+from math import exp, log1p, tanh
+from operator import add, itemgetter, mul, neg, sub
 
 SIGMA0 = 1.0  # prior standard deviation σ₀
 
@@ -50,14 +51,16 @@ def read(path, wanted):
 
 def logistic(z, y, grad):
     """U_i = log(1 + e^{z_i}) − y_i z_i for each example, and, when grad,
-    the slopes σ(z_i) − y_i."""
-    us, slopes = [], []
-    for zi, yi in zip(z, y):
-        e = math.exp(-abs(zi))
-        us.append((zi if zi > 0 else 0.0) - yi * zi + math.log1p(e))
-        if grad:
-            slopes.append((1 / (1 + e) if zi >= 0 else e / (1 + e)) - yi)
-    return us, slopes
+    the slopes σ(z_i) − y_i: log(1 + e^z) = max(z, 0) + log1p(e^{−|z|}),
+    without overflow, and σ(z) = (1 + tanh(z/2))/2, without 0/0."""
+    a = list(map(abs, z))
+    r = map(log1p, map(exp, map(neg, a)))
+    relu = map(mul, map(add, z, a), repeat(0.5))  # max(z, 0)
+    us = list(map(sub, map(add, relu, r), map(mul, y, z)))
+    if not grad:
+        return us, None
+    half = map(mul, map(tanh, map(mul, z, repeat(0.5))), repeat(0.5))
+    return us, list(map(sub, map(add, half, repeat(0.5)), y))
 
 
 def linear(cols, theta):
