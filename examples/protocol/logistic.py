@@ -108,7 +108,8 @@ def answer(tok, X, Y, p):
     if diff:  # differences between the two states
         us2, slopes2 = logistic(linear(cols, other), y, grad)
         us = list(map(sub, us, us2))
-        slopes = list(map(sub, slopes, slopes2))
+        if grad:
+            slopes = list(map(sub, slopes, slopes2))
     out += moments(us)
     if grad:  # ∇U_i = slope_i x_i: G, then GSum, then GSq, each over j
         g = [moments(list(map(mul, slopes, c))) for c in cols]
