@@ -16,7 +16,9 @@
 # warmup and sampling (user + system time of the R process, proc.time();
 # the model's compilation excluded, printed apart). Writes nuts.json beside
 # the design.
-#   Rscript bench/ess/nuts.R DIR [logistic|regress]
+# ITER (default 2000, Stan's) sets iter, half of it warmup: a longer run to
+# compare at equal CPU time.
+#   Rscript bench/ess/nuts.R DIR [logistic|regress] [ITER]
 suppressPackageStartupMessages({ library(rstan); library(posterior) })
 # Debian's r-cran-bh keeps the Boost headers in /usr/include, not in the BH
 # package, where rstan looks for them.
@@ -26,6 +28,7 @@ if (!file.exists(rstan_options("boost_lib")) && file.exists("/usr/include/boost/
 args <- commandArgs(trailingOnly = TRUE)
 dir <- if (length(args) > 0) args[1] else file.path(tempdir(), "fresgld-ess")
 kind <- if (length(args) > 1) args[2] else "logistic"
+iter <- if (length(args) > 2) as.integer(args[3]) else 2000L
 d <- as.matrix(read.csv(file.path(dir, "design.csv"), header = FALSE))
 p <- ncol(d) - 1
 X <- d[, 1:p, drop = FALSE]
@@ -55,15 +58,15 @@ model {
 c0 <- cpu()
 m <- stan_model(model_code = code)
 c1 <- cpu()
-fit <- sampling(m, data = data, chains = 4, iter = 2000, cores = 1, seed = 1, refresh = 0)
+fit <- sampling(m, data = data, chains = 4, iter = iter, cores = 1, seed = 1, refresh = 0)
 c2 <- cpu()
 t <- get_elapsed_time(fit)
 draws <- subset_draws(as_draws_array(fit), variable = "beta")
 s <- summarise_draws(draws, "mean", "sd", "mcse_mean", "ess_bulk", "rhat")
 ess <- min(s$ess_bulk)
 seconds <- c2 - c1
-cat(sprintf("NUTS: N = %d, p = %d, 4 chains x 1000 draws: smallest bulk ESS over beta %.0f, largest R-hat %.4f, %.2f CPU s for sampling() (warmup and sampling; rstan's own clocks: %.2f s warmup, %.2f s sampling; compilation %.1f s apart): %.0f bulk ESS per CPU-s\n",
-  nrow(X), p, ess, max(s$rhat), seconds, sum(t[, "warmup"]), sum(t[, "sample"]), c1 - c0, ess / seconds))
+cat(sprintf("NUTS: N = %d, p = %d, 4 chains x %d draws: smallest bulk ESS over beta %.0f, largest R-hat %.4f, %.2f CPU s for sampling() (warmup and sampling; rstan's own clocks: %.2f s warmup, %.2f s sampling; compilation %.1f s apart): %.0f bulk ESS per CPU-s\n",
+  nrow(X), p, iter %/% 2, ess, max(s$rhat), seconds, sum(t[, "warmup"]), sum(t[, "sample"]), c1 - c0, ess / seconds))
 incl <- "null"
 inclErr <- "null"
 if (kind == "regress") {

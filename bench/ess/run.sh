@@ -7,7 +7,9 @@
 # ESS per CPU-s, every coefficient's mean compared within 3 combined MCSE,
 # and the sds; for --model regress the largest |inclusion − exact| of each
 # at its CPU time. Without Rscript and rstan the NUTS side is skipped,
-# saying so; with SKIP_NUTS=1 too (N = 10⁶: about two CPU-hours). Run from
+# saying so; with SKIP_NUTS=1 too (N = 10⁶: about two CPU-hours).
+# NUTS_ITER=k runs NUTS for k iterations a chain, half warmup (default
+# 2000, Stan's), to compare at equal CPU time. Run from
 # the repository root:
 #
 #	sh bench/ess/run.sh --default --data FILE --label y   # fresgld logistic with its defaults, whole process timed
@@ -39,7 +41,7 @@ if ! Rscript -e 'library(rstan); library(posterior)' >/dev/null 2>&1; then
   echo "NUTS side skipped: Rscript with rstan and posterior is not installed (Debian: r-cran-rstan r-cran-posterior)"
   exit 0
 fi
-Rscript bench/ess/nuts.R "$dir" "$kind" 2>/dev/null | grep "^NUTS"
+Rscript bench/ess/nuts.R "$dir" "$kind" "${NUTS_ITER:-2000}" 2>/dev/null | grep "^NUTS"
 python3 - "$dir" "$kind" <<'PY'
 import json, math, sys
 d, kind = sys.argv[1], sys.argv[2]

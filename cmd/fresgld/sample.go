@@ -113,8 +113,8 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if m.Err() != nil {
 		blameModel(&res.Summary)
 	}
-	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs:\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds())
-	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Summary: res.Summary}
+	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
+	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), Summary: res.Summary}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
@@ -127,6 +127,8 @@ type sampleSummary struct {
 	N           int          `json:"examples"`
 	Names       []string     `json:"parameters_named"`
 	WallSeconds float64      `json:"wall_seconds"`
+	Requests    int64        `json:"model_requests"`  // round trips to the model, all processes
+	Procs       int          `json:"model_processes"` // copies of the model run
 	analysis.SwapSummary
 	analysis.Summary
 }
