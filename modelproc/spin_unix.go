@@ -18,11 +18,10 @@ import (
 // while costs a core only while a reply is due.
 //
 // A slow model (an interpreted one over hundreds of examples) answers
-// after the spin has given up, and then every poll is a system call
-// wasted on a core the model itself may need: a 2-parameter Python model
-// of 200 rows spent half its run in the kernel. So the reader keeps a
-// running mean of how long it had to wait, and spins only while that mean
-// is within spinFor.
+// after the spin has given up, so the polling gains nothing and takes a
+// core the model processes need (four chains' models on two cores). So
+// the reader keeps a running mean of how long it had to wait, and spins
+// only while that mean is within spinFor.
 const spinFor = 200 * time.Microsecond
 
 // spinReader reads f, polling it without sleeping for up to spinFor when
@@ -41,6 +40,7 @@ type spinReader struct {
 	// running mean of such waits (weight 1/8 on the newest).
 	waited bool
 	mean   time.Duration
+	polls  int // read attempts that found nothing, for tests
 }
 
 func newSpinReader(f *os.File) io.Reader {
@@ -62,6 +62,7 @@ func (s *spinReader) poll(fd uintptr) bool {
 			return true
 		}
 		s.waited = true
+		s.polls++
 		if s.mean > spinFor || time.Since(s.start) > spinFor {
 			return false
 		}
