@@ -164,11 +164,13 @@ func (a *Anchor) U() float64 { return a.t.Prior(nil, a.theta) + a.sum }
 // Sum returns U_0(θ) + Σ_i U_i(θ): the exact energy, N evaluations (one
 // Batch call for a BatchTerms).
 func Sum(t Terms, theta []float64) float64 {
-	u := t.Prior(nil, theta)
 	if b, ok := t.(BatchTerms); ok {
+		// The batch first: a model in another process carries the prior
+		// in its reply, and then answers Prior without another request.
 		m := batchMoments(b, theta, nil, nil)
-		return u + m.total()
+		return t.Prior(nil, theta) + m.total()
 	}
+	u := t.Prior(nil, theta)
 	for i := 0; i < t.Len(); i++ {
 		u += t.Term(nil, theta, i)
 	}

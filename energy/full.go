@@ -33,15 +33,18 @@ func (f *Full) Grad(grad, theta []float64) { f.UGrad(grad, theta) }
 
 // UGrad writes ∇U(θ) into grad and returns U(θ), one pass over the data.
 func (f *Full) UGrad(grad, theta []float64) float64 {
-	u := f.t.Prior(grad, theta)
 	if f.b != nil {
+		// The batch first: a model in another process carries the prior
+		// in its reply, and then answers Prior without another request.
 		f.b.Batch(&f.mo, theta, nil, nil)
+		u := f.t.Prior(grad, theta)
 		n := float64(f.t.Len())
 		for j, s := range f.mo.GSum {
 			grad[j] += s + n*f.mo.G[j]
 		}
 		return u + f.mo.Total(f.t.Len())
 	}
+	u := f.t.Prior(grad, theta)
 	for i := range f.t.Len() {
 		u += f.t.Term(f.g, theta, i)
 		for j, v := range f.g {

@@ -9,8 +9,10 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/fresgld/fresgld/energy"
@@ -26,17 +28,25 @@ type Options struct {
 	Stderr io.Writer
 	// Text makes the client speak text even to a model that offers binary.
 	Text bool
+	// Procs is the number of copies of the model process to run (0: one).
+	// Requests go to whichever copy is free, so that chains sampling at
+	// once do not wait for each other; every copy must give the same
+	// handshake.
+	Procs int
 }
 
 // DefaultTimeout is the reply timeout when Options.Timeout is zero.
 const DefaultTimeout = 30 * time.Second
 
-// Model is a model process seen as an energy.BatchTerms. Requests are
-// serialised: chains that share a Model take turns.
+// Model is a model process, or several copies of it, seen as an
+// energy.BatchTerms and as its exact energy (energy.EnergyGrad): U, Grad
+// and UGrad over all examples plus the prior are one round trip each.
+// Each request goes to a free copy; callers wait only when every copy is
+// busy.
 //
 // The energy.Terms methods cannot return an error. The first failure (the
 // process exits, hangs past the timeout, answers an error, a NaN or ±Inf,
-// or the wrong number of values) kills the process and is kept for Err;
+// or the wrong number of values) kills that process and is kept for Err;
 // that call and every later one answer NaN, which stops a sampler at its
 // next finiteness check, and the caller reports Err as the cause.
 type Model struct {
@@ -46,45 +56,110 @@ type Model struct {
 	binary  bool
 	timeout time.Duration
 
-	mu   sync.Mutex
+	procs []*proc
+	free  chan *proc
+	calls atomic.Int64
+
+	mu     sync.Mutex // guards err and prior
+	err    error
+	prior  []priorEntry // a ring of the priors the latest replies carried
+	next   int
+	closed bool
+}
+
+// proc is one model process and the buffers of its requests.
+type proc struct {
+	m    *Model
 	cmd  *exec.Cmd
 	in   *os.File // the model's standard input
 	out  *os.File // the model's standard output
 	r    *bufio.Reader
 	tail *tail
-	err  error
 	done chan struct{} // closed when the process has been waited for
 	wait error
 
-	buf   []byte
-	raw   []byte // a binary reply
-	toks  [][]byte
-	vals  []float64
-	one   [1]int32
-	req   request
-	prior priorCache
+	buf  []byte
+	raw  []byte // a binary reply
+	toks [][]byte
+	vals []float64
+	one  [1]int32
+	req  request
 }
 
-// priorCache keeps the prior that a terms reply carries at its x, which
-// the estimators ask for right after the batch at the same state.
-type priorCache struct {
+// priorEntry keeps the prior that a terms reply carries at its x, which
+// the estimators ask for right after the batch at the same state. The
+// ring holds a few per process, since chains sampling at once interleave
+// their requests.
+type priorEntry struct {
 	ok, grad bool
 	x, g     []float64
 	u        float64
 }
 
-var _ energy.BatchTerms = (*Model)(nil)
+// priorsPerProc is the ring's length per process: a chain's levels may
+// ask at once (a hand-off), each between its batch and its prior.
+const priorsPerProc = 4
 
-// Start runs command with sh -c, reads its handshake and agrees on an
-// encoding. The process runs until Close.
+var (
+	_ energy.BatchTerms = (*Model)(nil)
+	_ energy.EnergyGrad = (*Model)(nil)
+)
+
+// Start runs command with sh -c (Options.Procs times), reads each
+// handshake and agrees on an encoding. The processes run until Close.
 func Start(command string, o Options) (*Model, error) {
-	m := &Model{command: command, timeout: o.Timeout, tail: &tail{}, done: make(chan struct{})}
+	m := &Model{command: command, timeout: o.Timeout}
 	if m.timeout == 0 {
 		m.timeout = DefaultTimeout
 	}
 	if m.timeout < 0 {
 		return nil, fmt.Errorf("model process: timeout %v must be positive", o.Timeout)
 	}
+	if o.Procs < 0 {
+		return nil, fmt.Errorf("model process: %d processes", o.Procs)
+	}
+	k := max(o.Procs, 1)
+	// All start before any handshake is read, so that they load their data
+	// side by side.
+	for range k {
+		c, err := m.spawn(o.Stderr)
+		if err != nil {
+			m.abort()
+			return nil, err
+		}
+		m.procs = append(m.procs, c)
+	}
+	for i, c := range m.procs {
+		if err := c.handshake(o.Text, i == 0); err != nil {
+			c.kill() // its standard error is then whole
+			err = c.failure("handshake", err)
+			m.abort()
+			return nil, err
+		}
+	}
+	m.free = make(chan *proc, k)
+	for _, c := range m.procs {
+		m.free <- c
+	}
+	m.prior = make([]priorEntry, priorsPerProc*k)
+	for i := range m.prior {
+		m.prior[i] = priorEntry{x: make([]float64, m.p), g: make([]float64, m.p)}
+	}
+	return m, nil
+}
+
+// abort kills every process started, for a Start that fails.
+func (m *Model) abort() {
+	for _, c := range m.procs {
+		c.kill()
+		c.in.Close()
+		c.out.Close()
+	}
+}
+
+// spawn starts one copy of the model.
+func (m *Model) spawn(stderr io.Writer) (*proc, error) {
+	c := &proc{m: m, tail: &tail{}, done: make(chan struct{})}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -95,38 +170,36 @@ func Start(command string, o Options) (*Model, error) {
 		inW.Close()
 		return nil, err
 	}
-	m.cmd = exec.Command("sh", "-c", command)
-	m.cmd.Stdin, m.cmd.Stdout = inR, outW
-	m.cmd.Stderr = m.tail
-	if o.Stderr != nil {
-		m.cmd.Stderr = io.MultiWriter(m.tail, o.Stderr)
+	c.cmd = exec.Command("sh", "-c", m.command)
+	c.cmd.Stdin, c.cmd.Stdout = inR, outW
+	c.cmd.Stderr = c.tail
+	if stderr != nil {
+		c.cmd.Stderr = io.MultiWriter(c.tail, stderr)
 	}
-	ownGroup(m.cmd)
-	err = m.cmd.Start()
+	ownGroup(c.cmd)
+	err = c.cmd.Start()
 	inR.Close()
 	outW.Close()
 	if err != nil {
 		inW.Close()
 		outR.Close()
-		return nil, fmt.Errorf("model process %q: %w", command, err)
+		return nil, fmt.Errorf("model process %q: %w", m.command, err)
 	}
-	go func() { m.wait = m.cmd.Wait(); close(m.done) }()
-	m.in, m.out = inW, outR
-	m.r = bufio.NewReaderSize(newSpinReader(outR), 1<<18)
-	if err := m.handshake(o.Text); err != nil {
-		m.kill()
-		return nil, m.failure("handshake", err)
-	}
-	return m, nil
+	go func() { c.wait = c.cmd.Wait(); close(c.done) }()
+	c.in, c.out = inW, outR
+	c.r = bufio.NewReaderSize(newSpinReader(outR), 1<<18)
+	return c, nil
 }
 
 // handshake reads "fresgld-model 1 <encodings> <p> <N> <names…>" and
-// answers "fresgld 1 <encoding>".
-func (m *Model) handshake(text bool) error {
-	m.out.SetReadDeadline(time.Now().Add(m.timeout))
-	line, err := readLine(m.r)
+// answers "fresgld 1 <encoding>". The first process's sets the model's
+// dimension, size, names and encoding; the others' must agree.
+func (c *proc) handshake(text, first bool) error {
+	m := c.m
+	c.out.SetReadDeadline(time.Now().Add(m.timeout))
+	line, err := readLine(c.r)
 	if err != nil {
-		return m.ioError(err)
+		return c.ioError(err)
 	}
 	f := strings.Fields(string(line))
 	if len(f) < 5 || f[0] != Magic {
@@ -139,32 +212,37 @@ func (m *Model) handshake(text bool) error {
 	if !contains(encs, Text) {
 		return fmt.Errorf("encodings %q do not include %q", f[2], Text)
 	}
-	m.binary = contains(encs, Binary) && !text
-	if _, err := fmt.Sscan(f[3], &m.p); err != nil || m.p < 1 {
+	binary := contains(encs, Binary) && !text
+	var p, n int
+	if _, err := fmt.Sscan(f[3], &p); err != nil || p < 1 {
 		return fmt.Errorf("dimension p = %q must be a positive integer", f[3])
 	}
-	if _, err := fmt.Sscan(f[4], &m.n); err != nil || m.n < 1 || m.n > math.MaxInt32 {
+	if _, err := fmt.Sscan(f[4], &n); err != nil || n < 1 || n > math.MaxInt32 {
 		return fmt.Errorf("number of examples N = %q must be an integer in [1, %d]", f[4], math.MaxInt32)
 	}
-	m.names = f[5:]
-	if len(m.names) != m.p {
-		return fmt.Errorf("%d parameter names for dimension p = %d", len(m.names), m.p)
+	names := f[5:]
+	if len(names) != p {
+		return fmt.Errorf("%d parameter names for dimension p = %d", len(names), p)
 	}
 	seen := map[string]bool{}
-	for _, s := range m.names {
+	for _, s := range names {
 		if seen[s] {
 			return fmt.Errorf("parameter name %q appears twice", s)
 		}
 		seen[s] = true
 	}
+	if first {
+		m.p, m.n, m.names, m.binary = p, n, names, binary
+	} else if p != m.p || n != m.n || binary != m.binary || !slices.Equal(names, m.names) {
+		return fmt.Errorf("this copy's handshake %q differs from the first copy's (p = %d, N = %d, names %v): each copy of the model must read the same data", clip(string(line)), m.p, m.n, m.names)
+	}
 	enc := Text
 	if m.binary {
 		enc = Binary
 	}
-	m.in.SetWriteDeadline(time.Now().Add(m.timeout))
-	_, err = fmt.Fprintf(m.in, "fresgld %d %s\n", Version, enc)
-	m.vals = make([]float64, 4+4*m.p)
-	m.prior = priorCache{x: make([]float64, m.p), g: make([]float64, m.p)}
+	c.in.SetWriteDeadline(time.Now().Add(m.timeout))
+	_, err = fmt.Fprintf(c.in, "fresgld %d %s\n", Version, enc)
+	c.vals = make([]float64, 4+4*m.p)
 	return err
 }
 
@@ -186,6 +264,13 @@ func (m *Model) Names() []string { return m.names }
 // Binary reports whether the client and the model agreed on binary.
 func (m *Model) Binary() bool { return m.binary }
 
+// Procs is the number of copies of the model process.
+func (m *Model) Procs() int { return len(m.procs) }
+
+// Requests is the number of requests sent so far (round trips), over all
+// copies.
+func (m *Model) Requests() int64 { return m.calls.Load() }
+
 // Err is the failure that stopped the model, nil while it works.
 func (m *Model) Err() error {
 	m.mu.Lock()
@@ -193,47 +278,82 @@ func (m *Model) Err() error {
 	return m.err
 }
 
-// Close ends the model: its standard input is closed, which a model takes
-// as the end, and it is killed if it has not exited within the timeout.
-// Close returns the first failure, if any.
+// Close ends the model: each process's standard input is closed, which a
+// model takes as the end, and it is killed if it has not exited within the
+// timeout. Close waits for requests in progress, and returns the first
+// failure, if any.
 func (m *Model) Close() error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.in != nil {
-		m.in.Close()
-		select {
-		case <-m.done:
-		case <-time.After(m.timeout):
-			m.kill()
-		}
-		m.out.Close()
-		m.in = nil
+	if m.closed {
+		m.mu.Unlock()
+		return m.Err()
 	}
-	return m.err
+	m.closed = true
+	m.mu.Unlock()
+	if m.free != nil {
+		for range m.procs { // every copy, once it is free
+			<-m.free
+		}
+	}
+	var wg sync.WaitGroup
+	for _, c := range m.procs {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.close() }()
+	}
+	wg.Wait()
+	for _, c := range m.procs { // a later request fails, not waits
+		m.free <- c
+	}
+	return m.Err()
+}
+
+func (c *proc) close() {
+	c.in.Close()
+	select {
+	case <-c.done:
+	case <-time.After(c.m.timeout):
+		c.kill()
+	}
+	c.out.Close()
 }
 
 // kill ends the process group and waits for it.
-func (m *Model) kill() {
-	killGroup(m.cmd)
-	<-m.done
+func (c *proc) kill() {
+	killGroup(c.cmd)
+	<-c.done
 }
 
-// Prior answers from the last terms reply when it was at the same state.
+// take waits for a free process; put gives it back.
+func (m *Model) take() *proc { return <-m.free }
+func (m *Model) put(c *proc) { m.free <- c }
+
+// Prior answers from a recent terms reply when it was at the same state.
 func (m *Model) Prior(grad, theta []float64) float64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	c := &m.prior
-	if c.ok && (grad == nil || c.grad) && same(c.x, theta) {
-		copy(grad, c.g)
-		return c.u
+	if u, ok := m.cachedPrior(grad, theta); ok {
+		return u
 	}
-	m.req = request{method: "prior", grad: grad != nil, x: theta}
-	if !m.call() {
+	c := m.take()
+	defer m.put(c)
+	c.req = request{method: "prior", grad: grad != nil, x: theta}
+	if !c.call() {
 		return nan(grad)
 	}
-	m.keepPrior(theta, grad != nil)
-	copy(grad, m.vals[1:])
-	return m.vals[0]
+	m.keepPrior(c, theta, grad != nil)
+	copy(grad, c.vals[1:])
+	return c.vals[0]
+}
+
+func (m *Model) cachedPrior(grad, theta []float64) (float64, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for i := range m.prior {
+		e := &m.prior[i]
+		if e.ok && (grad == nil || e.grad) && same(e.x, theta) {
+			copy(grad, e.g)
+			return e.u, true
+		}
+	}
+	return 0, false
 }
 
 func same(a, b []float64) bool {
@@ -245,37 +365,44 @@ func same(a, b []float64) bool {
 	return true
 }
 
-func (m *Model) keepPrior(x []float64, grad bool) {
-	c := &m.prior
-	c.ok, c.grad, c.u = true, grad, m.vals[0]
-	copy(c.x, x)
+// keepPrior keeps the prior of c's last reply, at x, in the ring.
+func (m *Model) keepPrior(c *proc, x []float64, grad bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	e := &m.prior[m.next]
+	m.next = (m.next + 1) % len(m.prior)
+	e.ok, e.grad, e.u = true, grad, c.vals[0]
+	copy(e.x, x)
 	if grad {
-		copy(c.g, m.vals[1:1+m.p])
+		copy(e.g, c.vals[1:1+m.p])
 	}
 }
 
 // Term is a batch of one example.
 func (m *Model) Term(grad, theta []float64, i int) float64 {
-	m.one[0] = int32(i)
+	c := m.take()
+	defer m.put(c)
+	c.one[0] = int32(i)
 	mo := energy.Moments{G: grad} // a batch of one: its sums are zero
-	m.batch(&mo, theta, nil, m.one[:], false)
+	c.batch(&mo, theta, nil, c.one[:], false)
 	return mo.U
 }
 
 func (m *Model) Batch(mo *energy.Moments, x, y []float64, idx []int32) {
-	m.batch(mo, x, y, idx, idx == nil)
+	c := m.take()
+	defer m.put(c)
+	c.batch(mo, x, y, idx, idx == nil)
 }
 
-func (m *Model) batch(mo *energy.Moments, x, y []float64, idx []int32, all bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	m.req = request{method: "terms", grad: mo.G != nil, x: x, y: y, idx: idx, all: all}
-	if !m.call() {
+func (c *proc) batch(mo *energy.Moments, x, y []float64, idx []int32, all bool) {
+	m := c.m
+	c.req = request{method: "terms", grad: mo.G != nil, x: x, y: y, idx: idx, all: all}
+	if !c.call() {
 		mo.U, mo.USum, mo.USq = nan(mo.G), nan(mo.GSum), nan(mo.GSq)
 		return
 	}
-	v := m.vals
-	m.keepPrior(x, mo.G != nil)
+	v := c.vals
+	m.keepPrior(c, x, mo.G != nil)
 	k := 1
 	if mo.G != nil {
 		k += m.p
@@ -289,6 +416,35 @@ func (m *Model) batch(mo *energy.Moments, x, y []float64, idx []int32, all bool)
 	}
 }
 
+// U is U_0(θ) + Σ_i U_i(θ): one request over all examples, whose reply
+// carries the prior.
+func (m *Model) U(theta []float64) float64 { return m.UGrad(nil, theta) }
+
+// Grad writes ∇U(θ) into grad, one request.
+func (m *Model) Grad(grad, theta []float64) { m.UGrad(grad, theta) }
+
+// UGrad writes ∇U(θ) into grad (nil: the energy alone) and returns U(θ),
+// one request over all examples. The sums are energy.Full's over this
+// model, bit for bit: U_0 + (USum + N·U), and ∇U_0 + (GSum + N·G).
+func (m *Model) UGrad(grad, theta []float64) float64 {
+	c := m.take()
+	defer m.put(c)
+	c.req = request{method: "terms", grad: grad != nil, x: theta, all: true}
+	if !c.call() {
+		return nan(grad)
+	}
+	m.keepPrior(c, theta, grad != nil)
+	v, p, n := c.vals, m.p, float64(m.n)
+	if grad == nil {
+		return v[0] + (v[2] + n*v[1])
+	}
+	g, gsum := v[1+p+3:1+2*p+3], v[1+2*p+3:1+3*p+3]
+	for j := range grad {
+		grad[j] = v[1+j] + (gsum[j] + n*g[j])
+	}
+	return v[0] + (v[1+p+1] + n*v[1+p])
+}
+
 func nan(g []float64) float64 {
 	for j := range g {
 		g[j] = math.NaN()
@@ -296,61 +452,78 @@ func nan(g []float64) float64 {
 	return math.NaN()
 }
 
-// call sends m.req and reads its reply into m.vals; on failure it kills the
-// model, keeps the error and returns false.
-func (m *Model) call() bool {
-	if m.err != nil {
+// call sends c.req and reads its reply into c.vals; on failure it kills
+// the process, keeps the first error and returns false.
+func (c *proc) call() bool {
+	m := c.m
+	m.mu.Lock()
+	err, closed := m.err, m.closed
+	m.mu.Unlock()
+	if err != nil {
 		return false
 	}
-	if m.in == nil {
-		m.err = m.failure(m.describe(), errors.New("the model was closed"))
+	if closed {
+		c.fail(errors.New("the model was closed"))
 		return false
 	}
-	if err := m.exchange(); err != nil {
-		m.kill()
-		m.err = m.failure(m.describe(), err)
+	m.calls.Add(1)
+	if err := c.exchange(); err != nil {
+		c.kill()
+		c.fail(err)
 		return false
 	}
 	return true
 }
 
-func (m *Model) exchange() error {
-	r := &m.req
+// fail keeps the first failure of any process.
+func (c *proc) fail(err error) {
+	err = c.failure(c.describe(), err)
+	m := c.m
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.err == nil {
+		m.err = err
+	}
+}
+
+func (c *proc) exchange() error {
+	m := c.m
+	r := &c.req
 	want := r.values(m.p)
-	m.buf = appendRequest(m.buf[:0], r, m.binary)
-	m.in.SetWriteDeadline(time.Now().Add(m.timeout))
-	if _, err := m.in.Write(m.buf); err != nil {
-		return m.ioError(err)
+	c.buf = appendRequest(c.buf[:0], r, m.binary)
+	c.in.SetWriteDeadline(time.Now().Add(m.timeout))
+	if _, err := c.in.Write(c.buf); err != nil {
+		return c.ioError(err)
 	}
-	m.out.SetReadDeadline(time.Now().Add(m.timeout))
-	line, err := readLine(m.r)
+	c.out.SetReadDeadline(time.Now().Add(m.timeout))
+	line, err := readLine(c.r)
 	if err != nil {
-		return m.ioError(err)
+		return c.ioError(err)
 	}
-	m.toks = fields(m.toks, line)
-	if len(m.toks) > 0 && string(m.toks[0]) == "error" {
+	c.toks = fields(c.toks, line)
+	if len(c.toks) > 0 && string(c.toks[0]) == "error" {
 		return fmt.Errorf("the model answered: %s", clip(string(bytes.TrimSpace(line[len("error"):]))))
 	}
-	if len(m.toks) == 0 || string(m.toks[0]) != "ok" {
+	if len(c.toks) == 0 || string(c.toks[0]) != "ok" {
 		return fmt.Errorf("the reply %q starts with neither ok nor error", clip(string(line)))
 	}
-	vals := m.vals[:want]
+	vals := c.vals[:want]
 	if m.binary {
-		if len(m.toks) != 2 {
+		if len(c.toks) != 2 {
 			return fmt.Errorf("the binary reply header %q is not \"ok <count>\"", clip(string(line)))
 		}
-		got, err := parseInt(m.toks[1])
+		got, err := parseInt(c.toks[1])
 		if err != nil || got != want {
-			return fmt.Errorf("the reply carries %q values, want %d", m.toks[1], want)
+			return fmt.Errorf("the reply carries %q values, want %d", c.toks[1], want)
 		}
-		if m.raw, err = readBinary(m.r, vals, m.raw); err != nil {
-			return m.ioError(err)
+		if c.raw, err = readBinary(c.r, vals, c.raw); err != nil {
+			return c.ioError(err)
 		}
 	} else {
-		if got := len(m.toks) - 1; got != want {
+		if got := len(c.toks) - 1; got != want {
 			return fmt.Errorf("the reply carries %d values, want %d (%s)", got, want, layout(r, m.p))
 		}
-		if err := parseFloats(vals, m.toks[1:], "reply"); err != nil {
+		if err := parseFloats(vals, c.toks[1:], "reply"); err != nil {
 			return err
 		}
 	}
@@ -364,18 +537,18 @@ func (m *Model) exchange() error {
 
 // ioError explains a failed read or write: a timeout, or the process's
 // exit with its status.
-func (m *Model) ioError(err error) error {
+func (c *proc) ioError(err error) error {
 	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return fmt.Errorf("no reply within the timeout of %v (the model was killed)", m.timeout)
+		return fmt.Errorf("no reply within the timeout of %v (the model was killed)", c.m.timeout)
 	}
 	select {
-	case <-m.done:
+	case <-c.done:
 	case <-time.After(time.Second):
 	}
 	select {
-	case <-m.done:
-		if m.wait != nil {
-			return fmt.Errorf("the model exited (%v) before it answered", m.wait)
+	case <-c.done:
+		if c.wait != nil {
+			return fmt.Errorf("the model exited (%v) before it answered", c.wait)
 		}
 		return errors.New("the model exited (status 0) before it answered")
 	default:

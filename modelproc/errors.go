@@ -9,8 +9,9 @@ import (
 
 // describe names the request in progress: method, what it asked for, how
 // many examples, and the state.
-func (m *Model) describe() string {
-	r := &m.req
+func (c *proc) describe() string {
+	m := c.m
+	r := &c.req
 	var b strings.Builder
 	b.WriteString(r.method)
 	if r.grad {
@@ -41,9 +42,10 @@ func short(x []float64) string {
 	return strings.TrimSuffix(fmt.Sprint(x[:6]), "]") + fmt.Sprintf(" … (%d coordinates)]", len(x))
 }
 
-func (m *Model) failure(what string, err error) error {
+func (c *proc) failure(what string, err error) error {
+	m := c.m
 	msg := fmt.Sprintf("model process %q: request %s: %v", m.command, what, err)
-	if t := m.tail.String(); t != "" {
+	if t := c.tail.String(); t != "" {
 		msg += "\nits standard error ended with:\n" + t
 	}
 	return errors.New(msg)

@@ -45,10 +45,13 @@ func peer(mode string) int {
 	N, _ := strconv.Atoi(os.Getenv("MODELPROC_N"))
 	p, _ := strconv.Atoi(os.Getenv("MODELPROC_P"))
 	switch mode {
-	case "serve", "text", "echo", "echo-text":
+	case "serve", "text", "echo", "echo-text", "gated":
 		var t energy.Terms = synth(N, p)
 		if strings.HasPrefix(mode, "echo") {
 			t = zeros{p, N}
+		}
+		if mode == "gated" {
+			t = gated{t, os.Getenv("MODELPROC_GATE")}
 		}
 		if err := Serve(t, names(p), mode == "serve" || mode == "echo", os.Stdin, os.Stdout); err != nil {
 			fmt.Fprintln(os.Stderr, err)

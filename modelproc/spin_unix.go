@@ -16,6 +16,12 @@ import (
 // halted in a virtual machine) that wake-up cost more than the protocol
 // itself (BENCHMARKS.md, "A model in another process"). Polling for a
 // while costs a core only while a reply is due.
+//
+// A slow model (an interpreted one over hundreds of examples) answers
+// after the spin has given up, so the polling gains nothing and takes a
+// core the model processes need (four chains' models on two cores). So
+// the reader keeps a running mean of how long it had to wait, and spins
+// only while that mean is within spinFor.
 const spinFor = 200 * time.Microsecond
 
 // spinReader reads f, polling it without sleeping for up to spinFor when
@@ -30,6 +36,11 @@ type spinReader struct {
 	n     int
 	err   error
 	start time.Time
+	// waited is set when the read found nothing at first; mean is the
+	// running mean of such waits (weight 1/8 on the newest).
+	waited bool
+	mean   time.Duration
+	polls  int // read attempts that found nothing, for tests
 }
 
 func newSpinReader(f *os.File) io.Reader {
@@ -50,15 +61,20 @@ func (s *spinReader) poll(fd uintptr) bool {
 		if !errors.Is(s.err, syscall.EAGAIN) {
 			return true
 		}
-		if time.Since(s.start) > spinFor {
+		s.waited = true
+		s.polls++
+		if s.mean > spinFor || time.Since(s.start) > spinFor {
 			return false
 		}
 	}
 }
 
 func (s *spinReader) Read(p []byte) (int, error) {
-	s.buf, s.start = p, time.Now()
+	s.buf, s.start, s.waited = p, time.Now(), false
 	err := s.rc.Read(s.try)
+	if s.waited {
+		s.mean += (time.Since(s.start) - s.mean) / 8
+	}
 	s.buf = nil
 	switch {
 	case err != nil:

@@ -10,6 +10,13 @@
 // the same data (see run.sh).
 //
 //	go run ./bench/ess --data FILE.csv --label y [--batch n] [--eta η] [--draws K]
+//
+// With --command BIN it runs a fresgld command with its defaults instead and
+// times the whole process, the model processes of sample included:
+// --model logistic (fresgld logistic), regress (fresgld regress --exact,
+// the spike-and-slab linear regression; its largest inclusion error is
+// what counts) or sample (fresgld sample on the Python logistic example,
+// examples/protocol/logistic.py, with --features).
 package main
 
 import (
@@ -23,6 +30,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/fresgld/fresgld/analysis"
@@ -51,12 +59,19 @@ func main() {
 	out := flag.String("out", filepath.Join(os.TempDir(), "fresgld-ess"), "directory for design.csv and fresgld.json")
 	useMALA := flag.Bool("mala", false, "preconditioned MALA on full-data gradients and energies (step adapted during the burn-in to acceptance 0.574) instead of unadjusted Langevin")
 	ref := flag.String("reference", "", "a long MALA reference of the same posterior (minibatch.Reference JSON) to print the errors against")
-	command := flag.String("command", "", "a fresgld binary: run `BIN logistic --data FILE --label LABEL --out DIR/run` with no other flag (its defaults), time its whole process (user + system CPU) and read its summary.json")
+	command := flag.String("command", "", "a fresgld binary: run the --model's command on --data with no other flag (its defaults), time its whole process (user + system CPU, its children's included) and read its summary.json")
+	model := flag.String("model", "logistic", "with --command: logistic (`BIN logistic`), regress (`BIN regress --exact`; default data data/diabetes.csv, label progression) or sample (`BIN sample --model-cmd 'python3 examples/protocol/logistic.py FILE FEATURES'`)")
+	features := flag.String("features", "mean_radius,mean_texture,mean_smoothness,mean_concave_points", "--model sample: the features the Python example uses, comma-separated")
 	plan := flag.Bool("plan", false, "the default plan of fresgld logistic (analysis.NewLogConcave: its gradient rule, step and run length; --batch, --eta, --thin and --mala are then ignored)")
 	flag.Parse()
 	var err error
+	labelSet := false
+	flag.Visit(func(f *flag.Flag) { labelSet = labelSet || f.Name == "label" })
+	if *command != "" && *model == "regress" && !labelSet {
+		*label = "progression"
+	}
 	if *command != "" {
-		err = runCommand(*command, *file, *label, *out, *ref)
+		err = runCommand(*command, *model, *file, *label, *features, *out, *ref)
 	} else {
 		err = run(*file, *label, *batch, *eta, *draws, *thin, *chains, *out, *ref, *useMALA, *plan)
 	}
@@ -195,6 +210,7 @@ type result struct {
 	CPUSeconds, SetupSeconds   float64
 	MinESS, MaxRhat            float64
 	Mean, SD, MCSE             []float64
+	InclusionErr               float64 `json:",omitempty"`
 }
 
 // writeDesign writes the standardised design with its intercept column and
@@ -209,7 +225,7 @@ func writeDesign(path string, x, y []float64, p int) error {
 		for j := range p {
 			fmt.Fprintf(w, "%.17g,", x[i*p+j])
 		}
-		fmt.Fprintf(w, "%g\n", yi)
+		fmt.Fprintf(w, "%.17g\n", yi)
 	}
 	if err := w.Flush(); err != nil {
 		f.Close()
@@ -303,32 +319,76 @@ func runPlan(l *models.Logistic, N, p, draws, chains int, out, ref string) error
 	return report(res, trace, N, p, what, out, ref)
 }
 
-// runCommand runs the fresgld binary bin with logistic's defaults on file,
-// writes the design for nuts.R, and reports the run's smallest bulk ESS,
-// largest R̂ and means from its summary.json against the whole process's
-// CPU time (reading, mode, pilot, sampling, summaries, figures).
-func runCommand(bin, file, label, out, ref string) error {
-	if file == "" {
-		file = "data/wdbc.csv"
-	}
-	d, err := dataset.ReadFile(file, dataset.Options{Label: label})
-	if err != nil {
-		return err
-	}
-	x, p := d.WithIntercept()
+// runCommand runs the fresgld binary bin's command for model (logistic,
+// regress or sample) with its defaults on file, writes the design for
+// nuts.R, and reports the run's smallest bulk ESS, largest R̂, means and,
+// for regress, largest inclusion error from its summary.json against the
+// whole process's CPU time (reading, mode, pilot, sampling, summaries,
+// figures, and the model processes of sample, which it waits for).
+func runCommand(bin, model, file, label, features, out, ref string) error {
 	if err := os.MkdirAll(out, 0o755); err != nil {
 		return err
 	}
-	if err := writeDesign(filepath.Join(out, "design.csv"), x, d.Y, p); err != nil {
-		return err
-	}
 	dir := filepath.Join(out, "run")
-	cmd := exec.Command(bin, "logistic", "--data", file, "--label", label, "--out", dir)
+	var args []string
+	var p, N int
+	switch model {
+	case "logistic", "sample":
+		if file == "" {
+			file = "data/wdbc.csv"
+		}
+		d, err := dataset.ReadFile(file, dataset.Options{Label: label})
+		if err != nil {
+			return err
+		}
+		x, q := d.WithIntercept()
+		if model == "sample" {
+			if x, q, err = pick(d, strings.Split(features, ",")); err != nil {
+				return err
+			}
+			script := filepath.Join("examples", "protocol", "logistic.py")
+			args = []string{"sample", "--model-cmd", fmt.Sprintf("python3 %s %s %s", script, file, features)}
+		} else {
+			args = []string{"logistic", "--data", file, "--label", label}
+		}
+		if err := writeDesign(filepath.Join(out, "design.csv"), x, d.Y, q); err != nil {
+			return err
+		}
+		p, N = q, d.N
+	case "regress":
+		if file == "" {
+			file = "data/diabetes.csv"
+		}
+		d, err := dataset.ReadFile(file, dataset.Options{Label: label, Response: true})
+		if err != nil {
+			return err
+		}
+		// fresgld regress's defaults: noise sd from the least-squares fit,
+		// w = 0.5, s0 = 0.02, s1 = 1.
+		pr := models.SlabPrior{W: 0.5, Spike: 0.02, Slab: 1}
+		lr, _, err := analysis.Regression(file, d, 0, pr)
+		if err != nil {
+			return err
+		}
+		exact, err := lr.Exact()
+		if err != nil {
+			return err
+		}
+		if err := writeRegress(out, lr, pr, exact.Inclusion); err != nil {
+			return err
+		}
+		args = []string{"regress", "--data", file, "--label", label, "--exact"}
+		p, N = d.P, d.N
+	default:
+		return fmt.Errorf("--model %q: logistic, regress or sample", model)
+	}
+	cmd := exec.Command(bin, append(args, "--out", dir)...)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	fmt.Println("$", strings.Join(cmd.Args, " "))
 	if err := cmd.Run(); err != nil {
 		return err
 	}
+	// The rusage of a waited-for process includes its waited-for children.
 	cpu := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
@@ -344,13 +404,17 @@ func runCommand(bin, file, label, out, ref string) error {
 			ESSBulk  float64 `json:"ess_bulk"`
 			Rhat     float64 `json:"rhat"`
 		} `json:"parameters"`
+		Distance *struct {
+			InclusionErr float64 `json:"max_inclusion_error"`
+			Variable     string  `json:"max_inclusion_error_variable"`
+		} `json:"distance_to_exact"`
 	}
 	if err := json.Unmarshal(b, &sum); err != nil {
 		return err
 	}
 	res := result{Draws: sum.Draws, Chains: 4, CPUSeconds: cpu.Seconds(), MinESS: math.Inf(1)}
 	for _, r := range sum.Parameters {
-		if r.Variable == "lp__" {
+		if r.Variable == "lp__" || strings.HasPrefix(r.Variable, "inclusion") || strings.HasSuffix(r.Variable, "_included") || len(res.Mean) == p {
 			continue
 		}
 		res.MinESS = math.Min(res.MinESS, r.ESSBulk)
@@ -360,9 +424,56 @@ func runCommand(bin, file, label, out, ref string) error {
 	if len(res.Mean) != p {
 		return fmt.Errorf("%s: %d coefficients, the design has %d", filepath.Join(dir, "summary.json"), len(res.Mean), p)
 	}
-	fmt.Printf("fresgld logistic (defaults): N = %d, p = %d: smallest bulk ESS %.0f, largest R̂ %.4f, %.2f CPU s for the whole process: %.0f bulk ESS per CPU-s\n",
-		d.N, p, res.MinESS, res.MaxRhat, res.CPUSeconds, res.MinESS/res.CPUSeconds)
+	fmt.Printf("fresgld %s (defaults): N = %d, p = %d: smallest bulk ESS %.0f, largest R̂ %.4f, %.2f CPU s for the whole process: %.0f bulk ESS per CPU-s\n",
+		args[0], N, p, res.MinESS, res.MaxRhat, res.CPUSeconds, res.MinESS/res.CPUSeconds)
+	if model == "regress" {
+		if sum.Distance == nil {
+			return fmt.Errorf("%s: no distance_to_exact", filepath.Join(dir, "summary.json"))
+		}
+		res.InclusionErr = sum.Distance.InclusionErr
+		fmt.Printf("fresgld regress: largest |inclusion − exact| %.4f (%s) at %.2f CPU s\n", res.InclusionErr, sum.Distance.Variable, res.CPUSeconds)
+	}
 	return finish(res, p, out, ref)
+}
+
+// pick is the design of the Python example: an intercept and the named
+// features of d, standardised as d holds them.
+func pick(d *dataset.Data, names []string) (x []float64, p int, err error) {
+	cols := make([]int, len(names))
+	for k, n := range names {
+		j := slices.Index(d.Names, n)
+		if j < 0 {
+			return nil, 0, fmt.Errorf("--features: no column %q", n)
+		}
+		cols[k] = j
+	}
+	p = 1 + len(cols)
+	for i := range d.N {
+		x = append(x, 1)
+		for _, j := range cols {
+			x = append(x, d.X[i*d.P+j])
+		}
+	}
+	return x, p, nil
+}
+
+// writeRegress writes the regression's design (standardised features and
+// response), its noise sd and prior (prior.csv) and the exact inclusion
+// probabilities (exact_inclusion.csv) for nuts.R.
+func writeRegress(out string, lr *models.LinReg, pr models.SlabPrior, incl []float64) error {
+	if err := writeDesign(filepath.Join(out, "design.csv"), lr.X, lr.Y, lr.P); err != nil {
+		return err
+	}
+	prior := fmt.Sprintf("sigma,w,s0,s1\n%.17g,%.17g,%.17g,%.17g\n", lr.Sigma, pr.W, pr.Spike, pr.Slab)
+	if err := os.WriteFile(filepath.Join(out, "prior.csv"), []byte(prior), 0o644); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("inclusion\n")
+	for _, v := range incl {
+		fmt.Fprintf(&b, "%.17g\n", v)
+	}
+	return os.WriteFile(filepath.Join(out, "exact_inclusion.csv"), []byte(b.String()), 0o644)
 }
 
 // record runs s for burn steps, then keeps every thin-th state of draws

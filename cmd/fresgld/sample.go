@@ -18,6 +18,7 @@ import (
 type sampleFlags struct {
 	ModelCmd     string        `json:"model_cmd"`
 	Timeout      time.Duration `json:"-"` // changes no draw
+	Procs        int           `json:"-"` // changes no draw
 	Method       string        `json:"method"`
 	Seed         uint64        `json:"seed"`
 	Tau2         float64       `json:"tau2"`
@@ -48,6 +49,7 @@ func init() {
 	fl := cmd.Flags()
 	fl.StringVar(&f.ModelCmd, "model-cmd", "", "command that runs the model process, e.g. 'python3 model.py data.csv' (required)")
 	fl.DurationVar(&f.Timeout, "model-timeout", modelproc.DefaultTimeout, "longest wait for any one reply of the model, its handshake included")
+	fl.IntVar(&f.Procs, "model-procs", 0, "copies of the model process to run, requests going to whichever is free (0: one per chain; 1 for a model that cannot run twice at once)")
 	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: the plan searches the model's modes, preconditions by the Hessians there and runs Metropolis-adjusted levels on exact energies, a ladder only where a barrier needs one; the output's sampler line says what it chose), or "+methodHelp)
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
@@ -71,6 +73,9 @@ func (f *sampleFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
 	}
 	if f.Timeout <= 0 {
 		return "", fmt.Errorf("--model-timeout = %v: must be positive", f.Timeout)
+	}
+	if f.Procs < 0 {
+		return "", fmt.Errorf("--model-procs = %d: must be 0 (one per chain) or more", f.Procs)
 	}
 	m := analysis.AutoMethod
 	if f.Method != string(m) {
@@ -106,7 +111,13 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	m, err := modelproc.Start(f.ModelCmd, modelproc.Options{Timeout: f.Timeout, Stderr: cmd.ErrOrStderr()})
+	// A copy of the model for each chain by default, so that chains
+	// sampling at once do not take turns at one process.
+	procs := f.Procs
+	if procs == 0 {
+		procs = len(o.Chains)
+	}
+	m, err := modelproc.Start(f.ModelCmd, modelproc.Options{Timeout: f.Timeout, Stderr: cmd.ErrOrStderr(), Procs: procs})
 	if err != nil {
 		return fmt.Errorf("--model-cmd: %w", err)
 	}
@@ -121,9 +132,9 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if m.Err() != nil {
 		blameModel(&res.Summary)
 	}
-	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs:\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds())
+	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
 	printLines(res.Notes)
-	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Summary: res.Summary}
+	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), Summary: res.Summary}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
@@ -136,6 +147,8 @@ type sampleSummary struct {
 	N           int          `json:"examples"`
 	Names       []string     `json:"parameters_named"`
 	WallSeconds float64      `json:"wall_seconds"`
+	Requests    int64        `json:"model_requests"`  // round trips to the model, all processes
+	Procs       int          `json:"model_processes"` // copies of the model run
 	analysis.SwapSummary
 	analysis.Summary
 }

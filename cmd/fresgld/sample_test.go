@@ -91,6 +91,20 @@ func TestSampleGoModel(t *testing.T) {
 			t.Errorf("%s: %d draws, want 200", c, n)
 		}
 	}
+	// A copy of the model per chain, and as many as --model-procs says.
+	for _, c := range []struct{ procs, want string }{{"0", "2"}, {"1", "1"}} {
+		dir := t.TempDir()
+		if err := run(t, "sample", "--model-cmd", testModelCmd(0), "--keep", "20", "--chains", "2", "--model-procs", c.procs, "--out", dir); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `"model_processes": ` + c.want + ","; !strings.Contains(string(b), want) {
+			t.Errorf("--model-procs %s: summary.json does not say %s", c.procs, want)
+		}
+	}
 	head, err := os.ReadFile(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -143,6 +157,7 @@ func TestSampleFlags(t *testing.T) {
 	}{
 		{nil, "--model-cmd: no command given"},
 		{[]string{"--model-cmd", "true", "--model-timeout", "0s"}, "--model-timeout = 0s"},
+		{[]string{"--model-cmd", "true", "--model-procs", "-1"}, "--model-procs = -1"},
 		{[]string{"--model-cmd", "echo nonsense"}, `--model-cmd: model process "echo nonsense": request handshake`},
 		// Refused before the model runs: a model that ran would not say this.
 		{[]string{"--model-cmd", "echo nonsense", "--method", "fresgld", "--tau2", "0.5"}, "--tau2 = 0.5"},

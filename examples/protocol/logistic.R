@@ -1,10 +1,14 @@
 #!/usr/bin/env Rscript
 # Bayesian logistic regression as a fresgld model process (protocol 1).
 #
-#     fresgld sample --model-cmd 'Rscript logistic.R data.csv' ...
+#     fresgld sample --model-cmd 'Rscript examples/protocol/logistic.R data/wdbc.csv mean_radius,mean_texture,mean_smoothness,mean_concave_points' --out out/protocol
 #
-# data.csv has a header line; its last column is the 0/1 label, the others
-# the features (add a column of ones for an intercept). The model:
+# (from the repository's top directory). The CSV file has a header line and
+# its last column is the 0/1 label. The features are the columns named in
+# the optional second argument, comma-separated (all but the label when it
+# is left out), each standardised (centred and divided by its population
+# sd) as fresgld logistic standardises them, after an intercept, a column
+# of ones. The model is fresgld's models.Logistic:
 #
 #     U_i(θ) = log(1 + e^{z_i}) − y_i z_i,  z_i = x_i·θ,   U_0(θ) = |θ|²/(2σ₀²).
 #
@@ -12,8 +16,18 @@
 
 sigma0 <- 1 # prior standard deviation σ₀
 
-d <- read.csv(commandArgs(trailingOnly = TRUE)[1], check.names = FALSE)
-X <- as.matrix(d[, -ncol(d), drop = FALSE])
+args <- commandArgs(trailingOnly = TRUE)
+d <- read.csv(args[1], check.names = FALSE)
+features <- names(d)[-ncol(d)]
+wanted <- if (length(args) > 1) strsplit(args[2], ",")[[1]] else features
+missing <- setdiff(wanted, features)
+if (length(missing) > 0) stop(args[1], " has no feature column ", missing[1])
+X <- cbind(intercept = 1, sapply(d[wanted], function(v) {
+  m <- mean(v)
+  s <- sqrt(mean((v - m)^2)) # the population sd
+  if (!(s > 0)) stop("feature is constant; it cannot be standardised")
+  (v - m) / s
+}))
 y <- d[[ncol(d)]]
 N <- nrow(X)
 p <- ncol(X)
