@@ -112,6 +112,18 @@ func GradRule(in GradInput) (GradChoice, error) {
 	return c, nil
 }
 
+// MALAWins reports whether full-data MALA costs less per effective draw
+// than control variates at their smallest batch, CVMinBatch, whatever the
+// spread: GradRule would then choose MALA, and its pilot (CVSpread, a
+// gradient per example at several points: for a model in another process,
+// a request each) can be skipped. It returns the choice GradRule makes.
+func MALAWins(N, p int) (GradChoice, bool) {
+	c := GradChoice{CostMALA: (float64(N) + float64(p)) * MALAIAT(MALAStep(p), MALAAccept)}
+	c.CostCV = (2*float64(min(CVMinBatch, N)) + float64(p)) * CVIAT(CVEta)
+	c.Rule = fmt.Sprintf("full-data gradients with a Metropolis correction (MALA), preconditioned by the Hessian at the mode: %.3g example-gradients per effective draw against at least %.3g for control variates (their smallest batch, n = %d)", c.CostMALA, c.CostCV, CVMinBatch)
+	return c, c.CostMALA <= c.CostCV
+}
+
 // CVSpread is the pilot of GradRule: the largest per-example variance of a
 // coordinate of the whitened differences R⁻¹(∇U_i(θ) − ∇U_i(θ̂)), over m
 // examples (all N if fewer) at each of k points θ = θ̂ + R⁻ᵀz, z ~ N(0, I):

@@ -138,3 +138,30 @@ func TestCVSpread(t *testing.T) {
 		t.Errorf("spread %.17g, brute force %.17g", got, want)
 	}
 }
+
+// MALAWins holds exactly where GradRule picks MALA whatever the spread:
+// there GradRule at the smallest spread (S² = 0, so n = CVMinBatch) picks
+// MALA too, and one example past the crossing it does not.
+func TestMALAWins(t *testing.T) {
+	for _, p := range []int{1, 5, 30, 200} {
+		var cross int
+		for N := 2; N < 100_000; N++ {
+			if _, ok := MALAWins(N, p); !ok {
+				cross = N
+				break
+			}
+		}
+		if cross == 0 {
+			t.Fatalf("p = %d: MALA wins at every N", p)
+		}
+		for _, N := range []int{cross - 1, cross} {
+			c, err := GradRule(GradInput{N: N, P: p, S2: 0})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := MALAWins(N, p); ok != !c.CV {
+				t.Errorf("p = %d, N = %d: MALAWins %v, GradRule at S² = 0 chose %s", p, N, ok, c.Rule)
+			}
+		}
+	}
+}

@@ -86,13 +86,15 @@ func newLogConcaveAt(t energy.Terms, mode []float64, h mat.Symmetric, seed uint6
 	if err != nil {
 		return nil, fmt.Errorf("Hessian at the mode: %w", err)
 	}
-	s2, err := CVSpread(t, mode, pre, spreadPoints, spreadRows, seed)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := GradRule(GradInput{N: N, P: p, S2: s2})
-	if err != nil {
-		return nil, err
+	ch, mala := MALAWins(N, p)
+	if !mala {
+		s2, err := CVSpread(t, mode, pre, spreadPoints, spreadRows, seed)
+		if err != nil {
+			return nil, err
+		}
+		if ch, err = GradRule(GradInput{N: N, P: p, S2: s2}); err != nil {
+			return nil, err
+		}
 	}
 	lc := &LogConcave{Mode: mode, Pre: pre, Choice: ch, t: t, Eta: CVEta, Accept: 1}
 	if ch.CV {
