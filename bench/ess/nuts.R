@@ -17,8 +17,8 @@
 # the model's compilation excluded, printed apart). Writes nuts.json beside
 # the design.
 # ITER (default 2000, Stan's) sets iter, half of it warmup: a longer run to
-# compare at equal CPU time.
-#   Rscript bench/ess/nuts.R DIR [logistic|regress] [ITER]
+# compare at equal CPU time; SEED (default 1) is sampling()'s seed.
+#   Rscript bench/ess/nuts.R DIR [logistic|regress] [ITER] [SEED]
 suppressPackageStartupMessages({ library(rstan); library(posterior) })
 # Debian's r-cran-bh keeps the Boost headers in /usr/include, not in the BH
 # package, where rstan looks for them.
@@ -29,6 +29,7 @@ args <- commandArgs(trailingOnly = TRUE)
 dir <- if (length(args) > 0) args[1] else file.path(tempdir(), "fresgld-ess")
 kind <- if (length(args) > 1) args[2] else "logistic"
 iter <- if (length(args) > 2) as.integer(args[3]) else 2000L
+seed <- if (length(args) > 3) as.integer(args[4]) else 1L
 d <- as.matrix(read.csv(file.path(dir, "design.csv"), header = FALSE))
 p <- ncol(d) - 1
 X <- d[, 1:p, drop = FALSE]
@@ -58,7 +59,7 @@ model {
 c0 <- cpu()
 m <- stan_model(model_code = code)
 c1 <- cpu()
-fit <- sampling(m, data = data, chains = 4, iter = iter, cores = 1, seed = 1, refresh = 0)
+fit <- sampling(m, data = data, chains = 4, iter = iter, cores = 1, seed = seed, refresh = 0)
 c2 <- cpu()
 t <- get_elapsed_time(fit)
 draws <- subset_draws(as_draws_array(fit), variable = "beta")

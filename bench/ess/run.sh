@@ -9,7 +9,7 @@
 # at its CPU time. Without Rscript and rstan the NUTS side is skipped,
 # saying so; with SKIP_NUTS=1 too (N = 10⁶: about two CPU-hours).
 # NUTS_ITER=k runs NUTS for k iterations a chain, half warmup (default
-# 2000, Stan's), to compare at equal CPU time. Run from
+# 2000, Stan's), to compare at equal CPU time; NUTS_SEED=s its seed. Run from
 # the repository root:
 #
 #	sh bench/ess/run.sh --default --data FILE --label y   # fresgld logistic with its defaults, whole process timed
@@ -41,7 +41,7 @@ if ! Rscript -e 'library(rstan); library(posterior)' >/dev/null 2>&1; then
   echo "NUTS side skipped: Rscript with rstan and posterior is not installed (Debian: r-cran-rstan r-cran-posterior)"
   exit 0
 fi
-Rscript bench/ess/nuts.R "$dir" "$kind" "${NUTS_ITER:-2000}" 2>/dev/null | grep "^NUTS"
+Rscript bench/ess/nuts.R "$dir" "$kind" "${NUTS_ITER:-2000}" "${NUTS_SEED:-1}" 2>/dev/null | grep "^NUTS"
 python3 - "$dir" "$kind" <<'PY'
 import json, math, sys
 d, kind = sys.argv[1], sys.argv[2]
