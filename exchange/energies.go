@@ -26,7 +26,10 @@ import (
 // product of the two stages' ratios is S, for every draw, so the swap keeps
 // the law exactly whatever the noise's shape or size; the noise costs only
 // acceptance and full passes. PairStats.Confirmed counts the attempts that
-// went to the full data.
+// went to the full data. The anchored modes need their anchors fixed for
+// this, as they are after burn-in (Sampler.FreezeAfter): an anchor moved to
+// its replica's state during sampling ties the noise to the replica's
+// recent path, and the reverse swap no longer draws its noise alike.
 type EnergyMode int
 
 const (
@@ -41,7 +44,8 @@ const (
 	MinibatchEnergies
 	// CVEnergies is MinibatchEnergies with control variates: each state's
 	// energy is estimated about its replica's anchor (energy.Anchor),
-	// refreshed by a full pass every AnchorEvery steps.
+	// refreshed by a full pass every AnchorEvery steps of burn-in and
+	// fixed after it.
 	CVEnergies
 	// PairEnergies evaluates both states of a swap on one common minibatch:
 	// D̂ = U_0(x) − U_0(y) + (N/n) Σ_B [U_i(x) − U_i(y)]. The reverse swap on
@@ -123,7 +127,8 @@ type Energies struct {
 	// every attempt, so it follows an estimator whose size changes.
 	Sizes []int
 	// AnchorEvery is the number of steps between anchor refreshes (full
-	// passes) of the anchored modes (default 100).
+	// passes) of the anchored modes during burn-in (default 100); the last
+	// burn-in step refreshes them too, and sampling keeps them there.
 	AnchorEvery int
 	// ExactEvery is the number of steps between exact swap attempts
 	// (default 10).
@@ -231,7 +236,7 @@ func (s *Sampler) anchor(l int) *energy.Anchor {
 }
 
 // refreshAnchors moves every level's anchor to its current state, counting
-// N evaluations to the level.
+// N evaluations to the level (in New and during burn-in: see refreshDue).
 func (s *Sampler) refreshAnchors() error {
 	for l := range s.lv {
 		if err := s.anchor(l).Refresh(s.State(l)); err != nil {
