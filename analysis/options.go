@@ -38,6 +38,9 @@ type Options struct {
 	Burn         int     // --burn (Auto: automatic)
 	Keep         int     // --keep
 	Thin         int     // --thin (0: automatic)
+	// SwapGaussian (--swap-gaussian) runs --swap-energies draw on
+	// minibatch energies, whose noise the penalty rule takes for Gaussian.
+	SwapGaussian bool
 	// Chains are the chains to run, numbered from 1; Single says they
 	// are one chain of a larger run (--chain c), whose other chains' files
 	// are left alone.
@@ -159,6 +162,9 @@ func (o Options) settings() [][2]string {
 		{"swap_batch", fmt.Sprint(o.SwapBatch)}, {"swap_energies", o.SwapEnergies}, {"exact_every", fmt.Sprint(o.ExactEvery)},
 		{"swap_pilot", fmt.Sprint(o.SwapPilot)}, {"swap_noise_cap", fmt.Sprint(o.SwapNoiseCap)}, {"levels", fmt.Sprint(o.Levels)},
 		{"chains", fmt.Sprint(len(o.Chains))},
+	}
+	if o.SwapGaussian {
+		s = append(s, [2]string{"swap_gaussian", "true"})
 	}
 	if o.swap != nil {
 		s = append(s, [2]string{"swap_energies_used", o.swap.Mode})

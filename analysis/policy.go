@@ -91,6 +91,16 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 			return curv, err
 		}
 		ch.Energies.MaxNoise = o.SwapNoiseCap
+		if ch.Energies.Mode == exchange.DrawEnergies {
+			w, err := checkDrawNoise(m.Terms, *o, curv.Mode)
+			if err != nil {
+				return curv, err
+			}
+			if w != nil {
+				res.warn(o.Log, *w)
+			}
+			ch.Energies.Gaussian = true
+		}
 		o.swap = &ch
 		writeLog(o.Log, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
 	}

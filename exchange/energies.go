@@ -36,7 +36,8 @@ const (
 	// DrawEnergies uses each level estimator's Energy draws and the
 	// variances they report, under the penalty rule: exact for Gaussian
 	// energy noise of known variance (energy.Noisy), wrong for minibatch
-	// estimators at small n, whose noise is neither.
+	// estimators at small n, whose noise is neither; New refuses those
+	// unless Energies.Gaussian says otherwise.
 	DrawEnergies EnergyMode = iota
 	// MinibatchEnergies draws each state's energy from its own fresh
 	// minibatch of the difference's size (Energies says which size each
@@ -133,6 +134,13 @@ type Energies struct {
 	// ExactEvery is the number of steps between exact swap attempts
 	// (default 10).
 	ExactEvery int
+	// Gaussian declares the levels' energy noise Gaussian, which the draw
+	// mode's penalty rule needs to keep the laws. Without it DrawEnergies
+	// refuses a ladder whose estimators draw their energies from a data set
+	// (EnergySizer, such as energy.Minibatch): minibatch noise is not
+	// Gaussian, and on a logistic data set the draw mode accepted swaps of
+	// small S four times as often as S allows. Other modes ignore it.
+	Gaussian bool
 	// MaxNoise, if positive, declines every attempt whose swap noise
 	// τδ²V/2 exceeds it (nats), whatever D̂, to spare the full passes that
 	// such noisy screens would send to be confirmed. The noise is a
@@ -164,7 +172,7 @@ func validateEnergies(e Energies, levels []Level, p int) error {
 		return fmt.Errorf("swap energies: noise cap %v must be ≥ 0 nats (0: none)", e.MaxNoise)
 	}
 	if e.Mode == DrawEnergies {
-		return nil
+		return drawNoiseGaussian(e, levels)
 	}
 	if e.Terms == nil {
 		return fmt.Errorf("swap energies %v: no data set (Terms)", e.Mode)
@@ -200,6 +208,24 @@ func validateEnergies(e Energies, levels []Level, p int) error {
 		if _, ok := L.Est.(EnergySizer); !ok {
 			return fmt.Errorf("swap energies %v: level %d's estimator %T has no energy size; set Energies.Sizes", e.Mode, l, L.Est)
 		}
+	}
+	return nil
+}
+
+// drawNoiseGaussian refuses the draw mode on levels whose energies are
+// minibatch estimates unless their noise is declared Gaussian.
+func drawNoiseGaussian(e Energies, levels []Level) error {
+	if e.Gaussian || len(levels) < 2 {
+		return nil
+	}
+	for l, L := range levels {
+		if _, ok := L.Est.(EnergySizer); !ok {
+			continue
+		}
+		if x, ok := L.Est.(energy.ExactEnergy); ok && x.ExactEnergy() {
+			continue
+		}
+		return fmt.Errorf("swap energies draw: level %d's estimator %T draws its energies from a minibatch, whose noise is not Gaussian, and the draw mode's penalty rule keeps the laws only for Gaussian noise; use swap energies from the data (minibatch, pair, cv, pair-cv, taylor, pair-taylor or exact), which need no Gaussian law, or declare the noise Gaussian (Energies.Gaussian)", l, L.Est)
 	}
 	return nil
 }
