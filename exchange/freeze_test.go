@@ -34,7 +34,18 @@ func TestRunFreezesAtBurnIn(t *testing.T) {
 	}
 	var checks int
 	var anchors [][]float64
+	refreshes := 0
 	sink := SinkFunc(func(step int, s *Sampler) error {
+		if step%7 == 0 && step < burn {
+			// Every refresh puts each level's anchor at the state of the
+			// replica it belongs to, wherever swaps have moved it.
+			refreshes++
+			for l := range s.Levels() {
+				if a := s.anchor(l).Theta(); !slices.Equal(a, s.State(l)) {
+					t.Errorf("step %d: level %d's anchor %v, its replica's state %v", step, l, a, s.State(l))
+				}
+			}
+		}
 		if step == burn {
 			checks = auto.Stats().Checks
 			for _, a := range s.data.anchors {
@@ -53,6 +64,9 @@ func TestRunFreezesAtBurnIn(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := s.Stats()
+	if moved := s.Replica(0) != 0 || st.Pairs[0].Accepts > 0; !moved || refreshes == 0 {
+		t.Errorf("%d swaps, %d refreshes: the anchors' routing is not tested", st.Pairs[0].Accepts, refreshes)
+	}
 	if want := burn/every + 1; checks != want || auto.Stats().Checks != want {
 		t.Errorf("automatic minibatch: %d checks at burn-in, %d at the end; want %d and no more", checks, auto.Stats().Checks, want)
 	}
