@@ -1,6 +1,8 @@
 package exchange
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,6 +44,53 @@ func TestDrawModeRefusesMinibatches(t *testing.T) {
 		}
 		if err != nil && !strings.Contains(err.Error(), "Energies.Gaussian") {
 			t.Errorf("%s: the error %q does not name Energies.Gaussian", c.name, err)
+		}
+	}
+}
+
+// TestNoiseCapDecisions sets the cap between the noises the screens draw
+// (their median) and checks each attempt as OnSwap reports it: an attempt
+// whose noise exceeds the cap is declined (log-ratio −∞, not accepted),
+// one at or below it is decided as usual (some are accepted), and Capped
+// counts exactly the attempts above the cap.
+func TestNoiseCapDecisions(t *testing.T) {
+	const T = 4000
+	p := kernelPairs[0]
+	for _, mode := range []EnergyMode{MinibatchEnergies, PairEnergies, TaylorEnergies} {
+		for _, rule := range []Rule{ReSGLD, FReSGLD} {
+			s := kernelSampler(t, rule, mode, p.ax, p.ay, 0, 5)
+			noises := make([]float64, 0, 501)
+			for range 501 {
+				_, n, err := s.LogRatioNoise(0, []float64{p.x}, []float64{p.y})
+				if err != nil {
+					t.Fatal(err)
+				}
+				noises = append(noises, n)
+			}
+			slices.Sort(noises)
+			cap := noises[250]
+			s = kernelSampler(t, rule, mode, p.ax, p.ay, cap, 6)
+			var above, wrong, acceptedBelow int
+			s.onSwap = func(_ int, _, _ []float64, lr, noise float64, accepted bool) {
+				switch {
+				case noise > cap:
+					above++
+					if accepted || !math.IsInf(lr, -1) {
+						wrong++
+					}
+				case accepted:
+					acceptedBelow++
+				}
+			}
+			for range T {
+				if _, err := s.decide(0, []float64{p.x}, []float64{p.y}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			st := s.Stats().Pairs[0]
+			if wrong > 0 || st.Capped != above || above == 0 || above == T || acceptedBelow == 0 {
+				t.Errorf("%v/%v, cap %.4g nats: %d of %d attempts above it, %d of them not declined, %d counted capped; %d accepted below it", mode, rule, cap, above, T, wrong, st.Capped, acceptedBelow)
+			}
 		}
 	}
 }
