@@ -63,6 +63,11 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 	if err := o.runSize(p); err != nil {
 		return curv, err
 	}
+	if w, err := heatWarning(m, *o, curv.Mode); err != nil {
+		return curv, fmt.Errorf("gradient noise at the mode: %w", err)
+	} else if w != nil {
+		res.warn(o.Log, *w)
+	}
 	if o.Burn == Auto || o.Thin == 0 {
 		var warn *Warning
 		res.RunRule, warn = o.setRunLength(m, curv)
