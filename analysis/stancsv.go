@@ -136,9 +136,14 @@ func (st chainStats) Lines() []string {
 		"# ")
 }
 
+// maxAnchorCoords is the largest dimension whose anchors frozenNote
+// writes out.
+const maxAnchorCoords = 10
+
 // frozenNote says what the sampler's adaptation settled on at the end of
 // burn-in, for the line after statFrozen: the step, each level's minibatch
-// and swap-energy sizes, and each replica's swap anchor.
+// and swap-energy sizes, and each replica's swap anchor (its coordinates up
+// to maxAnchorCoords of them).
 func frozenNote(f *exchange.Frozen) string {
 	if f == nil {
 		return ""
@@ -151,7 +156,14 @@ func frozenNote(f *exchange.Frozen) string {
 		return strings.Join(b, ", ")
 	}
 	s := fmt.Sprintf("%d: minibatch sizes by level %s; swap-energy sizes %s", f.Step, ints(f.Batch), ints(f.EnergySize))
+	if len(f.Anchors) > 0 {
+		// The last refresh (in New for step 0) put each anchor there.
+		s += fmt.Sprintf("; swap anchors at each replica's state at step %d", f.Step)
+	}
 	for r, a := range f.Anchors {
+		if len(a) > maxAnchorCoords {
+			break // a line per run, not per coordinate
+		}
 		var b []string
 		for _, x := range a {
 			b = append(b, strconv.FormatFloat(x, 'g', 6, 64))
