@@ -11,6 +11,7 @@ import (
 
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/variance"
 )
 
 // swapPeriod is ⌈8N/n⌉: the anchor or exact-swap period whose full passes
@@ -103,24 +104,30 @@ func energyKurtosis(t energy.Terms, n int, theta []float64, draws int, seed uint
 // the minibatch energies' noise may be taken for Gaussian, and warns, with
 // the number, when the draws' excess kurtosis says it is not. The energies
 // are drawn at the mode (the chains' start when it is unknown) at the
-// smallest size the swaps use before any is tuned.
+// smallest size the swaps use: the hottest level's automatic size by its
+// rule at the mode, when it is automatic.
 func checkDrawNoise(t energy.Terms, o Options, mode []float64) (*Warning, error) {
-	n := o.SwapBatch
-	if n == 0 {
-		n = o.Batch
-		if o.HotBatch > 0 {
-			n = min(n, o.HotBatch)
-		}
-	}
 	at := mode
 	if at == nil {
 		at = make([]float64, t.Dim())
+	}
+	n, which := o.SwapBatch, "--swap-batch"
+	if n == 0 {
+		n, which = o.Batch, "the cold level's"
+		if o.HotBatch > 0 {
+			n, which = min(n, o.HotBatch), "the smaller of --batch and --hot-batch"
+		} else if _, _, s2, err := coldSize(t, [][]float64{at}, o.Eta, o.Tau2, o.Seed); err == nil && s2 > 0 {
+			hot := int(math.Ceil(variance.SizeFor(t.Len(), s2, o.Eta, o.Tau2, o.HotShare)))
+			if hot < n {
+				n, which = max(hot, 2), "the hottest level's automatic size, by its rule at the mode"
+			}
+		}
 	}
 	k, se, err := energyKurtosis(t, n, at, shapeDraws, o.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("--swap-energies draw: %w", err)
 	}
-	shape := fmt.Sprintf("the minibatch energy (n = %d) at the mode has excess kurtosis %.3g ± %.2g over %d draws (0 for Gaussian noise)", n, k, se, shapeDraws)
+	shape := fmt.Sprintf("the minibatch energy at the mode (n = %d, %s) has excess kurtosis %.3g ± %.2g over %d draws (0 for Gaussian noise)", n, which, k, se, shapeDraws)
 	remedy := "--swap-energies pair, pair-taylor or exact, which need no Gaussian law"
 	if !o.SwapGaussian {
 		return nil, fmt.Errorf("--swap-energies draw: the draw mode's penalty rule keeps the levels' laws only for Gaussian energy noise, and %s; use %s, or give --swap-gaussian to run it all the same", shape, remedy)
