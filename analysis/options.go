@@ -26,7 +26,7 @@ type Options struct {
 	Levels     int                 // --levels, geometric from 1 to Tau2
 	Eta        float64             // --eta (0: automatic)
 	Batch      int                 // --batch, the cold minibatch (0: automatic)
-	HotBatch   int                 // --hot-batch (0: automatic, sized as the run goes)
+	HotBatch   int                 // --hot-batch (0: automatic, sized during burn-in)
 	HotShare   float64             // --hot-share
 	SwapRate   float64             // --swap-rate: probability of an attempt per step
 	SwapBatch  int                 // --swap-batch (0: each chain's own minibatch)

@@ -35,7 +35,7 @@ type logisticFlags struct {
 	EtaAuto       bool    `json:"eta_automatic"`
 	Batch         int     `json:"batch"` // cold minibatch
 	BatchAuto     bool    `json:"batch_automatic"`
-	HotBatch      int     `json:"hot_batch"` // 0 with HotBatchAuto: sized as the run goes
+	HotBatch      int     `json:"hot_batch"` // 0 with HotBatchAuto: sized during burn-in
 	HotBatchAuto  bool    `json:"hot_batch_automatic"`
 	Share         float64 `json:"hot_share"`
 	SwapPerStep   float64 `json:"swap_probability_per_step"`
@@ -273,7 +273,7 @@ func (f *logisticFlags) resolved(o analysis.Options) {
 
 // settings are the chain CSVs' settings lines: the flags with the values
 // the run uses, not the flags' stand-ins (an automatic hot batch is sized
-// as the run goes; auto swap energies resolve to a mode).
+// during burn-in; auto swap energies resolve to a mode).
 func (f *logisticFlags) settings(o analysis.Options, d *dataset.Data) [][2]string {
 	g := *f
 	g.resolved(o)
