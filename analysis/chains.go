@@ -207,7 +207,7 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 			// before the trailing statistics, for fresgld resume.
 			errs = append(errs, k.writeCheckpoint(s.Steps()))
 		}
-		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm}
+		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm, Frozen: frozenNote(res[i].Stats.Frozen)}
 		accepted, adjusted := make([]int64, K), false
 		for l := range K {
 			st.Clamped = append(st.Clamped, s.ClampedSteps(l))

@@ -26,7 +26,7 @@ type Options struct {
 	Levels     int                 // --levels, geometric from 1 to Tau2
 	Eta        float64             // --eta (0: automatic)
 	Batch      int                 // --batch, the cold minibatch (0: automatic)
-	HotBatch   int                 // --hot-batch (0: automatic, sized as the run goes)
+	HotBatch   int                 // --hot-batch (0: automatic, sized during burn-in)
 	HotShare   float64             // --hot-share
 	SwapRate   float64             // --swap-rate: probability of an attempt per step
 	SwapBatch  int                 // --swap-batch (0: each chain's own minibatch)
@@ -38,6 +38,9 @@ type Options struct {
 	Burn         int     // --burn (Auto: automatic)
 	Keep         int     // --keep
 	Thin         int     // --thin (0: automatic)
+	// SwapGaussian (--swap-gaussian) runs --swap-energies draw on
+	// minibatch energies, whose noise the penalty rule takes for Gaussian.
+	SwapGaussian bool
 	// Chains are the chains to run, numbered from 1; Single says they
 	// are one chain of a larger run (--chain c), whose other chains' files
 	// are left alone.
@@ -159,6 +162,9 @@ func (o Options) settings() [][2]string {
 		{"swap_batch", fmt.Sprint(o.SwapBatch)}, {"swap_energies", o.SwapEnergies}, {"exact_every", fmt.Sprint(o.ExactEvery)},
 		{"swap_pilot", fmt.Sprint(o.SwapPilot)}, {"swap_noise_cap", fmt.Sprint(o.SwapNoiseCap)}, {"levels", fmt.Sprint(o.Levels)},
 		{"chains", fmt.Sprint(len(o.Chains))},
+	}
+	if o.SwapGaussian {
+		s = append(s, [2]string{"swap_gaussian", "true"})
 	}
 	if o.swap != nil {
 		s = append(s, [2]string{"swap_energies_used", o.swap.Mode})

@@ -63,6 +63,11 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 	if err := o.runSize(p); err != nil {
 		return curv, err
 	}
+	if w, err := heatWarning(m, *o, curv.Mode); err != nil {
+		return curv, fmt.Errorf("gradient noise at the mode: %w", err)
+	} else if w != nil {
+		res.warn(o.Log, *w)
+	}
 	if o.Burn == Auto || o.Thin == 0 {
 		var warn *Warning
 		res.RunRule, warn = o.setRunLength(m, curv)
@@ -91,6 +96,16 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 			return curv, err
 		}
 		ch.Energies.MaxNoise = o.SwapNoiseCap
+		if ch.Energies.Mode == exchange.DrawEnergies {
+			w, err := checkDrawNoise(m.Terms, *o, curv.Mode)
+			if err != nil {
+				return curv, err
+			}
+			if w != nil {
+				res.warn(o.Log, *w)
+			}
+			ch.Energies.Gaussian = true
+		}
 		o.swap = &ch
 		writeLog(o.Log, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
 	}

@@ -81,6 +81,9 @@ type chainStats struct {
 	Attempts []int // swap attempts per pair of adjacent levels
 	Accepts  []int
 	Stopped  string // the error that stopped the chain, if any
+	// Frozen says what adaptation settled on at the end of burn-in
+	// (frozenNote), empty when nothing adapted.
+	Frozen string
 	// Torn marks a file that ends without statistics (kill -9, a power
 	// cut): Steps is then the last draw's step and every other count is
 	// unknown.
@@ -95,6 +98,7 @@ const (
 	statClamped  = "#   clamped steps at level "
 	statAccepted = "#   accepted proposals at level "
 	statSwaps    = "#   swaps between levels "
+	statFrozen   = "#   frozen after step "
 	StatStopped  = "#   stopped: "
 	StatKilled   = "#   killed: "
 	StatsHeading = "# fresgld statistics"
@@ -121,6 +125,9 @@ func (st chainStats) Lines() []string {
 	for i := range st.Attempts {
 		l = append(l, fmt.Sprintf("%s%d and %d: %d accepted of %d", statSwaps, i+1, i+2, st.Accepts[i], st.Attempts[i]))
 	}
+	if st.Frozen != "" {
+		l = append(l, statFrozen+st.Frozen)
+	}
 	if st.Stopped != "" {
 		l = append(l, StatStopped+strings.ReplaceAll(st.Stopped, "\n", " "))
 	}
@@ -130,6 +137,43 @@ func (st chainStats) Lines() []string {
 		"#                "+sec(st.Wall-st.Warmup)+" seconds (Sampling)",
 		"#                "+sec(st.Wall)+" seconds (Total)",
 		"# ")
+}
+
+// maxAnchorCoords is the largest dimension whose anchors frozenNote
+// writes out.
+const maxAnchorCoords = 10
+
+// frozenNote says what the sampler's adaptation settled on at the end of
+// burn-in, for the line after statFrozen: the step, each level's minibatch
+// and swap-energy sizes, and each replica's swap anchor (its coordinates up
+// to maxAnchorCoords of them).
+func frozenNote(f *exchange.Frozen) string {
+	if f == nil {
+		return ""
+	}
+	ints := func(xs []int) string {
+		var b []string
+		for _, x := range xs {
+			b = append(b, strconv.Itoa(x))
+		}
+		return strings.Join(b, ", ")
+	}
+	s := fmt.Sprintf("%d: minibatch sizes by level %s; swap-energy sizes %s", f.Step, ints(f.Batch), ints(f.EnergySize))
+	if len(f.Anchors) > 0 {
+		// The last refresh (in New for step 0) put each anchor there.
+		s += fmt.Sprintf("; swap anchors at each replica's state at step %d", f.Step)
+	}
+	for r, a := range f.Anchors {
+		if len(a) > maxAnchorCoords {
+			break // a line per run, not per coordinate
+		}
+		var b []string
+		for _, x := range a {
+			b = append(b, strconv.FormatFloat(x, 'g', 6, 64))
+		}
+		s += fmt.Sprintf("; anchor of replica %d at (%s)", r+1, strings.Join(b, ", "))
+	}
+	return s
 }
 
 // stanWriter streams one chain's CSV through an output.Stream, which hands
@@ -365,6 +409,8 @@ func (st *chainStats) parse(t string) error {
 			}
 			st.Accepted[l-1] = a
 		}
+	case strings.HasPrefix(t, statFrozen):
+		st.Frozen = t[len(statFrozen):]
 	case strings.HasPrefix(t, statSwaps):
 		var a, b, acc, att int
 		if _, err = fmt.Sscanf(t[len(statSwaps):], "%d and %d: %d accepted of %d", &a, &b, &acc, &att); err == nil {

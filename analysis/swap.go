@@ -4,9 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"strings"
 
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/variance"
 )
 
 // swapPeriod is ⌈8N/n⌉: the anchor or exact-swap period whose full passes
@@ -67,6 +72,71 @@ func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 	c.Energies, c.Mode = e, "exact"
 	c.Rule = fmt.Sprintf("auto: first-order control-variate screens in the pilot: noise %.3g nats, swap cost %.3g per step against n/2 = %.3g (acceptance %.3g): exact energies every W = %d steps", r.Noise, r.SwapPerStep, float64(n)/2, r.Accept, e.ExactEvery)
 	return c, nil
+}
+
+// shapeDraws is the number of energy draws whose excess kurtosis tests the
+// draw mode's Gaussian noise: its standard error under a Gaussian law is
+// √(24/shapeDraws) ≈ 0.11.
+const shapeDraws = 2000
+
+// energyKurtosis draws n-example minibatch estimates of U at theta and
+// returns their excess kurtosis and its standard error under a Gaussian law,
+// √(24/draws); draws that vary only by rounding have none (0).
+func energyKurtosis(t energy.Terms, n int, theta []float64, draws int, seed uint64) (kurt, se float64, err error) {
+	mb, err := energy.NewMinibatch(t, n)
+	if err != nil {
+		return 0, 0, err
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x6b757274))
+	us := make([]float64, draws)
+	for i := range us {
+		us[i], _ = mb.Energy(theta, rng)
+	}
+	mean, sd := stat.MeanStdDev(us, nil)
+	if !(sd > 1e-9*math.Abs(mean)) {
+		return 0, math.Sqrt(24 / float64(draws)), nil // no noise (n = N, or equal terms) but rounding
+	}
+	k := stat.ExKurtosis(us, nil)
+	return k, math.Sqrt(24 / float64(draws)), nil
+}
+
+// checkDrawNoise refuses --swap-energies draw unless --swap-gaussian says
+// the minibatch energies' noise may be taken for Gaussian, and warns, with
+// the number, when the draws' excess kurtosis says it is not. The energies
+// are drawn at the mode (the chains' start when it is unknown) at the
+// smallest size the swaps use: the hottest level's automatic size by its
+// rule at the mode, when it is automatic.
+func checkDrawNoise(t energy.Terms, o Options, mode []float64) (*Warning, error) {
+	at := mode
+	if at == nil {
+		at = make([]float64, t.Dim())
+	}
+	n, which := o.SwapBatch, "--swap-batch"
+	if n == 0 {
+		n, which = o.Batch, "the cold level's"
+		if o.HotBatch > 0 {
+			n, which = min(n, o.HotBatch), "the smaller of --batch and --hot-batch"
+		} else if _, _, s2, err := coldSize(t, [][]float64{at}, o.Eta, o.Tau2, o.Seed); err == nil && s2 > 0 {
+			hot := int(math.Ceil(variance.SizeFor(t.Len(), s2, o.Eta, o.Tau2, o.HotShare)))
+			if hot < n {
+				n, which = max(hot, 2), "the hottest level's automatic size, by its rule at the mode"
+			}
+		}
+	}
+	k, se, err := energyKurtosis(t, n, at, shapeDraws, o.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("--swap-energies draw: %w", err)
+	}
+	shape := fmt.Sprintf("the minibatch energy at the mode (n = %d, %s) has excess kurtosis %.3g ± %.2g over %d draws (0 for Gaussian noise)", n, which, k, se, shapeDraws)
+	remedy := "--swap-energies pair, pair-taylor or exact, which need no Gaussian law"
+	if !o.SwapGaussian {
+		return nil, fmt.Errorf("--swap-energies draw: the draw mode's penalty rule keeps the levels' laws only for Gaussian energy noise, and %s; use %s, or give --swap-gaussian to run it all the same", shape, remedy)
+	}
+	if math.Abs(k) <= 3*se {
+		return nil, nil
+	}
+	return &Warning{Code: "swap-gaussian", Number: k, Remedy: remedy,
+		Message: fmt.Sprintf("--swap-gaussian: %s, %.1f standard errors from Gaussian: the draw mode's swaps may not keep the levels' laws; use %s", shape, math.Abs(k)/se, remedy)}, nil
 }
 
 // runPilot steps the pilot ladder smp for steps steps (stopping with

@@ -32,7 +32,7 @@ func logisticChain(t *testing.T, lr *models.Logistic, c int) *Sampler {
 	cfg, err := FReSGLDMethod.Config(Setup{
 		Tau1: 1, Tau2: 4, Eta: langevin.Constant{Step: 0.002}, Cold: cold, Hot: hot,
 		HotVar:  func() variance.Model { r, _ := variance.NewRunning(3, 5); return r },
-		PerStep: true, Seed: ChainSeed(9, c),
+		PerStep: true, Seed: ChainSeed(9, c), Energies: Energies{Gaussian: true},
 	})
 	if err != nil {
 		t.Fatal(err)

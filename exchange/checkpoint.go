@@ -40,6 +40,8 @@ type samplerState struct {
 	Idx          []byte
 	AnchorTheta  [][]float64
 	AnchorPasses []int
+	// Frozen is what adaptation settled on, once it ended.
+	Frozen *Frozen
 }
 
 type replicaState struct {
@@ -84,7 +86,7 @@ type tripsState struct {
 // this one would. It fails, naming the level, when an estimator or
 // variance model keeps state it cannot save. Not safe during Step.
 func (s *Sampler) MarshalBinary() ([]byte, error) {
-	st := samplerState{Version: stateVersion, Dim: s.Dim(), Rule: s.swap.Rule, Scheme: s.swap.Scheme, Times: s.times, Steps: s.k, At: s.at, Pairs: s.pairs, Noise: s.noise}
+	st := samplerState{Version: stateVersion, Dim: s.Dim(), Rule: s.swap.Rule, Scheme: s.swap.Scheme, Times: s.times, Steps: s.k, At: s.at, Pairs: s.pairs, Noise: s.noise, Frozen: s.frozen}
 	if s.err != nil {
 		st.Err = s.err.Error()
 	}
@@ -247,6 +249,7 @@ func (s *Sampler) UnmarshalBinary(b []byte) error {
 		}
 	}
 	s.k = st.Steps
+	s.frozen = st.Frozen.clone()
 	s.err = nil
 	if st.Err != "" {
 		s.err = errors.New(st.Err)

@@ -81,7 +81,7 @@ func resumeCases() []resumeCase {
 			t.Fatal(err)
 		}
 		hot, _ := energy.NewMinibatch(lr, 20)
-		cfg, err := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 8, Eta: langevin.Constant{Step: 0.002}, Cold: cold, Hot: hot, PerStep: true, Seed: 5})
+		cfg, err := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 8, Eta: langevin.Constant{Step: 0.002}, Cold: cold, Hot: hot, PerStep: true, Seed: 5, Energies: Energies{Gaussian: true}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -344,7 +344,7 @@ func TestFullCorrectionConcurrent(t *testing.T) {
 	for i, conc := range []bool{false, true} {
 		cold, _ := energy.NewMinibatch(st, 20)
 		hot, _ := energy.NewMinibatch(st, 5)
-		cfg, err := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 4, Levels: 3, Eta: langevin.Constant{Step: 1e-3}, Cold: cold, Hot: hot, PerStep: true, Seed: 2, Correction: Full, Concurrent: conc})
+		cfg, err := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 4, Levels: 3, Eta: langevin.Constant{Step: 1e-3}, Cold: cold, Hot: hot, PerStep: true, Seed: 2, Correction: Full, Concurrent: conc, Energies: Energies{Gaussian: true}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -149,7 +149,7 @@ func TestWatchSeesEveryMove(t *testing.T) {
 	mixed := Config{Levels: []Level{
 		{Tau: 1, Est: mb, Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.CorrectedFull},
 		{Tau: 1.01, Est: mb.Clone(), Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.Corrected},
-	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 3}
+	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 3, Energies: Energies{Gaussian: true}}
 	for name, c := range map[string]struct {
 		cfg  Config
 		init [][]float64

@@ -344,7 +344,7 @@ func TestConcurrentSharedEstimatorRefused(t *testing.T) {
 		cfg := Config{Levels: []Level{
 			{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
 			{Tau: 2, Est: c.hot, Eta: langevin.Constant{Step: 0.01}},
-		}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Concurrent: c.concurrent}
+		}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Concurrent: c.concurrent, Energies: Energies{Gaussian: true}}
 		s, err := New(cfg, [][]float64{{0}, {0}})
 		if (err == nil) != c.ok {
 			t.Errorf("shared %v, concurrent %v: error %v", c.hot == energy.Estimator(est), c.concurrent, err)

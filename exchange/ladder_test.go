@@ -58,7 +58,7 @@ func TestPresetClonesSharedEstimator(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, m := range []Method{ReSGLDMethod, MReSGLDMethod, FReSGLDMethod} {
-		cfg, err := m.Config(Setup{Tau1: 1, Tau2: 4, Levels: 3, Eta: langevin.Constant{Step: 1e-4}, Cold: mb, Hot: mb, A: 1, A1: 0.5, Concurrent: true})
+		cfg, err := m.Config(Setup{Tau1: 1, Tau2: 4, Levels: 3, Eta: langevin.Constant{Step: 1e-4}, Cold: mb, Hot: mb, A: 1, A1: 0.5, Concurrent: true, Energies: Energies{Gaussian: true}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -98,7 +98,7 @@ func TestHotVarAtBindsEachLevel(t *testing.T) {
 	hot, _ := energy.NewMinibatch(terms, 10)
 	models := map[int]*variance.AutoBatch{}
 	setup := Setup{
-		Tau1: 1, Tau2: 16, Levels: 3, Eta: eta, Cold: cold, Hot: hot, A: 1, Seed: 3, Concurrent: true,
+		Tau1: 1, Tau2: 16, Levels: 3, Eta: eta, Cold: cold, Hot: hot, A: 1, Seed: 3, Concurrent: true, Energies: Energies{Gaussian: true},
 		HotVarAt: func(est energy.Estimator, tau float64) (variance.Model, error) {
 			a, err := variance.NewAutoBatch(est.(*energy.Minibatch), tau, eta, variance.AutoOptions{Every: every})
 			models[int(math.Round(tau))] = a

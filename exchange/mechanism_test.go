@@ -252,7 +252,7 @@ func TestCostInEstimatorUnits(t *testing.T) {
 	cfg := Config{Levels: []Level{
 		{Tau: 1, Est: ests[0], Eta: langevin.Constant{Step: 1e-3}},
 		{Tau: 2, Est: ests[1], Eta: langevin.Constant{Step: 1e-3}},
-	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 2}
+	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 2, Energies: Energies{Gaussian: true}}
 	s, err := New(cfg, [][]float64{{0}, {0}})
 	if err != nil {
 		t.Fatal(err)

@@ -110,6 +110,9 @@ type Stats struct {
 	Pairs  []PairStats  `json:"pairs"` // Pairs[l] is between levels l and l+1
 	// Replicas[r] counts replica r's round trips and tempered restarts.
 	Replicas []ReplicaStats `json:"replicas"`
+	// Frozen is what adaptation settled on at the end of burn-in (nil
+	// before, or when the sampler adapts throughout: see FreezeAfter).
+	Frozen *Frozen `json:"frozen,omitempty"`
 }
 
 type replica struct {
@@ -157,6 +160,8 @@ type Sampler struct {
 	onSwap   func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 	times    bool    // record swap times
 	maxNoise float64 // Energies.MaxNoise
+	burn     int     // the last step that adapts (FreezeAfter); −1: every step
+	frozen   *Frozen // what adaptation settled on, once it ended
 
 	// Switches for the law tests, to show they see a mechanism switched
 	// off: unpadded drops f-reSGLD's padding to the reverse variance;
@@ -193,7 +198,7 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	// own (pad), so that chains stepping on different cores do not slow
 	// each other down.
 	s := pad.New[Sampler]()
-	*s = Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: pad.Slice[int](K), lv: pad.Slice[level](K), reps: pad.Slice[replica](K), pairs: pad.Slice[PairStats](K - 1), noise: pad.Slice[float64](K - 1), probs: pad.Slice[probs](K - 1), onSwap: cfg.OnSwap}
+	*s = Sampler{box: cfg.Domain, swap: cfg.Swap, times: cfg.RecordSwaps, at: pad.Slice[int](K), lv: pad.Slice[level](K), reps: pad.Slice[replica](K), pairs: pad.Slice[PairStats](K - 1), noise: pad.Slice[float64](K - 1), probs: pad.Slice[probs](K - 1), onSwap: cfg.OnSwap, burn: -1}
 	p := 0
 	for l, L := range cfg.Levels {
 		if L.Est == nil {
@@ -394,6 +399,7 @@ func (s *Sampler) Stats() Stats {
 		st.Pairs[i] = p
 	}
 	st.Replicas = append([]ReplicaStats(nil), s.trips.reps...)
+	st.Frozen = s.frozen.clone()
 	return st
 }
 
@@ -431,7 +437,7 @@ func (s *Sampler) Step() error {
 			return err
 		}
 	}
-	if s.data != nil && s.data.Mode.cv() && (s.k+1)%s.data.AnchorEvery == 0 {
+	if s.refreshDue(s.k) {
 		if err := s.refreshAnchors(); err != nil {
 			s.err = fmt.Errorf("step %d: %w", s.k, err)
 			return s.err
@@ -448,6 +454,9 @@ func (s *Sampler) Step() error {
 	}
 	s.trips.observe(s.at)
 	s.k++
+	if s.k == s.burn {
+		s.freeze()
+	}
 	return nil
 }
 

@@ -35,11 +35,13 @@ func (p Plan) Retained(step int) (i int, ok bool) {
 // then tells how far it went. A step's error or the sink's stops the run,
 // and so does closing p.Stop (ErrStopped, checked before every step, so a
 // run stopped before it began has taken no step). A resumed plan (p.Done)
-// starts after the steps already taken.
+// starts after the steps already taken. Adaptation ends with the plan's
+// burn-in (Sampler.FreezeAfter), counted from p.Done.
 func Run(s *Sampler, p Plan, sink Sink) error {
 	if err := p.validate(s); err != nil {
 		return err
 	}
+	s.FreezeAfter(s.Steps() + max(p.Burn-p.Done, 0))
 	total := p.Steps()
 	for i := p.Done + 1; i <= total; i++ {
 		if p.Stop != nil && stopped(p.Stop) {

@@ -11,8 +11,8 @@ import (
 
 // AutoBatch is the variance model of a chain on a minibatch estimator that
 // also picks the chain's minibatch size n. It trusts the estimator's own
-// variance reports, as Known does, and every Every steps it resizes the
-// minibatch so that the gradient noise supplies the share Share of the
+// variance reports, as Known does, and every Every steps of burn-in (until
+// Freeze) it resizes the minibatch so that the gradient noise supplies the share Share of the
 // chain's noise budget 2τη at the coordinate where the examples disagree most:
 //
 //	η² · N(N − n)/n · S²_max = Share · 2τη,  so  n* = 1 / (1/N + 2·Share·τ / (η N² S²_max)),
@@ -50,6 +50,7 @@ type AutoBatch struct {
 	spread, grad, gv []float64
 	smooth           []float64 // S̄_j² of the last check's window
 	smoothed         bool      // smooth averages a full window, not the pilot
+	frozen           bool      // burn-in is over: n and the smoothed spread stay
 	stats            AutoStats
 }
 
@@ -167,8 +168,15 @@ func (a *AutoBatch) Warning() string {
 		a.stats.Above, a.stats.Checks, a.opt.Max, 100*a.opt.Share, a.tau)
 }
 
+// Freeze ends the resizing: n and the smoothed spread stay as they are
+// (the end of burn-in; see Freezer).
+func (a *AutoBatch) Freeze() { a.frozen = true }
+
+// Frozen reports whether the resizing has ended.
+func (a *AutoBatch) Frozen() bool { return a.frozen }
+
 func (a *AutoBatch) Observe(k int, theta []float64, est energy.Estimator, rng *rand.Rand) error {
-	if k%a.opt.Every != 0 {
+	if a.frozen || k%a.opt.Every != 0 {
 		return nil
 	}
 	if a.stats.Checks == 0 && a.mb.Spread(a.spread) == 0 {

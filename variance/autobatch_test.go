@@ -114,6 +114,8 @@ func TestAutoBatchMeetsShare(t *testing.T) {
 		Cold: energy.Exact{E: terms}, Hot: hot,
 		HotVar: func() variance.Model { return auto },
 		A:      1, Seed: 11,
+		// The gradient noise is measured, not the swaps' law.
+		Energies: exchange.Energies{Gaussian: true},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,8 @@ import (
 
 // An f-reSGLD ladder on logistic regression: the cold chain on a fixed
 // minibatch of 1000, the hot chain on whatever small minibatch puts its
-// gradient noise at 90% of its noise budget.
+// gradient noise at 90% of its noise budget. Swaps draw their energies on a
+// common minibatch of the data and confirm on the full data (PairEnergies).
 func ExampleNewAutoBatch() {
 	data, _, err := models.SyntheticLogistic(100_000, 10, 1, 1)
 	if err != nil {
@@ -32,6 +33,7 @@ func ExampleNewAutoBatch() {
 		Tau1: tau1, Tau2: tau2, Eta: eta, Cold: cold, Hot: hot,
 		HotVar: func() variance.Model { return auto },
 		A:      1, Seed: 1,
+		Energies: exchange.Energies{Mode: exchange.PairEnergies, Terms: data},
 	})
 	s, err := exchange.New(cfg, [][]float64{make([]float64, 10), make([]float64, 10)})
 	if err != nil {

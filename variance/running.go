@@ -17,11 +17,12 @@ type Running struct {
 	Repeats int // draws per update, ≥ 2
 	Period  int // steps between updates, ≥ 1
 
-	m    int
-	gvar []float64 // running average of ŝ², per coordinate
-	evar float64   // running average of σ̂²
-	gv   []float64 // one update's sample variances
-	rep  repeats
+	m      int
+	frozen bool      // burn-in is over: the averages stay
+	gvar   []float64 // running average of ŝ², per coordinate
+	evar   float64   // running average of σ̂²
+	gv     []float64 // one update's sample variances
+	rep    repeats
 }
 
 var _ Model = (*Running)(nil)
@@ -40,8 +41,12 @@ func NewRunning(repeats, period int) (*Running, error) {
 // Updates is the number of updates made so far.
 func (r *Running) Updates() int { return r.m }
 
+// Freeze ends the updates: the averages stay as they are (the end of
+// burn-in; see Freezer).
+func (r *Running) Freeze() { r.frozen = true }
+
 func (r *Running) Observe(k int, theta []float64, est energy.Estimator, rng *rand.Rand) error {
-	if k%r.Period != 0 {
+	if r.frozen || k%r.Period != 0 {
 		return nil
 	}
 	if r.gvar == nil {

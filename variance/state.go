@@ -13,14 +13,15 @@ import (
 func (Known) Stateless() {}
 
 type runningState struct {
-	M    int
-	Gvar []float64
-	Evar float64
+	M      int
+	Gvar   []float64
+	Evar   float64
+	Frozen bool
 }
 
 // SaveState saves the running averages.
 func (r *Running) SaveState() ([]byte, error) {
-	return energy.EncodeState(runningState{M: r.m, Gvar: r.gvar, Evar: r.evar})
+	return energy.EncodeState(runningState{M: r.m, Gvar: r.gvar, Evar: r.evar, Frozen: r.frozen})
 }
 
 // RestoreState restores what SaveState saved.
@@ -29,7 +30,7 @@ func (r *Running) RestoreState(b []byte) error {
 	if err := energy.DecodeState(b, &st, "running variance"); err != nil {
 		return err
 	}
-	r.m, r.evar = st.M, st.Evar
+	r.m, r.evar, r.frozen = st.M, st.Evar, st.Frozen
 	r.gvar, r.gv = nil, nil
 	if st.Gvar != nil {
 		r.gvar, r.gv = st.Gvar, make([]float64, len(st.Gvar))
@@ -98,13 +99,14 @@ func (k *KRR) RestoreState(b []byte) error {
 type autoState struct {
 	Smooth   []float64
 	Smoothed bool
+	Frozen   bool
 	Stats    AutoStats
 }
 
 // SaveState saves the smoothed spread and the checks' record; the size
 // itself is the minibatch's, saved with the minibatch.
 func (a *AutoBatch) SaveState() ([]byte, error) {
-	return energy.EncodeState(autoState{Smooth: a.smooth, Smoothed: a.smoothed, Stats: a.stats})
+	return energy.EncodeState(autoState{Smooth: a.smooth, Smoothed: a.smoothed, Frozen: a.frozen, Stats: a.stats})
 }
 
 // RestoreState restores what SaveState saved.
@@ -117,6 +119,6 @@ func (a *AutoBatch) RestoreState(b []byte) error {
 		return fmt.Errorf("automatic minibatch state: dimension %d, this model's %d", len(st.Smooth), len(a.smooth))
 	}
 	copy(a.smooth, st.Smooth)
-	a.smoothed, a.stats = st.Smoothed, st.Stats
+	a.smoothed, a.frozen, a.stats = st.Smoothed, st.Frozen, st.Stats
 	return nil
 }

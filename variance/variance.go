@@ -49,3 +49,9 @@ func (Known) NeedsReport() bool { return true }
 type Bound interface {
 	Binding() (est energy.Estimator, tau float64)
 }
+
+// Freezer is implemented by models that adapt as the chain runs. A sampler
+// calls Freeze at the end of burn-in; from then on the model's answers no
+// longer depend on the chain's path, so the chain's kernel is fixed and
+// keeps its law. Observe then changes nothing.
+type Freezer interface{ Freeze() }

@@ -100,7 +100,7 @@ func notApplicable(fl *pflag.FlagSet, m exchange.Method, flags []string) error {
 		ignored = []string{"hot-batch", "hot-share"}
 	case m == exchange.ReLDMethod:
 		why, alt = "swaps with exact energies only", "fresgld, mresgld or resgld, which swap on minibatch energies"
-		ignored = []string{"swap-energies", "swap-pilot", "swap-noise-cap", "exact-every"}
+		ignored = []string{"swap-energies", "swap-pilot", "swap-noise-cap", "swap-gaussian", "exact-every"}
 	}
 	var set []string
 	for _, name := range ignored {

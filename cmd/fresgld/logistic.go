@@ -35,7 +35,7 @@ type logisticFlags struct {
 	EtaAuto       bool    `json:"eta_automatic"`
 	Batch         int     `json:"batch"` // cold minibatch
 	BatchAuto     bool    `json:"batch_automatic"`
-	HotBatch      int     `json:"hot_batch"` // 0 with HotBatchAuto: sized as the run goes
+	HotBatch      int     `json:"hot_batch"` // 0 with HotBatchAuto: sized during burn-in
 	HotBatchAuto  bool    `json:"hot_batch_automatic"`
 	Share         float64 `json:"hot_share"`
 	SwapPerStep   float64 `json:"swap_probability_per_step"`
@@ -45,6 +45,7 @@ type logisticFlags struct {
 	ExactEvery    int     `json:"exact_every"` // 0: ⌈8N/n⌉
 	SwapPilot     int     `json:"swap_pilot"`
 	SwapNoiseCap  float64 `json:"swap_noise_cap"`
+	SwapGaussian  bool    `json:"swap_gaussian"`
 	Levels        int     `json:"levels"`
 	Burn          int     `json:"burn"`
 	BurnAuto      bool    `json:"burn_automatic"`
@@ -102,6 +103,7 @@ func init() {
 	fl.Var(autoValue[int]{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor (see above)")
 	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats, sparing the full passes such screens would ask for (0: never)")
+	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take minibatch energy noise for Gaussian, which its penalty rule needs to keep the levels' laws (refused otherwise; the run measures the noise's excess kurtosis and warns when it is not 0)")
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted)")
@@ -153,7 +155,7 @@ func (f *logisticFlags) validate(cmd *cobra.Command) error {
 const minPriorSDRoom = 1e8
 
 // ladderOnlyFlags are logistic's flags that only a ladder of levels reads.
-var ladderOnlyFlags = []string{"levels", "tau2", "hot-batch", "hot-share", "swap-rate", "swap-batch", "swap-energies", "swap-pilot", "swap-noise-cap", "exact-every"}
+var ladderOnlyFlags = []string{"levels", "tau2", "hot-batch", "hot-share", "swap-rate", "swap-batch", "swap-energies", "swap-pilot", "swap-noise-cap", "swap-gaussian", "exact-every"}
 
 func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if f.Method == string(analysis.AutoMethod) && !cmd.Flags().Changed("keep") {
@@ -244,7 +246,7 @@ func (f *logisticFlags) options(cmd *cobra.Command, m exchange.Method) analysis.
 	o := analysis.Options{
 		Command: "logistic", Method: m, Correction: corr, Seed: f.Seed, Tau2: f.Tau2, Levels: f.Levels,
 		Eta: f.Eta, Batch: f.Batch, HotBatch: f.HotBatch, HotShare: f.Share, SwapRate: f.SwapPerStep, SwapBatch: f.SwapBatch,
-		SwapEnergies: f.SwapEnergies, ExactEvery: f.ExactEvery, SwapPilot: f.SwapPilot, SwapNoiseCap: f.SwapNoiseCap,
+		SwapEnergies: f.SwapEnergies, ExactEvery: f.ExactEvery, SwapPilot: f.SwapPilot, SwapNoiseCap: f.SwapNoiseCap, SwapGaussian: f.SwapGaussian,
 		Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Chains: ids, Single: f.Chain > 0, Out: f.Out,
 		CheckpointEvery: f.Every, Args: runArgs(cmd), Cwd: workingDir(), Version: buildVersion(), Resume: resuming, Log: cmd.ErrOrStderr(),
 	}
@@ -271,7 +273,7 @@ func (f *logisticFlags) resolved(o analysis.Options) {
 
 // settings are the chain CSVs' settings lines: the flags with the values
 // the run uses, not the flags' stand-ins (an automatic hot batch is sized
-// as the run goes; auto swap energies resolve to a mode).
+// during burn-in; auto swap energies resolve to a mode).
 func (f *logisticFlags) settings(o analysis.Options, d *dataset.Data) [][2]string {
 	g := *f
 	g.resolved(o)

@@ -28,6 +28,7 @@ type sampleFlags struct {
 	Batch        int           `json:"batch"`
 	BatchAuto    bool          `json:"batch_automatic"`
 	SwapEnergies string        `json:"swap_energies"`
+	SwapGaussian bool          `json:"swap_gaussian"`
 	Burn         int           `json:"burn"`
 	BurnAuto     bool          `json:"burn_automatic"`
 	Keep         int           `json:"keep"`
@@ -58,6 +59,7 @@ func init() {
 	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
 	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget)")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "exact", "swap energies: exact, pair, minibatch, draw, auto, cv, pair-cv, taylor or pair-taylor (see fresgld logistic --help; the modes with anchors ask for them example by example, a round trip each)")
+	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take minibatch energy noise for Gaussian (see fresgld logistic --help)")
 	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained (--method auto: 1000, thinned to a bulk ESS of 400 a chain)")
 	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto)")
@@ -173,6 +175,7 @@ func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analys
 	o := analysis.DefaultOptions()
 	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "sample", method, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
 	o.Keep, o.Out, o.Log = f.Keep, f.Out, cmd.ErrOrStderr()
+	o.SwapGaussian = f.SwapGaussian
 	o.Chains, _ = f.chainFlags.ids()
 	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
 	o.Args, o.Cwd, o.Version = runArgs(cmd), workingDir(), buildVersion()

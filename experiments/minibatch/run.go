@@ -141,6 +141,9 @@ func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 			return auto
 		},
 		A: st.SwapA, A1: st.A1, Seed: seed, Correction: st.Correction,
+		// The study runs the paper's swaps, on the levels' own minibatch
+		// energies under the penalty rule, as if their noise were Gaussian.
+		Energies: exchange.Energies{Gaussian: true},
 	}
 	var cfg exchange.Config
 	if m == CorrectedSGLD {

@@ -143,6 +143,8 @@ func RunSD(pr Problem, ref Reference, v SDVariant, seed uint64) (SDRun, error) {
 			return keep(variance.NewAutoBatch(hot, st.Tau2, eta, variance.AutoOptions{Share: st.Share, Every: st.Every, Smooth: v.SmoothHot}))
 		},
 		A: st.SwapA, A1: st.A1, Seed: seed, Correction: v.Correction,
+		// The paper's swaps, as in Run.
+		Energies: exchange.Energies{Gaussian: true},
 	}
 	if v.SmoothCold {
 		setup.ColdVar = func() variance.Model {
