@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/fresgld/fresgld/diag"
 )
@@ -61,7 +62,7 @@ func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
 	for c := range chains {
 		o.Chain[c] = make([]float64, K)
 		for k := range K {
-			o.Chain[c][k] = mean(ind[k][c])
+			o.Chain[c][k] = stat.Mean(ind[k][c], nil)
 			o.Pooled[k] += o.Chain[c][k] * float64(len(ind[k][c]))
 		}
 		n += float64(len(ind[0][c]))
@@ -71,14 +72,6 @@ func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
 		o.Rhat[k] = diag.Rhat(ind[k])
 	}
 	return o
-}
-
-func mean(xs []float64) float64 {
-	var s float64
-	for _, x := range xs {
-		s += x
-	}
-	return s / float64(len(xs))
 }
 
 // Warnings says, when the chains disagree on a mode's share beyond
