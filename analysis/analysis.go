@@ -140,23 +140,25 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		checkEta = plan.Rate()
 	}
 	run := ChainRun{
-		Header:     ChainHeader{Command: o.Command, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
-		Names:      names,
-		Plan:       exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
-		New:        build,
-		LogDensity: logDensity(m.Terms, o.Seed),
-		ExactLP:    m.Terms.Len()*m.Terms.Dim() <= lpWork, // logDensity's own rule
-		Generated:  m.Generated,
-		Generate:   m.Generate,
-		Sample:     o.Sample,
-		Out:        o.Out,
-		Single:     o.Single,
-		Label:      o.Command + " " + string(o.Method),
-		Every:      o.CheckpointEvery,
-		Args:       o.Args,
-		Cwd:        o.Cwd,
-		Version:    o.Version,
-		Resume:     o.Resume,
+		Header:       ChainHeader{Command: o.Command, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
+		Names:        names,
+		Plan:         exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
+		New:          build,
+		LogDensity:   logDensity(m.Terms, o.Seed),
+		ExactLP:      m.Terms.Len()*m.Terms.Dim() <= lpWork, // logDensity's own rule
+		Generated:    m.Generated,
+		Generate:     m.Generate,
+		Sample:       o.Sample,
+		Out:          o.Out,
+		Single:       o.Single,
+		Label:        o.Command + " " + string(o.Method),
+		Progress:     o.Progress,
+		ProgressNote: o.ProgressNote,
+		Every:        o.CheckpointEvery,
+		Args:         o.Args,
+		Cwd:          o.Cwd,
+		Version:      o.Version,
+		Resume:       o.Resume,
 	}
 	before := res.Warnings
 	sampled, err := Sample(ctx, run, o.Chains)

@@ -55,6 +55,10 @@ type Options struct {
 	// Log, when set, receives what the run says before sampling (its
 	// choice of swap energies, the warnings found then), as they happen.
 	Log io.Writer
+	// Progress, when set, receives the run's progress while it samples
+	// (stderr; nil: none), with ProgressNote's text, when set, on each line.
+	Progress     io.Writer
+	ProgressNote func() string
 	// Settings, when set, gives the settings lines of the chains' CSVs
 	// from the options as resolved (default: the options' own).
 	Settings func(Options) [][2]string

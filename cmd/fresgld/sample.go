@@ -101,6 +101,7 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		return fmt.Errorf("--model-cmd: %w", err)
 	}
 	defer m.Close()
+	o.ProgressNote = modelBusy(m)
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
 	res, err := analysis.Run(ctx, analysis.Model{Terms: m, Names: m.Names()}, o)
@@ -148,7 +149,7 @@ func blameModel(s *analysis.Summary) {
 func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analysis.Options {
 	o := analysis.DefaultOptions()
 	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "sample", method, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
-	o.Keep, o.Out, o.Log = f.Keep, f.Out, cmd.ErrOrStderr()
+	o.Keep, o.Out, o.Log, o.Progress = f.Keep, f.Out, cmd.ErrOrStderr(), progressTo(cmd)
 	o.Chains, _ = f.chainFlags.ids()
 	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
 	o.Args, o.Cwd, o.Version = runArgs(cmd), workingDir(), buildVersion()
@@ -178,6 +179,24 @@ func (f *sampleFlags) settings(o analysis.Options) [][2]string {
 		s = append(s, [2]string{"swap_energies_used", mode})
 	}
 	return s
+}
+
+// modelBusy is the progress note of a run on m: the share of the time
+// since the last note that the model's process spent computing, which says
+// whether the model or the sampler sets the pace.
+func modelBusy(m *modelproc.Model) func() string {
+	cpu0, _ := m.CPUTime()
+	t0 := time.Now()
+	return func() string {
+		cpu, ok := m.CPUTime()
+		now := time.Now()
+		if !ok || !now.After(t0) {
+			return ""
+		}
+		note := fmt.Sprintf("model busy %.0f%%", 100*float64(cpu-cpu0)/float64(now.Sub(t0)))
+		cpu0, t0 = cpu, now
+		return note
+	}
 }
 
 // modelError puts the model's own failure, if it had one, before err: the
