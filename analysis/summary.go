@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/report"
 )
 
 // Summary is what a multi-chain run (or a merge of single-chain runs)
@@ -418,10 +419,12 @@ func remediesFor(command string, settings [][2]string) remedies {
 	return r
 }
 
-// Thresholds of the warnings, as Stan's and posterior's guidance has them.
+// Thresholds of the warnings: R̂ and ESS are the report's verdict's, the
+// same for every command.
 const (
-	rhatMax        = 1.01
-	essPerChainMin = 100
+	rhatMax        = report.RhatMax
+	essPerChainMin = report.ESSPerChainMin
+	essTotalMin    = report.ESSTotalMin
 	clampMax       = 0.01
 )
 
@@ -439,7 +442,7 @@ func chainWarnings(s Summary, r remedies) []Warning {
 		if !(p.Rhat <= rhatMax) {
 			badR = append(badR, p)
 		}
-		if !(p.ESSBulk >= essPerChainMin*float64(len(s.DiagChains))) {
+		if !(p.ESSBulk >= max(essTotalMin, essPerChainMin*float64(len(s.DiagChains)))) {
 			badE = append(badE, p)
 		}
 	}
@@ -459,7 +462,7 @@ func chainWarnings(s Summary, r remedies) []Warning {
 				worst = p
 			}
 		}
-		w = append(w, Warning{Code: "ess", Number: worst.ESSBulk, Remedy: r.ESS, Message: fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), r.ESS)})
+		w = append(w, Warning{Code: "ess", Number: worst.ESSBulk, Remedy: r.ESS, Message: fmt.Sprintf("bulk ESS < %d in all or < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essTotalMin, essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), r.ESS)})
 	}
 	for _, l := range s.Clamped {
 		if l.Share > clampMax && s.Counted > 0 {

@@ -128,8 +128,17 @@ func TestWarnings(t *testing.T) {
 	for id := 1; id <= 4; id++ {
 		cs = append(cs, fakeChain(id, 90, 0, ok))
 	}
-	if s, _ := summarizeChains(cs); !has(s.Warnings, "bulk ESS < 100 per chain") {
+	if s, _ := summarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all or < 100 per chain") {
 		t.Errorf("short chains: warnings %q", s.Warnings)
+	}
+	// Two chains of 150 draws: bulk ESS about 300, above 100 a chain but
+	// below 400 in all.
+	cs = nil
+	for id := 1; id <= 2; id++ {
+		cs = append(cs, fakeChain(id, 150, 0, ok))
+	}
+	if s, _ := summarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all") {
+		t.Errorf("two short chains: warnings %q", s.Warnings)
 	}
 	// 2% of level 2's steps clamped in one chain: 0.5% over four chains is
 	// fine, 2% in each is not.

@@ -109,11 +109,13 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if err != nil {
 		return modelError(m, err)
 	}
+	var modelErr string
 	if m.Err() != nil {
 		blameModel(&res.Summary)
+		modelErr = m.Err().Error()
 	}
 	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs:\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds())
-	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Summary: res.Summary}
+	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), ModelError: modelErr, Summary: res.Summary}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
@@ -126,6 +128,9 @@ type sampleSummary struct {
 	N           int          `json:"examples"`
 	Names       []string     `json:"parameters_named"`
 	WallSeconds float64      `json:"wall_seconds"`
+	// ModelError is the model process's failure, its standard error's
+	// tail and exit status among it: the report shows it.
+	ModelError string `json:"model_error,omitempty"`
 	analysis.SwapSummary
 	analysis.Summary
 }
@@ -134,7 +139,7 @@ type sampleSummary struct {
 // their true remedy: they stopped on the NaN the failed model answered,
 // not on their step size.
 func blameModel(s *analysis.Summary) {
-	const remedy = "the model process failed (its error follows)"
+	const remedy = "the model process failed: its error is printed last, and kept in summary.json (model_error) and report.html"
 	for i, w := range s.Details {
 		if w.Code == "stopped" {
 			s.Details[i].Message = strings.TrimSuffix(w.Message, w.Remedy) + remedy
