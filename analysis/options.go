@@ -31,13 +31,17 @@ type Options struct {
 	SwapRate   float64             // --swap-rate: probability of an attempt per step
 	SwapBatch  int                 // --swap-batch (0: each chain's own minibatch)
 	// SwapEnergies is "auto" or an exchange.EnergyMode's name.
-	SwapEnergies string  // --swap-energies
-	ExactEvery   int     // --exact-every (0: ⌈8N/n⌉)
-	SwapPilot    int     // --swap-pilot
-	SwapNoiseCap float64 // --swap-noise-cap
-	Burn         int     // --burn (Auto: automatic)
-	Keep         int     // --keep
-	Thin         int     // --thin (0: automatic)
+	SwapEnergies string // --swap-energies
+	// SwapEnergiesRule, when set, says why SwapEnergies (not auto) was
+	// chosen: a command's own default, the flag not given (default: "set
+	// by --swap-energies").
+	SwapEnergiesRule string
+	ExactEvery       int     // --exact-every (0: ⌈8N/n⌉)
+	SwapPilot        int     // --swap-pilot
+	SwapNoiseCap     float64 // --swap-noise-cap
+	Burn             int     // --burn (Auto: automatic)
+	Keep             int     // --keep
+	Thin             int     // --thin (0: automatic)
 	// Chains are the chains to run, numbered from 1; Single says they
 	// are one chain of a larger run (--chain c), whose other chains' files
 	// are left alone.

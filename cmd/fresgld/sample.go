@@ -170,6 +170,9 @@ func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analys
 	if !f.ThinAuto {
 		o.Thin = f.Thin
 	}
+	if !cmd.Flags().Changed("swap-energies") {
+		o.SwapEnergiesRule = "sample's default: the modes with anchors would ask the model for them example by example, a round trip each; --swap-energies chooses another"
+	}
 	o.Settings = f.settings
 	return o
 }
