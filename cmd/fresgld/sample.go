@@ -157,7 +157,7 @@ func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analys
 	o.Keep, o.Out, o.Log, o.Progress = f.Keep, f.Out, cmd.ErrOrStderr(), progressTo(cmd)
 	o.Chains, _ = f.chainFlags.ids()
 	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
-	o.Args, o.Cwd, o.Version = runArgs(cmd), workingDir(), buildVersion()
+	o.Args, o.Cwd, o.Version, o.Resume = runArgs(cmd), workingDir(), buildVersion(), resuming
 	if !f.EtaAuto {
 		o.Eta = f.Eta
 	}
