@@ -299,6 +299,15 @@ func (r *Result) AddWarnings(ws ...Warning) {
 // whose summaries are written: nothing is left to resume.
 func (r *Result) Finished() error { return r.run.finished(r.ids) }
 
+// SetExactDensity gives variable name's exact marginal density, where the
+// command knows it: the marginals figure draws it over the chains'.
+func (r *Result) SetExactDensity(name string, pdf func(float64) float64) {
+	if r.Summary.exact == nil {
+		r.Summary.exact = map[string]func(float64) float64{}
+	}
+	r.Summary.exact[name] = pdf
+}
+
 // Dir is the output directory.
 func (r *Result) Dir() *output.Dir { return r.dir }
 

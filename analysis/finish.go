@@ -145,7 +145,7 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 	}
 	var vars, ranked []figure.Variable
 	for _, r := range rows {
-		v := figure.Variable{Name: fmt.Sprintf("%s (rhat %.3f)", r.Name, r.Rhat), Unit: unitOf(s, r.Name)} // the fonts draw no combining hat
+		v := figure.Variable{Name: fmt.Sprintf("%s (rhat %.3f)", r.Name, r.Rhat), Unit: unitOf(s, r.Name), Exact: s.exact[r.Name]} // the fonts draw no combining hat
 		for _, c := range used {
 			v.Chains = append(v.Chains, c.Cols[col[r.Name]][:s.Draws])
 		}
@@ -208,7 +208,12 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 		errs = append(errs, save("ranks", ps, err, cols, pw))
 	}
 	ps, err = figure.Marginals(vars)
-	ps, err = keyed(ps, err, chainLabels, "marginal densities: "+caption)
+	marginalLabels, mc := chainLabels, "marginal densities: "+caption
+	if slices.ContainsFunc(vars, func(v figure.Variable) bool { return v.Exact != nil }) {
+		marginalLabels = append(slices.Clone(chainLabels), figure.ExactLabel)
+		mc += "; black: the exact density"
+	}
+	ps, err = keyed(ps, err, marginalLabels, mc)
 	errs = append(errs, save("marginals", ps, err, cols, pw))
 	K := len(s.Clamped)
 	if K < 2 {

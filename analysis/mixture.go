@@ -78,6 +78,7 @@ func MixtureFit(res *Result, u func(float64) float64, tau float64, name string) 
 		return nil, "", nil
 	}
 	exact := diag.Tempered1D(u, tau, -10, 10, 20000)
+	res.SetExactDensity(res.Chains[0].Columns[len(res.Chains[0].Columns)-1], exact.At)
 	w := fractionAbove(xs, 0)
 	mcse := weightMCSE(res, w)
 	metrics = map[string]any{

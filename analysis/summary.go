@@ -54,6 +54,10 @@ type Summary struct {
 	Warnings    []string `json:"warnings"`
 	// Details are the warnings as values, in the same order.
 	Details []Warning `json:"warning_details"`
+
+	// exact are the exact marginal densities known, by variable, which
+	// the marginals figure overlays (Result.SetExactDensity).
+	exact map[string]func(float64) float64
 }
 
 // setWarnings makes ws the summary's warnings.

@@ -19,6 +19,9 @@ type Variable struct {
 	Chains [][]float64
 	// Unit is the unit of the values, for the axes ("": none known).
 	Unit string
+	// Exact, when set, is the exact marginal density, which Marginals
+	// draws over the chains' (a black line).
+	Exact func(float64) float64
 }
 
 // valueLabel is the axis label of v's values.
@@ -208,6 +211,20 @@ func Marginals(vars []Variable) ([]*plot.Plot, error) {
 			if err != nil {
 				return nil, fmt.Errorf("marginal of %s: %w", v.Name, err)
 			}
+			p.Add(l)
+		}
+		if v.Exact != nil {
+			const n = 400 // points: smooth at a panel's width
+			xy := make(plotter.XYs, n+1)
+			for i := range xy {
+				xy[i].X = lo + (hi-lo)*float64(i)/n
+				xy[i].Y = v.Exact(xy[i].X)
+			}
+			l, err := plotter.NewLine(xy)
+			if err != nil {
+				return nil, fmt.Errorf("exact marginal of %s: %w", v.Name, err)
+			}
+			l.Color, l.Width = color.Black, vg.Points(1.2)
 			p.Add(l)
 		}
 		out = append(out, p)

@@ -469,7 +469,7 @@ var figures = []struct{ name, caption string }{
 	{"density", "the pooled draws' density against the exact one"},
 	{"trace", "trace plots: each chain's draws by step"},
 	{"ranks", "rank histograms: each chain's ranks among all draws (flat, near the dashed count, when the chains mix)"},
-	{"marginals", "marginal densities, one curve per chain"},
+	{"marginals", "marginal densities, one curve per chain, and in black the exact density where the command knows it"},
 	{"replicas", "which replica sits at each level, by step: the ladder's mixing"},
 	{"ladder-trace", "the first chain's ladder trace: the level each replica holds, draw by draw"},
 }
