@@ -219,6 +219,7 @@ var zeroMeans = map[string]string{
 	"swap_batch":       "auto (each chain's own minibatch)",
 	"hot_batch":        "auto (sized as the run goes)",
 	"checkpoint_every": "off",
+	"swap_a":           "0 (an attempt at every step)",
 }
 
 // readable shows settings as a reader wants them: a setting chosen

@@ -66,3 +66,27 @@ func TestExactTable(t *testing.T) {
 		}
 	}
 }
+
+// Settings chosen automatically read "auto" (with the value chosen where
+// the run recorded one), a 0 that stands for automatic or off says so, and
+// the _automatic flags are folded in; other values stay as written.
+func TestReadableSettings(t *testing.T) {
+	got := readable([]Item{
+		{"eta", "0"}, {"eta_automatic", "true"},
+		{"thin", "4698"}, {"thin_automatic", "true"},
+		{"burn", "300"}, {"burn_automatic", "false"},
+		{"hot_batch", "0"}, {"hot_batch_automatic", "true"},
+		{"cycle", "0"}, {"cycle_automatic", "true"},
+		{"exact_every", "0"}, {"keep", "0"}, {"seed", "1"},
+	})
+	want := []Item{{"eta", "auto"}, {"thin", "auto: 4698"}, {"burn", "300"}, {"hot_batch", "auto (sized as the run goes)"},
+		{"cycle", "off"}, {"exact_every", "auto (⌈8N/n⌉ steps)"}, {"keep", "0"}, {"seed", "1"}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("%d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
