@@ -61,7 +61,8 @@ func densityFigure(base string, exact diag.Grid1D, xs []float64, name string) er
 	if err != nil {
 		return err
 	}
-	return figure.Save(p, 7*vg.Inch, 4*vg.Inch, base)
+	// 11 inches: a report's page width at the PNG's 96 dpi.
+	return figure.Save(p, 11*vg.Inch, 4.5*vg.Inch, base)
 }
 
 // MixtureFit compares the draws the table pools, of a run on a
