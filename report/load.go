@@ -146,7 +146,12 @@ func Load(dir string) (*Report, error) {
 		case "data":
 			r.Title += " on " + filepath.Base(it.Value)
 		case "model_cmd":
-			r.Title += " on the model " + strconv.Quote(it.Value)
+			// A title line, not the whole command: Settings has it all.
+			c := []rune(it.Value)
+			if len(c) > titleCmd {
+				c = append(c[:titleCmd-1], '…')
+			}
+			r.Title += " on the model " + strconv.Quote(string(c))
 		}
 	}
 	r.Lines = append(r.Lines, runLine(s), drawsLine(s))
@@ -210,6 +215,9 @@ func Load(dir string) (*Report, error) {
 	r.Figures, err = LoadFigures(dir)
 	return r, err
 }
+
+// titleCmd is the most runes of a model's command the title shows.
+const titleCmd = 60
 
 // zeroMeans says what a setting's 0 stands for where it is not a number:
 // the settings record the flags as given.
