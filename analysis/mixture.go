@@ -84,7 +84,7 @@ func MixtureFit(res *Result, u func(float64) float64, tau float64, name string) 
 	mcse := weightMCSE(res, w)
 	metrics = map[string]any{
 		"tv": exact.TV(xs, gmmBins), "tv_bins": gmmBins, "w1": exact.W1(xs),
-		"right_mode_weight": w, "right_mode_weight_exact": 1 - exact.CDF(0), "right_mode_weight_mcse": mcse,
+		"right_mode_weight": w, "right_mode_weight_exact": 1 - exact.CDF(0), "right_mode_weight_mcse": JSONNum(mcse), // null when the ESS is undefined
 	}
 	line = fmt.Sprintf("pooled draws against the exact density: TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f ± %.2g MCSE (exact %.3f)",
 		metrics["tv"], gmmBins, metrics["w1"], w, mcse, metrics["right_mode_weight_exact"])
