@@ -395,7 +395,7 @@ func costUnit(command string) string {
 const standardisedScale = "coefficients on the standardised scale: log-odds per standard deviation of each feature (on the data's scale below)"
 
 // remedies are the command's advice for each warning.
-type remedies struct{ Rhat, ESS, Clamp, NoSwap, NoAttempt, Stop string }
+type remedies struct{ Rhat, ESS, Clamp, NoSwap, FewSwaps, NoAttempt, Stop string }
 
 // settings are the run's, as its chain files record them: a remedy the run
 // already uses is not offered.
@@ -405,6 +405,7 @@ func remediesFor(command string, settings [][2]string) remedies {
 		ESS:       "the means and quantiles are imprecise: raise --keep (or --thin)",
 		Clamp:     "lower --eta",
 		NoSwap:    "the levels' energies do not overlap: lower --tau2",
+		FewSwaps:  "the ladder barely communicates there: add levels (--levels) or lower --tau2",
 		NoAttempt: "raise the swap intensity",
 		Stop:      "lower --eta",
 	}
@@ -480,6 +481,11 @@ func chainWarnings(s Summary, r remedies) []Warning {
 			w = append(w, Warning{Code: "no-swap-attempt", Remedy: r.NoAttempt, Message: fmt.Sprintf("levels %d and %d: no swap attempted: %s", p.Levels[0], p.Levels[1], r.NoAttempt)})
 		case p.NoSwap > 0:
 			w = append(w, Warning{Code: "no-swap", Number: float64(p.NoSwap), Remedy: r.NoSwap, Message: fmt.Sprintf("levels %d and %d: no swap accepted in %d of %d chains (%d accepted of %d attempts in all): %s", p.Levels[0], p.Levels[1], p.NoSwap, s.Counted, p.Accepts, p.Attempts, r.NoSwap)})
+		case s.Command != "gmm" && float64(p.Accepts) < report.SwapAcceptMin*float64(p.Attempts):
+			// The report's verdict's floor; gmm's ladder report warns at
+			// the same one, chain by chain.
+			rate := float64(p.Accepts) / float64(p.Attempts)
+			w = append(w, Warning{Code: "few-swaps", Number: rate, Remedy: r.FewSwaps, Message: fmt.Sprintf("levels %d and %d: %.1f%% of swap attempts accepted (%d of %d), below %g%%: %s", p.Levels[0], p.Levels[1], 100*rate, p.Accepts, p.Attempts, 100*report.SwapAcceptMin, r.FewSwaps)})
 		}
 	}
 	for _, c := range s.PerChain {
