@@ -90,3 +90,16 @@ func TestReadableSettings(t *testing.T) {
 		}
 	}
 }
+
+// regress's per-coefficient table names the exact_* columns only when the
+// run wrote them (--exact).
+func TestCoefficientCaption(t *testing.T) {
+	without, ok := coefficientTable([]byte(`[{"variable":"age","mean":0.1,"sd":0.2,"inclusion":0.5,"inclusion_mcse":0.01}]`))
+	if !ok || strings.Contains(without.Caption, "exact") {
+		t.Errorf("without exact columns: caption %q", without.Caption)
+	}
+	with, ok := coefficientTable([]byte(`[{"variable":"age","mean":0.1,"sd":0.2,"inclusion":0.5,"inclusion_mcse":0.01,"exact_mean":0.1}]`))
+	if !ok || !strings.Contains(with.Caption, "exact_*") {
+		t.Errorf("with exact columns: caption %q", with.Caption)
+	}
+}
