@@ -160,23 +160,25 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		checkEta = plan.Rate()
 	}
 	run := ChainRun{
-		Header:     ChainHeader{Command: o.Command, Algorithm: algorithm, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
-		Names:      names,
-		Plan:       exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
-		New:        build,
-		LogDensity: logDensity(m.Terms, o.Seed),
-		ExactLP:    m.Terms.Len()*m.Terms.Dim() <= lpWork, // logDensity's own rule
-		Generated:  m.Generated,
-		Generate:   m.Generate,
-		Sample:     o.Sample,
-		Out:        o.Out,
-		Single:     o.Single,
-		Label:      o.Command + " " + string(o.Method),
-		Every:      o.CheckpointEvery,
-		Args:       o.Args,
-		Cwd:        o.Cwd,
-		Version:    o.Version,
-		Resume:     o.Resume,
+		Header:       ChainHeader{Command: o.Command, Algorithm: algorithm, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
+		Names:        names,
+		Plan:         exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
+		New:          build,
+		LogDensity:   logDensity(m.Terms, o.Seed),
+		ExactLP:      m.Terms.Len()*m.Terms.Dim() <= lpWork, // logDensity's own rule
+		Generated:    m.Generated,
+		Generate:     m.Generate,
+		Sample:       o.Sample,
+		Out:          o.Out,
+		Single:       o.Single,
+		Label:        o.Command + " " + string(o.Method),
+		Progress:     o.Progress,
+		ProgressNote: o.ProgressNote,
+		Every:        o.CheckpointEvery,
+		Args:         o.Args,
+		Cwd:          o.Cwd,
+		Version:      o.Version,
+		Resume:       o.Resume,
 	}
 	before := res.Warnings
 	sampled, err := Sample(ctx, run, o.Chains)
@@ -324,6 +326,15 @@ func (r *Result) AddWarnings(ws ...Warning) {
 // Finished removes the checkpoints of a run whose chains all completed and
 // whose summaries are written: nothing is left to resume.
 func (r *Result) Finished() error { return r.run.finished(r.ids) }
+
+// SetExactDensity gives variable name's exact marginal density, where the
+// command knows it: the marginals figure draws it over the chains'.
+func (r *Result) SetExactDensity(name string, pdf func(float64) float64) {
+	if r.Summary.exact == nil {
+		r.Summary.exact = map[string]func(float64) float64{}
+	}
+	r.Summary.exact[name] = pdf
+}
 
 // Dir is the output directory.
 func (r *Result) Dir() *output.Dir { return r.dir }

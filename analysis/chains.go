@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -89,6 +90,10 @@ type ChainRun struct {
 	Single bool
 	Stale  []string
 	Label  string // for the progress bar
+	// Progress, when set, receives the run's progress while it runs
+	// (stderr; nil: none), with ProgressNote's text, when set, on each line.
+	Progress     io.Writer
+	ProgressNote func() string
 	// Every is the seconds between checkpoints (0: none); Args and Cwd
 	// are the command line they record, for fresgld resume.
 	Every   float64
@@ -196,9 +201,17 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 	}
 	plan := r.Plan
 	plan.Stop = r.ctx.Done()
-	plan.Progress = NewProgress(r.Label, plan.Steps()*len(ids)).Callback()
+	meter := NewMeter(r.Progress, r.Label, len(ids), plan.Burn, plan.Keep, plan.Thin, done)
+	if meter != nil {
+		meter.Extra = r.ProgressNote
+	}
+	for i := range sinks {
+		sinks[i].(*chainSink).meter, sinks[i].(*chainSink).index = meter, i
+	}
 	start := time.Now()
+	meter.Start()
 	res := exchange.ResumeChains(smps, plan, done, sinks, 0)
+	meter.Stop()
 	wall := time.Since(start)
 	for i, s := range smps {
 		k := sinks[i].(*chainSink)
@@ -332,12 +345,19 @@ type chainSink struct {
 	ck     *Checkpoint
 	ckPath string
 	due    *atomic.Bool
+
+	// The run's progress meter (nil: none) and this chain's index in it.
+	meter *Meter
+	index int
 }
 
 // Observe records the draw of a retained step. An interrupt is the plan's
 // Stop: the run ends before the next step, so every step taken is recorded.
 // A due checkpoint, and the last step's, is written after the step's draw.
 func (k *chainSink) Observe(step int, s *exchange.Sampler) error {
+	if step%progressBatch == 0 || step == k.plan.Steps() {
+		k.meter.Set(k.index, step)
+	}
 	if err := k.record(step, s); err != nil {
 		return err
 	}
@@ -396,6 +416,11 @@ func (k *chainSink) record(step int, s *exchange.Sampler) error {
 	}
 	return nil
 }
+
+// progressBatch is the steps between a chain's reports to its meter: one
+// atomic store per 16 steps costs nothing beside a step, and a meter that
+// reads 4 times a second sees counts fresh to well within a second.
+const progressBatch = 16
 
 // ErrInterrupted is the error of a run stopped by its context (SIGINT or
 // SIGTERM in the command).

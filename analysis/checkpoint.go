@@ -30,7 +30,7 @@ const checkpointFormat = 1
 type Checkpoint struct {
 	Format  int
 	Version string   // the fresgld that wrote it
-	Command string   // gmm or logistic
+	Command string   // gmm, logistic, regress or sample
 	Args    []string // the flags the user gave, as --name=value
 	Cwd     string   // the working directory the flags' paths are relative to
 	Header  []string // the chain's CSV settings lines

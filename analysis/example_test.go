@@ -41,7 +41,7 @@ func Example() {
 	dir, _ := os.MkdirTemp("", "analysis")
 	defer os.RemoveAll(dir)
 	o := analysis.DefaultOptions()
-	o.Method, o.Chains, o.Keep, o.Out = exchange.SGLDMethod, []int{1, 2}, 500, dir
+	o.Method, o.Keep, o.Out = exchange.SGLDMethod, 500, dir
 	res, err := analysis.Run(context.Background(), analysis.Model{Terms: gaussMean{x}, Names: []string{"mu"}}, o)
 	if err != nil {
 		fmt.Println(err)

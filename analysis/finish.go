@@ -70,6 +70,24 @@ func writeSummary(dir *output.Dir, chains []*Chain, s Summary, full any) (string
 // is writing the figures.
 const bigOutput = 1_000_000
 
+// panelHeight is the height of a chain figure's panel.
+const panelHeight = 6.5 * vg.Centimeter
+
+// unitOf is the unit of variable name's values, for the axes.
+func unitOf(s Summary, name string) string {
+	switch {
+	case name == "lp__":
+		return "log density, nats"
+	case generated(s.Command, name):
+		return "probability"
+	case s.Command == "regress":
+		return "response sds per feature sd"
+	case s.Scale != "":
+		return "log-odds per feature sd"
+	}
+	return ""
+}
+
 // figurePanels is the most variables a chain figure shows.
 const figurePanels = 12
 
@@ -90,7 +108,17 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 	for j, n := range c0.Columns {
 		col[n] = j
 	}
-	rows := slices.Clone(s.Parameters)
+	// A constant (an inclusion probability of 1 in every draw) has no
+	// trace, ranks or density to show: it is in the table.
+	var rows []ParamRow
+	constants := 0
+	for _, r := range s.Parameters {
+		if r.SD == 0 {
+			constants++
+			continue
+		}
+		rows = append(rows, r)
+	}
 	if len(rows) > figurePanels {
 		// Largest R̂ first, NaN (undefined R̂) before any number.
 		slices.SortStableFunc(rows, func(a, b ParamRow) int {
@@ -109,13 +137,29 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 		rows = rows[:figurePanels]
 		note = fmt.Sprintf("the %d of %d variables with the largest R̂", figurePanels, len(s.Parameters))
 	}
-	var vars []figure.Variable
+	if constants > 0 {
+		if note != "" {
+			note += "; "
+		}
+		note += fmt.Sprintf("%d constant variable(s) left out", constants)
+	}
+	var vars, ranked []figure.Variable
 	for _, r := range rows {
-		v := figure.Variable{Name: fmt.Sprintf("%s (rhat %.3f)", r.Name, r.Rhat)} // the fonts draw no combining hat
+		v := figure.Variable{Name: fmt.Sprintf("%s (rhat %.3f)", r.Name, r.Rhat), Unit: unitOf(s, r.Name), Exact: s.exact[r.Name]} // the fonts draw no combining hat
 		for _, c := range used {
 			v.Chains = append(v.Chains, c.Cols[col[r.Name]][:s.Draws])
 		}
 		vars = append(vars, v)
+		// A generated quantity's ranks say nothing the parameters' do
+		// not: it is a function of them, and a Rao–Blackwellised
+		// probability piles its draws on ties near 0 and 1 that look
+		// like chains that do not mix.
+		if !generated(s.Command, r.Name) {
+			ranked = append(ranked, v)
+		}
+	}
+	if len(vars) == 0 {
+		return note, nil
 	}
 	h := c0.Header
 	first := h.Burn + h.Thin
@@ -123,7 +167,7 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 		if err != nil {
 			return err
 		}
-		rows, w, h := figure.Grid(ps, cols, pw, 4.5*vg.Centimeter)
+		rows, w, h := figure.Grid(ps, cols, pw, panelHeight)
 		if err := figure.SaveGrid(rows, w, h, dir.File(name)); err != nil {
 			return err
 		}
@@ -148,15 +192,28 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 		k, err := figure.Key(labels, caption)
 		return append(ps, k), err
 	}
-	const cols, pw = 3, 6 * vg.Centimeter
+	// Three panels across fill a report's page (72em, about 1150 px at
+	// the PNG's 96 dpi) at their natural size.
+	const cols, pw = 3, 10 * vg.Centimeter
 	ps, err := figure.Traces(vars, first, h.Thin)
 	ps, err = keyed(ps, err, chainLabels, "trace: "+caption)
 	errs := []error{save("trace", ps, err, cols, pw)}
-	ps, err = figure.Ranks(vars)
-	ps, err = keyed(ps, err, chainLabels, "rank histograms (dashed: the count if the chains mixed): "+caption)
-	errs = append(errs, save("ranks", ps, err, cols, pw))
+	if len(ranked) > 0 {
+		ps, err = figure.Ranks(ranked)
+		rc := "rank histograms (dashed: the count if the chains mixed): " + caption
+		if len(ranked) < len(vars) {
+			rc += "; generated quantities (functions of the parameters) have none"
+		}
+		ps, err = keyed(ps, err, chainLabels, rc)
+		errs = append(errs, save("ranks", ps, err, cols, pw))
+	}
 	ps, err = figure.Marginals(vars)
-	ps, err = keyed(ps, err, chainLabels, "marginal densities: "+caption)
+	marginalLabels, mc := chainLabels, "marginal densities: "+caption
+	if slices.ContainsFunc(vars, func(v figure.Variable) bool { return v.Exact != nil }) {
+		marginalLabels = append(slices.Clone(chainLabels), figure.ExactLabel)
+		mc += "; black: the exact density"
+	}
+	ps, err = keyed(ps, err, marginalLabels, mc)
 	errs = append(errs, save("marginals", ps, err, cols, pw))
 	K := len(s.Clamped)
 	if K < 2 {
@@ -179,7 +236,7 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 	}
 	ps, err = figure.Replicas(ids, levels, first, h.Thin)
 	ps, err = keyed(ps, err, levelLabels, "which replica sits at each level (level 1 the coldest; crossing lines are swaps)")
-	errs = append(errs, save("replicas", ps, err, 2, 9*vg.Centimeter))
+	errs = append(errs, save("replicas", ps, err, 2, 15*vg.Centimeter))
 	return note, errors.Join(errs...)
 }
 

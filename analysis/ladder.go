@@ -11,6 +11,7 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/output"
+	"github.com/fresgld/fresgld/report"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -320,8 +321,9 @@ func foldWarnings(ws []ladderWarning) []string {
 
 // poorRejection is the rejection rate above which a pair is reported as
 // barely communicating: fewer than one attempt in ten swaps, so a replica
-// waits ten rounds on average to cross it.
-const poorRejection = 0.9
+// waits ten rounds on average to cross it. It is the report's verdict's
+// floor of swap acceptance, the same for every command.
+const poorRejection = 1 - report.SwapAcceptMin
 
 // warnings says where a chain's ladder barely communicates, with the number
 // and a remedy: a pair that rejects nearly every swap, and a run in which no

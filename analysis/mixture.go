@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"fmt"
+	"math"
+	"slices"
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/figure"
@@ -24,6 +26,30 @@ func fractionAbove(xs []float64, c float64) float64 {
 	return float64(n) / float64(len(xs))
 }
 
+// weightMCSE is the Monte Carlo standard error of w, the share of the
+// draws right of 0: the sd √(w(1 − w)) of the indicator over the square
+// root of its ESS, from the chains and draws the diagnostics use.
+func weightMCSE(res *Result, w float64) float64 {
+	var ind [][]float64
+	for _, c := range res.Chains {
+		if !slices.Contains(res.Summary.DiagChains, c.Header.ID) {
+			continue
+		}
+		xs := c.Cols[len(c.Columns)-1][:res.Summary.Draws]
+		in := make([]float64, len(xs))
+		for i, x := range xs {
+			if x > 0 {
+				in[i] = 1
+			}
+		}
+		ind = append(ind, in)
+	}
+	if len(ind) == 0 {
+		return math.NaN()
+	}
+	return math.Sqrt(w*(1-w)) / math.Sqrt(diag.ESSMean(ind))
+}
+
 func densityFigure(base string, exact diag.Grid1D, xs []float64, name string) error {
 	exy := make(plotter.XYs, 801)
 	for i := range exy {
@@ -35,7 +61,8 @@ func densityFigure(base string, exact diag.Grid1D, xs []float64, name string) er
 	if err != nil {
 		return err
 	}
-	return figure.Save(p, 7*vg.Inch, 4*vg.Inch, base)
+	// 11 inches: a report's page width at the PNG's 96 dpi.
+	return figure.Save(p, 11*vg.Inch, 4.5*vg.Inch, base)
 }
 
 // MixtureFit compares the draws the table pools, of a run on a
@@ -52,12 +79,15 @@ func MixtureFit(res *Result, u func(float64) float64, tau float64, name string) 
 		return nil, "", nil
 	}
 	exact := diag.Tempered1D(u, tau, -10, 10, 20000)
+	res.SetExactDensity(res.Chains[0].Columns[len(res.Chains[0].Columns)-1], exact.At)
+	w := fractionAbove(xs, 0)
+	mcse := weightMCSE(res, w)
 	metrics = map[string]any{
 		"tv": exact.TV(xs, gmmBins), "tv_bins": gmmBins, "w1": exact.W1(xs),
-		"right_mode_weight": fractionAbove(xs, 0), "right_mode_weight_exact": 1 - exact.CDF(0),
+		"right_mode_weight": w, "right_mode_weight_exact": 1 - exact.CDF(0), "right_mode_weight_mcse": JSONNum(mcse), // null when the ESS is undefined
 	}
-	line = fmt.Sprintf("pooled draws against the exact density: TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f (exact %.3f)",
-		metrics["tv"], gmmBins, metrics["w1"], metrics["right_mode_weight"], metrics["right_mode_weight_exact"])
+	line = fmt.Sprintf("pooled draws against the exact density: TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f ± %.2g MCSE (exact %.3f)",
+		metrics["tv"], gmmBins, metrics["w1"], w, mcse, metrics["right_mode_weight_exact"])
 	if err := densityFigure(res.dir.File("density"), exact, xs, name); err != nil {
 		return metrics, line, err
 	}

@@ -31,13 +31,17 @@ type Options struct {
 	SwapRate   float64             // --swap-rate: probability of an attempt per step
 	SwapBatch  int                 // --swap-batch (0: each chain's own minibatch)
 	// SwapEnergies is "auto" or an exchange.EnergyMode's name.
-	SwapEnergies string  // --swap-energies
-	ExactEvery   int     // --exact-every (0: ⌈8N/n⌉)
-	SwapPilot    int     // --swap-pilot
-	SwapNoiseCap float64 // --swap-noise-cap
-	Burn         int     // --burn (Auto: automatic)
-	Keep         int     // --keep
-	Thin         int     // --thin (0: automatic)
+	SwapEnergies string // --swap-energies
+	// SwapEnergiesRule, when set, says why SwapEnergies (not auto) was
+	// chosen: a command's own default, the flag not given (default: "set
+	// by --swap-energies").
+	SwapEnergiesRule string
+	ExactEvery       int     // --exact-every (0: ⌈8N/n⌉)
+	SwapPilot        int     // --swap-pilot
+	SwapNoiseCap     float64 // --swap-noise-cap
+	Burn             int     // --burn (Auto: automatic)
+	Keep             int     // --keep
+	Thin             int     // --thin (0: automatic)
 	// SwapGaussian (--swap-gaussian) runs --swap-energies draw on
 	// minibatch energies, whose noise the penalty rule takes for Gaussian.
 	SwapGaussian bool
@@ -58,6 +62,10 @@ type Options struct {
 	// Log, when set, receives what the run says before sampling (its
 	// choice of swap energies, the warnings found then), as they happen.
 	Log io.Writer
+	// Progress, when set, receives the run's progress while it samples
+	// (stderr; nil: none), with ProgressNote's text, when set, on each line.
+	Progress     io.Writer
+	ProgressNote func() string
 	// Settings, when set, gives the settings lines of the chains' CSVs
 	// from the options as resolved (default: the options' own).
 	Settings func(Options) [][2]string

@@ -106,6 +106,9 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 			}
 			ch.Energies.Gaussian = true
 		}
+		if o.SwapEnergiesRule != "" && o.SwapEnergies != "auto" {
+			ch.Rule = o.SwapEnergiesRule
+		}
 		o.swap = &ch
 		writeLog(o.Log, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
 	}

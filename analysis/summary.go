@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/report"
 )
 
 // Summary is what a multi-chain run (or a merge of single-chain runs)
@@ -53,6 +54,10 @@ type Summary struct {
 	Warnings    []string `json:"warnings"`
 	// Details are the warnings as values, in the same order.
 	Details []Warning `json:"warning_details"`
+
+	// exact are the exact marginal densities known, by variable, which
+	// the marginals figure overlays (Result.SetExactDensity).
+	exact map[string]func(float64) float64
 }
 
 // setWarnings makes ws the summary's warnings.
@@ -390,7 +395,7 @@ func costUnit(command string) string {
 const standardisedScale = "coefficients on the standardised scale: log-odds per standard deviation of each feature (on the data's scale below)"
 
 // remedies are the command's advice for each warning.
-type remedies struct{ Rhat, ESS, Clamp, NoSwap, NoAttempt, Stop string }
+type remedies struct{ Rhat, ESS, Clamp, NoSwap, FewSwaps, NoAttempt, Stop string }
 
 // settings are the run's, as its chain files record them: a remedy the run
 // already uses is not offered.
@@ -400,6 +405,7 @@ func remediesFor(command string, settings [][2]string) remedies {
 		ESS:       "the means and quantiles are imprecise: raise --keep (or --thin)",
 		Clamp:     "lower --eta",
 		NoSwap:    "the levels' energies do not overlap: lower --tau2",
+		FewSwaps:  "the ladder barely communicates there: add levels (--levels) or lower --tau2",
 		NoAttempt: "raise the swap intensity",
 		Stop:      "lower --eta",
 	}
@@ -418,10 +424,12 @@ func remediesFor(command string, settings [][2]string) remedies {
 	return r
 }
 
-// Thresholds of the warnings, as Stan's and posterior's guidance has them.
+// Thresholds of the warnings: R̂ and ESS are the report's verdict's, the
+// same for every command.
 const (
-	rhatMax        = 1.01
-	essPerChainMin = 100
+	rhatMax        = report.RhatMax
+	essPerChainMin = report.ESSPerChainMin
+	essTotalMin    = report.ESSTotalMin
 	clampMax       = 0.01
 )
 
@@ -439,7 +447,7 @@ func chainWarnings(s Summary, r remedies) []Warning {
 		if !(p.Rhat <= rhatMax) {
 			badR = append(badR, p)
 		}
-		if !(p.ESSBulk >= essPerChainMin*float64(len(s.DiagChains))) {
+		if !(p.ESSBulk >= max(essTotalMin, essPerChainMin*float64(len(s.DiagChains)))) {
 			badE = append(badE, p)
 		}
 	}
@@ -459,7 +467,7 @@ func chainWarnings(s Summary, r remedies) []Warning {
 				worst = p
 			}
 		}
-		w = append(w, Warning{Code: "ess", Number: worst.ESSBulk, Remedy: r.ESS, Message: fmt.Sprintf("bulk ESS < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), r.ESS)})
+		w = append(w, Warning{Code: "ess", Number: worst.ESSBulk, Remedy: r.ESS, Message: fmt.Sprintf("bulk ESS < %d in all or < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essTotalMin, essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), r.ESS)})
 	}
 	for _, l := range s.Clamped {
 		if l.Share > clampMax && s.Counted > 0 {
@@ -473,6 +481,11 @@ func chainWarnings(s Summary, r remedies) []Warning {
 			w = append(w, Warning{Code: "no-swap-attempt", Remedy: r.NoAttempt, Message: fmt.Sprintf("levels %d and %d: no swap attempted: %s", p.Levels[0], p.Levels[1], r.NoAttempt)})
 		case p.NoSwap > 0:
 			w = append(w, Warning{Code: "no-swap", Number: float64(p.NoSwap), Remedy: r.NoSwap, Message: fmt.Sprintf("levels %d and %d: no swap accepted in %d of %d chains (%d accepted of %d attempts in all): %s", p.Levels[0], p.Levels[1], p.NoSwap, s.Counted, p.Accepts, p.Attempts, r.NoSwap)})
+		case s.Command != "gmm" && float64(p.Accepts) < report.SwapAcceptMin*float64(p.Attempts):
+			// The report's verdict's floor; gmm's ladder report warns at
+			// the same one, chain by chain.
+			rate := float64(p.Accepts) / float64(p.Attempts)
+			w = append(w, Warning{Code: "few-swaps", Number: rate, Remedy: r.FewSwaps, Message: fmt.Sprintf("levels %d and %d: %.1f%% of swap attempts accepted (%d of %d), below %g%%: %s", p.Levels[0], p.Levels[1], 100*rate, p.Accepts, p.Attempts, 100*report.SwapAcceptMin, r.FewSwaps)})
 		}
 	}
 	for _, c := range s.PerChain {

@@ -128,8 +128,35 @@ func TestWarnings(t *testing.T) {
 	for id := 1; id <= 4; id++ {
 		cs = append(cs, fakeChain(id, 90, 0, ok))
 	}
-	if s, _ := summarizeChains(cs); !has(s.Warnings, "bulk ESS < 100 per chain") {
+	if s, _ := summarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all or < 100 per chain") {
 		t.Errorf("short chains: warnings %q", s.Warnings)
+	}
+	// Swaps: 10 of 100 attempts accepted (the stats above) is the floor
+	// itself, no warning; 9 of 100 in every chain is below it.
+	cs = good()
+	few := ok
+	few.Accepts = []int{9}
+	for _, c := range cs {
+		c.Stats = few
+	}
+	// gmm's ladder report warns there, chain by chain.
+	if s, _ := summarizeChains(cs); has(s.Warnings, "of swap attempts accepted") {
+		t.Errorf("few swaps in gmm: the summary warns too: %q", s.Warnings)
+	}
+	for _, c := range cs {
+		c.Header.Command = "logistic"
+	}
+	if s, _ := summarizeChains(cs); !has(s.Warnings, "9.0% of swap attempts accepted (36 of 400), below 10%") {
+		t.Errorf("few swaps: warnings %q", s.Warnings)
+	}
+	// Two chains of 150 draws: bulk ESS about 300, above 100 a chain but
+	// below 400 in all.
+	cs = nil
+	for id := 1; id <= 2; id++ {
+		cs = append(cs, fakeChain(id, 150, 0, ok))
+	}
+	if s, _ := summarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all") {
+		t.Errorf("two short chains: warnings %q", s.Warnings)
 	}
 	// 2% of level 2's steps clamped in one chain: 0.5% over four chains is
 	// fine, 2% in each is not.

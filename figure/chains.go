@@ -17,6 +17,19 @@ import (
 type Variable struct {
 	Name   string
 	Chains [][]float64
+	// Unit is the unit of the values, for the axes ("": none known).
+	Unit string
+	// Exact, when set, is the exact marginal density, which Marginals
+	// draws over the chains' (a black line).
+	Exact func(float64) float64
+}
+
+// valueLabel is the axis label of v's values.
+func (v Variable) valueLabel() string {
+	if v.Unit == "" {
+		return "value"
+	}
+	return "value (" + v.Unit + ")"
 }
 
 // MaxDrawn is the most points a line of a chain figure draws: longer
@@ -58,10 +71,10 @@ func thinned(xs []float64, first, thin int, dy float64) plotter.XYs {
 func panel(title string) *plot.Plot {
 	p := plot.New()
 	p.Title.Text = title
-	p.Title.TextStyle.Font.Size = vg.Points(9)
+	p.Title.TextStyle.Font.Size = vg.Points(11)
 	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Tick.Label.Font.Size = vg.Points(7)
-		a.Label.TextStyle.Font.Size = vg.Points(8)
+		a.Tick.Label.Font.Size = vg.Points(9)
+		a.Label.TextStyle.Font.Size = vg.Points(10)
 		a.Tick.Marker = tidyTicks{}
 	}
 	return p
@@ -74,7 +87,7 @@ func Traces(vars []Variable, first, thin int) ([]*plot.Plot, error) {
 	for _, v := range vars {
 		p := panel(v.Name)
 		p.X.Label.Text = "step"
-		p.Y.Label.Text = "value"
+		p.Y.Label.Text = v.valueLabel()
 		for c, xs := range v.Chains {
 			l, err := chainLine(thinned(xs, first, thin, 0), c)
 			if err != nil {
@@ -191,13 +204,27 @@ func Marginals(vars []Variable) ([]*plot.Plot, error) {
 		}
 		hi += (hi - lo) * 1e-9 // the largest draw falls in the last bin
 		p := panel(v.Name)
-		p.X.Label.Text = "value"
-		p.Y.Label.Text = "density"
+		p.X.Label.Text = v.valueLabel()
+		p.Y.Label.Text = "density (per unit of value)"
 		for c, xs := range v.Chains {
 			l, err := chainLine(Histogram(xs, lo, hi, MarginalBins), c)
 			if err != nil {
 				return nil, fmt.Errorf("marginal of %s: %w", v.Name, err)
 			}
+			p.Add(l)
+		}
+		if v.Exact != nil {
+			const n = 400 // points: smooth at a panel's width
+			xy := make(plotter.XYs, n+1)
+			for i := range xy {
+				xy[i].X = lo + (hi-lo)*float64(i)/n
+				xy[i].Y = v.Exact(xy[i].X)
+			}
+			l, err := plotter.NewLine(xy)
+			if err != nil {
+				return nil, fmt.Errorf("exact marginal of %s: %w", v.Name, err)
+			}
+			l.Color, l.Width = color.Black, vg.Points(1.2)
 			p.Add(l)
 		}
 		out = append(out, p)

@@ -1,6 +1,7 @@
 package figure
 
 import (
+	"image/color"
 	"math"
 	"strconv"
 	"strings"
@@ -14,12 +15,14 @@ import (
 // i-th label takes Palette[i], as chainLine colours line i) and carries the
 // figure's caption: a grid of panels has no room for a legend inside each
 // without covering lines, and a reader must not have to guess.
+//
+// The label ExactLabel takes the exact density's black line instead.
 func Key(labels []string, caption string) (*plot.Plot, error) {
 	p := plot.New()
 	p.HideAxes()
-	p.Title.Text = wrap(caption, 38)
-	p.Title.TextStyle.Font.Size = vg.Points(8)
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Title.Text = wrap(caption, 48)
+	p.Title.TextStyle.Font.Size = vg.Points(10)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Legend.Top, p.Legend.Left = true, true
 	for i, lab := range labels {
 		l, err := chainLine(plotter.XYs{{X: 0, Y: 0}, {X: 1, Y: 0}}, i)
@@ -27,10 +30,16 @@ func Key(labels []string, caption string) (*plot.Plot, error) {
 			return nil, err
 		}
 		l.Width = vg.Points(1.5)
+		if lab == ExactLabel {
+			l.Color, l.Width = color.Black, vg.Points(2)
+		}
 		p.Legend.Add(lab, l)
 	}
 	return p, nil
 }
+
+// ExactLabel names the exact density's line in a Key.
+const ExactLabel = "exact density"
 
 // wrap breaks s into lines of at most width runes at spaces.
 func wrap(s string, width int) string {

@@ -27,6 +27,7 @@ addEventListener('load', () => {
   const out = {
     width: document.documentElement.scrollWidth,
     height: document.documentElement.scrollHeight,
+    verdict: (document.getElementById('verdict') || {textContent: ''}).textContent,
     images: [...document.images].map(i => ({alt: i.alt, complete: i.complete, natural: [i.naturalWidth, i.naturalHeight], rect: rect(i)})),
     tables: [...document.querySelectorAll('#summary table')].map(t => ({rect: rect(t), rows: [...t.tBodies[0].rows].map(r => r.cells[0].textContent)})),
   };
@@ -40,6 +41,7 @@ addEventListener('load', () => {
 
 type probed struct {
 	Width, Height float64
+	Verdict       string
 	Images        []struct {
 		Alt      string
 		Complete bool
@@ -92,6 +94,9 @@ func TestReportInChromium(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(html.UnescapeString(dom[i+len(`<pre id="probe">`):j])), &p); err != nil {
 		t.Fatal(err)
+	}
+	if !strings.HasPrefix(p.Verdict, "Verdict: ") {
+		t.Errorf("the page shows no verdict line (got %q)", p.Verdict)
 	}
 	if len(p.Images) != 1 {
 		t.Fatalf("%d images in the page, want the one figure the run wrote", len(p.Images))

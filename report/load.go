@@ -68,11 +68,19 @@ type summary struct {
 		// A Metropolis-adjusted level's accepted proposals.
 		Accepted *int64 `json:"accepted"`
 	} `json:"clamped"`
-	Counted  int      `json:"chains_counted"`
-	Cost     float64  `json:"total_cost"`
-	CostUnit string   `json:"cost_unit"`
-	Notes    []string `json:"notes"`
-	Warnings []string `json:"warnings"`
+	Stopped []struct {
+		Chain int    `json:"chain"`
+		Steps int    `json:"steps"`
+		Error string `json:"error"`
+	} `json:"stopped_chains"`
+	// ModelError is the failure of a model in another process (sample):
+	// its error, standard error's tail and exit status.
+	ModelError string   `json:"model_error"`
+	Counted    int      `json:"chains_counted"`
+	Cost       float64  `json:"total_cost"`
+	CostUnit   string   `json:"cost_unit"`
+	Notes      []string `json:"notes"`
+	Warnings   []string `json:"warnings"`
 	// Details are the warnings as values, where the run wrote them.
 	Details []struct {
 		Code    string  `json:"code"`
@@ -131,11 +139,19 @@ func Load(dir string) (*Report, error) {
 			r.Settings = append(r.Settings, Item{Name: p[0], Value: p[1]})
 		}
 	} else if s.Settings != nil {
-		r.Settings = flatten("", s.Settings)
+		r.Settings = readable(flatten("", s.Settings))
 	}
 	for _, it := range r.Settings {
-		if it.Name == "data" {
+		switch it.Name {
+		case "data":
 			r.Title += " on " + filepath.Base(it.Value)
+		case "model_cmd":
+			// A title line, not the whole command: Settings has it all.
+			c := []rune(it.Value)
+			if len(c) > titleCmd {
+				c = append(c[:titleCmd-1], '…')
+			}
+			r.Title += " on the model " + strconv.Quote(string(c))
 		}
 	}
 	r.Lines = append(r.Lines, runLine(s), drawsLine(s))
@@ -188,11 +204,99 @@ func Load(dir string) (*Report, error) {
 	} else {
 		r.Notes = append(r.Notes, "swap acceptance, clamped steps and cost: unknown (every chain was killed before writing them)")
 	}
-	if g, ok := exactGroup(byKey); ok {
-		r.Groups = append(r.Groups, g)
+	if t, g, ok := exactSection(byKey, s.Parameters); ok {
+		r.Exact = t
+		if len(g.Items) > 0 {
+			r.Groups = append(r.Groups, g)
+		}
 	}
+	r.Failure = failure(s)
+	r.Verdict = Judge(judged(s, r))
 	r.Figures, err = LoadFigures(dir)
 	return r, err
+}
+
+// titleCmd is the most runes of a model's command the title shows.
+const titleCmd = 60
+
+// zeroMeans says what a setting's 0 stands for where it is not a number:
+// the settings record the flags as given.
+var zeroMeans = map[string]string{
+	"exact_every":      "auto (⌈8N/n⌉ steps)",
+	"cycle":            "off",
+	"swap_batch":       "auto (each chain's own minibatch)",
+	"hot_batch":        "auto (sized as the run goes)",
+	"checkpoint_every": "off",
+	"swap_a":           "0 (an attempt at every step)",
+}
+
+// readable shows settings as a reader wants them: a setting chosen
+// automatically as "auto" (with the value chosen, where the run recorded
+// it), a 0 that stands for automatic or off as such, and the
+// X_automatic flags folded into X.
+func readable(items []Item) []Item {
+	auto := map[string]bool{}
+	for _, it := range items {
+		if name, ok := strings.CutSuffix(it.Name, "_automatic"); ok && it.Value == "true" {
+			auto[name] = true
+		}
+	}
+	var out []Item
+	for _, it := range items {
+		if _, ok := strings.CutSuffix(it.Name, "_automatic"); ok && (it.Value == "true" || it.Value == "false") {
+			continue
+		}
+		switch {
+		case it.Value == "0" && zeroMeans[it.Name] != "":
+			it.Value = zeroMeans[it.Name]
+		case auto[it.Name] && (it.Value == "0" || it.Value == "auto"):
+			it.Value = "auto"
+		case auto[it.Name]:
+			it.Value = "auto: " + it.Value
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// failure is what stopped a failed run's chains, each error once, and the
+// model's own error.
+func failure(s summary) []Item {
+	var out []Item
+	if s.ModelError != "" {
+		out = append(out, Item{Name: "the model process's error (its exit status and the end of its standard error among it)", Value: s.ModelError})
+	}
+	seen := map[string]bool{}
+	for _, st := range s.Stopped {
+		if st.Error == "" || st.Error == "interrupted" || seen[st.Error] {
+			continue
+		}
+		seen[st.Error] = true
+		var chains []string
+		for _, o := range s.Stopped {
+			if o.Error == st.Error {
+				chains = append(chains, strconv.Itoa(o.Chain))
+			}
+		}
+		out = append(out, Item{Name: "what stopped chain(s) " + strings.Join(chains, ", "), Value: st.Error})
+	}
+	return out
+}
+
+// judged is what the verdict reads from a run.
+func judged(s summary, r *Report) Judged {
+	j := Judged{Parameters: s.Parameters, Chains: len(s.DiagChains), Pairs: r.Pairs, Warnings: len(r.Warnings), Draws: s.PooledDraws, Failed: s.ModelError != ""}
+	for _, c := range s.PerChain {
+		switch c.Status {
+		case "finished":
+		case "stopped":
+			j.Failed = true
+			j.Stopped = append(j.Stopped, fmt.Sprintf("chain %d stopped on an error after %d draws", c.Chain, c.Draws))
+		default:
+			j.Stopped = append(j.Stopped, fmt.Sprintf("chain %d %s after %d draws", c.Chain, c.Status, c.Draws))
+		}
+	}
+	return j
 }
 
 // warnings are the run's warnings, as values where summary.json holds
@@ -274,32 +378,6 @@ func costGroup(s summary, byKey map[string]json.RawMessage) Group {
 	return g
 }
 
-// exactGroup is a run's distance to an exact answer, where the command
-// computes one: regress's exact posterior, gmm's exact density.
-func exactGroup(byKey map[string]json.RawMessage) (Group, bool) {
-	g := Group{Heading: "Against the exact answer"}
-	for _, key := range []string{"distance_to_exact", "metrics"} {
-		if raw, ok := byKey[key]; ok {
-			for _, it := range flatten("", raw) {
-				if x, err := strconv.ParseFloat(it.Value, 64); err == nil {
-					it.Value = fmt.Sprintf("%.4g", x)
-				}
-				g.Items = append(g.Items, it)
-			}
-		}
-	}
-	var patterns []struct {
-		Included []string `json:"included"`
-		Weight   float64  `json:"weight"`
-	}
-	if json.Unmarshal(byKey["exact_patterns"], &patterns) == nil {
-		for i, p := range patterns {
-			g.Items = append(g.Items, Item{Name: fmt.Sprintf("pattern %d", i+1), Value: fmt.Sprintf("weight %.4f, slab: %s", p.Weight, strings.Join(p.Included, " "))})
-		}
-	}
-	return g, len(g.Items) > 0
-}
-
 // coefficientTable is regress's per-coefficient table: the run's mean,
 // sd and inclusion probability and, when the run computed them, the exact
 // posterior's, a column for each member the first row has.
@@ -312,10 +390,13 @@ func coefficientTable(raw json.RawMessage) (Table, bool) {
 	if err != nil {
 		return Table{}, false
 	}
-	t := Table{Caption: "per coefficient: the run's mean, sd and inclusion probability P(γ = 1 | y) with its MCSE; exact_*: the exact posterior's (σ fixed)"}
+	t := Table{Caption: "per coefficient: the run's mean, sd and inclusion probability P(γ = 1 | y) with its MCSE"}
 	var keys []string
 	for _, f := range first {
 		keys = append(keys, f.Key)
+	}
+	if slices.ContainsFunc(keys, func(k string) bool { return strings.HasPrefix(k, "exact_") }) {
+		t.Caption += "; exact_*: the exact posterior's (σ fixed)"
 	}
 	t.Columns = slices.Clone(keys)
 	for _, row := range rows {
@@ -397,7 +478,7 @@ var figures = []struct{ name, caption string }{
 	{"density", "the pooled draws' density against the exact one"},
 	{"trace", "trace plots: each chain's draws by step"},
 	{"ranks", "rank histograms: each chain's ranks among all draws (flat, near the dashed count, when the chains mix)"},
-	{"marginals", "marginal densities, one curve per chain"},
+	{"marginals", "marginal densities, one curve per chain, and in black the exact density where the command knows it"},
 	{"replicas", "which replica sits at each level, by step: the ladder's mixing"},
 	{"ladder-trace", "the first chain's ladder trace: the level each replica holds, draw by draw"},
 }

@@ -29,6 +29,12 @@ const FileName = "report.html"
 // out.
 type Report struct {
 	Title string
+	// Verdict is the first line: trusted, doubtful or failed, and why.
+	Verdict Verdict
+	// Failure is what a failed run said: the errors that stopped its
+	// chains and, for a model in another process, the model's own error
+	// (its standard error's tail and exit status among it).
+	Failure []Item
 	// Lines are the run's opening lines: what ran, on what, for how long,
 	// how many chains and draws the tables pool.
 	Lines    []string
@@ -45,7 +51,11 @@ type Report struct {
 	Ladders *Table
 	// Groups are further named lists: the cost, distances to an exact
 	// answer.
-	Groups  []Group
+	Groups []Group
+	// Exact compares the run with an exact answer, where one is known:
+	// the run's estimate ± MCSE against the exact value, passing within
+	// ExactTolerance MCSEs.
+	Exact   *Table
 	Notes   []string
 	Figures []Figure
 }
@@ -148,13 +158,6 @@ func (f Figure) Src() template.URL {
 	return template.URL("data:" + f.Type + ";base64," + base64.StdEncoding.EncodeToString(f.Data))
 }
 
-// Thresholds of the flags, as the commands' warnings have them (Stan's and
-// posterior's guidance).
-const (
-	RhatMax        = 1.01
-	ESSPerChainMin = 100
-)
-
 // Variable is one row of a summary table.
 type Variable struct {
 	Name string
@@ -165,8 +168,8 @@ type Variable struct {
 var SummaryColumns = []string{"variable", "mean", "mcse", "sd", "5%", "50%", "95%", "ess_bulk", "ess_tail", "rhat"}
 
 // SummaryTable formats rows as the commands print them, flagging an R̂
-// above RhatMax and a bulk ESS below ESSPerChainMin per chain (chains
-// being the number the diagnostics use).
+// above RhatMax and a bulk ESS below ESSTotalMin or ESSPerChainMin per
+// chain (chains being the number the diagnostics use).
 func SummaryTable(caption string, rows []Variable, chains int) Table {
 	t := Table{Caption: caption, Columns: SummaryColumns}
 	for _, v := range rows {
@@ -178,7 +181,7 @@ func SummaryTable(caption string, rows []Variable, chains int) Table {
 			{Text: fmt.Sprintf("%.4g", v.Q5)},
 			{Text: fmt.Sprintf("%.4g", v.Q50)},
 			{Text: fmt.Sprintf("%.4g", v.Q95)},
-			{Text: fmt.Sprintf("%.0f", v.ESSBulk), Flag: v.SD != 0 && !(v.ESSBulk >= ESSPerChainMin*float64(chains))},
+			{Text: fmt.Sprintf("%.0f", v.ESSBulk), Flag: v.SD != 0 && !(v.ESSBulk >= max(ESSTotalMin, ESSPerChainMin*float64(chains)))},
 			{Text: fmt.Sprintf("%.0f", v.ESSTail)},
 			{Text: fmt.Sprintf("%.3f", v.Rhat), Flag: v.SD != 0 && !(v.Rhat <= RhatMax)},
 		})

@@ -89,13 +89,13 @@ func TestReportIsSelfContained(t *testing.T) {
 
 // TestSummaryTableFlags checks the numbers' formats (the command's) and
 // that exactly the cells past a warning's threshold are flagged: R̂ above
-// 1.01, bulk ESS below 100 per chain, a NaN R̂; and not those of a
+// 1.01, bulk ESS below 400 in all or 100 per chain, a NaN R̂; and not those of a
 // constant variable, whose R̂ and ESS are undefined.
 func TestSummaryTableFlags(t *testing.T) {
-	good := diag.Summary{Mean: 1.234567, MCSEMean: 0.01234, SD: 0.5, Q5: 0.1, Q50: 1, Q95: 2, ESSBulk: 2 * ESSPerChainMin, ESSTail: 300, Rhat: RhatMax}
+	good := diag.Summary{Mean: 1.234567, MCSEMean: 0.01234, SD: 0.5, Q5: 0.1, Q50: 1, Q95: 2, ESSBulk: max(ESSTotalMin, 2*ESSPerChainMin), ESSTail: 300, Rhat: RhatMax}
 	highR, lowESS, nanR, constant := good, good, good, diag.Summary{SD: 0, Rhat: math.NaN(), ESSBulk: math.NaN()}
 	highR.Rhat = math.Nextafter(RhatMax, 2)
-	lowESS.ESSBulk = 2*ESSPerChainMin - 1
+	lowESS.ESSBulk = good.ESSBulk - 1
 	nanR.Rhat = math.NaN()
 	tb := SummaryTable("", []Variable{{"good", good}, {"highR", highR}, {"lowESS", lowESS}, {"nanR", nanR}, {"constant", constant}}, 2)
 	const ess, rhat = 7, 9
@@ -105,7 +105,7 @@ func TestSummaryTableFlags(t *testing.T) {
 			t.Errorf("%s: flags (ess, rhat) %v, want %v", r[0].Text, got, want[r[0].Text])
 		}
 	}
-	if got := strings.Join(cellTexts(tb.Rows[0]), " "); got != "good 1.235 0.012 0.5 0.1 1 2 200 300 1.010" {
+	if got := strings.Join(cellTexts(tb.Rows[0]), " "); got != "good 1.235 0.012 0.5 0.1 1 2 400 300 1.010" {
 		t.Errorf("row %q, not as the command prints it", got)
 	}
 	if tb.Columns[ess] != "ess_bulk" || tb.Columns[rhat] != "rhat" {
@@ -139,7 +139,7 @@ func TestWriteEmptyAndWarnings(t *testing.T) {
 	if err := Write(&b, &Report{Title: "empty"}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), "None: no diagnostic crossed its threshold") {
+	if !strings.Contains(b.String(), "None: no diagnostic crossed its warning threshold") {
 		t.Errorf("an empty report does not say it has no warnings")
 	}
 	x := 1.25

@@ -257,6 +257,7 @@ func (f *gmmFlags) chainRun(cmd *cobra.Command, build func(int) (*exchange.Sampl
 		Single:     f.Chain > 0,
 		Stale:      []string{"density.png", "density.svg", "rounds.csv", "ladder-trace.png", "ladder-trace.svg"},
 		Label:      "gmm " + f.Method,
+		Progress:   progressTo(cmd),
 		Every:      f.Every,
 		Args:       runArgs(cmd),
 		Cwd:        workingDir(),

@@ -67,7 +67,7 @@ func gmmCommand(use, short string, stateNoise bool) *cobra.Command {
 				return err
 			}
 			g := gmm.GMM{Name: use, StateNoise: stateNoise, Seeds: f.seeds, Workers: f.workers, Var: study.DefaultVar, Bins: 48,
-				Sizes: []study.Size{gmm.PaperSize, gmm.LongSize, gmm.EqualSize}}
+				Sizes: []study.Size{gmm.PaperSize, gmm.LongSize, gmm.EqualSize}, Progress: progressFunc}
 			if f.smoke {
 				g.Seeds, g.Sizes = min(f.seeds, 2), smokeSizes
 			}
@@ -109,7 +109,7 @@ func convexCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			cv := convex.Convex{Etas: convex.DefaultEtas, Seeds: f.seeds, Time: time, Workers: f.workers, Var: study.DefaultVar}
+			cv := convex.Convex{Etas: convex.DefaultEtas, Seeds: f.seeds, Time: time, Workers: f.workers, Var: study.DefaultVar, Progress: progressFunc}
 			if f.smoke {
 				cv.Etas, cv.Seeds, cv.Time = []float64{0.4, 0.2}, min(f.seeds, 2), 50
 			}

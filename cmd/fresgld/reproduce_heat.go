@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/fresgld/fresgld/analysis"
-
 	"github.com/spf13/cobra"
 
 	heatstudy "github.com/fresgld/fresgld/experiments/heat"
@@ -56,9 +54,4 @@ func init() {
 	fl.IntVar(&f.ErrorGrid, "error-grid", 100, "fidelity table: the largest error over [0,1]² is taken over the centres of this many cells per side")
 	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
-}
-
-// progressFunc makes a progress bar for a run of total steps.
-func progressFunc(label string, total int) func(done, total int) {
-	return analysis.NewProgress(label, total).Callback()
 }

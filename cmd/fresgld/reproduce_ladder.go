@@ -38,7 +38,7 @@ func ladderCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			st := ladder.Study{Problems: ps, Ladders: ladder.Ladders, Seeds: f.seeds, Budget: budget, BurnFrac: 0.1, Workers: f.workers}
+			st := ladder.Study{Problems: ps, Ladders: ladder.Ladders, Seeds: f.seeds, Budget: budget, BurnFrac: 0.1, Workers: f.workers, Progress: progressFunc}
 			if f.smoke {
 				st.Seeds, st.Budget = min(f.seeds, 2), 1e5
 				st.Ladders = append([]ladder.Ladder(nil), st.Ladders...)

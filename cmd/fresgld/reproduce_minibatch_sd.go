@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fresgld/fresgld/analysis"
-
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/experiments/minibatch"
@@ -85,7 +83,7 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 	}
 	start := time.Now()
 	total := f.Seeds * len(variants)
-	md, err := minibatch.SDFollowUp(ref, sz, variants, f.Seeds, f.Workers, f.Summary, analysis.NewProgress("breast-cancer sd", total).Update)
+	md, err := minibatch.SDFollowUp(ref, sz, variants, f.Seeds, f.Workers, f.Summary, progressFunc("breast-cancer sd", total))
 	if err != nil {
 		return err
 	}

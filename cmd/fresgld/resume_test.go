@@ -46,6 +46,9 @@ func TestResumeBitForBit(t *testing.T) {
 		t.Fatal(err)
 	}
 	regress := []string{"regress", "--data", diabetes, "--label", "progression", "--chains", "2", "--burn", "200", "--keep", "30000", "--thin", "4"}
+	// A model in another process: its state is the sampler's, which the
+	// checkpoints hold; the process starts afresh on resume.
+	sample := []string{"sample", "--model-cmd", testModelCmd(0), "--chains", "2", "--burn", "200", "--keep", "20000", "--thin", "2"}
 	cases := []struct {
 		name  string
 		sig   syscall.Signal
@@ -61,6 +64,7 @@ func TestResumeBitForBit(t *testing.T) {
 		{"logistic/fresgld/SIGTERM", syscall.SIGTERM, 300, append(logistic, "--method", "fresgld")},
 		{"logistic/resgld/pair-taylor/kill", syscall.SIGKILL, 300, append(logistic, "--method", "resgld", "--swap-energies", "pair-taylor")},
 		{"regress/spike-slab/SIGINT", syscall.SIGINT, 2000, regress},
+		{"sample/SIGTERM", syscall.SIGTERM, 2000, sample},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

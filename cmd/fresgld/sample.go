@@ -124,6 +124,7 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		return fmt.Errorf("--model-cmd: %w", err)
 	}
 	defer m.Close()
+	o.ProgressNote = modelBusy(m)
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
 	res, err := analysis.Run(ctx, analysis.Model{Terms: m, Names: m.Names()}, o)
@@ -131,12 +132,14 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if err != nil {
 		return modelError(m, err)
 	}
+	var modelErr string
 	if m.Err() != nil {
 		blameModel(&res.Summary)
+		modelErr = m.Err().Error()
 	}
 	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
 	printLines(res.Notes)
-	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), Summary: res.Summary}
+	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), ModelError: modelErr, Summary: res.Summary}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
@@ -151,6 +154,9 @@ type sampleSummary struct {
 	WallSeconds float64      `json:"wall_seconds"`
 	Requests    int64        `json:"model_requests"`  // round trips to the model, all processes
 	Procs       int          `json:"model_processes"` // copies of the model run
+	// ModelError is the model process's failure, its standard error's
+	// tail and exit status among it: the report shows it.
+	ModelError string `json:"model_error,omitempty"`
 	analysis.SwapSummary
 	analysis.Summary
 }
@@ -159,7 +165,7 @@ type sampleSummary struct {
 // their true remedy: they stopped on the NaN the failed model answered,
 // not on their step size.
 func blameModel(s *analysis.Summary) {
-	const remedy = "the model process failed (its error follows)"
+	const remedy = "the model process failed: its error is printed last, and kept in summary.json (model_error) and report.html"
 	for i, w := range s.Details {
 		if w.Code == "stopped" {
 			s.Details[i].Message = strings.TrimSuffix(w.Message, w.Remedy) + remedy
@@ -174,11 +180,11 @@ func blameModel(s *analysis.Summary) {
 func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analysis.Options {
 	o := analysis.DefaultOptions()
 	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "sample", method, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
-	o.Keep, o.Out, o.Log = f.Keep, f.Out, cmd.ErrOrStderr()
+	o.Keep, o.Out, o.Log, o.Progress = f.Keep, f.Out, cmd.ErrOrStderr(), progressTo(cmd)
 	o.SwapGaussian = f.SwapGaussian
 	o.Chains, _ = f.chainFlags.ids()
 	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
-	o.Args, o.Cwd, o.Version = runArgs(cmd), workingDir(), buildVersion()
+	o.Args, o.Cwd, o.Version, o.Resume = runArgs(cmd), workingDir(), buildVersion(), resuming
 	if !f.EtaAuto {
 		o.Eta = f.Eta
 	}
@@ -190,6 +196,9 @@ func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analys
 	}
 	if !f.ThinAuto {
 		o.Thin = f.Thin
+	}
+	if !cmd.Flags().Changed("swap-energies") {
+		o.SwapEnergiesRule = "sample's default: the modes with anchors would ask the model for them example by example, a round trip each; --swap-energies chooses another"
 	}
 	o.Settings = f.settings
 	return o
@@ -205,6 +214,24 @@ func (f *sampleFlags) settings(o analysis.Options) [][2]string {
 		s = append(s, [2]string{"swap_energies_used", mode})
 	}
 	return s
+}
+
+// modelBusy is the progress note of a run on m: the share of the time
+// since the last note that the model's process spent computing, which says
+// whether the model or the sampler sets the pace.
+func modelBusy(m *modelproc.Model) func() string {
+	cpu0, _ := m.CPUTime()
+	t0 := time.Now()
+	return func() string {
+		cpu, ok := m.CPUTime()
+		now := time.Now()
+		if !ok || !now.After(t0) {
+			return ""
+		}
+		note := fmt.Sprintf("model busy %.0f%%", 100*float64(cpu-cpu0)/float64(now.Sub(t0)))
+		cpu0, t0 = cpu, now
+		return note
+	}
 }
 
 // modelError puts the model's own failure, if it had one, before err: the

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -146,6 +148,46 @@ func TestSampleModelDies(t *testing.T) {
 	}
 	if n := draws(t, filepath.Join(out, "chain-1.csv")); n < 1 || n >= 2000 {
 		t.Errorf("chain-1.csv holds %d draws, want some but not all 2000", n)
+	}
+	// The report says the run failed and why, with the model's own words
+	// and exit status, which summary.json keeps.
+	var js struct {
+		ModelError string `json:"model_error"`
+	}
+	if err := json.Unmarshal(sum, &js); err != nil || !strings.Contains(js.ModelError, "exit status 3") || !strings.Contains(js.ModelError, "crashes on purpose") {
+		t.Errorf("summary.json's model_error %q (%v), want the exit status and the model's stderr", js.ModelError, err)
+	}
+	page, err := os.ReadFile(filepath.Join(out, "report.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`class="verdict failed"`, "Why the run failed", "exit status 3", "crashes on purpose"} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("report.html lacks %q", want)
+		}
+	}
+}
+
+// sample names its swap energies' reason truthfully: its own default when
+// --swap-energies is not given, the flag when it is.
+func TestSampleSwapEnergiesRule(t *testing.T) {
+	for _, c := range []struct {
+		args      []string
+		want, not string
+	}{
+		{nil, "swap energies: exact (sample's default", "set by --swap-energies"},
+		{[]string{"--swap-energies", "exact"}, "swap energies: exact (set by --swap-energies)", "sample's default"},
+	} {
+		var stderr bytes.Buffer
+		rootCmd.SetErr(&stderr)
+		err := run(t, append([]string{"sample", "--model-cmd", testModelCmd(0), "--keep", "50", "--chains", "1", "--out", t.TempDir()}, c.args...)...)
+		rootCmd.SetErr(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := stderr.String(); !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
+			t.Errorf("%v: stderr %q, want %q and not %q", c.args, got, c.want, c.not)
+		}
 	}
 }
 

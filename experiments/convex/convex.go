@@ -31,6 +31,9 @@ type Convex struct {
 	Time    float64 // continuous time η·steps retained per seed
 	Workers int
 	Var     study.VarSettings
+	// Progress, when set, makes a progress callback for the study's runs
+	// (nil callback: none), called after each run with the runs done.
+	Progress func(label string, total int) func(done, total int)
 }
 
 // Settings of the convex study, fixed for every method and step size.
@@ -163,6 +166,13 @@ func (c Convex) Run(log io.Writer) (ConvexResult, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done, prog := 0, func(int, int) {}
+	if c.Progress != nil {
+		if p := c.Progress("convex", len(jobs)); p != nil {
+			prog = p
+		}
+	}
 	for range workers {
 		wg.Add(1)
 		go func() {
@@ -171,6 +181,10 @@ func (c Convex) Run(log io.Writer) (ConvexResult, error) {
 				z := study.Size{Name: "convex", Burn: int(math.Ceil(cvBurnTime / j.eta)), Thin: max(1, int(math.Round(cvThinTime/j.eta))),
 					Keep: int(math.Ceil(c.Time / cvThinTime))}
 				r, err := c.Problem(j.eta).Execute(j.v, uint64(j.seed), z)
+				mu.Lock()
+				done++
+				prog(done, len(jobs))
+				mu.Unlock()
 				if err == nil {
 					err = study.Finite(r.Samples)
 				}

@@ -27,6 +27,9 @@ type GMM struct {
 	Var        study.VarSettings
 	// Bins is the number of equal bins of the TV distance on [Lo, Hi].
 	Bins int
+	// Progress, when set, makes a progress callback for a size's runs
+	// (nil callback: none), called after each run with the runs done.
+	Progress func(label string, total int) func(done, total int)
 }
 
 // Mixture-study settings the paper leaves open, fixed here for every
@@ -165,12 +168,23 @@ func (g GMM) Run(log io.Writer) (Result, error) {
 		errs := make([]error, len(rows))
 		jobs := make(chan job)
 		var wg sync.WaitGroup
+		var mu sync.Mutex
+		done, prog := 0, func(int, int) {}
+		if g.Progress != nil {
+			if p := g.Progress(g.Name+" size "+z.Name, len(rows)); p != nil {
+				prog = p
+			}
+		}
 		for range workers {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
 				for j := range jobs {
 					r, err := pr.Execute(j.v, uint64(j.seed), z)
+					mu.Lock()
+					done++
+					prog(done, len(rows))
+					mu.Unlock()
 					if err == nil {
 						err = study.Finite(r.Samples)
 					}

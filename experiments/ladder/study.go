@@ -22,10 +22,14 @@ type Study struct {
 	Budget   float64
 	BurnFrac float64
 	Workers  int
+	// Progress, when set, makes a progress callback for the study's runs
+	// (nil callback: none), called after each run with the runs done.
+	Progress func(label string, total int) func(done, total int)
 }
 
 // Run runs the study, workers in parallel; the rows do not depend on how
-// many. Progress lines go to log.
+// many. Its progress goes to s.Progress's callback, or else to log as a
+// count of runs redrawn in place.
 func (s Study) Run(log io.Writer) ([]Row, error) {
 	type job struct{ p, l, seed int }
 	var jobs []job
@@ -42,6 +46,13 @@ func (s Study) Run(log io.Writer) ([]Row, error) {
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	done := 0
+	prog := func(done, total int) { fmt.Fprintf(log, "\r%d/%d runs", done, total) }
+	if s.Progress != nil {
+		prog = s.Progress("ladder", len(jobs))
+		if prog == nil {
+			prog = func(int, int) {}
+		}
+	}
 	for range max(s.Workers, 1) {
 		wg.Add(1)
 		go func() {
@@ -51,7 +62,7 @@ func (s Study) Run(log io.Writer) ([]Row, error) {
 				rows[i], errs[i] = Run(s.Problems[j.p], s.Ladders[j.l], uint64(j.seed), s.Budget, s.BurnFrac)
 				mu.Lock()
 				done++
-				fmt.Fprintf(log, "\r%d/%d runs", done, len(jobs))
+				prog(done, len(jobs))
 				mu.Unlock()
 			}
 		}()
@@ -61,7 +72,9 @@ func (s Study) Run(log io.Writer) ([]Row, error) {
 	}
 	close(next)
 	wg.Wait()
-	fmt.Fprintln(log)
+	if s.Progress == nil {
+		fmt.Fprintln(log)
+	}
 	for _, err := range errs {
 		if err != nil {
 			return rows, err

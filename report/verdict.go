@@ -1,0 +1,110 @@
+package report
+
+import (
+	"fmt"
+	"math"
+)
+
+// The thresholds of trust, the same for every command: the commands'
+// warnings and the report's verdict both read them from here. R̂ and ESS
+// follow Stan's and posterior's guidance (Vehtari et al. 2021: R̂ below
+// 1.01 and a bulk ESS of 400 over four chains, 100 a chain, before the
+// means and quantiles are trusted).
+const (
+	RhatMax        = 1.01
+	ESSPerChainMin = 100
+	ESSTotalMin    = 400
+	// SwapAcceptMin is the least share of swap attempts between adjacent
+	// levels that the ladder must accept: below it, a replica crosses
+	// the pair too rarely for the cold chain to inherit the hot chain's
+	// moves between modes, and levels should be added.
+	SwapAcceptMin = 0.1
+)
+
+// Verdict levels.
+const (
+	Trusted  = "trusted"
+	Doubtful = "doubtful"
+	Failed   = "failed"
+)
+
+// Verdict is the report's first line: whether to trust the run, and why
+// not.
+type Verdict struct {
+	Level   string
+	Reasons []string
+	// Criteria say what a trusted run met.
+	Criteria string
+}
+
+// Judged is what a verdict reads from a run.
+type Judged struct {
+	Parameters []Variable
+	Chains     int // the chains the diagnostics use
+	Pairs      []Pair
+	Warnings   int
+	// Stopped are the chains that ended early, with how (interrupted,
+	// killed, the error that stopped them); Failed says one failed on an
+	// error rather than on a signal.
+	Stopped []string
+	Failed  bool
+	Draws   int // the draws the tables pool
+}
+
+// Judge is the verdict on a run: failed when a chain stopped on an error
+// or there are no draws; doubtful when a variable's R̂ or bulk ESS, a
+// pair's swap acceptance or any warning says so; trusted otherwise. A
+// constant variable (sd 0) is not judged: its R̂ and ESS are undefined and
+// nothing is left to mix (the commands warn when a parameter is stuck).
+func Judge(j Judged) Verdict {
+	v := Verdict{Criteria: fmt.Sprintf("every R̂ ≤ %g, every bulk ESS ≥ %d and ≥ %d a chain, every pair of levels accepting ≥ %g of its swap attempts, no warning, every chain finished",
+		RhatMax, ESSTotalMin, ESSPerChainMin, SwapAcceptMin)}
+	if j.Failed || j.Draws == 0 {
+		v.Level = Failed
+		if j.Draws == 0 {
+			v.Reasons = append(v.Reasons, "no draws")
+		}
+		v.Reasons = append(v.Reasons, j.Stopped...)
+		return v
+	}
+	v.Reasons = append(v.Reasons, j.Stopped...)
+	var badR, badE int
+	worstR, worstE := "", ""
+	rmax, emin := 0.0, math.Inf(1)
+	for _, p := range j.Parameters {
+		if p.SD == 0 {
+			continue
+		}
+		if !(p.Rhat <= RhatMax) {
+			badR++
+			if worstR == "" || !(p.Rhat <= rmax) {
+				worstR, rmax = p.Name, p.Rhat
+			}
+		}
+		if !(p.ESSBulk >= ESSTotalMin) || !(p.ESSBulk >= ESSPerChainMin*float64(j.Chains)) {
+			badE++
+			if worstE == "" || !(p.ESSBulk >= emin) {
+				worstE, emin = p.Name, p.ESSBulk
+			}
+		}
+	}
+	if badR > 0 {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("R̂ > %g for %d variable(s) (largest: %s, %.3f)", RhatMax, badR, worstR, rmax))
+	}
+	if badE > 0 {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("bulk ESS below %d in all or %d a chain for %d variable(s) (smallest: %s, %.0f)", ESSTotalMin, ESSPerChainMin, badE, worstE, emin))
+	}
+	for _, p := range j.Pairs {
+		if p.Attempts > 0 && float64(p.Accepts) < SwapAcceptMin*float64(p.Attempts) {
+			v.Reasons = append(v.Reasons, fmt.Sprintf("levels %d–%d accepted %s of their swap attempts, below %g", p.Levels[0], p.Levels[1], p.Rate(), SwapAcceptMin))
+		}
+	}
+	if j.Warnings > 0 {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("%d warning(s), below", j.Warnings))
+	}
+	v.Level = Trusted
+	if len(v.Reasons) > 0 {
+		v.Level = Doubtful
+	}
+	return v
+}
