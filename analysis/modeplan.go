@@ -21,9 +21,10 @@ const (
 	// error.
 	planModeWeight = 0.005
 	// planBarrier is the barrier, in nats at the level's temperature, that
-	// a preconditioned MALA chain crosses on its own within a run: e^−4
-	// ≈ 2% of its attempts at the ridge pass it. Above it the plan adds
-	// hot levels up to τ = barrier/planBarrier.
+	// a preconditioned MALA chain crosses on its own within a run: e^−1.5
+	// ≈ 0.22, a few attempts at the ridge. Above it the plan adds hot
+	// levels up to τ = barrier/planBarrier, where the hottest level sees
+	// the barrier at planBarrier.
 	planBarrier = 1.5
 	// planSpacing sets the ladder's temperature ratio 1 + planSpacing/√p:
 	// the energy's sd at temperature τ is about τ√(p/2), so adjacent
@@ -44,21 +45,26 @@ const (
 )
 
 // ModePlan is the default plan for a posterior whose modes are found by a
-// search (SearchModes): every level a Metropolis-adjusted, preconditioned
-// Langevin chain (MALA) on exact energies, and a ladder of such levels
-// only where a barrier between the modes is too high for one to cross.
+// search (SearchModes) and which has more than one: every level a
+// Metropolis-adjusted, preconditioned Langevin chain (MALA) on exact
+// energies, and a ladder of such levels only where a barrier between the
+// modes is too high for one to cross; or, for a model with a kernel of its
+// own (Model.Kernel), that kernel, on a ladder of power posteriors where
+// that pays (planKernel).
 //
-// The preconditioner is H = (Σ_k w_k H_k⁻¹)⁻¹, the inverse of the modes'
-// Laplace covariances averaged by their weights. It removes every
-// stiffness the modes share (the data's correlations) and, for a
-// spike-and-slab prior, the spike's: a coefficient in the spike has
-// curvature 1/s0² plus the data's, in the slab the data's alone, and the
-// average sits between the two, so in the whitened coordinates neither
-// differs from 1 by more than their ratio, where a step set by the
-// stiffest direction was slower by the whole condition number. The
-// between-mode spread is left out of H: the chain crosses by the ladder or
-// by the Metropolis step, and folding it in would shrink the step inside
-// every mode.
+// The preconditioner is H = Σ_k w_k H_k, the modes' Hessians averaged by
+// their Laplace weights. It removes every stiffness the modes share (the
+// data's correlations) and, for a spike-and-slab prior, the spike's: a
+// coefficient in the spike has curvature 1/s0² plus the data's, in the
+// slab the data's alone, and the average sits between the two, so in the
+// whitened coordinates neither differs from 1 by more than their ratio,
+// where a step set by the stiffest direction was slower by the whole
+// condition number. Averaging the covariances H_k⁻¹ instead would let the
+// slab's large variances set the scale, and a coefficient in the spike
+// would be stiff by the square of the ratio of the sds. The between-mode
+// spread is left out of H: the chain crosses by the ladder or by the
+// Metropolis step, and folding it in would shrink the step inside every
+// mode.
 type ModePlan struct {
 	Search *ModeSearch
 	Pre    *langevin.Precond

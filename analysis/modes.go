@@ -1,7 +1,6 @@
 package analysis
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -310,6 +309,3 @@ func (s *ModeSearch) Line() string {
 	}
 	return l
 }
-
-// errNoModes is returned by a plan asked for modes it does not have.
-var errNoModes = errors.New("the mode search found no mode")
