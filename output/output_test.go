@@ -232,24 +232,3 @@ func TestSyncAndAppend(t *testing.T) {
 		t.Errorf("a file shorter than its offset: %v", err)
 	}
 }
-
-// Prepare removes the temporaries a killed write of a stale file left,
-// and only those: another process's temporaries in the directory stay.
-func TestPrepareRemovesStaleTemps(t *testing.T) {
-	dir := t.TempDir()
-	mine, theirs := filepath.Join(dir, ".summary.txt.tmp-123"), filepath.Join(dir, ".chain-2.ckpt.tmp-456")
-	for _, f := range []string{mine, theirs} {
-		if err := os.WriteFile(f, []byte("partial"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if _, err := Prepare(dir, "summary.txt"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(mine); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("%s left: %v", mine, err)
-	}
-	if _, err := os.Stat(theirs); err != nil {
-		t.Errorf("%s removed: %v", theirs, err)
-	}
-}
