@@ -18,6 +18,9 @@ data { int<lower=1> N; int<lower=1> p; matrix[N, p] X; int<lower=0, upper=1> y[N
 parameters { vector[p] beta; }
 model { beta ~ normal(0, 1); y ~ bernoulli_logit_glm(X, 0, beta); }
 "
+# Debian's r-cran-bh is an empty stand-in for libboost-dev, whose headers
+# are in /usr/include, where rstan 2.21 does not look ("Boost not found").
+if (!file.exists(rstan_options("boost_lib")) && file.exists("/usr/include/boost/version.hpp")) rstan_options(boost_lib = "/usr/include")
 m <- stan_model(model_code = code)
 fit <- sampling(m, data = list(N = nrow(X), p = p, X = X, y = y), chains = 4, iter = 2000, cores = 1, seed = 1, refresh = 0)
 t <- get_elapsed_time(fit)
