@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -26,3 +27,8 @@ func run(t *testing.T, args ...string) error {
 	rootCmd.SetArgs(args)
 	return rootCmd.Execute()
 }
+
+// longChecks says whether FRESGLD_LONG=1 asks for the long checks: every
+// case of the tests that run the command for seconds a case, and the Slurm
+// cluster. .ci/run sets it in a step of its own.
+func longChecks() bool { return os.Getenv("FRESGLD_LONG") == "1" }

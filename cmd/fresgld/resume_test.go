@@ -46,23 +46,30 @@ func TestResumeBitForBit(t *testing.T) {
 		t.Fatal(err)
 	}
 	regress := []string{"regress", "--data", diabetes, "--label", "progression", "--chains", "2", "--burn", "200", "--keep", "30000", "--thin", "4"}
+	// Each case runs a command three times, some ten seconds on a quiet
+	// machine: the default suite runs two (a kill -9 of the auto ladder,
+	// a SIGINT of a single-level chain), FRESGLD_LONG=1 every one.
 	cases := []struct {
 		name  string
 		sig   syscall.Signal
 		lines int // draws in chain-1.csv before the signal
 		args  []string
+		long  bool
 	}{
-		{"gmm/fresgld/SIGINT", syscall.SIGINT, 3000, append(gmm, "--method", "fresgld", "--levels", "3")},
-		{"gmm/fresgld/auto/SIGTERM", syscall.SIGTERM, 3000, append(gmm, "--method", "fresgld", "--levels", "auto")},
-		{"gmm/fresgld/auto/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--levels", "auto")},
-		{"gmm/fresgld/running/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--variance", "running", "--period", "5", "--repeats", "4")},
-		{"logistic/auto/kill", syscall.SIGKILL, 300, append(logistic, "--method", "auto")},
-		{"logistic/sgld/SIGINT", syscall.SIGINT, 300, append(logistic, "--method", "sgld")},
-		{"logistic/fresgld/SIGTERM", syscall.SIGTERM, 300, append(logistic, "--method", "fresgld")},
-		{"logistic/resgld/pair-taylor/kill", syscall.SIGKILL, 300, append(logistic, "--method", "resgld", "--swap-energies", "pair-taylor")},
-		{"regress/spike-slab/SIGINT", syscall.SIGINT, 2000, regress},
+		{"gmm/fresgld/SIGINT", syscall.SIGINT, 3000, append(gmm, "--method", "fresgld", "--levels", "3"), true},
+		{"gmm/fresgld/auto/SIGTERM", syscall.SIGTERM, 3000, append(gmm, "--method", "fresgld", "--levels", "auto"), true},
+		{"gmm/fresgld/auto/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--levels", "auto"), false},
+		{"gmm/fresgld/running/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--variance", "running", "--period", "5", "--repeats", "4"), true},
+		{"logistic/auto/kill", syscall.SIGKILL, 300, append(logistic, "--method", "auto"), true},
+		{"logistic/sgld/SIGINT", syscall.SIGINT, 300, append(logistic, "--method", "sgld"), false},
+		{"logistic/fresgld/SIGTERM", syscall.SIGTERM, 300, append(logistic, "--method", "fresgld"), true},
+		{"logistic/resgld/pair-taylor/kill", syscall.SIGKILL, 300, append(logistic, "--method", "resgld", "--swap-energies", "pair-taylor"), true},
+		{"regress/spike-slab/SIGINT", syscall.SIGINT, 2000, regress, true},
 	}
 	for _, c := range cases {
+		if c.long && !longChecks() {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
 			ref := filepath.Join(t.TempDir(), "ref")
 			if out, err := exec.Command(binary(t), append(c.args, "--out", ref)...).CombinedOutput(); err != nil {

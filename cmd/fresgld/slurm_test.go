@@ -43,10 +43,11 @@ func slurmTools() (path, missing string) {
 // task must resume from its checkpoint, strictly inside the run. The
 // merged table must equal a single process's four-chain table byte for
 // byte, and every chain's draws that process's. Skipped, saying so,
-// without Slurm and munge (apt-get install slurm-wlm munge) or root.
+// without Slurm and munge (apt-get install slurm-wlm munge) or root; a
+// long check, run when FRESGLD_LONG=1 (.ci/run sets it).
 func TestSlurmArray(t *testing.T) {
-	if testing.Short() {
-		t.Skip("brings up a Slurm cluster")
+	if testing.Short() || !longChecks() {
+		t.Skip("brings up a Slurm cluster: a long check, run with FRESGLD_LONG=1")
 	}
 	path, missing := slurmTools()
 	if missing != "" {
