@@ -209,9 +209,11 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 	wall := time.Since(start)
 	for i, s := range smps {
 		k := sinks[i].(*chainSink)
-		if r.Every > 0 && res[i].Err != nil {
-			// Interrupted or stopped: the state after the last step taken,
-			// before the trailing statistics, for fresgld resume.
+		if r.Every > 0 && errors.Is(res[i].Err, exchange.ErrStopped) {
+			// Interrupted: the state after the last step taken, before the
+			// trailing statistics, for fresgld resume. A chain stopped by
+			// a failure keeps its last periodic checkpoint: the failed
+			// step's draw is not written, and its state would fail again.
 			errs = append(errs, k.writeCheckpoint(s.Steps()))
 		}
 		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm}

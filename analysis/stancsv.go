@@ -178,6 +178,9 @@ func (w *stanWriter) close(st chainStats) error {
 	if w.err != nil {
 		err = w.err
 	}
+	if err == nil && w.s.Restored() {
+		err = errors.New("this resumed chain stopped sooner than the run it continued, so the file keeps that run's draws, not its own: fix what stopped it and resume again")
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.name, err)
 	}

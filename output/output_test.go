@@ -232,3 +232,49 @@ func TestSyncAndAppend(t *testing.T) {
 		t.Errorf("a file shorter than its offset: %v", err)
 	}
 }
+
+// A continued stream that ends with fewer lines than it cut off, the same
+// ones as far as it went, puts the cut-off lines back: a resumed chain that
+// failed sooner keeps the draws it started from. One that went further, or
+// whose lines differ, keeps its own.
+func TestAppendStreamKeepsLongerTail(t *testing.T) {
+	const head, rest = "# c\na,b\n1,2\n", "3,4\n5,6\n7,8\n# stopped: 5 steps\n"
+	cases := []struct {
+		name     string
+		rows     [][]float64
+		restored bool
+		want     string
+	}{
+		{"fewer", [][]float64{{3, 4}}, true, head + rest},
+		{"none", nil, true, head + rest},
+		{"more", [][]float64{{3, 4}, {5, 6}, {7, 8}, {9, 10}}, false, head + "3,4\n5,6\n7,8\n9,10\n# stopped: 1 step\n"},
+		{"different", [][]float64{{3, 5}}, false, head + "3,5\n# stopped: 1 step\n"},
+	}
+	for _, c := range cases {
+		d, err := Prepare(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(d.File("c.csv"), []byte(head+rest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := d.AppendStream("c.csv", int64(len(head)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range c.rows {
+			if err := s.WriteFloats(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Comment("stopped: 1 step"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(d.File("c.csv")); string(b) != c.want || s.Restored() != c.restored {
+			t.Errorf("%s: file %q, restored %v; want %q, %v", c.name, b, s.Restored(), c.want, c.restored)
+		}
+	}
+}

@@ -45,6 +45,11 @@ type Stream struct {
 	done chan struct{}
 	wg   sync.WaitGroup
 	once sync.Once
+	// A stream continued by AppendStream: the offset it continued from and
+	// the bytes it cut off there; restored says Close put them back.
+	from     int64
+	tail     []byte
+	restored bool
 }
 
 // CreateStream creates name in the directory (replacing any file of that
@@ -165,6 +170,55 @@ func (s *Stream) flushLocked() error {
 	return nil
 }
 
+// restoreTail puts back the lines AppendStream cut off when the stream
+// ends with fewer data lines (those not comments) after its offset than
+// they held, and its own data lines are the first of theirs: a resumed
+// chain that failed sooner than the run it continued keeps that run's
+// draws, and its trailing comments, rather than replacing them by less.
+// A checkpoint written meanwhile stays true: it counts lines the two share.
+func (s *Stream) restoreTail() error {
+	end, err := s.f.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	now := make([]byte, end-s.from)
+	if _, err := s.f.ReadAt(now, s.from); err != nil {
+		return err
+	}
+	mine, theirs := dataLines(now), dataLines(s.tail)
+	if len(mine) >= len(theirs) || !bytes.Equal(bytes.Join(mine, nil), bytes.Join(theirs[:len(mine)], nil)) {
+		return nil
+	}
+	if err := s.f.Truncate(s.from); err != nil {
+		return err
+	}
+	if _, err := s.f.WriteAt(s.tail, s.from); err != nil {
+		return err
+	}
+	s.restored = true
+	return nil
+}
+
+// Restored says whether Close put back the lines AppendStream cut off.
+func (s *Stream) Restored() bool { return s.restored }
+
+// dataLines are the lines of b that are not comments, each with its
+// newline; a last line without one is left out.
+func dataLines(b []byte) [][]byte {
+	var out [][]byte
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break
+		}
+		if b[0] != '#' {
+			out = append(out, b[:i+1])
+		}
+		b = b[i+1:]
+	}
+	return out
+}
+
 // Close flushes the lines left, syncs and closes the file. It returns the
 // first error the stream met; later calls do nothing.
 func (s *Stream) Close() error {
@@ -173,6 +227,9 @@ func (s *Stream) Close() error {
 		close(s.done)
 		s.wg.Wait()
 		err = s.Flush()
+		if err == nil && s.tail != nil {
+			err = s.restoreTail()
+		}
 		if e := s.f.Sync(); err == nil {
 			err = e
 		}
@@ -200,6 +257,13 @@ func (d *Dir) AppendStream(name string, offset int64) (*Stream, error) {
 	if err == nil && st.Size() < offset {
 		err = fmt.Errorf("%s holds %d bytes, fewer than the %d its checkpoint counts on: it was cut or replaced since", name, st.Size(), offset)
 	}
+	// What is cut off is kept, to be put back if the continuation ends
+	// with fewer draws (see Close).
+	var tail []byte
+	if err == nil && st.Size() > offset {
+		tail = make([]byte, st.Size()-offset)
+		_, err = f.ReadAt(tail, offset)
+	}
 	if err == nil {
 		err = f.Truncate(offset)
 	}
@@ -210,7 +274,7 @@ func (d *Dir) AppendStream(name string, offset int64) (*Stream, error) {
 		f.Close()
 		return nil, err
 	}
-	s := &Stream{f: f, done: make(chan struct{})}
+	s := &Stream{f: f, done: make(chan struct{}), from: offset, tail: tail}
 	s.cw = csv.NewWriter(&s.buf)
 	d.Record(name)
 	s.wg.Add(1)

@@ -152,6 +152,8 @@ func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analys
 	o.Chains, _ = f.chainFlags.ids()
 	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
 	o.Args, o.Cwd, o.Version = runArgs(cmd), workingDir(), buildVersion()
+	// fresgld resume of a sample run continues its checkpoints.
+	o.Resume = resuming
 	if !f.EtaAuto {
 		o.Eta = f.Eta
 	}

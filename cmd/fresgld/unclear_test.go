@@ -1,10 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/fresgld/fresgld/analysis"
 )
 
 // fresgld resume of a directory that does not exist, or of a file, says
@@ -19,5 +23,55 @@ func TestResumeMissingDirectory(t *testing.T) {
 	os.WriteFile(file, []byte("x"), 0o644)
 	if err := run(t, "resume", file); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("resume %s: %v; want it to say it is a file", file, err)
+	}
+}
+
+// A resume whose model fails sooner than in the run it continues keeps the
+// draws that run left in the chain file, and says so; nothing on disk is
+// replaced by less. The first run's first checkpoint is taken aside while
+// it runs and put back after its model failed: the chain file then holds
+// many draws beyond the checkpoint, as after a run killed between two.
+func TestFailedResumeKeepsDraws(t *testing.T) {
+	out := t.TempDir()
+	cmd := fmt.Sprintf("FRESGLD_TEST_MODEL=1 exec '%s'", os.Args[0])
+	ckpt := filepath.Join(out, analysis.CheckpointName(1))
+	var first []byte
+	stop := make(chan struct{})
+	taken := make(chan struct{})
+	go func() {
+		defer close(taken)
+		for {
+			if b, err := os.ReadFile(ckpt); err == nil {
+				first = b
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	}()
+	t.Setenv("FRESGLD_TEST_DIE_AFTER", "8000")
+	err := run(t, "sample", "--model-cmd", cmd, "--keep", "20000", "--burn", "100", "--thin", "1", "--chains", "1", "--checkpoint-every", "0.05", "--out", out)
+	close(stop)
+	<-taken
+	if err == nil {
+		t.Fatal("the model did not fail")
+	}
+	if first == nil {
+		t.Fatal("no checkpoint before the model failed")
+	}
+	if err := os.WriteFile(ckpt, first, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := draws(t, analysis.ChainFile(out, 1))
+	t.Setenv("FRESGLD_TEST_DIE_AFTER", "1000")
+	err = run(t, "resume", out)
+	if err == nil || !strings.Contains(err.Error(), "keeps that run's draws") {
+		t.Errorf("resume: %v; want it to say the file keeps the earlier draws", err)
+	}
+	if after := draws(t, analysis.ChainFile(out, 1)); after != before {
+		t.Errorf("chain-1.csv holds %d draws after the failed resume, %d before", after, before)
 	}
 }
