@@ -106,17 +106,17 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	res, err := analysis.Run(ctx, analysis.Model{Terms: m, Names: m.Names()}, o)
 	stop()
 	if err != nil {
-		return modelError(m, err)
+		return modelError(m, f.ModelCmd, err)
 	}
 	if m.Err() != nil {
-		blameModel(&res.Summary)
+		blameModel(&res.Summary, f.ModelCmd)
 	}
 	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs:\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds())
 	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Summary: res.Summary}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
-	return modelError(m, report(cmd, res, &sum))
+	return modelError(m, f.ModelCmd, report(cmd, res, &sum))
 }
 
 // sampleSummary is summary.json of a sample run.
@@ -130,13 +130,15 @@ type sampleSummary struct {
 }
 
 // blameModel gives the chains' stop warnings of a run whose model failed
-// their true remedy: they stopped on the NaN the failed model answered,
-// not on their step size.
-func blameModel(s *analysis.Summary) {
-	const remedy = "the model process failed (its error follows)"
+// their true cause: they stopped on what the failed model answered (a NaN,
+// nothing), not on their step size, so the sampler's own account of the
+// stop (a divergence, a variance, its Go types) is left out and the model
+// named.
+func blameModel(s *analysis.Summary, cmd string) {
+	remedy := fmt.Sprintf("the model process %q failed (its error follows); the step size is not the cause", cmd)
 	for i, w := range s.Details {
 		if w.Code == "stopped" {
-			s.Details[i].Message = strings.TrimSuffix(w.Message, w.Remedy) + remedy
+			s.Details[i].Message = fmt.Sprintf("chain %d stopped after %d steps: %s", w.Chain, int(w.Number), remedy)
 			s.Details[i].Remedy = remedy
 			s.Warnings[i] = s.Details[i].Message
 		}
@@ -183,8 +185,10 @@ func (f *sampleFlags) settings(o analysis.Options) [][2]string {
 }
 
 // modelError puts the model's own failure, if it had one, before err: the
-// sampler saw only the NaN it answered after it.
-func modelError(m *modelproc.Model, err error) error {
+// sampler saw only the NaN or the silence that followed it, so err's account
+// (a diverged level, a Hessian that is not positive definite, --eta) is not
+// the cause and is left out; only the stage the run was in is said.
+func modelError(m *modelproc.Model, cmd string, err error) error {
 	merr := m.Err()
 	switch {
 	case merr == nil:
@@ -192,5 +196,9 @@ func modelError(m *modelproc.Model, err error) error {
 	case err == nil:
 		return merr
 	}
-	return fmt.Errorf("%w\nthe run stopped on it: %v", merr, err)
+	stage := ""
+	if s, _, ok := strings.Cut(err.Error(), ": "); ok && !strings.ContainsAny(s, "()") && len(s) < 40 {
+		stage = " (in its " + s + ")"
+	}
+	return fmt.Errorf("%w\nthe run stopped on it%s: the model process %q failed, not the sampler: fix the model (run its command by hand on the request above) and run again", merr, stage, cmd)
 }

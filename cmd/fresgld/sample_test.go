@@ -127,7 +127,7 @@ func TestSampleModelDies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no summary of the draws taken: %v", err)
 	}
-	if regexp.MustCompile(`stopped after [^"]*lower --eta`).Match(sum) || !strings.Contains(string(sum), "the model process failed") {
+	if regexp.MustCompile(`stopped after [^"]*lower --eta`).Match(sum) || !strings.Contains(string(sum), "the step size is not the cause") {
 		t.Errorf("summary.json blames the chain's stop on the step size, not the model:\n%s", sum)
 	}
 	if n := draws(t, filepath.Join(out, "chain-1.csv")); n < 1 || n >= 2000 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -73,5 +74,41 @@ func TestFailedResumeKeepsDraws(t *testing.T) {
 	}
 	if after := draws(t, analysis.ChainFile(out, 1)); after != before {
 		t.Errorf("chain-1.csv holds %d draws after the failed resume, %d before", after, before)
+	}
+}
+
+// A model that fails after its handshake, in the run's setup or in the
+// middle of sampling, is named as the cause in every line the run prints
+// after its own error; none blames the step size or shows a Go type.
+func TestModelFaultNamesModel(t *testing.T) {
+	blame := regexp.MustCompile(`--eta|η|step size is not positive|Hessian|diverged|\*energy\.|variance\.[A-Z]|estimator \*`)
+	for _, c := range []struct {
+		name     string
+		dieAfter int
+	}{
+		{"in the setup", 30},
+		{"while sampling", 3000},
+	} {
+		out := t.TempDir()
+		var stderr strings.Builder
+		rootCmd.SetErr(&stderr)
+		err := run(t, "sample", "--model-cmd", testModelCmd(c.dieAfter), "--keep", "5000", "--burn", "100", "--thin", "1", "--chains", "2", "--out", out)
+		rootCmd.SetErr(nil)
+		if err == nil {
+			t.Fatalf("%s: the model did not fail", c.name)
+		}
+		msg := err.Error()
+		if !strings.Contains(msg, "the test model crashes on purpose") || !strings.Contains(msg, "the model process") {
+			t.Errorf("%s: error does not name the model's failure:\n%s", c.name, msg)
+		}
+		_, rest, _ := strings.Cut(msg, "the run stopped on it")
+		if rest == "" || blame.MatchString(rest) || !strings.Contains(rest, testModelCmd(c.dieAfter)) {
+			t.Errorf("%s: the error's last lines do not name the model, or blame the sampler:\n%s", c.name, msg)
+		}
+		for _, l := range strings.Split(stderr.String(), "\n") {
+			if strings.HasPrefix(l, "warning: chain") && (blame.MatchString(l) || !strings.Contains(l, "the model process")) {
+				t.Errorf("%s: warning %q blames the sampler, not the model", c.name, l)
+			}
+		}
 	}
 }
