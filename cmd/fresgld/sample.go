@@ -66,7 +66,7 @@ func init() {
 
 // validate checks the flags before the model starts.
 func (f *sampleFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
-	if f.ModelCmd == "" {
+	if strings.TrimSpace(f.ModelCmd) == "" {
 		return "", errors.New("--model-cmd: no command given (e.g. --model-cmd 'python3 model.py data.csv')")
 	}
 	if f.Timeout <= 0 {

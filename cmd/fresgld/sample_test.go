@@ -142,6 +142,7 @@ func TestSampleFlags(t *testing.T) {
 		want string
 	}{
 		{nil, "--model-cmd: no command given"},
+		{[]string{"--model-cmd", "  \t "}, "--model-cmd: no command given"},
 		{[]string{"--model-cmd", "true", "--model-timeout", "0s"}, "--model-timeout = 0s"},
 		{[]string{"--model-cmd", "echo nonsense"}, `--model-cmd: model process "echo nonsense": request handshake`},
 		// Refused before the model runs: a model that ran would not say this.
