@@ -36,3 +36,22 @@ func TestResponse(t *testing.T) {
 		t.Errorf("constant response: error %v", err)
 	}
 }
+
+// A response has no classes: one whose values are all 0, or all huge
+// (1e300 × a response, which int conversion would have counted as no
+// ones), is read, not refused with logistic regression's "both classes".
+func TestResponseHasNoClasses(t *testing.T) {
+	for _, text := range []string{"a,y\n1,0\n2,0\n3,0\n", "a,y\n1,1e300\n2,-2e300\n3,3e300\n"} {
+		d, err := Read(strings.NewReader(text), "r.csv", Options{Label: "y", Response: true})
+		if err != nil {
+			t.Errorf("%q: %v", text, err)
+			continue
+		}
+		if d.N != 3 {
+			t.Errorf("%q: %d rows", text, d.N)
+		}
+	}
+	if _, err := Read(strings.NewReader("a,y\n1,0\n2,0\n3,0\n"), "r.csv", Options{Label: "y"}); err == nil || !strings.Contains(err.Error(), "both classes") {
+		t.Errorf("a 0/1 label of one class: error %v", err)
+	}
+}
