@@ -313,6 +313,7 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 	if err := d.constants(opt, file); err != nil {
 		return nil, err
 	}
+	d.duplicates(file)
 	if !opt.NoStandardize {
 		if j, err := d.standardize(file); err != nil {
 			return nil, bad(0, d.cols[j]+1, d.Names[j], "%v", err)
