@@ -77,7 +77,7 @@ func task(t *testing.T, mode, dir string, id, rounds int) *exec.Cmd {
 // task's RemoveTemps removed the others' trace.png temporaries between
 // their write and their rename (a Slurm array job's tasks failed with
 // "rename .trace.png.tmp-…: no such file or directory").
-func TestOwnedTempsConcurrentTasks(t *testing.T) {
+func TestOwnedTempsAcrossTasks(t *testing.T) {
 	const runs, tasks, rounds = 20, 4, 10
 	for run := range runs {
 		dir := t.TempDir()
