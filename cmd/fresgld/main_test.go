@@ -32,3 +32,13 @@ func run(t *testing.T, args ...string) error {
 // case of the tests that run the command for seconds a case, and the Slurm
 // cluster. .ci/run sets it in a step of its own.
 func longChecks() bool { return os.Getenv("FRESGLD_LONG") == "1" }
+
+// long skips t unless FRESGLD_LONG=1: a check of several CPU-seconds that
+// the default suite (go test ./..., which must pass with margin on a busy
+// two-core machine) leaves to .ci/run's long step.
+func long(t *testing.T) {
+	t.Helper()
+	if !longChecks() {
+		t.Skip("a long check: run with FRESGLD_LONG=1 (.ci/run's long step does)")
+	}
+}

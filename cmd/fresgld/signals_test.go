@@ -276,6 +276,7 @@ func TestCountBounds(t *testing.T) {
 // the figures are drawn (seconds for a long run) ends the process at once
 // instead of going unanswered until they are done.
 func TestFiguresAnswerSignals(t *testing.T) {
+	long(t)
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
