@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -197,8 +198,20 @@ func modelError(m *modelproc.Model, cmd string, err error) error {
 		return merr
 	}
 	stage := ""
-	if s, _, ok := strings.Cut(err.Error(), ": "); ok && !strings.ContainsAny(s, "()") && len(s) < 40 {
+	if s, _, ok := strings.Cut(err.Error(), ": "); ok && stageName.MatchString(s) {
 		stage = " (in its " + s + ")"
 	}
-	return fmt.Errorf("%w\nthe run stopped on it%s: the model process %q failed, not the sampler: fix the model (run its command by hand on the request above) and run again", merr, stage, cmd)
+	// What err says of the files is kept: a chain file that keeps the
+	// draws of the run a resume continued, one a full disk left short.
+	var files []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if strings.Contains(l, analysis.ErrKeptEarlier.Error()) || strings.Contains(l, "holds only") {
+			files = append(files, "\n"+l)
+		}
+	}
+	return fmt.Errorf("%w\nthe run stopped on it%s: the model process %q failed, not the sampler: fix the model (run its command by hand on the request above) and run again%s", merr, stage, cmd, strings.Join(files, ""))
 }
+
+// stageName matches the name of a run's stage that an error begins with
+// ("automatic step size"), not a file's or a chain's.
+var stageName = regexp.MustCompile(`^[a-z][a-z ]{2,40}$`)
