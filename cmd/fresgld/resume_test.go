@@ -29,6 +29,9 @@ import (
 // that restored any part of the state wrongly (a stream, a variance model,
 // an anchor, the CSV's length) changes the draws and fails the comparison.
 func TestResumeBitForBit(t *testing.T) {
+	// Its runs are processes of their own, touching no state of this
+	// one: it runs beside the other such tests.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command and runs each case three times")
 	}
@@ -216,6 +219,9 @@ func firstDiff(x, y []byte) string {
 // was written by another version, with other settings, or when its chain
 // file no longer holds the draws it counts on; nothing is changed then.
 func TestResumeRefuses(t *testing.T) {
+	// Its runs are processes of their own, touching no state of this
+	// one: it runs beside the other such tests.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

@@ -210,6 +210,9 @@ func afterSignal(cmd *exec.Cmd, before time.Duration, ok bool, sent time.Time) t
 // pilot, and a reproduce study. Without the stop in the tuning loop and the
 // pilot, these runs outlast the 20 s limit by far.
 func TestPhasesAnswerSignals(t *testing.T) {
+	// Its runs are processes of their own, touching no state of this
+	// one: it runs beside the other such tests.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
