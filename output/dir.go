@@ -41,8 +41,10 @@ func Prepare(path string, stale ...string) (*Dir, error) {
 	probe.Close()
 	os.Remove(probe.Name())
 	for _, name := range stale {
-		if err := os.Remove(filepath.Join(path, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("removing the earlier run's %s: %w", name, err)
+		for _, f := range []string{name, cutName(name)} {
+			if err := os.Remove(filepath.Join(path, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("removing the earlier run's %s: %w", f, err)
+			}
 		}
 	}
 	d := &Dir{path: path}

@@ -278,3 +278,54 @@ func TestAppendStreamKeepsLongerTail(t *testing.T) {
 		}
 	}
 }
+
+// A continuation killed before its Close (here: the file cut and continued
+// by hand, the cut-off lines saved beside it as AppendStream saves them)
+// loses nothing: the next AppendStream puts them back first. Saved lines of
+// a file whose beginning has changed since (a new run in the directory)
+// are not put back, and go.
+func TestAppendStreamRecoversAfterKill(t *testing.T) {
+	const head, rest = "# c\na,b\n1,2\n", "3,4\n5,6\n7,8\n# stopped: 5 steps\n"
+	for _, c := range []struct {
+		name, prefix, want string
+	}{
+		{"same run", head, head + rest},
+		{"new run", "# d\na,b\n1,2\n", "# d\na,b\n1,2\n3,4\n# stopped: 1 step\n"},
+	} {
+		d, err := Prepare(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := d.File("c.csv")
+		os.WriteFile(path, []byte(head+rest), 0o644)
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := saveCut(f, d.File(cutName("c.csv")), int64(len(head)), []byte(rest)); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		// The killed continuation wrote one line of its own.
+		os.WriteFile(path, []byte(c.prefix+"3,4\n"), 0o644)
+		s, err := d.AppendStream("c.csv", int64(len(head)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WriteFloats([]float64{3, 4}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Comment("stopped: 1 step"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != c.want {
+			t.Errorf("%s: file %q, want %q", c.name, b, c.want)
+		}
+		if _, err := os.Stat(d.File(cutName("c.csv"))); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %s left: %v", c.name, cutName("c.csv"), err)
+		}
+	}
+}

@@ -49,6 +49,7 @@ type Stream struct {
 	// the bytes it cut off there; restored says Close put them back.
 	from     int64
 	tail     []byte
+	cutPath  string // the copy of tail beside the file, removed at Close
 	restored bool
 }
 
@@ -170,54 +171,8 @@ func (s *Stream) flushLocked() error {
 	return nil
 }
 
-// restoreTail puts back the lines AppendStream cut off when the stream
-// ends with fewer data lines (those not comments) after its offset than
-// they held, and its own data lines are the first of theirs: a resumed
-// chain that failed sooner than the run it continued keeps that run's
-// draws, and its trailing comments, rather than replacing them by less.
-// A checkpoint written meanwhile stays true: it counts lines the two share.
-func (s *Stream) restoreTail() error {
-	end, err := s.f.Seek(0, io.SeekCurrent)
-	if err != nil {
-		return err
-	}
-	now := make([]byte, end-s.from)
-	if _, err := s.f.ReadAt(now, s.from); err != nil {
-		return err
-	}
-	mine, theirs := dataLines(now), dataLines(s.tail)
-	if len(mine) >= len(theirs) || !bytes.Equal(bytes.Join(mine, nil), bytes.Join(theirs[:len(mine)], nil)) {
-		return nil
-	}
-	if err := s.f.Truncate(s.from); err != nil {
-		return err
-	}
-	if _, err := s.f.WriteAt(s.tail, s.from); err != nil {
-		return err
-	}
-	s.restored = true
-	return nil
-}
-
 // Restored says whether Close put back the lines AppendStream cut off.
 func (s *Stream) Restored() bool { return s.restored }
-
-// dataLines are the lines of b that are not comments, each with its
-// newline; a last line without one is left out.
-func dataLines(b []byte) [][]byte {
-	var out [][]byte
-	for len(b) > 0 {
-		i := bytes.IndexByte(b, '\n')
-		if i < 0 {
-			break
-		}
-		if b[0] != '#' {
-			out = append(out, b[:i+1])
-		}
-		b = b[i+1:]
-	}
-	return out
-}
 
 // Close flushes the lines left, syncs and closes the file. It returns the
 // first error the stream met; later calls do nothing.
@@ -228,13 +183,18 @@ func (s *Stream) Close() error {
 		s.wg.Wait()
 		err = s.Flush()
 		if err == nil && s.tail != nil {
-			err = s.restoreTail()
+			var restored bool
+			restored, err = restoreTail(s.f, s.from, s.tail)
+			s.restored = restored
 		}
 		if e := s.f.Sync(); err == nil {
 			err = e
 		}
 		if e := s.f.Close(); err == nil {
 			err = e
+		}
+		if err == nil && s.cutPath != "" {
+			err = os.Remove(s.cutPath)
 		}
 	})
 	if err == os.ErrClosed {
@@ -253,16 +213,25 @@ func (d *Dir) AppendStream(name string, offset int64) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
+	// A continuation killed before its Close left what it cut off beside
+	// the file: that is put back first, if it holds more.
+	err = recoverCut(f, d.File(cutName(name)))
+	var st os.FileInfo
+	if err == nil {
+		st, err = f.Stat()
+	}
 	if err == nil && st.Size() < offset {
 		err = fmt.Errorf("%s holds %d bytes, fewer than the %d its checkpoint counts on: it was cut or replaced since", name, st.Size(), offset)
 	}
-	// What is cut off is kept, to be put back if the continuation ends
-	// with fewer draws (see Close).
+	// What is cut off is kept, in memory and beside the file, to be put
+	// back if the continuation ends with fewer draws (see cut.go).
 	var tail []byte
 	if err == nil && st.Size() > offset {
 		tail = make([]byte, st.Size()-offset)
 		_, err = f.ReadAt(tail, offset)
+	}
+	if err == nil && tail != nil {
+		err = saveCut(f, d.File(cutName(name)), offset, tail)
 	}
 	if err == nil {
 		err = f.Truncate(offset)
@@ -275,6 +244,9 @@ func (d *Dir) AppendStream(name string, offset int64) (*Stream, error) {
 		return nil, err
 	}
 	s := &Stream{f: f, done: make(chan struct{}), from: offset, tail: tail}
+	if tail != nil {
+		s.cutPath = d.File(cutName(name))
+	}
 	s.cw = csv.NewWriter(&s.buf)
 	d.Record(name)
 	s.wg.Add(1)
