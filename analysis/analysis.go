@@ -341,7 +341,7 @@ func (r *Result) Dir() *output.Dir { return r.dir }
 
 // Stopped is the error of the chains that stopped early (their draws are
 // kept), nil when every chain finished.
-func (r *Result) Stopped() error { return stoppedError(r.Summary, len(r.Chains)) }
+func (r *Result) Stopped() error { return stoppedError(r.Summary, len(r.Chains), r.dir) }
 
 func (m Model) names() []string {
 	if m.Names != nil {

@@ -36,17 +36,24 @@ func SummaryOutputs() []string {
 
 // chainStale lists the files of an earlier run in dir that a run of the
 // chains ids replaces: every chain CSV when it runs them all, only its own
-// when it runs one (--chain), so that array tasks may share a directory.
+// when it runs one (--chain), so that array tasks may share a directory;
+// a single chain's run leaves the summaries too.
 //
 // Their checkpoints go too, but not while resuming: fresgld resume
 // continues the chain files and checkpoints it finds.
 func chainStale(dir string, ids []int, single bool, resuming *Resume, others ...string) []string {
+	if single {
+		// The summaries beside it are its sibling tasks' (an array job
+		// sharing --out): each task replaces them whole when it ends.
+		stale := slices.Clone(others)
+		if resuming != nil {
+			return stale
+		}
+		return append(stale, chainName(ids[0]), CheckpointName(ids[0]))
+	}
 	stale := append(SummaryOutputs(), others...)
 	if resuming != nil {
 		return stale
-	}
-	if single {
-		return append(stale, chainName(ids[0]), CheckpointName(ids[0]))
 	}
 	for _, pat := range []string{"chain-*.csv", "chain-*.ckpt"} {
 		m, _ := filepath.Glob(filepath.Join(dir, pat))
@@ -215,9 +222,11 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 	wall := time.Since(start)
 	for i, s := range smps {
 		k := sinks[i].(*chainSink)
-		if r.Every > 0 && res[i].Err != nil {
-			// Interrupted or stopped: the state after the last step taken,
-			// before the trailing statistics, for fresgld resume.
+		if r.Every > 0 && errors.Is(res[i].Err, exchange.ErrStopped) {
+			// Interrupted: the state after the last step taken, before the
+			// trailing statistics, for fresgld resume. A chain stopped by
+			// a failure keeps its last periodic checkpoint: the failed
+			// step's draw is not written, and its state would fail again.
 			errs = append(errs, k.writeCheckpoint(s.Steps()))
 		}
 		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm, Frozen: frozenNote(res[i].Stats.Frozen)}
@@ -431,7 +440,11 @@ var ErrInterrupted = errors.New("interrupted")
 // every draw taken, when ctx is cancelled. Run uses it for a Model; a
 // program with samplers of its own calls it directly.
 func Sample(ctx context.Context, r ChainRun, ids []int) (*Result, error) {
-	out, err := output.Prepare(r.Out, chainStale(r.Out, ids, r.Single, r.Resume, r.Stale...)...)
+	stale := chainStale(r.Out, ids, r.Single, r.Resume, r.Stale...)
+	if foreign := notWritten(r.Out, stale); len(foreign) > 0 {
+		return nil, refuseForeign(r.Out, foreign)
+	}
+	out, err := output.Prepare(r.Out, stale...)
 	if err != nil {
 		return nil, fmt.Errorf("--out: %w", err)
 	}

@@ -173,6 +173,14 @@ func ReadCheckpoints(dir string, chain int, version string) (*Resume, error) {
 	if err != nil {
 		return nil, err
 	}
+	if st, err := os.Stat(abs); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s: no such directory: give the --out directory of the run to resume", dir)
+		}
+		return nil, err
+	} else if !st.IsDir() {
+		return nil, fmt.Errorf("%s is a file, not a directory: give the --out directory of the run to resume", dir)
+	}
 	paths, _ := filepath.Glob(filepath.Join(abs, "chain-*.ckpt"))
 	if chain > 0 {
 		paths = slices.DeleteFunc(paths, func(p string) bool { return filepath.Base(p) != CheckpointName(chain) })

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,7 +38,7 @@ func Report(stdout, stderr io.Writer, dir *output.Dir, chains []*Chain, s *Summa
 		fmt.Fprintln(stdout, "figures:", note)
 	}
 	fmt.Fprintln(stdout, dir.Wrote())
-	return errors.Join(writeErr, err, stoppedError(*s, len(chains)))
+	return errors.Join(writeErr, err, stoppedError(*s, len(chains), dir))
 }
 
 // writeSummary writes summary.txt (the table), the figures,
@@ -240,8 +241,9 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 	return note, errors.Join(errs...)
 }
 
-// stoppedError reports the chains that stopped early; their draws are kept.
-func stoppedError(s Summary, n int) error {
+// stoppedError reports the chains that stopped early; their draws are kept,
+// but for those a failed write (a full disk) kept from the file in dir.
+func stoppedError(s Summary, n int, dir *output.Dir) error {
 	var errs []error
 	for _, c := range s.PerChain {
 		switch c.Status {
@@ -253,9 +255,18 @@ func stoppedError(s Summary, n int) error {
 			errs = append(errs, fmt.Errorf("chain %d of %d was killed after %d draws: its draws are kept, its counters were lost", c.Chain, n, c.Draws))
 		case StatusStopped:
 			for _, st := range s.Stopped {
-				if st.Chain == c.Chain {
-					errs = append(errs, fmt.Errorf("chain %d of %d stopped after %d steps (its draws are kept): %s", c.Chain, n, c.Steps, st.Error))
+				if st.Chain != c.Chain {
+					continue
 				}
+				kept := c.Draws
+				if dir != nil {
+					kept = drawsOnDisk(dir.File(chainName(c.Chain)))
+				}
+				if kept < c.Draws {
+					errs = append(errs, fmt.Errorf("chain %d of %d stopped after %d steps, and %s holds only %d of its %d draws: %s: free space on the disk of --out (or give another --out) and run again", c.Chain, n, c.Steps, chainName(c.Chain), kept, c.Draws, st.Error))
+					continue
+				}
+				errs = append(errs, fmt.Errorf("chain %d of %d stopped after %d steps (its draws are kept): %s", c.Chain, n, c.Steps, st.Error))
 			}
 		}
 	}
@@ -274,6 +285,28 @@ func coordNames(p int) []string {
 	n := make([]string, p)
 	for j := range n {
 		n[j] = "theta" + strconv.Itoa(j+1)
+	}
+	return n
+}
+
+// drawsOnDisk counts the draws in a chain file: its whole lines that are
+// neither comments nor the header row.
+func drawsOnDisk(path string) int {
+	b, _ := os.ReadFile(path)
+	n, header := 0, false
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			break
+		}
+		switch {
+		case b[0] == '#':
+		case !header:
+			header = true
+		default:
+			n++
+		}
+		b = b[i+1:]
 	}
 	return n
 }

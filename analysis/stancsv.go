@@ -225,11 +225,18 @@ func (w *stanWriter) close(st chainStats) error {
 	if w.err != nil {
 		err = w.err
 	}
+	if err == nil && w.s.Restored() {
+		err = ErrKeptEarlier
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", w.name, err)
 	}
 	return nil
 }
+
+// ErrKeptEarlier is the error of a resumed chain that stopped with fewer
+// draws than its file held when it resumed: the file keeps those.
+var ErrKeptEarlier = errors.New("this resumed chain stopped sooner than the run it continued, so the file keeps that run's draws, not its own: fix what stopped it and resume again")
 
 // Chain is one chain's CSV read back.
 type Chain struct {

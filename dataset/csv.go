@@ -299,9 +299,12 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 	}
 	var ones int
 	for _, y := range d.Y {
-		ones += int(y)
+		if y == 1 {
+			ones++
+		}
 	}
-	if ones == 0 || ones == d.N {
+	// A continuous response (regress) has no classes.
+	if !opt.Response && (ones == 0 || ones == d.N) {
 		// The likelihood then only pushes the intercept towards ±∞: the
 		// posterior is the prior's, cut off on one side, whatever the
 		// features say.
@@ -310,6 +313,7 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 	if err := d.constants(opt, file); err != nil {
 		return nil, err
 	}
+	d.duplicates(file)
 	if !opt.NoStandardize {
 		if j, err := d.standardize(file); err != nil {
 			return nil, bad(0, d.cols[j]+1, d.Names[j], "%v", err)

@@ -15,13 +15,14 @@ import (
 
 // WriteFile writes path whole or not at all: fill writes into a temporary
 // file in the same directory, which is synced and then renamed over path.
-// A crash leaves at most a stray temporary file, never a truncated path.
+// A crash leaves at most a stray temporary file, never a truncated path;
+// the temporary's name says which process wrote it (see owner.go).
 func WriteFile(path string, fill func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	f, err := os.CreateTemp(dir, tempPattern(base))
 	if err != nil {
 		return err
 	}

@@ -41,8 +41,10 @@ func Prepare(path string, stale ...string) (*Dir, error) {
 	probe.Close()
 	os.Remove(probe.Name())
 	for _, name := range stale {
-		if err := os.Remove(filepath.Join(path, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("removing the earlier run's %s: %w", name, err)
+		for _, f := range []string{name, cutName(name)} {
+			if err := os.Remove(filepath.Join(path, f)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return nil, fmt.Errorf("removing the earlier run's %s: %w", f, err)
+			}
 		}
 	}
 	d := &Dir{path: path}
@@ -51,15 +53,13 @@ func Prepare(path string, stale ...string) (*Dir, error) {
 }
 
 // RemoveTemps removes the temporary files that a WriteFile of each name
-// killed before its rename left behind (.name.tmp-*). Only the names of
-// this run's own files may be given: another process writing into the
-// same directory (one chain of an array job) has temporaries of its own.
+// killed before its rename left behind (.name.tmp-*): those of this
+// process and those whose writer, on this host, is gone. Another process
+// writing into the same directory (a task of an array job sharing --out)
+// keeps its temporaries, even of the same name, while it runs.
 func (d *Dir) RemoveTemps(names ...string) {
 	for _, name := range names {
-		m, _ := filepath.Glob(filepath.Join(d.path, "."+name+".tmp-*"))
-		for _, f := range m {
-			os.Remove(f)
-		}
+		removeOrphanTemps(d.path, name)
 	}
 }
 

@@ -233,23 +233,99 @@ func TestSyncAndAppend(t *testing.T) {
 	}
 }
 
-// Prepare removes the temporaries a killed write of a stale file left,
-// and only those: another process's temporaries in the directory stay.
-func TestPrepareRemovesStaleTemps(t *testing.T) {
-	dir := t.TempDir()
-	mine, theirs := filepath.Join(dir, ".summary.txt.tmp-123"), filepath.Join(dir, ".chain-2.ckpt.tmp-456")
-	for _, f := range []string{mine, theirs} {
-		if err := os.WriteFile(f, []byte("partial"), 0o644); err != nil {
+// A continued stream that ends with fewer lines than it cut off, the same
+// ones as far as it went, puts the cut-off lines back: a resumed chain that
+// failed sooner keeps the draws it started from. One that went further, or
+// whose lines differ, keeps its own.
+func TestAppendStreamKeepsLongerTail(t *testing.T) {
+	const head, rest = "# c\na,b\n1,2\n", "3,4\n5,6\n7,8\n# stopped: 5 steps\n"
+	cases := []struct {
+		name     string
+		rows     [][]float64
+		restored bool
+		want     string
+	}{
+		{"fewer", [][]float64{{3, 4}}, true, head + rest},
+		{"none", nil, true, head + rest},
+		{"more", [][]float64{{3, 4}, {5, 6}, {7, 8}, {9, 10}}, false, head + "3,4\n5,6\n7,8\n9,10\n# stopped: 1 step\n"},
+		{"different", [][]float64{{3, 5}}, false, head + "3,5\n# stopped: 1 step\n"},
+	}
+	for _, c := range cases {
+		d, err := Prepare(t.TempDir())
+		if err != nil {
 			t.Fatal(err)
 		}
+		if err := os.WriteFile(d.File("c.csv"), []byte(head+rest), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		s, err := d.AppendStream("c.csv", int64(len(head)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range c.rows {
+			if err := s.WriteFloats(r); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.Comment("stopped: 1 step"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(d.File("c.csv")); string(b) != c.want || s.Restored() != c.restored {
+			t.Errorf("%s: file %q, restored %v; want %q, %v", c.name, b, s.Restored(), c.want, c.restored)
+		}
 	}
-	if _, err := Prepare(dir, "summary.txt"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(mine); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("%s left: %v", mine, err)
-	}
-	if _, err := os.Stat(theirs); err != nil {
-		t.Errorf("%s removed: %v", theirs, err)
+}
+
+// A continuation killed before its Close (here: the file cut and continued
+// by hand, the cut-off lines saved beside it as AppendStream saves them)
+// loses nothing: the next AppendStream puts them back first. Saved lines of
+// a file whose beginning has changed since (a new run in the directory)
+// are not put back, and go.
+func TestAppendStreamRecoversAfterKill(t *testing.T) {
+	const head, rest = "# c\na,b\n1,2\n", "3,4\n5,6\n7,8\n# stopped: 5 steps\n"
+	for _, c := range []struct {
+		name, prefix, want string
+	}{
+		{"same run", head, head + rest},
+		{"new run", "# d\na,b\n1,2\n", "# d\na,b\n1,2\n3,4\n# stopped: 1 step\n"},
+	} {
+		d, err := Prepare(t.TempDir())
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := d.File("c.csv")
+		os.WriteFile(path, []byte(head+rest), 0o644)
+		f, err := os.OpenFile(path, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := saveCut(f, d.File(cutName("c.csv")), int64(len(head)), []byte(rest)); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		// The killed continuation wrote one line of its own.
+		os.WriteFile(path, []byte(c.prefix+"3,4\n"), 0o644)
+		s, err := d.AppendStream("c.csv", int64(len(head)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.WriteFloats([]float64{3, 4}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Comment("stopped: 1 step"); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := os.ReadFile(path); string(b) != c.want {
+			t.Errorf("%s: file %q, want %q", c.name, b, c.want)
+		}
+		if _, err := os.Stat(d.File(cutName("c.csv"))); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: %s left: %v", c.name, cutName("c.csv"), err)
+		}
 	}
 }

@@ -45,6 +45,12 @@ type Stream struct {
 	done chan struct{}
 	wg   sync.WaitGroup
 	once sync.Once
+	// A stream continued by AppendStream: the offset it continued from and
+	// the bytes it cut off there; restored says Close put them back.
+	from     int64
+	tail     []byte
+	cutPath  string // the copy of tail beside the file, removed at Close
+	restored bool
 }
 
 // CreateStream creates name in the directory (replacing any file of that
@@ -165,6 +171,9 @@ func (s *Stream) flushLocked() error {
 	return nil
 }
 
+// Restored says whether Close put back the lines AppendStream cut off.
+func (s *Stream) Restored() bool { return s.restored }
+
 // Close flushes the lines left, syncs and closes the file. It returns the
 // first error the stream met; later calls do nothing.
 func (s *Stream) Close() error {
@@ -173,11 +182,19 @@ func (s *Stream) Close() error {
 		close(s.done)
 		s.wg.Wait()
 		err = s.Flush()
+		if err == nil && s.tail != nil {
+			var restored bool
+			restored, err = restoreTail(s.f, s.from, s.tail)
+			s.restored = restored
+		}
 		if e := s.f.Sync(); err == nil {
 			err = e
 		}
 		if e := s.f.Close(); err == nil {
 			err = e
+		}
+		if err == nil && s.cutPath != "" {
+			err = os.Remove(s.cutPath)
 		}
 	})
 	if err == os.ErrClosed {
@@ -196,9 +213,25 @@ func (d *Dir) AppendStream(name string, offset int64) (*Stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
+	// A continuation killed before its Close left what it cut off beside
+	// the file: that is put back first, if it holds more.
+	err = recoverCut(f, d.File(cutName(name)))
+	var st os.FileInfo
+	if err == nil {
+		st, err = f.Stat()
+	}
 	if err == nil && st.Size() < offset {
 		err = fmt.Errorf("%s holds %d bytes, fewer than the %d its checkpoint counts on: it was cut or replaced since", name, st.Size(), offset)
+	}
+	// What is cut off is kept, in memory and beside the file, to be put
+	// back if the continuation ends with fewer draws (see cut.go).
+	var tail []byte
+	if err == nil && st.Size() > offset {
+		tail = make([]byte, st.Size()-offset)
+		_, err = f.ReadAt(tail, offset)
+	}
+	if err == nil && tail != nil {
+		err = saveCut(f, d.File(cutName(name)), offset, tail)
 	}
 	if err == nil {
 		err = f.Truncate(offset)
@@ -210,7 +243,10 @@ func (d *Dir) AppendStream(name string, offset int64) (*Stream, error) {
 		f.Close()
 		return nil, err
 	}
-	s := &Stream{f: f, done: make(chan struct{})}
+	s := &Stream{f: f, done: make(chan struct{}), from: offset, tail: tail}
+	if tail != nil {
+		s.cutPath = d.File(cutName(name))
+	}
 	s.cw = csv.NewWriter(&s.buf)
 	d.Record(name)
 	s.wg.Add(1)

@@ -41,7 +41,15 @@ if ! Rscript -e 'library(rstan); library(posterior)' >/dev/null 2>&1; then
   echo "NUTS side skipped: Rscript with rstan and posterior is not installed (Debian: r-cran-rstan r-cran-posterior)"
   exit 0
 fi
-Rscript bench/ess/nuts.R "$dir" "$kind" "${NUTS_ITER:-2000}" "${NUTS_SEED:-1}" 2>/dev/null | grep "^NUTS"
+# R's messages go to a log, shown when the NUTS side fails: a model that
+# does not compile (no g++, no Boost) says so there.
+if ! Rscript bench/ess/nuts.R "$dir" "$kind" "${NUTS_ITER:-2000}" "${NUTS_SEED:-1}" >"$dir/nuts.log" 2>&1; then
+  echo "NUTS side failed: Rscript bench/ess/nuts.R exited non-zero; the end of its output ($dir/nuts.log):" >&2
+  tail -n 20 "$dir/nuts.log" >&2
+  echo "if it could not compile the Stan model: rstan needs g++, make and Boost's headers (Debian: apt-get install g++ make libboost-dev); SKIP_NUTS=1 skips the NUTS side" >&2
+  exit 1
+fi
+grep "^NUTS" "$dir/nuts.log"
 python3 - "$dir" "$kind" <<'PY'
 import json, math, sys
 d, kind = sys.argv[1], sys.argv[2]

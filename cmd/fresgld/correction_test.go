@@ -45,6 +45,7 @@ func TestLogisticCorrection(t *testing.T) {
 // leave the study's own names alone, and a bad --correction is an error
 // naming the flag.
 func TestReproduceMinibatchCorrection(t *testing.T) {
+	long(t)
 	ref, err := filepath.Abs("../../docs/results/minibatch/breast-cancer-reference.json")
 	if err != nil {
 		t.Fatal(err)

@@ -109,6 +109,9 @@ func parseChain(t *testing.T, path string, fields int) (header []string, rows []
 // marked interrupted that counts, for each chain, exactly the draws in its
 // CSV, and exits non-zero saying so.
 func TestInterruptKeepsSamples(t *testing.T) {
+	// Its runs are processes of their own, touching no state of this
+	// one: it runs beside the other such tests.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
@@ -160,6 +163,9 @@ func TestInterruptKeepsSamples(t *testing.T) {
 // kill -9 cannot be caught: chain-1.csv still parses, every line whole,
 // with every draw flushed before the kill.
 func TestKillLeavesParsableSamples(t *testing.T) {
+	// Its runs are processes of their own, touching no state of this
+	// one: it runs beside the other such tests.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -25,4 +26,19 @@ func run(t *testing.T, args ...string) error {
 	reset(rootCmd)
 	rootCmd.SetArgs(args)
 	return rootCmd.Execute()
+}
+
+// longChecks says whether FRESGLD_LONG=1 asks for the long checks: every
+// case of the tests that run the command for seconds a case, and the Slurm
+// cluster. .ci/run sets it in a step of its own.
+func longChecks() bool { return os.Getenv("FRESGLD_LONG") == "1" }
+
+// long skips t unless FRESGLD_LONG=1: a check of several CPU-seconds that
+// the default suite (go test ./..., which must pass with margin on a busy
+// two-core machine) leaves to .ci/run's long step.
+func long(t *testing.T) {
+	t.Helper()
+	if !longChecks() {
+		t.Skip("a long check: run with FRESGLD_LONG=1 (.ci/run's long step does)")
+	}
 }

@@ -10,6 +10,7 @@ import (
 // TestReproduceMinibatchSDSmoke runs the sd follow-up end to end at a tiny
 // size against the committed MALA reference.
 func TestReproduceMinibatchSDSmoke(t *testing.T) {
+	long(t)
 	ref, err := filepath.Abs("../../docs/results/minibatch/breast-cancer-reference.json")
 	if err != nil {
 		t.Fatal(err)

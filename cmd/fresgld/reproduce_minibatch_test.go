@@ -12,6 +12,7 @@ import (
 // problems, every method, two seeds, a short MALA reference computed and
 // cached on the way.
 func TestReproduceMinibatchSmoke(t *testing.T) {
+	long(t)
 	docs := docsSnapshot(t)
 	res, fig := filepath.Join("out", "minibatch"), filepath.Join("out", "minibatch")
 	// No reference at --reference: one is computed and written beside the tables.

@@ -10,6 +10,7 @@ import (
 // The swap-law study runs end to end at a smoke size and writes its table,
 // one row per problem (3), τ2 (3), method (2) and mode (4); bad sizes are refused first.
 func TestReproduceSwapLawSmoke(t *testing.T) {
+	long(t)
 	out := t.TempDir()
 	if err := run(t, "reproduce", "swap-law", "--smoke", "--seeds", "1", "--out", out); err != nil {
 		t.Fatal(err)

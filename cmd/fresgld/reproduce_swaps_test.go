@@ -13,6 +13,7 @@ import (
 // TestReproduceSwapsSmoke runs the swap-energy study end to end at a tiny
 // size on the paper's Welling–Teh problem and a larger draw of its model.
 func TestReproduceSwapsSmoke(t *testing.T) {
+	long(t)
 	res := t.TempDir()
 	if err := run(t, "reproduce", "swaps", "--smoke", "--seeds", "2", "--tune-seeds", "1", "--out", res, "--problems", "welling-teh,welling-teh-400"); err != nil {
 		t.Fatal(err)

@@ -29,6 +29,9 @@ import (
 // that restored any part of the state wrongly (a stream, a variance model,
 // an anchor, the CSV's length) changes the draws and fails the comparison.
 func TestResumeBitForBit(t *testing.T) {
+	// Its runs are processes of their own, touching no state of this
+	// one: it runs beside the other such tests.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command and runs each case three times")
 	}
@@ -49,24 +52,31 @@ func TestResumeBitForBit(t *testing.T) {
 	// A model in another process: its state is the sampler's, which the
 	// checkpoints hold; the process starts afresh on resume.
 	sample := []string{"sample", "--model-cmd", testModelCmd(0), "--chains", "2", "--burn", "200", "--keep", "20000", "--thin", "2"}
+	// Each case runs a command three times, some ten CPU-seconds: the
+	// default suite runs one (a kill -9 of the auto ladder), FRESGLD_LONG=1
+	// every one.
 	cases := []struct {
 		name  string
 		sig   syscall.Signal
 		lines int // draws in chain-1.csv before the signal
 		args  []string
+		long  bool
 	}{
-		{"gmm/fresgld/SIGINT", syscall.SIGINT, 3000, append(gmm, "--method", "fresgld", "--levels", "3")},
-		{"gmm/fresgld/auto/SIGTERM", syscall.SIGTERM, 3000, append(gmm, "--method", "fresgld", "--levels", "auto")},
-		{"gmm/fresgld/auto/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--levels", "auto")},
-		{"gmm/fresgld/running/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--variance", "running", "--period", "5", "--repeats", "4")},
-		{"logistic/auto/kill", syscall.SIGKILL, 300, append(logistic, "--method", "auto")},
-		{"logistic/sgld/SIGINT", syscall.SIGINT, 300, append(logistic, "--method", "sgld")},
-		{"logistic/fresgld/SIGTERM", syscall.SIGTERM, 300, append(logistic, "--method", "fresgld")},
-		{"logistic/resgld/pair-taylor/kill", syscall.SIGKILL, 300, append(logistic, "--method", "resgld", "--swap-energies", "pair-taylor")},
-		{"regress/spike-slab/SIGINT", syscall.SIGINT, 2000, regress},
-		{"sample/SIGTERM", syscall.SIGTERM, 2000, sample},
+		{"gmm/fresgld/SIGINT", syscall.SIGINT, 3000, append(gmm, "--method", "fresgld", "--levels", "3"), true},
+		{"gmm/fresgld/auto/SIGTERM", syscall.SIGTERM, 3000, append(gmm, "--method", "fresgld", "--levels", "auto"), true},
+		{"gmm/fresgld/auto/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--levels", "auto"), false},
+		{"gmm/fresgld/running/kill", syscall.SIGKILL, 3000, append(gmm, "--method", "fresgld", "--variance", "running", "--period", "5", "--repeats", "4"), true},
+		{"logistic/auto/kill", syscall.SIGKILL, 300, append(logistic, "--method", "auto"), true},
+		{"logistic/sgld/SIGINT", syscall.SIGINT, 300, append(logistic, "--method", "sgld"), true},
+		{"logistic/fresgld/SIGTERM", syscall.SIGTERM, 300, append(logistic, "--method", "fresgld"), true},
+		{"logistic/resgld/pair-taylor/kill", syscall.SIGKILL, 300, append(logistic, "--method", "resgld", "--swap-energies", "pair-taylor"), true},
+		{"regress/spike-slab/SIGINT", syscall.SIGINT, 2000, regress, true},
+		{"sample/SIGTERM", syscall.SIGTERM, 2000, sample, true},
 	}
 	for _, c := range cases {
+		if c.long && !longChecks() {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
 			ref := filepath.Join(t.TempDir(), "ref")
 			if out, err := exec.Command(binary(t), append(c.args, "--out", ref)...).CombinedOutput(); err != nil {
@@ -213,6 +223,9 @@ func firstDiff(x, y []byte) string {
 // was written by another version, with other settings, or when its chain
 // file no longer holds the draws it counts on; nothing is changed then.
 func TestResumeRefuses(t *testing.T) {
+	// Its runs are processes of their own, touching no state of this
+	// one: it runs beside the other such tests.
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the command")
 	}

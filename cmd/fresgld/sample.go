@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -70,7 +71,7 @@ func init() {
 
 // validate checks the flags before the model starts.
 func (f *sampleFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
-	if f.ModelCmd == "" {
+	if strings.TrimSpace(f.ModelCmd) == "" {
 		return "", errors.New("--model-cmd: no command given (e.g. --model-cmd 'python3 model.py data.csv')")
 	}
 	if f.Timeout <= 0 {
@@ -130,11 +131,11 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	res, err := analysis.Run(ctx, analysis.Model{Terms: m, Names: m.Names()}, o)
 	stop()
 	if err != nil {
-		return modelError(m, err)
+		return modelError(m, f.ModelCmd, err)
 	}
 	var modelErr string
 	if m.Err() != nil {
-		blameModel(&res.Summary)
+		blameModel(&res.Summary, f.ModelCmd)
 		modelErr = m.Err().Error()
 	}
 	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
@@ -143,7 +144,7 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
-	return modelError(m, report(cmd, res, &sum))
+	return modelError(m, f.ModelCmd, report(cmd, res, &sum))
 }
 
 // sampleSummary is summary.json of a sample run.
@@ -162,13 +163,15 @@ type sampleSummary struct {
 }
 
 // blameModel gives the chains' stop warnings of a run whose model failed
-// their true remedy: they stopped on the NaN the failed model answered,
-// not on their step size.
-func blameModel(s *analysis.Summary) {
-	const remedy = "the model process failed: its error is printed last, and kept in summary.json (model_error) and report.html"
+// their true cause: they stopped on what the failed model answered (a NaN,
+// nothing), not on their step size, so the sampler's own account of the
+// stop (a divergence, a variance, its Go types) is left out and the model
+// named.
+func blameModel(s *analysis.Summary, cmd string) {
+	remedy := fmt.Sprintf("the model process %q failed: its error is printed last, and kept in summary.json (model_error) and report.html; the step size is not the cause", cmd)
 	for i, w := range s.Details {
 		if w.Code == "stopped" {
-			s.Details[i].Message = strings.TrimSuffix(w.Message, w.Remedy) + remedy
+			s.Details[i].Message = fmt.Sprintf("chain %d stopped after %d steps: %s", w.Chain, int(w.Number), remedy)
 			s.Details[i].Remedy = remedy
 			s.Warnings[i] = s.Details[i].Message
 		}
@@ -235,8 +238,10 @@ func modelBusy(m *modelproc.Model) func() string {
 }
 
 // modelError puts the model's own failure, if it had one, before err: the
-// sampler saw only the NaN it answered after it.
-func modelError(m *modelproc.Model, err error) error {
+// sampler saw only the NaN or the silence that followed it, so err's account
+// (a diverged level, a Hessian that is not positive definite, --eta) is not
+// the cause and is left out; only the stage the run was in is said.
+func modelError(m *modelproc.Model, cmd string, err error) error {
 	merr := m.Err()
 	switch {
 	case merr == nil:
@@ -244,5 +249,21 @@ func modelError(m *modelproc.Model, err error) error {
 	case err == nil:
 		return merr
 	}
-	return fmt.Errorf("%w\nthe run stopped on it: %v", merr, err)
+	stage := ""
+	if s, _, ok := strings.Cut(err.Error(), ": "); ok && stageName.MatchString(s) {
+		stage = " (in its " + s + ")"
+	}
+	// What err says of the files is kept: a chain file that keeps the
+	// draws of the run a resume continued, one a full disk left short.
+	var files []string
+	for _, l := range strings.Split(err.Error(), "\n") {
+		if strings.Contains(l, analysis.ErrKeptEarlier.Error()) || strings.Contains(l, "holds only") {
+			files = append(files, "\n"+l)
+		}
+	}
+	return fmt.Errorf("%w\nthe run stopped on it%s: the model process %q failed, not the sampler: fix the model (run its command by hand on the request above) and run again%s", merr, stage, cmd, strings.Join(files, ""))
 }
+
+// stageName matches the name of a run's stage that an error begins with
+// ("automatic step size"), not a file's or a chain's.
+var stageName = regexp.MustCompile(`^[a-z][a-z ]{2,40}$`)

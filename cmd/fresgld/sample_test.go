@@ -143,7 +143,7 @@ func TestSampleModelDies(t *testing.T) {
 	if err != nil {
 		t.Fatalf("no summary of the draws taken: %v", err)
 	}
-	if regexp.MustCompile(`stopped after [^"]*lower --eta`).Match(sum) || !strings.Contains(string(sum), "the model process failed") {
+	if regexp.MustCompile(`stopped after [^"]*lower --eta`).Match(sum) || !strings.Contains(string(sum), "the step size is not the cause") {
 		t.Errorf("summary.json blames the chain's stop on the step size, not the model:\n%s", sum)
 	}
 	if n := draws(t, filepath.Join(out, "chain-1.csv")); n < 1 || n >= 2000 {
@@ -198,6 +198,7 @@ func TestSampleFlags(t *testing.T) {
 		want string
 	}{
 		{nil, "--model-cmd: no command given"},
+		{[]string{"--model-cmd", "  \t "}, "--model-cmd: no command given"},
 		{[]string{"--model-cmd", "true", "--model-timeout", "0s"}, "--model-timeout = 0s"},
 		{[]string{"--model-cmd", "true", "--model-procs", "-1"}, "--model-procs = -1"},
 		{[]string{"--model-cmd", "echo nonsense"}, `--model-cmd: model process "echo nonsense": request handshake`},

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,10 +43,11 @@ func slurmTools() (path, missing string) {
 // task must resume from its checkpoint, strictly inside the run. The
 // merged table must equal a single process's four-chain table byte for
 // byte, and every chain's draws that process's. Skipped, saying so,
-// without Slurm and munge (apt-get install slurm-wlm munge) or root.
+// without Slurm and munge (apt-get install slurm-wlm munge) or root; a
+// long check, run when FRESGLD_LONG=1 (.ci/run sets it).
 func TestSlurmArray(t *testing.T) {
-	if testing.Short() {
-		t.Skip("brings up a Slurm cluster")
+	if testing.Short() || !longChecks() {
+		t.Skip("brings up a Slurm cluster: a long check, run with FRESGLD_LONG=1")
 	}
 	path, missing := slurmTools()
 	if missing != "" {
@@ -62,7 +64,10 @@ func TestSlurmArray(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(work)
-	env := append(os.Environ(), "PATH="+path, "SLURM_CONF="+filepath.Join(work, "cluster", "slurm.conf"))
+	// The daemons' ports, free now: two runs of the test on one host, or
+	// a cluster already listening on the script's default, do not collide.
+	port := freePortPair(t)
+	env := append(os.Environ(), "PATH="+path, "SLURM_CONF="+filepath.Join(work, "cluster", "slurm.conf"), "SLURM_PORT="+strconv.Itoa(port))
 	sh := func(name string, args ...string) string {
 		t.Helper()
 		c := exec.Command(name, args...)
@@ -152,6 +157,27 @@ func TestSlurmArray(t *testing.T) {
 			t.Errorf("chain %d's draws differ from the single process's", c)
 		}
 	}
+}
+
+// freePortPair finds a port p such that p and p+1 are both free on this
+// host (single-node.sh gives slurmctld p and slurmd p+1).
+func freePortPair(t *testing.T) int {
+	t.Helper()
+	for range 100 {
+		a, err := net.Listen("tcp", ":0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := a.Addr().(*net.TCPAddr).Port
+		b, err := net.Listen("tcp", ":"+strconv.Itoa(p+1))
+		a.Close()
+		if err == nil {
+			b.Close()
+			return p
+		}
+	}
+	t.Fatal("no two consecutive free ports in 100 tries")
+	return 0
 }
 
 // taskLogs are the jobs' output files in dir, each with its name, for a

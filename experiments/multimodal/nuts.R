@@ -24,6 +24,9 @@ model {
   y ~ normal(X * beta, sigma);
 }
 "
+# Debian's r-cran-bh is an empty stand-in for libboost-dev, whose headers
+# are in /usr/include, where rstan 2.21 does not look ("Boost not found").
+if (!file.exists(rstan_options("boost_lib")) && file.exists("/usr/include/boost/version.hpp")) rstan_options(boost_lib = "/usr/include")
 m <- stan_model(model_code = code)
 incl <- function(b, w, s0, s1) { a <- w * dnorm(b, 0, s1); a / (a + (1 - w) * dnorm(b, 0, s0)) }
 run <- function(dir, d, st, iter, tag) {

@@ -1,0 +1,32 @@
+package analysis
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/fresgld/fresgld/output"
+)
+
+// A stopped chain whose file holds fewer draws than it took (a write that
+// failed on a full disk) is not said to keep its draws: the message gives
+// the count on disk and the remedy. One whose file holds them all is.
+func TestStoppedErrorCountsDrawsOnDisk(t *testing.T) {
+	d, err := output.Prepare(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(d.File(chainName(1)), []byte("# model = fresgld gmm\nlp__,a\n1,2\n3,4\n5,6\n# stopped\n"), 0o644)
+	os.WriteFile(d.File(chainName(2)), nil, 0o644)
+	s := Summary{
+		PerChain: []ChainDraws{{Chain: 1, Draws: 3, Steps: 9, Status: StatusStopped}, {Chain: 2, Draws: 3, Steps: 9, Status: StatusStopped}},
+		Stopped:  []ChainStop{{Chain: 1, Error: "disk"}, {Chain: 2, Error: "disk"}},
+	}
+	msg := stoppedError(s, 2, d).Error()
+	if !strings.Contains(msg, "chain 1 of 2 stopped after 9 steps (its draws are kept)") {
+		t.Errorf("chain 1, all on disk: %s", msg)
+	}
+	if !strings.Contains(msg, "chain-2.csv holds only 0 of its 3 draws") || !strings.Contains(msg, "free space") || strings.Contains(msg, "chain 2 of 2 stopped after 9 steps (its draws are kept)") {
+		t.Errorf("chain 2, nothing on disk: %s", msg)
+	}
+}
