@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -38,9 +39,11 @@ type LinRegExact struct {
 	P                     int
 	Mean, SD, Inclusion   []float64
 	Patterns              []LinRegPattern // the heaviest maxPatterns, heaviest first
-	comps                 []component     // the patterns kept for the CDF
-	lo, hi                []float64       // per coefficient, a bracket of every quantile
-	Enumerated, Neglected int             // patterns enumerated; patterns whose weight is below exactCut of the largest (left out of Patterns and the CDF)
+	comps                 []component     // the patterns kept for the CDF, heaviest first
+	pdfN                  int             // PDF's patterns: comps[:pdfN]
+	pdfOnce               sync.Once
+	lo, hi                []float64 // per coefficient, a bracket of every quantile
+	Enumerated, Neglected int       // patterns enumerated; patterns whose weight is below exactCut of the largest (left out of Patterns and the CDF)
 }
 
 // LinRegPattern is an inclusion pattern and its posterior weight.
@@ -295,4 +298,29 @@ func (e *LinRegExact) cdfPDF(j int, x float64) (f, d float64) {
 		d += c.w * math.Exp(-0.5*z*z) / (c.sd[j] * math.Sqrt(2*math.Pi))
 	}
 	return f, d
+}
+
+// pdfMass is the weight PDF's patterns hold together: the heaviest
+// patterns up to all but 10⁻⁴ of the mixture, so that the density it
+// draws is off by at most 10⁻⁴ of the tallest pattern's peak, below what
+// a figure shows, at a fraction of the patterns (on US crime's 2^15, the
+// figures took 1.6 CPU s with every pattern).
+const pdfMass = 1 - 1e-4
+
+// PDF is β_j's marginal density at x, for figures: the mixture of the
+// heaviest patterns' normals holding pdfMass of the weight.
+func (e *LinRegExact) PDF(j int, x float64) float64 {
+	e.pdfOnce.Do(func() {
+		var w float64
+		for e.pdfN < len(e.comps) && w < pdfMass {
+			w += e.comps[e.pdfN].w
+			e.pdfN++
+		}
+	})
+	var d float64
+	for _, c := range e.comps[:e.pdfN] {
+		z := (x - c.mean[j]) / c.sd[j]
+		d += c.w * math.Exp(-0.5*z*z) / c.sd[j]
+	}
+	return d / math.Sqrt(2*math.Pi)
 }

@@ -298,19 +298,10 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	}
 	if exact != nil {
 		for j, name := range sum.Names {
-			res.SetExactDensity(name, exactDensity(exact, j))
+			res.SetExactDensity(name, func(x float64) float64 { return exact.PDF(j, x) })
 		}
 	}
 	return report(cmd, res, sum)
-}
-
-// exactDensity is coefficient j's exact marginal density: the derivative
-// of its CDF by central differences, at a step 10⁻⁵ of the coefficient's
-// exact sd, where the CDF's rounding (10⁻¹⁵) leaves a density error near
-// 10⁻¹⁰/sd, far below what a figure shows.
-func exactDensity(e *models.LinRegExact, j int) func(float64) float64 {
-	h := 1e-5 * e.SD[j]
-	return func(x float64) float64 { return (e.CDF(j, x+h) - e.CDF(j, x-h)) / (2 * h) }
 }
 
 // unused refuses the settings that the prior or method would ignore, not
