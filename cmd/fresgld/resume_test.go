@@ -169,8 +169,10 @@ func planSteps(args []string) int {
 	return v["--burn"] + v["--keep"]*v["--thin"]
 }
 
-// timeLine matches the lines that hold elapsed times.
-var timeLine = regexp.MustCompile(`seconds \((Warm-up|Sampling|Total)\)|"wall_seconds"|wall time: `)
+// timeLine matches the lines that hold elapsed times, and the count of
+// requests to a model process, which a resumed run makes again for its
+// set-up (the plan's mode search and pilots) before it continues.
+var timeLine = regexp.MustCompile(`seconds \((Warm-up|Sampling|Total)\)|"wall_seconds"|wall time: |"model_requests"|requests to \d+ model process`)
 
 // sameOutputs compares every file of dirs a and b, time lines aside.
 func sameOutputs(t *testing.T, a, b string) {
