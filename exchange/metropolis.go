@@ -72,6 +72,17 @@ func (s *Sampler) metropolisStep(l int, lv *level, r *replica, k int) {
 	uy := energy.UGrad(m.e, m.gy, m.y)
 	lv.pre.Whiten(m.gy)
 	s.countPass(lv)
+	if math.IsNaN(uy) {
+		// A NaN proposal is rejected, as the Metropolis rule says; but an
+		// energy that failed (a model process that died answers NaN from
+		// then on) would leave the chain repeating its state as draws.
+		if f, ok := m.e.(interface{ Err() error }); ok {
+			if err := f.Err(); err != nil {
+				lv.err = fmt.Errorf("level %d at step %d: the energy failed: %w", l, k, err)
+				return
+			}
+		}
+	}
 	// φ − φ' + η∇_φU(θ') = −d + η∇_φU(θ').
 	var b2 float64
 	for j, g := range m.gy {

@@ -1,6 +1,7 @@
 package exchange
 
 import (
+	"errors"
 	"math"
 	"slices"
 	"strings"
@@ -220,4 +221,50 @@ func TestColdEnergy(t *testing.T) {
 			t.Error("no proposal rejected: the check never saw the state kept")
 		}
 	}
+}
+
+// failing is an energy that fails after a number of evaluations: NaN from
+// then on, and Err says why, as a model process that died does.
+type failing struct {
+	gauss2
+	left *int
+}
+
+func (f failing) U(x []float64) float64 {
+	if *f.left <= 0 {
+		return math.NaN()
+	}
+	*f.left--
+	return f.gauss2.U(x)
+}
+
+func (f failing) Grad(g, x []float64) { f.gauss2.Grad(g, x) }
+
+func (f failing) Err() error {
+	if *f.left <= 0 {
+		return errFailed
+	}
+	return nil
+}
+
+var errFailed = errors.New("the energy's process died")
+
+// A Metropolis level whose energy fails stops with the energy's error; it
+// does not reject every later proposal and repeat its state as draws.
+func TestMetropolisStopsOnFailedEnergy(t *testing.T) {
+	left := 50
+	e := failing{gauss2: gauss2{a: [4]float64{1, 0, 0, 1}, hg: 1}, left: &left}
+	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: e}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true}}, Seed: 1}, [][]float64{{0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 200 {
+		if err := s.Step(); err != nil {
+			if !errors.Is(err, errFailed) {
+				t.Fatalf("step %d: %v, want the energy's error", k, err)
+			}
+			return
+		}
+	}
+	t.Fatal("200 steps on a failed energy without an error")
 }

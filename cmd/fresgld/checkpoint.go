@@ -30,8 +30,11 @@ func checkEvery(v float64) error {
 // to replay. --out is left out: resume names the directory.
 func runArgs(cmd *cobra.Command) []string {
 	var args []string
-	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name != "out" {
+	// VisitAll and Changed, not Visit: Visit walks every flag ever set on
+	// the flag set, which a flag reset to its default (a resume, the tests'
+	// runs of several commands in one process) stays in.
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if f.Changed && f.Name != "out" {
 			args = append(args, "--"+f.Name+"="+f.Value.String())
 		}
 	})
