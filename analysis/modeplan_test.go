@@ -144,3 +144,26 @@ func TestModePlanMixtureLaw(t *testing.T) {
 		}
 	}
 }
+
+// A symmetric bimodal target whose gradient vanishes at the start (a
+// saddle between the modes, where a plan from one Newton search would
+// stop): the search counts the saddle and finds both modes, equally
+// weighted.
+func TestSearchModesFromSaddle(t *testing.T) {
+	mix, err := models.NewMixture([]float64{0.5, 0.5}, []float64{-3, 3}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := SearchModes(mixTerms{mix}, []float64{0}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Modes) != 2 || s.Saddles < 1 {
+		t.Fatalf("%s; %d saddles", s.Line(), s.Saddles)
+	}
+	for _, m := range s.Modes {
+		if math.Abs(math.Abs(m.Theta[0])-3) > 1e-3 || math.Abs(m.Weight-0.5) > 1e-3 {
+			t.Errorf("mode at %v, weight %v; want ±3 (less the other component's pull, e^−18 of it) and 0.5", m.Theta, m.Weight)
+		}
+	}
+}
