@@ -2,7 +2,10 @@ package analysis
 
 import (
 	"math"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
@@ -166,4 +169,44 @@ func TestSearchModesFromSaddle(t *testing.T) {
 			t.Errorf("mode at %v, weight %v; want ±3 (less the other component's pull, e^−18 of it) and 0.5", m.Theta, m.Weight)
 		}
 	}
+}
+
+// A plan that outlasts FirstLine says it is planning, on the progress
+// writer; a quicker one says nothing.
+func TestPlanSaysItIsPlanning(t *testing.T) {
+	defer func(d time.Duration) { FirstLine = d }(FirstLine)
+	for _, c := range []struct {
+		first time.Duration
+		want  bool
+	}{{0, true}, {time.Hour, false}} {
+		FirstLine = c.first
+		w := &syncWriter{}
+		o := DefaultOptions()
+		o.Progress, o.Command = w, "test"
+		if _, err := planDefaults(Model{Terms: mixTerms{models.PaperMixture()}}, &o, &Result{}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond) // the timer's line, if it fired
+		if got := strings.Contains(w.String(), "test: planning the run"); got != c.want {
+			t.Errorf("FirstLine %v: progress %q", c.first, w.String())
+		}
+	}
+}
+
+// syncWriter serialises writes from the timer's goroutine.
+type syncWriter struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncWriter) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

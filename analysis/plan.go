@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/fresgld/fresgld/exchange"
 )
@@ -57,6 +58,15 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 	N, p := m.Terms.Len(), m.Terms.Dim()
 	if err := heldDraws(o.Keep, p, len(o.Chains), N); err != nil {
 		return nil, err
+	}
+	// A plan that takes longer than FirstLine (a model in another
+	// process, a slow one) says so, as sampling's progress does.
+	if o.Progress != nil {
+		start := time.Now()
+		w := time.AfterFunc(FirstLine, func() {
+			fmt.Fprintf(o.Progress, "%s: planning the run: searching the posterior's modes, then a pilot of the sampler (started %s ago)\n", o.Command, time.Since(start).Round(time.Second))
+		})
+		defer w.Stop()
 	}
 	plan, note, err := NewChainPlan(m, o.Seed)
 	if err != nil {
