@@ -79,6 +79,9 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 	burn, thin, iat := plan.RunLength(o.Keep)
 	res.StepRule = plan.Note()
 	res.RunRule = fmt.Sprintf("in the coordinates where the Hessian at the mode is I: ρ = 1 − %.4g, τ_int = %.4g steps, starts within %.3g posterior sds of the mode: burn %d, thin %d for bulk ESS ≈ %d per chain", plan.Rate(), iat, plan.StartDistance(), burn, thin, PlanESS)
+	if _, ok := plan.(*ModePlan); ok {
+		res.RunRule = fmt.Sprintf("τ_int = %.4g steps, from the pilot's %d chains of %d steps (the slowest coordinate or generated quantity): burn %d, at least two τ_int, thin %d for bulk ESS ≈ %d per chain", iat, pilotChains, pilotSteps, burn, thin, PlanESS)
+	}
 	res.Notes = []string{"sampler: " + plan.Note(), "note: " + note}
 	res.SDBias = plan.SDBias()
 	res.Plan = summarizePlan(plan)
