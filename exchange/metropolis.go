@@ -53,7 +53,11 @@ func (s *Sampler) metropolisStep(l int, lv *level, r *replica, k int) {
 		m.valid = true
 		s.countPass(lv)
 		if math.IsNaN(m.ux) || math.IsInf(m.ux, 0) {
-			lv.err = fmt.Errorf("level %d: the energy is %v at the state of step %d", l, m.ux, k)
+			if err := failed(m.e); err != nil {
+				lv.err = fmt.Errorf("level %d at step %d: the energy failed: %w", l, k, err)
+			} else {
+				lv.err = fmt.Errorf("level %d: the energy is %v at the state of step %d", l, m.ux, k)
+			}
 			return
 		}
 	}
@@ -76,11 +80,9 @@ func (s *Sampler) metropolisStep(l int, lv *level, r *replica, k int) {
 		// A NaN proposal is rejected, as the Metropolis rule says; but an
 		// energy that failed (a model process that died answers NaN from
 		// then on) would leave the chain repeating its state as draws.
-		if f, ok := m.e.(interface{ Err() error }); ok {
-			if err := f.Err(); err != nil {
-				lv.err = fmt.Errorf("level %d at step %d: the energy failed: %w", l, k, err)
-				return
-			}
+		if err := failed(m.e); err != nil {
+			lv.err = fmt.Errorf("level %d at step %d: the energy failed: %w", l, k, err)
+			return
 		}
 	}
 	// φ − φ' + η∇_φU(θ') = −d + η∇_φU(θ').
@@ -105,4 +107,13 @@ func (s *Sampler) metropolisStep(l int, lv *level, r *replica, k int) {
 func (s *Sampler) countPass(lv *level) {
 	lv.stats.Cost.Grad.Calls++
 	lv.stats.Cost.Grad.Units += lv.mh.units
+}
+
+// failed is the error of an energy that can fail and has (a model in
+// another process: modelproc.Model.Err), else nil.
+func failed(e energy.Energy) error {
+	if f, ok := e.(interface{ Err() error }); ok {
+		return f.Err()
+	}
+	return nil
 }

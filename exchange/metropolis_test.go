@@ -249,22 +249,28 @@ func (f failing) Err() error {
 
 var errFailed = errors.New("the energy's process died")
 
-// A Metropolis level whose energy fails stops with the energy's error; it
-// does not reject every later proposal and repeat its state as draws.
+// A Metropolis level whose energy fails stops with the energy's error,
+// whether it fails at a proposal or at the state it starts from; it does
+// not reject every later proposal and repeat its state as draws.
 func TestMetropolisStopsOnFailedEnergy(t *testing.T) {
-	left := 50
-	e := failing{gauss2: gauss2{a: [4]float64{1, 0, 0, 1}, hg: 1}, left: &left}
-	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: e}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true}}, Seed: 1}, [][]float64{{0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k := range 200 {
-		if err := s.Step(); err != nil {
-			if !errors.Is(err, errFailed) {
-				t.Fatalf("step %d: %v, want the energy's error", k, err)
+	for _, evals := range []int{50, 0} {
+		left := evals
+		e := failing{gauss2: gauss2{a: [4]float64{1, 0, 0, 1}, hg: 1}, left: &left}
+		s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: e}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true}}, Seed: 1}, [][]float64{{0, 0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		stopped := false
+		for k := 0; k < 200 && !stopped; k++ {
+			if err := s.Step(); err != nil {
+				if !errors.Is(err, errFailed) {
+					t.Fatalf("failing after %d: step %d: %v, want the energy's error", evals, k, err)
+				}
+				stopped = true
 			}
-			return
+		}
+		if !stopped {
+			t.Errorf("failing after %d: 200 steps on a failed energy without an error", evals)
 		}
 	}
-	t.Fatal("200 steps on a failed energy without an error")
 }
