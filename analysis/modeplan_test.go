@@ -3,7 +3,6 @@ package analysis
 import (
 	"math"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -64,8 +63,8 @@ func TestSearchModesMixture(t *testing.T) {
 	const d = 1e-3
 	c := math.Abs(mix.U([]float64{at + d})+mix.U([]float64{at - d})-2*top) / (d * d)
 	want := top - max(s.Modes[0].U, s.Modes[1].U)
-	if tol := c * (7.0 / barrierPoints) * (7.0 / barrierPoints) / 8; !(s.Barrier <= want+1e-9 && s.Barrier >= want-tol) {
-		t.Errorf("barrier %v, true %v (grid tolerance %v)", s.Barrier, want, tol)
+	if b, tol := s.barrierAbove(0), c*(7.0/barrierPoints)*(7.0/barrierPoints)/8; !(b <= want+1e-9 && b >= want-tol) {
+		t.Errorf("barrier %v, true %v (grid tolerance %v)", b, want, tol)
 	}
 }
 
@@ -180,7 +179,7 @@ func TestPlanSaysItIsPlanning(t *testing.T) {
 		want  bool
 	}{{0, true}, {time.Hour, false}} {
 		FirstLine = c.first
-		w := &syncWriter{}
+		w := &syncBuffer{}
 		o := DefaultOptions()
 		o.Progress, o.Command = w, "test"
 		if _, err := planDefaults(Model{Terms: mixTerms{models.PaperMixture()}}, &o, &Result{}); err != nil {
@@ -191,22 +190,4 @@ func TestPlanSaysItIsPlanning(t *testing.T) {
 			t.Errorf("FirstLine %v: progress %q", c.first, w.String())
 		}
 	}
-}
-
-// syncWriter serialises writes from the timer's goroutine.
-type syncWriter struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncWriter) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -30,9 +31,7 @@ type Mode struct {
 	// Weight is the mode's share of the Laplace approximation of the
 	// posterior as a mixture over the modes, ∝ e^{−U}·det(H)^{−1/2}.
 	Weight float64
-	// Hits counts the starts whose search ended here.
-	Hits int
-	pre  *langevin.Precond
+	pre    *langevin.Precond
 	// barrier is the barrier between this mode and the heaviest (0 for
 	// the heaviest).
 	barrier float64
@@ -46,13 +45,6 @@ type ModeSearch struct {
 	// Hessian is not positive definite (a saddle or a flat ridge), Failed
 	// those that did not converge.
 	Starts, Saddles, Failed int
-	// Barrier is the largest, over the modes other than the heaviest, of
-	// the energy barrier between that mode and the heaviest along the
-	// straight segment between them, max U(segment) − max(U_a, U_b) in
-	// nats: an upper bound on the barrier of the lowest path, so a ladder
-	// is sometimes planned where a single chain would have crossed, never
-	// the reverse.
-	Barrier float64
 }
 
 // Mode search settings.
@@ -185,8 +177,7 @@ func SearchModes(t energy.Terms, first []float64, seed uint64) (*ModeSearch, err
 			s.Failed++
 			continue
 		}
-		if i := s.find(x); i >= 0 {
-			s.Modes[i].Hits++
+		if s.find(x) >= 0 {
 			quiet++
 			continue
 		}
@@ -200,13 +191,13 @@ func SearchModes(t energy.Terms, first []float64, seed uint64) (*ModeSearch, err
 		if len(s.Modes) == 0 {
 			spread = func(z []float64) { pre.Color(z) }
 		}
-		s.Modes = append(s.Modes, Mode{Theta: x, U: u, H: h, Hits: 1, pre: pre})
+		s.Modes = append(s.Modes, Mode{Theta: x, U: u, H: h, pre: pre})
 	}
 	if len(s.Modes) == 0 {
 		return s, fmt.Errorf("no mode found: of %d searches, %d ended at a saddle or ridge (the Hessian there is not positive definite) and %d did not converge", s.Starts, s.Saddles, s.Failed)
 	}
 	s.weigh()
-	s.Barrier = s.barrier(e)
+	s.barriers(e)
 	return s, nil
 }
 
@@ -257,23 +248,15 @@ func (s *ModeSearch) weigh() {
 	for i := range s.Modes {
 		s.Modes[i].Weight /= sum
 	}
-	slices.SortStableFunc(s.Modes, func(a, b Mode) int { return -cmpFloat(a.Weight, b.Weight) })
+	slices.SortStableFunc(s.Modes, func(a, b Mode) int { return cmp.Compare(b.Weight, a.Weight) })
 }
 
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// barrier is the largest barrier between the heaviest mode and another,
-// along the segment between them.
-func (s *ModeSearch) barrier(e energy.Energy) float64 {
-	var b float64
+// barriers sets each mode's barrier to the heaviest: the energy barrier
+// along the straight segment between them, max U(segment) − max(U_a, U_b)
+// in nats, read at barrierPoints points. It is an upper bound on the
+// barrier of the lowest path, so a ladder is sometimes planned where a
+// single chain would have crossed, never the reverse.
+func (s *ModeSearch) barriers(e energy.Energy) {
 	a := s.Modes[0]
 	x := make([]float64, len(a.Theta))
 	for i := 1; i < len(s.Modes); i++ {
@@ -287,9 +270,7 @@ func (s *ModeSearch) barrier(e energy.Energy) float64 {
 			top = max(top, e.U(x))
 		}
 		m.barrier = max(0, top-max(a.U, m.U))
-		b = max(b, m.barrier)
 	}
-	return b
 }
 
 // Line says what the search found, for the output.
@@ -297,7 +278,7 @@ func (s *ModeSearch) Line() string {
 	if len(s.Modes) == 1 {
 		return fmt.Sprintf("%d searches found one mode (U = %.6g)", s.Starts, s.Modes[0].U)
 	}
-	l := fmt.Sprintf("%d searches found %d modes, barrier ≤ %.3g nats along the segments from the heaviest; weights (Laplace) and energies:", s.Starts, len(s.Modes), s.Barrier)
+	l := fmt.Sprintf("%d searches found %d modes, barrier ≤ %.3g nats along the segments from the heaviest to those of weight ≥ %g; weights (Laplace) and energies:", s.Starts, len(s.Modes), s.barrierAbove(planModeWeight), planModeWeight)
 	for i, m := range s.Modes[:min(len(s.Modes), 5)] {
 		if i > 0 {
 			l += ","

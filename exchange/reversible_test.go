@@ -153,16 +153,7 @@ func TestNoiseCapSymmetric(t *testing.T) {
 		for _, rule := range []Rule{ReSGLD, FReSGLD} {
 			// A cap at the median forward noise declines about half.
 			s := kernelSampler(t, rule, mode, p.ax, p.ay, 0, 5)
-			noises := make([]float64, 0, 501)
-			for range 501 {
-				_, n, err := s.LogRatioNoise(0, []float64{p.x}, []float64{p.y})
-				if err != nil {
-					t.Fatal(err)
-				}
-				noises = append(noises, n)
-			}
-			slices.Sort(noises)
-			cap := noises[250]
+			cap := medianNoise(t, s, p.x, p.y)
 			var rate [2]float64
 			for k, dir := range [][4]float64{{p.x, p.y, p.ax, p.ay}, {p.y, p.x, p.ay, p.ax}} {
 				s := kernelSampler(t, rule, mode, dir[2], dir[3], cap, 6+uint64(k))
@@ -239,4 +230,20 @@ func TestReverseVarianceFromModels(t *testing.T) {
 	if want := 0.75 * 0.75 * max(0.3*0.3+9*1.5*1.5, 1.5*1.5+9*0.3*0.3) / 2; noise[0] != noise[1] || !(math.Abs(noise[0]-want) <= 1e-12) {
 		t.Errorf("noise %v forward and %v reverse, want both max(V, V_reverse) = %v", noise[0], noise[1], want)
 	}
+}
+
+// medianNoise is the median of 501 swap noises s draws for x at level 0
+// and y at level 1.
+func medianNoise(t *testing.T, s *Sampler, x, y float64) float64 {
+	t.Helper()
+	noises := make([]float64, 0, 501)
+	for range 501 {
+		_, n, err := s.LogRatioNoise(0, []float64{x}, []float64{y})
+		if err != nil {
+			t.Fatal(err)
+		}
+		noises = append(noises, n)
+	}
+	slices.Sort(noises)
+	return noises[250]
 }

@@ -2,7 +2,6 @@ package exchange
 
 import (
 	"math"
-	"slices"
 	"testing"
 
 	"github.com/fresgld/fresgld/energy"
@@ -19,16 +18,7 @@ func TestNoiseCapDecisions(t *testing.T) {
 	for _, mode := range []EnergyMode{MinibatchEnergies, PairEnergies, TaylorEnergies} {
 		for _, rule := range []Rule{ReSGLD, FReSGLD} {
 			s := kernelSampler(t, rule, mode, p.ax, p.ay, 0, 5)
-			noises := make([]float64, 0, 501)
-			for range 501 {
-				_, n, err := s.LogRatioNoise(0, []float64{p.x}, []float64{p.y})
-				if err != nil {
-					t.Fatal(err)
-				}
-				noises = append(noises, n)
-			}
-			slices.Sort(noises)
-			cap := noises[250]
+			cap := medianNoise(t, s, p.x, p.y)
 			s = kernelSampler(t, rule, mode, p.ax, p.ay, cap, 6)
 			var above, wrong, acceptedBelow int
 			s.onSwap = func(_ int, _, _ []float64, lr, noise float64, accepted bool) {

@@ -29,9 +29,16 @@ func (m *Model) CPUTime() (d time.Duration, ok bool) {
 	return time.Duration(ticks) * time.Second / userHz, ok
 }
 
-// treeTicks is the CPU ticks of process pid and its descendants (down to
-// a depth no model's shell wrappers reach).
-func treeTicks(pid, depth int) (int64, bool) {
+// ProcessCPUTime is process pid's own CPU time so far (user and system,
+// from /proc/PID/stat); ok is false where it cannot be read (the process
+// is gone).
+func ProcessCPUTime(pid int) (d time.Duration, ok bool) {
+	n, ok := procTicks(pid)
+	return time.Duration(n) * time.Second / userHz, ok
+}
+
+// procTicks is process pid's utime + stime in clock ticks.
+func procTicks(pid int) (int64, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, false
@@ -51,7 +58,16 @@ func treeTicks(pid, depth int) (int64, bool) {
 	if err1 != nil || err2 != nil {
 		return 0, false
 	}
-	n := u + s
+	return u + s, true
+}
+
+// treeTicks is the CPU ticks of process pid and its descendants (down to
+// a depth no model's shell wrappers reach).
+func treeTicks(pid, depth int) (int64, bool) {
+	n, ok := procTicks(pid)
+	if !ok {
+		return 0, false
+	}
 	if depth >= 8 {
 		return n, true
 	}

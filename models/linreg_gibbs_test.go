@@ -86,3 +86,16 @@ func gibbsExact(t *testing.T, lambda float64) {
 		t.Logf("λ = %v, β_%d: mean %.4f (exact %.4f), sd %.4f (%.4f), inclusion %.4f (%.4f), ESS %.0f", lambda, j, s.Mean, ex.Mean[j], s.SD, ex.SD[j], si.Mean, ex.Inclusion[j], si.ESSBulk)
 	}
 }
+
+// A Gibbs sweep allocates nothing: the step loop's rule.
+func TestLinRegGibbsAllocates(t *testing.T) {
+	x, y := linregData(40, 3, []float64{0.6, 0, -0.3}, 3)
+	l, err := NewLinReg(x, y, 3, 1, SlabPrior{W: 0.5, Spike: 0.05, Slab: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, rng, theta := l.NewGibbs(), rand.New(rand.NewPCG(1, 2)), make([]float64, 3)
+	if a := testing.AllocsPerRun(100, func() { g.Step(theta, rng) }); a != 0 {
+		t.Errorf("a sweep allocates %v times", a)
+	}
+}

@@ -150,6 +150,11 @@ func regressAgainstExact(t *testing.T, method string, args []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The plan's chain files name its sampler and hold no setting of the
+	// ladder it does not run.
+	if method == "auto" && (!slices.Contains(ch.Comments, "#     algorithm = model_gibbs") || slices.ContainsFunc(ch.Comments, func(c string) bool { return strings.HasPrefix(c, "#   tau2 = ") })) {
+		t.Errorf("chain-1.csv's header under the plan: %q", ch.Comments)
+	}
 	if !slices.Contains(ch.Columns, "inclusion_s1") || len(ch.Cols[0]) != r.Settings.Keep {
 		t.Errorf("chain-1.csv: columns %q, %d draws, --keep %d", ch.Columns, len(ch.Cols[0]), r.Settings.Keep)
 	}

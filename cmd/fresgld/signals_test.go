@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/modelproc"
 )
 
 // An interrupt keeps every draw: with three chains on two workers, chain 3
@@ -154,7 +154,7 @@ func answers(t *testing.T, sig syscall.Signal, wait time.Duration, args ...strin
 		t.Fatalf("%v ended before the signal: %v\n%s", args, err, stderr.String())
 	case <-time.After(wait):
 	}
-	before, ok := cpuTime(cmd.Process.Pid)
+	before, ok := modelproc.ProcessCPUTime(cmd.Process.Pid)
 	cmd.Process.Signal(sig)
 	sent := time.Now()
 	select {
@@ -175,31 +175,6 @@ func answers(t *testing.T, sig syscall.Signal, wait time.Duration, args ...strin
 // clock limit failed runs that answered correctly.
 const answerLimit = 2 * time.Second
 
-// cpuTime is process pid's CPU time so far (user and system, from
-// /proc/PID/stat, in clock ticks of 1/100 s); ok is false where it cannot
-// be read.
-func cpuTime(pid int) (d time.Duration, ok bool) {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, false
-	}
-	// The fields after the command name, which is in parentheses:
-	// utime and stime are the 14th and 15th fields of the line.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0, false
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 13 {
-		return 0, false
-	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	s, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err1 != nil || err2 != nil {
-		return 0, false
-	}
-	return time.Duration(u+s) * 10 * time.Millisecond, true
-}
 
 // afterSignal is the time process cmd, which has exited, took after a
 // signal sent at sent: the CPU time it used after it (before: its CPU time
@@ -316,7 +291,7 @@ func TestFiguresAnswerSignals(t *testing.T) {
 		cmd.Wait()
 		t.Fatal("no 'writing the figures' line in 60 s")
 	}
-	before, ok := cpuTime(cmd.Process.Pid)
+	before, ok := modelproc.ProcessCPUTime(cmd.Process.Pid)
 	cmd.Process.Signal(syscall.SIGINT)
 	sent := time.Now()
 	done := make(chan error, 1)
