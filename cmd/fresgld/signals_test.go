@@ -175,7 +175,6 @@ func answers(t *testing.T, sig syscall.Signal, wait time.Duration, args ...strin
 // clock limit failed runs that answered correctly.
 const answerLimit = 2 * time.Second
 
-
 // afterSignal is the time process cmd, which has exited, took after a
 // signal sent at sent: the CPU time it used after it (before: its CPU time
 // then), or the wall time where CPU time cannot be read.
