@@ -80,6 +80,7 @@ type ModePlan struct {
 	SwapAccept float64
 	t          energy.Terms
 	kernel     func(lambda float64) (exchange.Kernel, energy.Energy)
+	forced     bool // one level, as the user asked (--levels 1)
 	// Lambdas are the powers of the likelihood of a ladder of the model's
 	// own kernels (Taus = 1/Lambdas), cold first; nil under MALA.
 	Lambdas []float64
@@ -91,16 +92,19 @@ type ModePlan struct {
 // NewModePlan plans the run on the modes s of m: the preconditioner, the
 // ladder, each level's step, and the pilot that measures how fast the
 // planned chain mixes.
-func NewModePlan(m Model, s *ModeSearch, seed uint64) (*ModePlan, error) {
+func NewModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool) (*ModePlan, error) {
 	var err error
-	mp := &ModePlan{Search: s, t: m.Terms, SwapAccept: math.NaN(), kernel: m.Kernel}
+	mp := &ModePlan{Search: s, t: m.Terms, SwapAccept: math.NaN(), kernel: m.Kernel, forced: oneLevel}
 	if mp.Pre, err = modePrecond(s.Modes); err != nil {
 		return nil, err
 	}
 	if mp.kernel != nil {
-		return mp, mp.planKernel(m, seed)
+		return mp, mp.planKernel(m, seed, oneLevel)
 	}
-	mp.Taus = ladderTaus(s.barrierAbove(planModeWeight), m.Terms.Dim())
+	mp.Taus = []float64{1}
+	if !oneLevel {
+		mp.Taus = ladderTaus(s.barrierAbove(planModeWeight), m.Terms.Dim())
+	}
 	for _, tau := range mp.Taus {
 		eta, acc, err := mp.tune(tau, seed)
 		if err != nil {
@@ -318,6 +322,8 @@ func (mp *ModePlan) Note() string {
 		s += "one level: the model's own exact kernel (for a spike-and-slab regression, George and McCulloch's Gibbs sampler: each inclusion indicator given β, then β from its Gaussian given them, no step size and no pass over the data)"
 	case mp.kernel != nil:
 		s += fmt.Sprintf("a ladder of %d power posteriors (the likelihood raised to λ from 1 down to %.3g, placed by the swaps' rejection rates) each stepped by the model's own exact kernel, swapping by the exact rule on the even–odd scheme: τ_int %.3g steps × %d levels against %.3g on one level; swap acceptance %.2f on the pilot", len(mp.Lambdas), mp.Lambdas[len(mp.Lambdas)-1], mp.IAT, len(mp.Lambdas), mp.OneLevelIAT, mp.SwapAccept)
+	case len(mp.Taus) == 1 && mp.forced:
+		s += fmt.Sprintf("one level (--levels 1): preconditioned MALA on exact energies, step h = %.3g in the whitened coordinates, acceptance %.2f on the pilot", mp.Etas[0], mp.Accept[0])
 	case len(mp.Taus) == 1:
 		s += fmt.Sprintf("one level: preconditioned MALA on exact energies (no barrier above %g nats among the modes of weight ≥ %g), step h = %.3g in the whitened coordinates, acceptance %.2f on the pilot", planBarrier, planModeWeight, mp.Etas[0], mp.Accept[0])
 	default:
@@ -329,6 +335,9 @@ func (mp *ModePlan) Note() string {
 // Why says why the plan runs one level or a ladder, and how to ask for
 // another sampler.
 func (mp *ModePlan) Why() string {
+	if mp.forced {
+		return fmt.Sprintf("one level, as --levels 1 asks, across a barrier of %.3g nats between the modes found; the run warns if its chains did not cross (drop --levels for the plan's own choice)", mp.Search.barrierAbove(planModeWeight))
+	}
 	if mp.kernel != nil && len(mp.Lambdas) == 1 {
 		s := "one level: the model's own kernel draws each coefficient's spike or slab and then the coefficients exactly, so it moves between the modes without a hot level"
 		if mp.OneLevelIAT > 0 {

@@ -105,7 +105,7 @@ func TestModePlanMixtureLaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mp, err := NewModePlan(m, s, 1)
+	mp, err := NewModePlan(m, s, 1, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,13 @@ func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
 func (o *Occupancy) Warnings(s *ModeSearch, ids []int) []Warning {
 	worst, wr := -1, 0.0
 	for k, r := range o.Rhat {
-		if r > occupancyRhat && r > wr { // NaN: a mode no chain left or reached
+		if math.IsNaN(r) && o.disagree(k) {
+			// No chain moved on or off mode k, yet their shares differ:
+			// each sat wholly at or away from it (R̂'s within-chain
+			// variance is 0), the plainest failure to cross.
+			r = math.Inf(1)
+		}
+		if r > occupancyRhat && r > wr { // NaN left: every chain wholly at, or wholly away from, mode k
 			worst, wr = k, r
 		}
 	}
@@ -93,11 +99,25 @@ func (o *Occupancy) Warnings(s *ModeSearch, ids []int) []Warning {
 		}
 	}
 	gap := math.Abs(o.Chain[c][worst] - o.Pooled[worst])
+	rhat := fmt.Sprintf("R̂ of that mode's indicator %.3g", wr)
+	if math.IsInf(wr, 1) {
+		rhat = "no chain moved between it and the others"
+	}
 	return []Warning{{
 		Code:   "modes-not-crossed",
 		Number: gap,
-		Message: fmt.Sprintf("the chains did not cross between the modes the search found: chain %d spent %.0f%% of its draws nearest mode %d (U = %.6g, Laplace weight %.3g), the chains together %.0f%% (R̂ of that mode's indicator %.3g)",
-			ids[c], 100*o.Chain[c][worst], worst+1, s.Modes[worst].U, s.Modes[worst].Weight, 100*o.Pooled[worst], wr),
-		Remedy: "run a ladder (--method fresgld, or more --levels and a higher --tau2) or a longer run (raise --keep); the modes' weights in this run are not to be trusted",
+		Message: fmt.Sprintf("the chains did not cross between the modes the search found: chain %d spent %.0f%% of its draws nearest mode %d (U = %.6g, Laplace weight %.3g), the chains together %.0f%% (%s)",
+			ids[c], 100*o.Chain[c][worst], worst+1, s.Modes[worst].U, s.Modes[worst].Weight, 100*o.Pooled[worst], rhat),
+		Remedy: "let the plan run its ladder (drop --levels 1 if given), or run a ladder of your own (--method fresgld, more --levels and a higher --tau2), or a longer run (raise --keep); the modes' weights in this run are not to be trusted",
 	}}
+}
+
+// disagree reports whether the chains' shares at mode k differ.
+func (o *Occupancy) disagree(k int) bool {
+	for _, sh := range o.Chain {
+		if sh[k] != o.Chain[0][k] {
+			return true
+		}
+	}
+	return false
 }

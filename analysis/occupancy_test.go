@@ -1,11 +1,16 @@
 package analysis
 
 import (
+	"context"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/models"
 )
 
 // Chains that each stay at the mode they started in are warned about, with
@@ -30,9 +35,50 @@ func TestOccupancyWarnings(t *testing.T) {
 	if len(ws) != 1 || ws[0].Code != "modes-not-crossed" || !strings.Contains(ws[0].Message, "chain 1 spent 100%") && !strings.Contains(ws[0].Message, "chain 3 spent 100%") {
 		t.Errorf("stuck chains: %+v (shares %v, pooled %v)", ws, o.Chain, o.Pooled)
 	}
+	// Each chain wholly at one mode: the indicator's R̂ is 0/0.
+	apart := []*Chain{chain(func() float64 { return 0 }), chain(func() float64 { return 10 }), chain(func() float64 { return 0 }), chain(func() float64 { return 10 })}
+	o = s.occupancy(apart, []string{"x"})
+	if ws := o.Warnings(s, []int{1, 2, 3, 4}); len(ws) != 1 || !strings.Contains(ws[0].Message, "no chain moved") {
+		t.Errorf("chains wholly apart: %+v (shares %v, R̂ %v)", ws, o.Chain, o.Rhat)
+	}
 	mixed := []*Chain{chain(either), chain(either), chain(either), chain(either)}
 	o = s.occupancy(mixed, []string{"x"})
 	if ws := o.Warnings(s, []int{1, 2, 3, 4}); len(ws) != 0 {
 		t.Errorf("mixing chains: %+v (R̂ %v)", ws, o.Rhat)
+	}
+}
+
+// --levels 1 under the plan runs its sampler on one level across a barrier
+// that would otherwise get a ladder (two modes 8 sds from the middle, a
+// barrier of about 32 nats, which MALA at τ = 1 crosses about never), and
+// the run says the chains did not cross; without it, the plan's ladder
+// runs. Other methods refuse one level.
+func TestForcedOneLevelWarns(t *testing.T) {
+	mix, err := models.NewMixture([]float64{0.5, 0.5}, []float64{-8, 8}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := DefaultOptions()
+	o.Levels, o.Keep, o.Out = 1, 400, t.TempDir()
+	res, err := Run(context.Background(), Model{Terms: EnergyTerms(mix), Names: []string{"x"}}, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Plan == nil || res.Plan.Levels != 1 || res.Plan.Modes != 2 {
+		t.Fatalf("plan %+v", res.Plan)
+	}
+	if !slices.ContainsFunc(res.Warnings, func(w Warning) bool { return w.Code == "modes-not-crossed" }) {
+		t.Errorf("one level across 32 nats, no modes-not-crossed warning: %+v", res.Warnings)
+	}
+	s, err := SearchModes(EnergyTerms(mix), []float64{0}, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if taus := ladderTaus(s.barrierAbove(planModeWeight), 1); len(taus) < 2 {
+		t.Errorf("the plan's own choice at barrier %.3g: %v, want a ladder", s.barrierAbove(planModeWeight), taus)
+	}
+	o.Method = exchange.FReSGLDMethod
+	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--levels = 1") {
+		t.Errorf("fresgld on one level: %v", err)
 	}
 }

@@ -23,7 +23,7 @@ type Options struct {
 	Correction exchange.Correction // --correction
 	Seed       uint64              // --seed
 	Tau2       float64             // --tau2: the hottest level's temperature
-	Levels     int                 // --levels, geometric from 1 to Tau2
+	Levels     int                 // --levels, geometric from 1 to Tau2; 1 under AutoMethod: the plan's sampler on one level
 	Eta        float64             // --eta (0: automatic)
 	Batch      int                 // --batch, the cold minibatch (0: automatic)
 	HotBatch   int                 // --hot-batch (0: automatic, sized during burn-in)
@@ -123,8 +123,8 @@ func (o Options) Validate() error {
 			return fmt.Errorf("--swap-energies: %w; or auto, the default", err)
 		}
 	}
-	if o.Levels < 2 {
-		return fmt.Errorf("--levels = %d: need at least 2", o.Levels)
+	if o.Levels < 2 && !(o.Levels == 1 && o.Method == AutoMethod) {
+		return fmt.Errorf("--levels = %d: need at least 2 (--levels 1 with --method auto runs the plan's sampler on one level)", o.Levels)
 	}
 	if !(o.SwapNoiseCap >= 0) || math.IsInf(o.SwapNoiseCap, 1) {
 		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", o.SwapNoiseCap)

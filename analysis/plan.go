@@ -68,7 +68,7 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 		})
 		defer w.Stop()
 	}
-	plan, note, err := NewChainPlan(m, o.Seed)
+	plan, note, err := NewChainPlan(m, o.Seed, o.Levels == 1)
 	if err != nil {
 		return nil, err
 	}
@@ -97,8 +97,10 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 // NewChainPlan is the plan for m: the log-concave plan (LogConcave) for a
 // model that finds its own mode (a PlanModel, whose posterior is
 // log-concave); else the mode search's, the log-concave plan at the one
-// mode it found or a ModePlan over several. note says why, for the output.
-func NewChainPlan(m Model, seed uint64) (plan ChainPlan, note string, err error) {
+// mode it found or a ModePlan over several, on one level when oneLevel
+// (--levels 1: the user's choice, which the occupancy warning then
+// watches). note says why, for the output.
+func NewChainPlan(m Model, seed uint64, oneLevel bool) (plan ChainPlan, note string, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
@@ -116,7 +118,7 @@ func NewChainPlan(m Model, seed uint64) (plan ChainPlan, note string, err error)
 		lc, err := newLogConcaveAt(m.Terms, s.Modes[0].Theta, s.Modes[0].H, seed)
 		return lc, s.Line() + ": one chain per --chains, no hot chain, which could only idle (for a ladder, give --method fresgld)", err
 	}
-	mp, err := NewModePlan(m, s, seed)
+	mp, err := NewModePlan(m, s, seed, oneLevel)
 	if err != nil {
 		return nil, "", err
 	}

@@ -62,13 +62,13 @@ func kernelConfig(lv []exchange.Level, seed uint64) exchange.Config {
 
 // planKernel measures the kernel on one level; where it mixes slowly, it
 // tunes a ladder of power posteriors and keeps it if its IAT times its
-// levels (its cost a step) is the smaller.
-func (mp *ModePlan) planKernel(m Model, seed uint64) error {
+// levels (its cost a step) is the smaller; oneLevel keeps one level.
+func (mp *ModePlan) planKernel(m Model, seed uint64, oneLevel bool) error {
 	mp.setLambdas([]float64{1})
 	if err := mp.pilot(m, seed); err != nil {
 		return err
 	}
-	if mp.IAT <= kernelTryIAT {
+	if oneLevel || mp.IAT <= kernelTryIAT {
 		return nil
 	}
 	one, oneAccept := mp.IAT, mp.SwapAccept

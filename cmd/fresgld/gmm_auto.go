@@ -36,7 +36,7 @@ func runGMMAuto(cmd *cobra.Command, f *gmmFlags) error {
 		return err
 	}
 	mix := models.PaperMixture()
-	plan, note, err := analysis.NewChainPlan(analysis.Model{Terms: analysis.EnergyTerms(mix), Names: []string{"theta1"}}, f.Seed)
+	plan, note, err := analysis.NewChainPlan(analysis.Model{Terms: analysis.EnergyTerms(mix), Names: []string{"theta1"}}, f.Seed, false)
 	if err != nil {
 		return err
 	}
