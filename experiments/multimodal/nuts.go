@@ -99,7 +99,8 @@ func writeDesign(path string, pr *Problem) error {
 	return os.WriteFile(path, []byte(b.String()), 0o644)
 }
 
-func readFloats(path string) ([][]float64, error) {
+// ReadFloats reads a CSV of numbers without a header, R's NA as NaN.
+func ReadFloats(path string) ([][]float64, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -130,15 +131,15 @@ func readFloats(path string) ([][]float64, error) {
 // estimates pooled over the 4 chains' draws, their MCSE from R; cost, CPU
 // and iterations per chain, as the SG rows give them per run.
 func readNUTS(dir, tag string, pr *Problem) (NUTSRun, error) {
-	info, err := readFloats(filepath.Join(dir, "info_"+tag+".csv"))
+	info, err := ReadFloats(filepath.Join(dir, "info_"+tag+".csv"))
 	if err != nil {
 		return NUTSRun{}, err
 	}
-	draws, err := readFloats(filepath.Join(dir, "draws_"+tag+".csv"))
+	draws, err := ReadFloats(filepath.Join(dir, "draws_"+tag+".csv"))
 	if err != nil {
 		return NUTSRun{}, err
 	}
-	mcse, err := readFloats(filepath.Join(dir, "mcse_"+tag+".csv"))
+	mcse, err := ReadFloats(filepath.Join(dir, "mcse_"+tag+".csv"))
 	if err != nil {
 		return NUTSRun{}, err
 	}

@@ -1,0 +1,53 @@
+# Stan's NUTS (rstan: 4 chains, 1000 warmup iterations, cores = 1) on the
+# tempering study's posteriors: the same standardised data and prior
+# β_j ~ w·N(0, s1²) + (1 − w)·N(0, s0²), under a linear model with noise
+# sd sigma (kind "linear") or a logistic one with an intercept
+# ~ N(0, sigma0²) (kind "logistic").
+#   Rscript nuts.R DIR
+# DIR holds design.csv (the coefficients' features, then the response; no
+# header) and settings.csv (kind, sigma, sigma0, w, s0, s1, seeds, target:
+# CPU seconds a run). A first run of seed 1 at 2000 iterations measures
+# the seconds an iteration; then each seed 1 … seeds runs with the
+# sampling iterations that make warmup plus sampling about target CPU
+# seconds. Per seed s it writes draws_s.csv (β draws, chains stacked) and
+# info_s.csv (iterations a chain, warmup and sampling CPU seconds summed
+# over chains from get_elapsed_time, compilation excluded, largest R-hat,
+# leapfrog steps of all chains, warmup included).
+suppressPackageStartupMessages({ library(rstan); library(posterior) })
+code <- "
+data { int<lower=1> N; int<lower=1> p; matrix[N, p] X; vector[N] y; int<lower=0, upper=1> logistic;
+       real<lower=0> sigma; real<lower=0> sigma0; real<lower=0, upper=1> w; real<lower=0> s0; real<lower=0> s1; }
+transformed data { int yi[N]; for (i in 1:N) yi[i] = logistic ? (y[i] > 0.5) : 0; }
+parameters { vector[p] beta; vector[logistic] alpha; }
+model {
+  for (j in 1:p) target += log_mix(w, normal_lpdf(beta[j] | 0, s1), normal_lpdf(beta[j] | 0, s0));
+  if (logistic) { alpha ~ normal(0, sigma0); yi ~ bernoulli_logit(alpha[1] + X * beta); }
+  else y ~ normal(X * beta, sigma);
+}
+"
+# Debian's r-cran-bh is an empty stand-in for libboost-dev, whose headers
+# are in /usr/include, where rstan 2.21 does not look ("Boost not found").
+if (!file.exists(rstan_options("boost_lib")) && file.exists("/usr/include/boost/version.hpp")) rstan_options(boost_lib = "/usr/include")
+m <- stan_model(model_code = code)
+dir <- commandArgs(trailingOnly = TRUE)[1]
+d <- as.matrix(read.csv(file.path(dir, "design.csv"), header = FALSE))
+st <- read.csv(file.path(dir, "settings.csv"))
+p <- ncol(d) - 1
+dat <- list(N = nrow(d), p = p, X = d[, 1:p, drop = FALSE], y = d[, p + 1], logistic = as.integer(st$kind == "logistic"),
+            sigma = st$sigma, sigma0 = st$sigma0, w = st$w, s0 = st$s0, s1 = st$s1)
+run <- function(iter, seed, tag) {
+  fit <- sampling(m, data = dat, chains = 4, iter = iter, warmup = 1000, cores = 1, seed = seed, refresh = 0)
+  t <- get_elapsed_time(fit)
+  b <- subset_draws(as_draws_array(fit), variable = "beta")
+  leap <- sum(sapply(get_sampler_params(fit, inc_warmup = TRUE), function(x) sum(x[, "n_leapfrog__"])))
+  info <- c(iter, sum(t[, "warmup"]), sum(t[, "sample"]), max(summarise_draws(b, "rhat")$rhat), leap)
+  if (tag != "") {
+    write.table(as_draws_matrix(b), file.path(dir, paste0("draws_", tag, ".csv")), sep = ",", row.names = FALSE, col.names = FALSE)
+    write.table(t(info), file.path(dir, paste0("info_", tag, ".csv")), sep = ",", row.names = FALSE, col.names = FALSE)
+  }
+  info
+}
+first <- run(2000, 1, "")
+per <- first[3] / 1000
+iter <- 1000 + max(10, round((st$target - first[2]) / per))
+for (s in seq_len(st$seeds)) run(iter, s, as.character(s))

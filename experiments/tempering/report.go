@@ -1,0 +1,127 @@
+package tempering
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Write writes the study's tables and goals as Markdown.
+func Write(w io.Writer, rs []*Result) {
+	for _, r := range rs {
+		r.write(w)
+	}
+	fmt.Fprintln(w, "Goals (set in the issue before any run):")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "| workload | goal | measured | met |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, r := range rs {
+		for _, g := range r.Goals() {
+			met := "**no**"
+			if g.Met {
+				met = "yes"
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Workload.Name, g.Goal, g.Verdict, met)
+		}
+	}
+	fmt.Fprintln(w)
+}
+
+func (r *Result) write(w io.Writer) {
+	wl := r.Workload
+	fmt.Fprintf(w, "**%s** (%s). Reference: %s. Inclusion probabilities: %s.\n\n", wl.Name, wl.About, wl.RefNote, named(wl.Names, wl.Ref))
+	fmt.Fprintf(w, "Every method at the default's CPU time, %.3g s a run (%d runs of 4 chains each):\n\n", r.Target, len(r.Rows[0].Runs))
+	fmt.Fprintln(w, "| method | largest inclusion error of the runs pooled (coef.) ± MCSE | error / MCSE | a run's own largest error ± se | CPU s / run | levels | cold-pair swap acceptance (runs with a ladder) | round trips per 10⁶ cold steps (runs with a ladder) | runs warned modes-not-crossed | length |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	for _, row := range r.Rows {
+		run := row.Runs[0]
+		trips, steps, warned, ladders := 0, 0, 0, 0
+		lo, hi := run.Levels, run.Levels
+		acc := 0.0
+		for _, x := range row.Runs {
+			lo, hi = min(lo, x.Levels), max(hi, x.Levels)
+			if slices.Contains(x.Warnings, "modes-not-crossed") {
+				warned++
+			}
+			if x.Levels < 2 {
+				continue
+			}
+			ladders++
+			trips += x.RoundTrips
+			steps += x.ColdSteps
+			acc += x.SwapAccept
+		}
+		levels := fmt.Sprint(lo)
+		if hi > lo {
+			levels = fmt.Sprintf("%d–%d", lo, hi)
+		}
+		swap, rt := "—", "—"
+		if ladders > 0 {
+			swap, rt = fmt.Sprintf("%.3f", acc/float64(ladders)), fmt.Sprintf("%.3g", 1e6*float64(trips)/float64(steps))
+		}
+		length := row.Note
+		if length == "" {
+			length = run.Note
+		}
+		if length == "" {
+			length = "its own rule"
+		}
+		fmt.Fprintf(w, "| %s | %.4f (%s) ± %.4f | %.1f | %.4f ± %.4f | %.3g | %s | %s | %s | %d of %d | %s |\n",
+			row.Method, row.Err, row.Coef, row.MCSE, row.Err/row.MCSE, row.RunErr, row.RunErrSE, row.CPU, levels, swap, rt, warned, len(row.Runs), length)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "A run's own largest inclusion error at shares of its draws, against its CPU seconds (mean over runs):")
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "| method |%s\n", strings.Repeat(" |", len(prefixes)))
+	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(prefixes)))
+	for _, row := range r.Rows {
+		if len(row.Runs[0].Curve) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s |", row.Method)
+		for i := range prefixes {
+			var cpu, e float64
+			for _, x := range row.Runs {
+				cpu += x.Curve[i].CPU / float64(len(row.Runs))
+				e += x.Curve[i].Err / float64(len(row.Runs))
+			}
+			fmt.Fprintf(w, " %.4f at %.3g s |", e, cpu)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+	if r.NUTSNote != "" {
+		fmt.Fprintf(w, "%s.\n\n", r.NUTSNote)
+	}
+}
+
+func named(names []string, v []float64) string {
+	var parts []string
+	for j, n := range names {
+		parts = append(parts, fmt.Sprintf("%s %.3f", n, v[j]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Goal is one goal's verdict on one workload.
+type Goal struct {
+	Goal, Verdict string
+	Met           bool
+}
+
+// Goals judges the issue's goals: at the same CPU time, NUTS and the one
+// level each miss by ≥ 0.1, and the default is within 0.02 and 3 MCSE.
+func (r *Result) Goals() []Goal {
+	var gs []Goal
+	for _, row := range r.Rows {
+		v := fmt.Sprintf("%.4f (%s) ± %.4f", row.Err, row.Coef, row.MCSE)
+		switch row.Method {
+		case "default":
+			gs = append(gs, Goal{"default: within 0.02 and 3 MCSE of the reference", v, row.Err <= 0.02 && row.Err <= 3*row.MCSE})
+		case "one level", "NUTS":
+			gs = append(gs, Goal{row.Method + ": misses by ≥ 0.1 at the default's CPU time", v, row.Err >= 0.1})
+		}
+	}
+	return gs // a NaN error meets no goal: every comparison with it is false
+}

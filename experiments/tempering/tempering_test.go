@@ -1,0 +1,128 @@
+package tempering
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/fresgld/fresgld/analysis"
+)
+
+// small is a generated regression of 200 rows and 3 correlated features
+// under the sharp spike: the second and third nearly copies of each
+// other, so that the data cannot tell which belongs in the slab.
+func small(t *testing.T) *Workload {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var b strings.Builder
+	b.WriteString("a,b,c,y\n")
+	for range 200 {
+		a, z := rng.NormFloat64(), rng.NormFloat64()
+		c := z + 0.1*rng.NormFloat64()
+		fmt.Fprintf(&b, "%g,%g,%g,%g\n", a, z, c, 0.5*a+0.3*z+rng.NormFloat64())
+	}
+	w, err := Regression("small", []byte(b.String()), "y", SharpSpike)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// The inclusion estimate is the mean over the first k draws of every chain
+// of P(γ_j = 1 | β_j), and its error the largest |estimate − reference|; a
+// NaN estimate gives a NaN error, which meets no goal.
+func TestInclusionAndErr(t *testing.T) {
+	w := small(t)
+	ch := func(id int, a, b, c []float64) *analysis.Chain {
+		return &analysis.Chain{Header: analysis.ChainHeader{ID: id}, Columns: []string{"lp__", "a", "b", "c"}, Cols: [][]float64{make([]float64, len(a)), a, b, c}}
+	}
+	chains := []*analysis.Chain{ch(1, []float64{0, 1, 1}, []float64{1, 0, 0}, []float64{0.5, 0.5, 0.5}), ch(2, []float64{0, 0, 1}, []float64{0, 0, 0}, []float64{0.5, 0.5, 0.5})}
+	incl, err := w.inclusion(chains, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := w.Prior.Inclusion
+	want := []float64{(p(0) + p(1) + p(0) + p(0)) / 4, (p(1) + 3*p(0)) / 4, p(0.5)}
+	for j := range want {
+		if math.Abs(incl[j]-want[j]) > 1e-15 {
+			t.Errorf("coefficient %d: %v, want %v", j, incl[j], want[j])
+		}
+	}
+	e := 0.0
+	for j := range want {
+		e = max(e, math.Abs(want[j]-w.Ref[j]))
+	}
+	if got := w.err(incl); got != e {
+		t.Errorf("error %v, want %v", got, e)
+	}
+	incl[1] = math.NaN()
+	if got := w.err(incl); !math.IsNaN(got) {
+		t.Errorf("a NaN estimate scored %v", got)
+	}
+	if r := (&Result{Rows: []Row{{Method: "default", Err: math.NaN()}}}); r.Goals()[0].Met {
+		t.Error("a NaN error met the default's goal")
+	}
+}
+
+// pool's error is that of the runs' mean estimate at the coefficient where
+// it is largest, its MCSE the runs' sd there over √runs.
+func TestPool(t *testing.T) {
+	w := small(t)
+	ref := w.Ref
+	runs := []*Run{
+		{InclAtTarget: []float64{ref[0] + 0.01, ref[1] - 0.2, ref[2]}, AtTarget: Point{Err: 0.2}, CPU: 1},
+		{InclAtTarget: []float64{ref[0] - 0.01, ref[1] - 0.1, ref[2]}, AtTarget: Point{Err: 0.1}, CPU: 3},
+	}
+	row := pool(w, "x", runs)
+	if math.Abs(row.Err-0.15) > 1e-12 || row.Coef != "b" || math.Abs(row.MCSE-0.05) > 1e-12 {
+		t.Errorf("pooled %v (%s) ± %v, want 0.15 (b) ± 0.05", row.Err, row.Coef, row.MCSE)
+	}
+	if math.Abs(row.RunErr-0.15) > 1e-12 || math.Abs(row.RunErrSE-0.05) > 1e-12 || row.CPU != 2 {
+		t.Errorf("a run's own %v ± %v, CPU %v; want 0.15 ± 0.05, 2", row.RunErr, row.RunErrSE, row.CPU)
+	}
+}
+
+// A run of the default plan reaches the exact inclusion probabilities
+// within 4 MCSE: the plan thins for a bulk ESS of about 400 a chain in
+// 1000 draws, so 400 draws from 4 chains hold about 640 effective ones,
+// and an inclusion estimate, a mean of values in [0, 1], has sd ≤ 1/2:
+// MCSE ≤ 0.5/√640.
+func TestRunOnceDefault(t *testing.T) {
+	w := small(t)
+	r, err := runOnce(w, Methods[0], 1, Length{Keep: 400}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tol := 4 * 0.5 / math.Sqrt(640); !(r.Err < tol) {
+		t.Errorf("the default plan misses the exact inclusion by %v > %v (estimates %v, exact %v)", r.Err, tol, r.Incl, w.Ref)
+	}
+	if len(r.Curve) != len(prefixes) || r.Curve[0].CPU >= r.Curve[len(r.Curve)-1].CPU || r.AtTarget != r.Curve[len(r.Curve)-1] {
+		t.Errorf("curve %+v, at the target %+v", r.Curve, r.AtTarget)
+	}
+}
+
+// Scored at a CPU time within its run, a run uses the draws taken by then.
+func TestRunOnceTarget(t *testing.T) {
+	w := small(t)
+	one := Methods[1]
+	r, err := runOnce(w, one, 1, Length{Keep: 200}, 1e-9)
+	if err == nil || !strings.Contains(err.Error(), "no draw by") {
+		t.Fatalf("a target before the first draw: %v", err)
+	}
+	r, err = runOnce(w, one, 1, Length{Keep: 200}, math.Inf(1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	half := (r.Setup + r.CPU) / 2
+	h, err := runOnce(w, one, 1, Length{Keep: 200}, half)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The CPU time a run takes varies: the point scored lies in the run,
+	// after its set-up, within a draw's time of the target.
+	if !(h.AtTarget.CPU <= h.CPU) || !(h.AtTarget.CPU >= h.Setup) || h.AtTarget.CPU > half {
+		t.Errorf("scored at %v CPU s of a run of %v (setup %v), asked %v", h.AtTarget.CPU, h.CPU, h.Setup, half)
+	}
+}
