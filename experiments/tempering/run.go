@@ -56,6 +56,7 @@ type Run struct {
 	// CPU is the process's CPU seconds for the whole run (planning,
 	// pilots, sampling, every chain); Setup those before sampling.
 	CPU, Setup float64
+	Burn, Thin int // as run
 	Incl       []float64 // the run's inclusion estimates, pooled over chains
 	Err        float64   // largest |Incl − Ref|
 	Curve      []Point   // the estimate on prefixes of the draws
@@ -130,6 +131,7 @@ func runOnce(w *Workload, m Method, seed uint64, l Length, target float64) (*Run
 	}
 	draws := len(res.Chains[0].Cols[0])
 	burn, thin := res.Options.Burn, res.Options.Thin
+	r.Burn, r.Thin = burn, thin
 	steps := burn + draws*thin
 	// The CPU time after k draws, sampling's share of it in proportion to
 	// the steps taken (every chain runs at once, at the same pace).

@@ -154,9 +154,11 @@ func lengthFor(w *Workload, m Method, sz Size, target float64) (Length, string, 
 		if r.CPU >= Stretch*target {
 			return Length{Keep: keep}, "", nil
 		}
+		// More draws at the plan's thinning: given the draws alone, the
+		// plan would thin less for the same ESS (RunLength).
 		f := (Stretch*target - r.Setup) / (r.CPU - r.Setup)
 		k := int(math.Ceil(f * float64(keep)))
-		return Length{Keep: k}, fmt.Sprintf("%d draws a chain, the plan's run length ×%.2g, for the default's CPU time", k, f), nil
+		return Length{Keep: k, Thin: r.Thin}, fmt.Sprintf("%d draws a chain at the plan's thinning %d, its run ×%.2g, for the default's CPU time", k, r.Thin, f), nil
 	}
 	// Two pilots on seed 1, of 2,000 and 20,000 steps a chain: the CPU a
 	// step is their difference over 18,000 steps, free of the fixed costs
