@@ -31,15 +31,17 @@ func Write(w io.Writer, rs []*Result) {
 func (r *Result) write(w io.Writer) {
 	wl := r.Workload
 	fmt.Fprintf(w, "**%s** (%s). Reference: %s. Inclusion probabilities: %s.\n\n", wl.Name, wl.About, wl.RefNote, named(wl.Names, wl.Ref))
+	fmt.Fprintf(w, "Mode separation, from the default's mode search: %s.\n\n", separation(r.Rows[0].Runs))
 	fmt.Fprintf(w, "Every method at the default's CPU time, %.3g s a run (%d runs of 4 chains each):\n\n", r.Target, len(r.Rows[0].Runs))
-	fmt.Fprintln(w, "| method | largest inclusion error of the runs pooled (coef.) ± MCSE | error / MCSE | a run's own largest error ± se | CPU s / run | levels | cold-pair swap acceptance (runs with a ladder) | round trips per 10⁶ cold steps (runs with a ladder) | runs warned modes-not-crossed | length |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| method | largest inclusion error of the runs pooled (coef.) ± MCSE | error / MCSE | a run's own largest error ± se | CPU s / run | levels | cold-pair swap acceptance (runs with a ladder) | round trips per 10⁶ cold steps (runs with a ladder) | swaps' share of cost | runs warned modes-not-crossed | length |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, row := range r.Rows {
 		run := row.Runs[0]
 		trips, steps, warned, ladders := 0, 0, 0, 0
 		lo, hi := run.Levels, run.Levels
-		acc := 0.0
+		acc, share := 0.0, 0.0
 		for _, x := range row.Runs {
+			share += x.SwapShare / float64(len(row.Runs))
 			lo, hi = min(lo, x.Levels), max(hi, x.Levels)
 			if slices.Contains(x.Warnings, "modes-not-crossed") {
 				warned++
@@ -67,8 +69,8 @@ func (r *Result) write(w io.Writer) {
 		if length == "" {
 			length = "its own rule"
 		}
-		fmt.Fprintf(w, "| %s | %.4f (%s) ± %.4f | %.1f | %.4f ± %.4f | %.3g | %s | %s | %s | %d of %d | %s |\n",
-			row.Method, row.Err, row.Coef, row.MCSE, row.Err/row.MCSE, row.RunErr, row.RunErrSE, row.CPU, levels, swap, rt, warned, len(row.Runs), length)
+		fmt.Fprintf(w, "| %s | %.4f (%s) ± %.4f | %.1f | %.4f ± %.4f | %.3g | %s | %s | %s | %.2f | %d of %d | %s |\n",
+			row.Method, row.Err, row.Coef, row.MCSE, row.Err/row.MCSE, row.RunErr, row.RunErrSE, row.CPU, levels, swap, rt, share, warned, len(row.Runs), length)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "A run's own largest inclusion error at shares of its draws, against its CPU seconds (mean over runs):")
@@ -94,6 +96,16 @@ func (r *Result) write(w io.Writer) {
 	if r.NUTSNote != "" {
 		fmt.Fprintf(w, "%s.\n\n", r.NUTSNote)
 	}
+}
+
+// separation says the modes each run's search found and the barrier
+// between the heaviest and the others of weight ≥ 0.005.
+func separation(runs []*Run) string {
+	var parts []string
+	for _, r := range runs {
+		parts = append(parts, fmt.Sprintf("%d modes, barrier %.3g nats", r.Modes, r.Barrier))
+	}
+	return "runs 1–" + fmt.Sprint(len(runs)) + ": " + strings.Join(parts, "; ")
 }
 
 func named(names []string, v []float64) string {

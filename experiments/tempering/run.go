@@ -56,7 +56,7 @@ type Run struct {
 	// CPU is the process's CPU seconds for the whole run (planning,
 	// pilots, sampling, every chain); Setup those before sampling.
 	CPU, Setup float64
-	Burn, Thin int // as run
+	Burn, Thin int       // as run
 	Incl       []float64 // the run's inclusion estimates, pooled over chains
 	Err        float64   // largest |Incl − Ref|
 	Curve      []Point   // the estimate on prefixes of the draws
@@ -70,8 +70,16 @@ type Run struct {
 	SwapAccept float64
 	RoundTrips int
 	ColdSteps  int
-	Warnings   []string // warning codes
-	Note       string
+	// SwapShare is the share of the run's cost (in its units, per-example
+	// evaluations) spent on swap energies and anchor refreshes; Cost the
+	// whole, every level's.
+	SwapShare, Cost float64
+	// Modes and Barrier (nats) are the plan's mode search's (0 when the
+	// run had no plan).
+	Modes    int
+	Barrier  float64
+	Warnings []string // warning codes
+	Note     string
 }
 
 // prefixes are the shares of a run's draws at which its estimate is
@@ -157,11 +165,22 @@ func runOnce(w *Workload, m Method, seed uint64, l Length, target float64) (*Run
 		}
 		r.AtTarget = Point{CPU: cpuAt(k), Err: w.err(r.InclAtTarget)}
 	}
+	var swap float64
 	for _, c := range res.Chains {
 		st := c.Ladder
 		r.Levels = max(r.Levels, len(st.Levels))
 		r.ColdSteps += st.Steps
 		r.RoundTrips += exchange.Sum(st.Replicas).RoundTrips
+		for _, l := range st.Levels {
+			r.Cost += l.Cost.Total()
+			swap += l.Cost.TotalEnergy().Units + l.Cost.Anchor.Units
+		}
+	}
+	if r.Cost > 0 {
+		r.SwapShare = swap / r.Cost
+	}
+	if res.Plan != nil {
+		r.Modes, r.Barrier = res.Plan.Modes, res.Plan.Barrier
 	}
 	if sw := res.Summary.Swaps; len(sw) > 0 && sw[0].Rate != nil {
 		r.SwapAccept = *sw[0].Rate
