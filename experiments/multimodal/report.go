@@ -35,8 +35,13 @@ type Row struct {
 	Curve, CurveCost []float64
 	Steps            float64 // per run
 	Acceptance       float64 // accepted / attempted swaps, all pairs
-	SwapShare        float64 // swap energies, confirmations and anchors in Cost
+	SwapShare        float64 // swap energies, confirmations and anchors in Cost, tuning's included
 	Levels           float64 // mean ladder size
+	// TripsPerM is the round trips per 10⁶ steps of the cold level in the
+	// sampling runs, all runs pooled; TuningShare the adaptive ladder's
+	// tuning in Cost; HotCPU the mean over runs of the hottest level's CPU
+	// per step over the coldest's (NaN on one level).
+	TripsPerM, TuningShare, HotCPU float64
 }
 
 // Pool pools the runs of one method on pr.
@@ -44,8 +49,12 @@ func Pool(pr *Problem, method string, rs []Result) Row {
 	r := Row{Problem: pr.Name, Method: method, Runs: len(rs)}
 	n := len(rs)
 	last := func(x Result) Estimate { return x.At[len(x.At)-1] }
-	var acc, att, swap float64
+	var acc, att, swap, trips, steps, tune float64
 	for _, x := range rs {
+		trips += float64(x.RoundTrips)
+		steps += float64(x.Steps)
+		tune += x.TuningCost
+		r.HotCPU += x.HotCPU / float64(n)
 		r.Cost += x.Cost / float64(n)
 		r.CPU += x.CPU / float64(n)
 		r.Steps += float64(x.Steps) / float64(n)
@@ -59,6 +68,10 @@ func Pool(pr *Problem, method string, rs []Result) Row {
 		r.Acceptance = acc / att
 	}
 	r.SwapShare = swap / (r.Cost * float64(n))
+	r.TuningShare = tune / (r.Cost * float64(n))
+	if steps > 0 {
+		r.TripsPerM = 1e6 * trips / steps
+	}
 	ests := make([]Estimate, n)
 	for i, x := range rs {
 		ests[i] = last(x)
@@ -148,17 +161,17 @@ func (r Row) CostFor(err float64) float64 {
 func Markdown(w io.Writer, pr *Problem, rows []Row) {
 	fmt.Fprintf(w, "**%s** (%s). Exact inclusion probabilities: %s. Heaviest patterns (slab coefficients: weight): %s.\n\n",
 		pr.Name, pr.Note, exactIncl(pr), exactPatterns(pr))
-	fmt.Fprintln(w, "| method | runs | largest inclusion error (coef.) ± MCSE | error / MCSE | mean of the runs' own | largest \\|mean err\\|/sd ± MCSE | top-5 pattern weights (exact above) | largest pattern error | cost / run | CPU s / run | steps / run | levels | swap acceptance | swap share of cost |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| method | runs | largest inclusion error (coef.) ± MCSE | error / MCSE | mean of the runs' own | largest \\|mean err\\|/sd ± MCSE | top-5 pattern weights (exact above) | largest pattern error | cost / run | CPU s / run | steps / run | levels | swap acceptance | swap share of cost | tuning share of cost | round trips / 10⁶ cold steps | hot / cold CPU per step |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		if math.IsNaN(r.InclErr) {
-			fmt.Fprintf(w, "| %s | %d | no draws: the budget went to tuning and swap confirmations | | | | | | %.3g | %.2f | %s | %s | %s | %s |\n",
-				r.Method, r.Runs, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), dash(r.Acceptance, r.Levels > 1, "%.3f"), dash(r.SwapShare, r.Levels > 1, "%.2f"))
+			fmt.Fprintf(w, "| %s | %d | no draws: the budget went to tuning and swap confirmations | | | | | | %.3g | %.2f | %s | %s | %s |\n",
+				r.Method, r.Runs, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), ladderCells(r))
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %d | %.4f (%s) ± %.4f | %.1f | %.4f | %.3f (%s) ± %.3f | %s | %.4f | %.3g | %.2f | %s | %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %d | %.4f (%s) ± %.4f | %.1f | %.4f | %.3f (%s) ± %.3f | %s | %.4f | %.3g | %.2f | %s | %s | %s |\n",
 			r.Method, r.Runs, r.InclErr, r.InclVar, r.InclMCSE, r.InclErr/r.InclMCSE, r.RunInclErr, r.MeanErr, r.MeanVar, r.MeanMCSE,
-			weights(r.Pattern), r.PatternErr, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), dash(r.Acceptance, r.Levels > 1, "%.3f"), dash(r.SwapShare, r.Levels > 1, "%.2f"))
+			weights(r.Pattern), r.PatternErr, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), ladderCells(r))
 	}
 	fmt.Fprintln(w)
 }
@@ -180,6 +193,13 @@ func CurveMarkdown(w io.Writer, rows []Row, checkpoints []float64) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+}
+
+// ladderCells are the swap columns of row r: dashes on one level.
+func ladderCells(r Row) string {
+	on := r.Levels > 1
+	return strings.Join([]string{dash(r.Acceptance, on, "%.3f"), dash(r.SwapShare, on, "%.2f"), dash(r.TuningShare, on, "%.3f"),
+		dash(r.TripsPerM, on, "%.0f"), dash(r.HotCPU, on, "%.2f")}, " | ")
 }
 
 func dash(v float64, ok bool, f string) string {

@@ -1,6 +1,7 @@
 package multimodal
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -75,9 +76,15 @@ type Result struct {
 	Swaps      int     // accepted swaps, all pairs
 	Attempts   int
 	Confirmed  int       // swap screens confirmed on the full data
-	SwapCost   float64   // swap energies and anchor refreshes, in Cost
+	SwapCost   float64   // swap energies and anchor refreshes, in Cost (tuning's included)
 	Taus       []float64 // the ladder sampled on
 	TuningCost float64   // the adaptive ladder's rounds, in Cost
+	// RoundTrips are the sampling run's round trips (exchange.ReplicaStats),
+	// all replicas together; tuning's are not counted.
+	RoundTrips int
+	// HotCPU is the hottest level's CPU time per step over the coldest
+	// level's (levelCPU); NaN on one level.
+	HotCPU float64
 }
 
 // Estimate is a run's running estimate: per coefficient the mean and the
@@ -222,6 +229,7 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 		}
 		for _, r := range ad.Rounds {
 			res.TuningCost += r.Units()
+			res.SwapCost += r.EnergyUnits + r.AnchorUnits
 		}
 		spent += res.TuningCost
 		st.Taus = ad.Taus
@@ -271,6 +279,16 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 		res.Swaps += pp.Accepts
 		res.Confirmed += pp.Confirmed
 	}
+	res.RoundTrips = exchange.Sum(stats.Replicas).RoundTrips
+	res.HotCPU = math.NaN()
+	if K := len(cfg.Levels); K > 1 {
+		cold, cerr := levelCPU(cfg.Levels[0], smp.State(0), seed)
+		hot, herr := levelCPU(cfg.Levels[K-1], smp.State(K-1), seed)
+		if err := errors.Join(cerr, herr); err != nil {
+			return res, fmt.Errorf("%s, seed %d: timing the levels: %w", m, seed, err)
+		}
+		res.HotCPU = hot / cold
+	}
 	// A run whose budget went to tuning and swap confirmations before any
 	// draw has NaN estimates: the tables say so.
 	if acc.n > 0 {
@@ -282,4 +300,28 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 	}
 	res.CPU = (cputime.Thread() - start).Seconds()
 	return res, nil
+}
+
+// cpuSteps is the number of steps levelCPU times: about 10⁴ steps of 100
+// examples each, some milliseconds, long enough that the two clock reads
+// (≈ 1 µs together) are noise below 1%.
+const cpuSteps = 20_000
+
+// levelCPU is the CPU seconds per step of level L stepped alone from
+// theta by the same sampler code as in the ladder (one level, no swaps):
+// what a level's step costs, not only its evaluations. The clock is the
+// run's locked thread, so other runs do not count.
+func levelCPU(L exchange.Level, theta []float64, seed uint64) (float64, error) {
+	smp, err := exchange.New(exchange.Config{Levels: []exchange.Level{L}, Seed: seed}, [][]float64{theta})
+	if err != nil {
+		return 0, err
+	}
+	defer smp.Close()
+	start := cputime.Thread()
+	for range cpuSteps {
+		if err := smp.Step(); err != nil {
+			return 0, err
+		}
+	}
+	return (cputime.Thread() - start).Seconds() / cpuSteps, nil
 }
