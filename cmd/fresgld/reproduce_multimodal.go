@@ -20,6 +20,7 @@ type multimodalFlags struct {
 	Smoke   bool
 	// Problems and Methods select a part of the study (empty: all).
 	Problems, Methods []string
+	Swaps             string
 	out               outFlags
 }
 
@@ -46,6 +47,7 @@ docs/results/multimodal instead (full size only).`,
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (CPU seconds are counted per run's thread)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size, without NUTS (for tests)")
 	fl.StringSliceVar(&f.Problems, "problems", nil, "run only these problems (diabetes, uscrime, synthetic-1e5, synthetic-1e6, mixture)")
+	fl.StringVar(&f.Swaps, "swaps", "exact", "swap energies: exact (from the sufficient statistics) or screened (minibatch screens confirmed by full passes, as before issue 28)")
 	fl.StringSliceVar(&f.Methods, "methods", nil, "run only these regression methods (sgld, csgld, resgld, fresgld, fresgld-adaptive)")
 	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
@@ -64,6 +66,13 @@ func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
 	}
 	if !f.Smoke || cmd.Flags().Changed("seeds") {
 		sz.Seeds = f.Seeds
+	}
+	switch f.Swaps {
+	case "exact":
+	case "screened":
+		sz.Screened = true
+	default:
+		return fmt.Errorf("--swaps = %q: want exact or screened", f.Swaps)
 	}
 	sz.Only = f.Problems
 	for _, m := range f.Methods {
@@ -103,6 +112,9 @@ func selection(f *multimodalFlags) string {
 	}
 	if len(f.Methods) > 0 {
 		s += " --methods " + strings.Join(f.Methods, ",")
+	}
+	if f.Swaps != "exact" {
+		s += " --swaps " + f.Swaps
 	}
 	return s
 }

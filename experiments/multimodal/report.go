@@ -39,9 +39,13 @@ type Row struct {
 	Levels           float64 // mean ladder size
 	// TripsPerM is the round trips per 10⁶ steps of the cold level in the
 	// sampling runs, all runs pooled; TuningShare the adaptive ladder's
-	// tuning in Cost; HotCPU the mean over runs of the hottest level's CPU
-	// per step over the coldest's (NaN on one level).
+	// tuning over the budget (above 1 when it outspent it); HotCPU the mean
+	// over runs of the hottest level's CPU per step over the coldest's (NaN
+	// on one level).
 	TripsPerM, TuningShare, HotCPU float64
+	// Parts are the shares of Cost in each part of the Breakdown, pooled
+	// over runs (nil for NUTS).
+	Parts []float64
 }
 
 // Pool pools the runs of one method on pr.
@@ -49,8 +53,14 @@ func Pool(pr *Problem, method string, rs []Result) Row {
 	r := Row{Problem: pr.Name, Method: method, Runs: len(rs)}
 	n := len(rs)
 	last := func(x Result) Estimate { return x.At[len(x.At)-1] }
-	var acc, att, swap, trips, steps, tune float64
+	var acc, att, swap, trips, steps, tune, budget, cost float64
+	r.Parts = make([]float64, len(BreakdownNames))
 	for _, x := range rs {
+		budget += x.Budget
+		cost += x.Cost
+		for i, v := range x.Parts.parts() {
+			r.Parts[i] += v
+		}
 		trips += float64(x.RoundTrips)
 		steps += float64(x.Steps)
 		tune += x.TuningCost
@@ -68,7 +78,10 @@ func Pool(pr *Problem, method string, rs []Result) Row {
 		r.Acceptance = acc / att
 	}
 	r.SwapShare = swap / (r.Cost * float64(n))
-	r.TuningShare = tune / (r.Cost * float64(n))
+	r.TuningShare = tune / budget
+	for i := range r.Parts {
+		r.Parts[i] /= cost
+	}
 	if steps > 0 {
 		r.TripsPerM = 1e6 * trips / steps
 	}
@@ -172,6 +185,23 @@ func Markdown(w io.Writer, pr *Problem, rows []Row) {
 		fmt.Fprintf(w, "| %s | %d | %.4f (%s) ± %.4f | %.1f | %.4f | %.3f (%s) ± %.3f | %s | %.4f | %.3g | %.2f | %s | %s | %s |\n",
 			r.Method, r.Runs, r.InclErr, r.InclVar, r.InclMCSE, r.InclErr/r.InclMCSE, r.RunInclErr, r.MeanErr, r.MeanVar, r.MeanMCSE,
 			weights(r.Pattern), r.PatternErr, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), ladderCells(r))
+	}
+	fmt.Fprintln(w)
+}
+
+// BreakdownMarkdown writes where each row's cost went, as shares of it.
+func BreakdownMarkdown(w io.Writer, rows []Row) {
+	fmt.Fprintf(w, "| problem | method | %s |\n", strings.Join(BreakdownNames, " | "))
+	fmt.Fprintln(w, "|---|---|"+strings.Repeat("---|", len(BreakdownNames)))
+	for _, r := range rows {
+		if r.Parts == nil {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s |", r.Problem, r.Method)
+		for _, v := range r.Parts {
+			fmt.Fprintf(w, " %.3f |", v)
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
 }

@@ -22,6 +22,9 @@ type Size struct {
 	// alone, so that one question need not wait for the whole study.
 	Only    []string
 	Methods []Method
+	// Screened decides swaps by screens and full-pass confirmations, as
+	// before issue 28's fix (Settings.Screened).
+	Screened bool
 }
 
 // wants reports whether the study at sz runs the problem named name.
@@ -76,7 +79,7 @@ var Checkpoints = []float64{1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1}
 func SettingsFor(sz Size) Settings {
 	return Settings{NCold: 100, NHot: 10, Tau2: 4,
 		AdaptLevels: 4, AdaptTau: 8, AdaptRounds: 3, AdaptFirst: max(50, int(sz.Budget/1e6)*5), AdaptMax: 8,
-		Budget: sz.Budget, Burn: 0.05, Checkpoints: Checkpoints, Thin: 5, Cycles: 20, Explore: 0.5}
+		Budget: sz.Budget, Burn: 0.05, Checkpoints: Checkpoints, Thin: 5, Cycles: 20, Explore: 0.5, Screened: sz.Screened}
 }
 
 // MixSettingsFor are the mixture settings at size sz.
@@ -188,6 +191,10 @@ func Measure(sz Size, workers int, work string, progress func(string)) (*Results
 		real = append(real, pr)
 		f, _ := rowOf(res.Rows[i], FReSGLD)
 		target = append(target, f.CPU*float64(f.Runs))
+	}
+	if len(real) == 0 {
+		res.NUTSNote = "NUTS not run: it runs on the real data only"
+		return res, nil
 	}
 	runs, err := NUTS(real, target, 1, work)
 	switch {
@@ -304,8 +311,8 @@ func ladderGoals(problem string, f Row) []Goal {
 // Write writes the study's tables as Markdown.
 func (r *Results) Write(w io.Writer) {
 	st := SettingsFor(r.Size)
-	fmt.Fprintf(w, "Sizes: %.3g per-example evaluations a regression run, %d seeds (one chain each) per method and problem, mixture runs of %d gradient evaluations. Settings: cold minibatch %d and f-reSGLD's hot minibatch %d, control-variate gradients about the slab posterior's mode; τ2 = %g (fixed ladder, 2 levels); adaptive ladder from %d geometric levels 1 … %g, %d rounds from %d steps, at most %d levels; draws of the first %.0f%% of the budget discarded, every %d-th step kept.\n\n",
-		r.Size.Budget, r.Size.Seeds, r.Size.Mix, st.NCold, st.NHot, st.Tau2, st.AdaptLevels, st.AdaptTau, st.AdaptRounds, st.AdaptFirst, st.AdaptMax, 100*st.Burn, st.Thin)
+	fmt.Fprintf(w, "Sizes: %.3g per-example evaluations a regression run, %d seeds (one chain each) per method and problem, mixture runs of %d gradient evaluations. Settings: cold minibatch %d and f-reSGLD's hot minibatch %d, control-variate gradients about the slab posterior's mode; τ2 = %g (fixed ladder, 2 levels); adaptive ladder from %d geometric levels 1 … %g, %d rounds from %d steps, at most %d levels; draws of the first %.0f%% of the budget discarded, every %d-th step kept; %s.\n\n",
+		r.Size.Budget, r.Size.Seeds, r.Size.Mix, st.NCold, st.NHot, st.Tau2, st.AdaptLevels, st.AdaptTau, st.AdaptRounds, st.AdaptFirst, st.AdaptMax, 100*st.Burn, st.Thin, st.swapNote())
 	for i, pr := range r.Problems {
 		Markdown(w, pr, r.Rows[i])
 	}
@@ -320,6 +327,9 @@ func (r *Results) Write(w io.Writer) {
 		}
 	}
 	CurveMarkdown(w, all, Checkpoints)
+	fmt.Fprintln(w, "Where the cost went, as shares of each run's cost (pooled over runs; a swap's exact energy difference is a confirmation under screens, the whole swap under exact swaps):")
+	fmt.Fprintln(w)
+	BreakdownMarkdown(w, all)
 	if r.NUTS != nil {
 		fmt.Fprintln(w, "NUTS runs (4 chains, 1000 warmup iterations each, cores = 1, compilation excluded; *equal* takes the CPU seconds of all f-reSGLD runs on the problem together):")
 		fmt.Fprintln(w)
