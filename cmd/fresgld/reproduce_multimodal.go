@@ -18,8 +18,9 @@ type multimodalFlags struct {
 	Seeds   int
 	Workers int
 	Smoke   bool
-	// Problems and Methods select a part of the study (empty: all).
-	Problems, Methods []string
+	// Problems and Methods select a part of the study: comma-separated
+	// names, empty for all.
+	Problems, Methods string
 	Swaps             string
 	out               outFlags
 }
@@ -46,9 +47,9 @@ docs/results/multimodal instead (full size only).`,
 	fl.IntVar(&f.Seeds, "seeds", multimodal.Full.Seeds, "runs (one chain each) per method and problem")
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (CPU seconds are counted per run's thread)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size, without NUTS (for tests)")
-	fl.StringSliceVar(&f.Problems, "problems", nil, "run only these problems (diabetes, uscrime, synthetic-1e5, synthetic-1e6, mixture)")
+	fl.StringVar(&f.Problems, "problems", "", "run only these problems (diabetes, uscrime, synthetic-1e5, synthetic-1e6, mixture)")
 	fl.StringVar(&f.Swaps, "swaps", "exact", "swap energies: exact (from the sufficient statistics) or screened (minibatch screens confirmed by full passes, as before issue 28)")
-	fl.StringSliceVar(&f.Methods, "methods", nil, "run only these regression methods (sgld, csgld, resgld, fresgld, fresgld-adaptive)")
+	fl.StringVar(&f.Methods, "methods", "", "run only these regression methods (sgld, csgld, resgld, fresgld, fresgld-adaptive)")
 	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
@@ -74,12 +75,12 @@ func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
 	default:
 		return fmt.Errorf("--swaps = %q: want exact or screened", f.Swaps)
 	}
-	sz.Only = f.Problems
-	for _, m := range f.Methods {
+	sz.Only = commaList(f.Problems)
+	for _, m := range commaList(f.Methods) {
 		sz.Methods = append(sz.Methods, multimodal.Method(m))
 	}
 	if err := sz.Check(); err != nil {
-		return err
+		return fmt.Errorf("--problems, --methods: %w", err)
 	}
 	results, _, err := f.out.dirs(cmd, "multimodal")
 	if err != nil {
@@ -107,14 +108,22 @@ func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
 // selection is the command line's part that selects problems and methods.
 func selection(f *multimodalFlags) string {
 	var s string
-	if len(f.Problems) > 0 {
-		s += " --problems " + strings.Join(f.Problems, ",")
+	if f.Problems != "" {
+		s += " --problems " + f.Problems
 	}
-	if len(f.Methods) > 0 {
-		s += " --methods " + strings.Join(f.Methods, ",")
+	if f.Methods != "" {
+		s += " --methods " + f.Methods
 	}
 	if f.Swaps != "exact" {
 		s += " --swaps " + f.Swaps
 	}
 	return s
+}
+
+// commaList splits a comma-separated list (nil for an empty one).
+func commaList(list string) []string {
+	if list == "" {
+		return nil
+	}
+	return strings.Split(list, ",")
 }

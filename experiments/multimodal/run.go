@@ -1,9 +1,9 @@
 package multimodal
 
 import (
-	"errors"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
@@ -80,7 +80,7 @@ type Result struct {
 	// all replicas together; tuning's are not counted.
 	RoundTrips int
 	// HotCPU is the hottest level's CPU time per step over the coldest
-	// level's (levelCPU); NaN on one level.
+	// level's (hotCPU); NaN on one level.
 	HotCPU float64
 	Budget float64 // the run's budget, Settings.Budget
 	Parts  Breakdown
@@ -307,12 +307,11 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 	res.RoundTrips = exchange.Sum(stats.Replicas).RoundTrips
 	res.HotCPU = math.NaN()
 	if K := len(cfg.Levels); K > 1 {
-		cold, cerr := levelCPU(cfg.Levels[0], smp.State(0), seed)
-		hot, herr := levelCPU(cfg.Levels[K-1], smp.State(K-1), seed)
-		if err := errors.Join(cerr, herr); err != nil {
+		r, err := hotCPU(cfg.Levels[0], cfg.Levels[K-1], smp.State(0), smp.State(K-1), seed)
+		if err != nil {
 			return res, fmt.Errorf("%s, seed %d: timing the levels: %w", m, seed, err)
 		}
-		res.HotCPU = hot / cold
+		res.HotCPU = r
 	}
 	// A run whose budget went to tuning and swap confirmations before any
 	// draw has NaN estimates: the tables say so.
@@ -327,26 +326,41 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 	return res, nil
 }
 
-// cpuSteps is the number of steps levelCPU times: about 10⁴ steps of 100
-// examples each, some milliseconds, long enough that the two clock reads
-// (≈ 1 µs together) are noise below 1%.
-const cpuSteps = 20_000
+// cpuBlocks blocks of cpuSteps steps are what hotCPU times on each level:
+// 2·10⁴ steps of 100 examples each, some milliseconds, so that the clock
+// reads (≈ 1 µs a pair) are noise below 1%.
+const cpuBlocks, cpuSteps = 10, 2000
 
-// levelCPU is the CPU seconds per step of level L stepped alone from
-// theta by the same sampler code as in the ladder (one level, no swaps):
-// what a level's step costs, not only its evaluations. The clock is the
-// run's locked thread, so other runs do not count.
-func levelCPU(L exchange.Level, theta []float64, seed uint64) (float64, error) {
-	smp, err := exchange.New(exchange.Config{Levels: []exchange.Level{L}, Seed: seed}, [][]float64{theta})
-	if err != nil {
-		return 0, err
-	}
-	defer smp.Close()
-	start := cputime.Thread()
-	for range cpuSteps {
-		if err := smp.Step(); err != nil {
+// hotCPU is the CPU time per step of level hot over that of level cold,
+// each stepped alone from its state by the same sampler code as in the
+// ladder (one level, no swaps): what a level's step costs, not only its
+// evaluations. The levels are timed in alternate blocks, so that both see
+// the same load on a shared machine, on the run's locked thread, so that
+// other runs do not count.
+func hotCPU(cold, hot exchange.Level, thetaCold, thetaHot []float64, seed uint64) (float64, error) {
+	var t [2]time.Duration
+	var smps [2]*exchange.Sampler
+	for i, c := range []struct {
+		L     exchange.Level
+		theta []float64
+	}{{cold, thetaCold}, {hot, thetaHot}} {
+		smp, err := exchange.New(exchange.Config{Levels: []exchange.Level{c.L}, Seed: seed}, [][]float64{c.theta})
+		if err != nil {
 			return 0, err
 		}
+		defer smp.Close()
+		smps[i] = smp
 	}
-	return (cputime.Thread() - start).Seconds() / cpuSteps, nil
+	for range cpuBlocks {
+		for i, smp := range smps {
+			start := cputime.Thread()
+			for range cpuSteps {
+				if err := smp.Step(); err != nil {
+					return 0, err
+				}
+			}
+			t[i] += cputime.Thread() - start
+		}
+	}
+	return t[1].Seconds() / t[0].Seconds(), nil
 }
