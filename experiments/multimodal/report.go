@@ -46,6 +46,10 @@ type Row struct {
 	// Parts are the shares of Cost in each part of the Breakdown, pooled
 	// over runs (nil for NUTS).
 	Parts []float64
+	// Taus and PairRates are the first run's ladder and its swap
+	// acceptance per pair: the adaptive ladders differ from run to run,
+	// so their pairs do not pool.
+	Taus, PairRates []float64
 }
 
 // Pool pools the runs of one method on pr.
@@ -79,6 +83,7 @@ func Pool(pr *Problem, method string, rs []Result) Row {
 	}
 	r.SwapShare = swap / (r.Cost * float64(n))
 	r.TuningShare = tune / budget
+	r.Taus, r.PairRates = rs[0].Taus, rs[0].PairRates
 	for i := range r.Parts {
 		r.Parts[i] /= cost
 	}
@@ -204,6 +209,28 @@ func BreakdownMarkdown(w io.Writer, rows []Row) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+}
+
+// PairMarkdown writes the first run's ladder and swap acceptance per pair
+// for each row with more than one level.
+func PairMarkdown(w io.Writer, rows []Row) {
+	fmt.Fprintln(w, "| problem | method | ladder τ (first run) | swap acceptance per pair, cold pair first (first run) |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, r := range rows {
+		if len(r.Taus) < 2 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Problem, r.Method, list(r.Taus, "%.3g"), list(r.PairRates, "%.3f"))
+	}
+	fmt.Fprintln(w)
+}
+
+func list(xs []float64, f string) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprintf(f, x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // CurveMarkdown writes each row's pooled largest inclusion error at the

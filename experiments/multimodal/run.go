@@ -84,6 +84,9 @@ type Result struct {
 	HotCPU float64
 	Budget float64 // the run's budget, Settings.Budget
 	Parts  Breakdown
+	// PairRates are the sampling run's accepted over attempted swaps per
+	// pair, cold pair first (NaN for a pair never attempted).
+	PairRates []float64
 }
 
 // Breakdown is where a run's cost went, in per-example evaluations; the
@@ -302,6 +305,7 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 		res.Swaps += pp.Accepts
 		res.Confirmed += pp.Confirmed
 		res.Parts.Screens += float64(pp.Screened)
+		res.PairRates = append(res.PairRates, pp.Rate())
 	}
 	res.Parts.Exact = energy - res.Parts.Screens
 	res.RoundTrips = exchange.Sum(stats.Replicas).RoundTrips

@@ -330,6 +330,9 @@ func (r *Results) Write(w io.Writer) {
 	fmt.Fprintln(w, "Where the cost went, as shares of each run's cost (pooled over runs; a swap's exact energy difference is a confirmation under screens, the whole swap under exact swaps):")
 	fmt.Fprintln(w)
 	BreakdownMarkdown(w, all)
+	fmt.Fprintln(w, "Ladders and swap acceptance per pair:")
+	fmt.Fprintln(w)
+	PairMarkdown(w, all)
 	if r.NUTS != nil {
 		fmt.Fprintln(w, "NUTS runs (4 chains, 1000 warmup iterations each, cores = 1, compilation excluded; *equal* takes the CPU seconds of all f-reSGLD runs on the problem together):")
 		fmt.Fprintln(w)
