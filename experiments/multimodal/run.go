@@ -102,7 +102,7 @@ type Breakdown struct {
 	Screens, Exact, Anchors float64
 }
 
-// parts are the breakdown's values in table order, with their names.
+// parts are the breakdown's values in table order (BreakdownNames).
 func (b Breakdown) parts() []float64 {
 	return []float64{b.Setup, b.Tuning, b.Cold, b.Hot, b.Screens, b.Exact, b.Anchors}
 }
@@ -309,14 +309,6 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 	}
 	res.Parts.Exact = energy - res.Parts.Screens
 	res.RoundTrips = exchange.Sum(stats.Replicas).RoundTrips
-	res.HotCPU = math.NaN()
-	if K := len(cfg.Levels); K > 1 {
-		r, err := hotCPU(cfg.Levels[0], cfg.Levels[K-1], smp.State(0), smp.State(K-1), seed)
-		if err != nil {
-			return res, fmt.Errorf("%s, seed %d: timing the levels: %w", m, seed, err)
-		}
-		res.HotCPU = r
-	}
 	// A run whose budget went to tuning and swap confirmations before any
 	// draw has NaN estimates: the tables say so.
 	if acc.n > 0 {
@@ -326,7 +318,16 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 			}
 		}
 	}
+	// The run's CPU time stops before the levels are timed apart.
 	res.CPU = (cputime.Thread() - start).Seconds()
+	res.HotCPU = math.NaN()
+	if K := len(cfg.Levels); K > 1 {
+		r, err := hotCPU(cfg.Levels[0], cfg.Levels[K-1], smp.State(0), smp.State(K-1), seed)
+		if err != nil {
+			return res, fmt.Errorf("%s, seed %d: timing the levels: %w", m, seed, err)
+		}
+		res.HotCPU = r
+	}
 	return res, nil
 }
 
