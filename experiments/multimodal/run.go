@@ -3,6 +3,7 @@ package multimodal
 import (
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/fresgld/fresgld/energy"
@@ -332,18 +333,18 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 }
 
 // cpuBlocks blocks of cpuSteps steps are what hotCPU times on each level:
-// 2·10⁴ steps of 100 examples each, some milliseconds, so that the clock
-// reads (≈ 1 µs a pair) are noise below 1%.
-const cpuBlocks, cpuSteps = 10, 2000
+// some milliseconds a block, short enough that few blocks are descheduled.
+const cpuBlocks, cpuSteps = 11, 2000
 
-// hotCPU is the CPU time per step of level hot over that of level cold,
-// each stepped alone from its state by the same sampler code as in the
-// ladder (one level, no swaps): what a level's step costs, not only its
+// hotCPU is the time per step of level hot over that of level cold, each
+// stepped alone from its state by the same sampler code as in the ladder
+// (one level, no swaps): what a level's step costs, not only its
 // evaluations. The levels are timed in alternate blocks, so that both see
-// the same load on a shared machine, on the run's locked thread, so that
-// other runs do not count.
+// the same load, and the ratio is the median over the pairs of blocks, so
+// that a block descheduled or met by a page fault does not move it. The
+// clock is the wall clock: the thread's CPU clock (getrusage) advances in
+// ticks of milliseconds, and gave blocks of 0 and of 10 ms.
 func hotCPU(cold, hot exchange.Level, thetaCold, thetaHot []float64, seed uint64) (float64, error) {
-	var t [2]time.Duration
 	var smps [2]*exchange.Sampler
 	for i, c := range []struct {
 		L     exchange.Level
@@ -356,16 +357,20 @@ func hotCPU(cold, hot exchange.Level, thetaCold, thetaHot []float64, seed uint64
 		defer smp.Close()
 		smps[i] = smp
 	}
-	for range cpuBlocks {
+	ratios := make([]float64, cpuBlocks)
+	for b := range ratios {
+		var t [2]time.Duration
 		for i, smp := range smps {
-			start := cputime.Thread()
+			start := time.Now()
 			for range cpuSteps {
 				if err := smp.Step(); err != nil {
 					return 0, err
 				}
 			}
-			t[i] += cputime.Thread() - start
+			t[i] = time.Since(start)
 		}
+		ratios[b] = t[1].Seconds() / t[0].Seconds()
 	}
-	return t[1].Seconds() / t[0].Seconds(), nil
+	slices.Sort(ratios)
+	return ratios[cpuBlocks/2], nil
 }
