@@ -358,10 +358,12 @@ func TestStudySmoke(t *testing.T) {
 			if r.Levels > 1 && !(r.HotCPU > 0 && r.HotCPU < math.Inf(1) && r.TripsPerM >= 0) {
 				t.Errorf("%s %s: hot/cold CPU per step %v, round trips %v: want a positive ratio and a count", r.Problem, r.Method, r.HotCPU, r.TripsPerM)
 			}
-			// f-reSGLD's hot level draws 10 examples a step to the cold
-			// level's 100 (measured 0.2–0.3× the CPU): a ratio above 1 is
-			// the ratio turned over, not noise.
-			if r.Method == string(FReSGLD) && !(r.HotCPU < 1) {
+			// On the generated data f-reSGLD's hot level draws 10
+			// examples a step to the cold level's 100 (measured 0.13–0.26×
+			// the time): a ratio above 1 is the ratio turned over, not
+			// noise. (On uscrime the cold level's batch is all 47 rows,
+			// and the ratio, 0.6–1.1, tells nothing.)
+			if r.Method == string(FReSGLD) && res.Problems[i].LR.Len() >= 1000 && !(r.HotCPU < 1) {
 				t.Errorf("%s fresgld: hot/cold CPU per step %v, want below 1 (10 examples a step against 100)", r.Problem, r.HotCPU)
 			}
 		}
