@@ -12,3 +12,17 @@ type Terms interface {
 	// Prior writes ∇U_0(θ) into grad (if non-nil) and returns U_0(θ).
 	Prior(grad, theta []float64) float64
 }
+
+// DiffTerms is implemented by Terms whose data sum is a function of a few
+// sufficient statistics (a linear model with Gaussian noise: XᵀX and Xᵀy),
+// so that the exact difference of two states' energies needs no pass over
+// the data. A swap that needs the exact D = U(x) − U(y) (the exact swap
+// energies, and the confirmation of a screened swap) then costs DiffCost
+// instead of 2N, and is exact in law as the full pass is.
+type DiffTerms interface {
+	Terms
+	// SumDiff returns Σ_i [U_i(x) − U_i(y)], the prior excluded.
+	SumDiff(x, y []float64) float64
+	// DiffCost is SumDiff's cost in per-example evaluations.
+	DiffCost() float64
+}

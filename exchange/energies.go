@@ -57,7 +57,9 @@ const (
 	PairCVEnergies
 	// ExactEnergies evaluates both states on the whole data set, and
 	// attempts swaps only every ExactEvery steps, at 2N/ExactEvery
-	// evaluations per step and pair; A and PerStep are then ignored.
+	// evaluations per step and pair (DiffCost/ExactEvery on a data set
+	// that gives exact differences from its sufficient statistics,
+	// energy.DiffTerms); A and PerStep are then ignored.
 	ExactEnergies
 	// TaylorEnergies is CVEnergies with first-order anchors
 	// (energy.NewTaylorAnchor): the residuals U_i(θ) − U_i(θ̂) − ∇U_i(θ̂)·Δ
@@ -236,10 +238,14 @@ type dataSwap struct {
 	N       int
 	idx     *energy.Indices
 	anchors []*energy.Anchor // per replica
+	// diff, if the data set offers it, gives the exact D without a pass
+	// over the data (exactDiff).
+	diff energy.DiffTerms
 }
 
 func newDataSwap(e Energies, K int) *dataSwap {
 	d := &dataSwap{Energies: e, N: e.Terms.Len(), idx: energy.NewIndices(e.Terms.Len())}
+	d.diff, _ = e.Terms.(energy.DiffTerms)
 	if e.Mode.cv() {
 		for range K {
 			a := energy.NewAnchor(e.Terms)
@@ -282,10 +288,10 @@ func (s *Sampler) energySize(l int) int {
 	return min(max(s.lv[l].Est.(EnergySizer).EnergySize(), 2), s.data.N)
 }
 
-func (s *Sampler) spend(l int, units int) {
+func (s *Sampler) spend(l int, units float64) {
 	c := &s.lv[l].stats.Cost.Energy
 	c.Calls++
-	c.Units += float64(units)
+	c.Units += units
 }
 
 // diffSize is the size n of the draws of the rule's (first) difference
@@ -304,8 +310,8 @@ func (s *Sampler) diffSize(l int) int {
 func (s *Sampler) drawDiff(l, n int, x, y []float64) (dv, v float64) {
 	d := s.data
 	ax, ay := s.anchor(l), s.anchor(l+1)
-	s.spend(l, n)
-	s.spend(l+1, n)
+	s.spend(l, float64(n))
+	s.spend(l+1, float64(n))
 	s.pairs[l].Screened += int64(2 * n)
 	if d.Mode.pair() {
 		dv, s2 := energy.DiffOn(d.Terms, ax, x, ay, y, d.idx.Draw(s.srng, n))
@@ -328,11 +334,20 @@ func (s *Sampler) dataDiff(l int, x, y []float64) (dv, v float64) {
 	return s.drawDiff(l, s.diffSize(l), x, y)
 }
 
-// exactDiff is D = U(x) − U(y) on the whole data set, 2N evaluations.
+// exactDiff is D = U(x) − U(y) on the whole data set: 2N evaluations, or
+// DiffCost when the data set gives the difference from its sufficient
+// statistics (energy.DiffTerms), half charged to each level.
 func (s *Sampler) exactDiff(l int, x, y []float64) float64 {
-	s.spend(l, s.data.N)
-	s.spend(l+1, s.data.N)
-	return energy.Sum(s.data.Terms, x) - energy.Sum(s.data.Terms, y)
+	d := s.data
+	if d.diff != nil {
+		c := d.diff.DiffCost() / 2
+		s.spend(l, c)
+		s.spend(l+1, c)
+		return d.Terms.Prior(nil, x) - d.Terms.Prior(nil, y) + d.diff.SumDiff(x, y)
+	}
+	s.spend(l, float64(d.N))
+	s.spend(l+1, float64(d.N))
+	return energy.Sum(d.Terms, x) - energy.Sum(d.Terms, y)
 }
 
 // pair reports whether the mode draws one common batch per difference.

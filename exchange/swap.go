@@ -112,7 +112,8 @@ type PairStats struct {
 	Capped int `json:"capped"`
 	// Under the noisy data modes: Screened is the examples evaluated by the
 	// screens (both states counted), Confirmed the attempts that passed
-	// their screen and went to the full data (2N evaluations each).
+	// their screen and went to the exact D (2N evaluations each, or DiffCost
+	// on energy.DiffTerms).
 	Screened  int64 `json:"screened_examples,omitempty"`
 	Confirmed int   `json:"confirmed,omitempty"`
 

@@ -34,7 +34,8 @@ type LinReg struct {
 	Beta  SlabPrior     // every coefficient's prior
 	inv2  float64       // 1/σ²
 	prior slabConst     // Beta's constants
-	xtx   *mat.SymDense // XᵀX/σ², made by the first Hessian
+	xtx   *mat.SymDense // XᵀX/σ², made by the first Hessian or SumDiff
+	xty   []float64     // Xᵀy/σ², made with xtx
 	once  sync.Once
 }
 
@@ -139,6 +140,7 @@ var (
 	_ energy.Energy      = (*LinReg)(nil)
 	_ energy.EnergyGrad  = (*LinReg)(nil)
 	_ energy.Toucher     = (*LinReg)(nil)
+	_ energy.DiffTerms   = (*LinReg)(nil)
 )
 
 // NewLinReg checks and wraps the data (not copied).
@@ -284,10 +286,19 @@ func (l *LinReg) Hessian(h *mat.SymDense, theta []float64) {
 	}
 }
 
-// gram computes XᵀX/σ² once.
+// gram computes XᵀX/σ² and Xᵀy/σ² once.
 func (l *LinReg) gram() {
 	l.once.Do(func() {
 		l.xtx = mat.NewSymDense(l.P, nil)
 		l.xtx.SymOuterK(l.inv2, mat.NewDense(len(l.Y), l.P, l.X).T())
+		l.xty = make([]float64, l.P)
+		for i, y := range l.Y {
+			for j, v := range l.Row(i) {
+				l.xty[j] += v * y
+			}
+		}
+		for j := range l.xty {
+			l.xty[j] *= l.inv2
+		}
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -17,7 +18,11 @@ type multimodalFlags struct {
 	Seeds   int
 	Workers int
 	Smoke   bool
-	out     outFlags
+	// Problems and Methods select a part of the study: comma-separated
+	// names, empty for all.
+	Problems, Methods string
+	Swaps             string
+	out               outFlags
 }
 
 func init() {
@@ -42,6 +47,9 @@ docs/results/multimodal instead (full size only).`,
 	fl.IntVar(&f.Seeds, "seeds", multimodal.Full.Seeds, "runs (one chain each) per method and problem")
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (CPU seconds are counted per run's thread)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size, without NUTS (for tests)")
+	fl.StringVar(&f.Problems, "problems", "", "run only these problems (diabetes, uscrime, synthetic-1e5, synthetic-1e6, mixture)")
+	fl.StringVar(&f.Swaps, "swaps", "exact", "swap energies: exact (from the sufficient statistics) or screened (minibatch screens confirmed by full passes, as before issue 28)")
+	fl.StringVar(&f.Methods, "methods", "", "run only these regression methods (sgld, csgld, resgld, fresgld, fresgld-adaptive)")
 	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
@@ -60,6 +68,20 @@ func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
 	if !f.Smoke || cmd.Flags().Changed("seeds") {
 		sz.Seeds = f.Seeds
 	}
+	switch f.Swaps {
+	case "exact":
+	case "screened":
+		sz.Screened = true
+	default:
+		return fmt.Errorf("--swaps = %q: want exact or screened", f.Swaps)
+	}
+	sz.Only = commaList(f.Problems)
+	for _, m := range commaList(f.Methods) {
+		sz.Methods = append(sz.Methods, multimodal.Method(m))
+	}
+	if err := sz.Check(); err != nil {
+		return fmt.Errorf("--problems, --methods: %w", err)
+	}
 	results, _, err := f.out.dirs(cmd, "multimodal")
 	if err != nil {
 		return err
@@ -77,8 +99,31 @@ func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
 		return err
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "Command: `fresgld reproduce multimodal --seeds %d`\n\n", sz.Seeds)
+	fmt.Fprintf(&b, "Command: `fresgld reproduce multimodal --seeds %d%s`\n\n", sz.Seeds, selection(f))
 	res.Write(&b)
 	os.Stdout.Write(b.Bytes())
 	return os.WriteFile(filepath.Join(results, "multimodal.md"), b.Bytes(), 0o644)
+}
+
+// selection is the command line's part that selects problems and methods.
+func selection(f *multimodalFlags) string {
+	var s string
+	if f.Problems != "" {
+		s += " --problems " + f.Problems
+	}
+	if f.Methods != "" {
+		s += " --methods " + f.Methods
+	}
+	if f.Swaps != "exact" {
+		s += " --swaps " + f.Swaps
+	}
+	return s
+}
+
+// commaList splits a comma-separated list (nil for an empty one).
+func commaList(list string) []string {
+	if list == "" {
+		return nil
+	}
+	return strings.Split(list, ",")
 }

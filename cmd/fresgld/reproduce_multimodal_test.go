@@ -16,6 +16,11 @@ func TestReproduceMultimodalFlags(t *testing.T) {
 		{[]string{"--out", out, "--seeds", "1"}, "--seeds"},
 		{[]string{"--out", out, "--workers", "0"}, "--workers"},
 		{[]string{"--docs", "--smoke"}, "--smoke"},
+		{[]string{"--out", out, "--swaps", "penalty"}, "--swaps"},
+		{[]string{"--out", out, "--problems", "synthetic-1e9"}, "--problems"},
+		{[]string{"--out", out, "--methods", "nuts"}, "--methods"},
+		// The published results are the whole study: no part of it.
+		{[]string{"--docs", "--problems", "diabetes"}, "--problems"},
 	} {
 		err := run(t, append([]string{"reproduce", "multimodal"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.flag) {

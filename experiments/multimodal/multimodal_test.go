@@ -4,6 +4,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -345,6 +346,26 @@ func TestStudySmoke(t *testing.T) {
 			if r.Cost < sz.Budget {
 				t.Errorf("%s %s: cost %v below the budget %v", r.Problem, r.Method, r.Cost, sz.Budget)
 			}
+			// The breakdown accounts for the whole cost: its shares sum to 1
+			// up to rounding (7 shares of a double each).
+			var sum float64
+			for _, v := range r.Parts {
+				sum += v
+			}
+			if r.Parts != nil && !(math.Abs(sum-1) <= 1e-12) {
+				t.Errorf("%s %s: the cost's parts %v sum to %v, want 1", r.Problem, r.Method, r.Parts, sum)
+			}
+			if r.Levels > 1 && !(r.HotCPU > 0 && r.HotCPU < math.Inf(1) && r.TripsPerM >= 0) {
+				t.Errorf("%s %s: hot/cold CPU per step %v, round trips %v: want a positive ratio and a count", r.Problem, r.Method, r.HotCPU, r.TripsPerM)
+			}
+			// On the generated data f-reSGLD's hot level draws 10
+			// examples a step to the cold level's 100 (measured 0.13–0.26×
+			// the time): a ratio above 1 is the ratio turned over, not
+			// noise. (On uscrime the cold level's batch is all 47 rows,
+			// and the ratio, 0.6–1.1, tells nothing.)
+			if r.Method == string(FReSGLD) && res.Problems[i].LR.Len() >= 1000 && !(r.HotCPU < 1) {
+				t.Errorf("%s fresgld: hot/cold CPU per step %v, want below 1 (10 examples a step against 100)", r.Problem, r.HotCPU)
+			}
 		}
 	}
 	var b strings.Builder
@@ -378,5 +399,73 @@ func TestNoDraws(t *testing.T) {
 	Markdown(&b, pr, []Row{row})
 	if !strings.Contains(b.String(), "no draws") {
 		t.Errorf("the table does not say the row has no draws:\n%s", b.String())
+	}
+}
+
+// Exact swaps cost p evaluations each at any N, with no anchor pass: on
+// generated data of 2000 and 20000 rows f-reSGLD's swap energies are
+// exactly attempts × p (models.LinReg.DiffCost), where the screened
+// setting's confirmations cost 2N each and its anchors N.
+func TestSwapCostIndependentOfN(t *testing.T) {
+	st := SettingsFor(Smoke)
+	for _, n := range []int{2000, 20000} {
+		pr, err := Synthetic(n, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := pr.setup(st, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := exchange.FReSGLDMethod.Config(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		smp, err := exchange.New(cfg, [][]float64{pr.Anchor, pr.Anchor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		const steps = 1000
+		for range steps {
+			if err := smp.Step(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		stats := smp.Stats()
+		smp.Close()
+		var units, anchors float64
+		for _, l := range stats.Levels {
+			units += l.Cost.Energy.Units
+			anchors += l.Cost.Anchor.Units
+		}
+		att := stats.Pairs[0].Attempts
+		if att != steps/swapEvery || units != float64(att*pr.LR.P) || anchors != 0 {
+			t.Errorf("N = %d: %d attempts in %d steps (want %d), swap energies %v units (want %d × p = %d), anchor passes %v (want 0)",
+				n, att, steps, steps/swapEvery, units, att, att*pr.LR.P, anchors)
+		}
+	}
+}
+
+// A selection runs what it names and refuses what it does not know.
+func TestSelection(t *testing.T) {
+	sz := Smoke
+	sz.Only, sz.Methods = []string{"synthetic-2000"}, []Method{Adaptive, SGLD}
+	if err := sz.Check(); err != nil {
+		t.Fatal(err)
+	}
+	prs, err := Problems(sz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prs) != 1 || prs[0].Name != "synthetic-2000" {
+		t.Errorf("problems %v, want synthetic-2000 alone", prs)
+	}
+	if ms := sz.methods(); !slices.Equal(ms, []Method{SGLD, Adaptive}) {
+		t.Errorf("methods %v, want [sgld fresgld-adaptive] in table order", ms)
+	}
+	for _, bad := range []Size{{Only: []string{"synthetic-1e9"}}, {Methods: []Method{"nuts"}}} {
+		if bad.Check() == nil {
+			t.Errorf("selection %v %v accepted", bad.Only, bad.Methods)
+		}
 	}
 }

@@ -224,10 +224,12 @@ func Synthetic(N int, seed uint64) (*Problem, error) {
 		}
 		y[i] = mu + sigma*rng.NormFloat64()
 	}
-	name := fmt.Sprintf("synthetic-%s", countName(N))
-	return newProblem(name, d.Names, x, y, p, sigma, sufficient(x, y, p),
+	return newProblem(syntheticName(N), d.Names, x, y, p, sigma, sufficient(x, y, p),
 		fmt.Sprintf("%d × %d generated with diabetes' feature correlation, β* as stated, σ_N = %.4g", N, p, sigma))
 }
+
+// syntheticName is the name of the generated problem of N rows.
+func syntheticName(N int) string { return "synthetic-" + countName(N) }
 
 // countName writes 10⁵ and 10⁶ as 1e5 and 1e6, other counts as they are.
 func countName(n int) string {

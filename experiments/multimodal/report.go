@@ -35,8 +35,21 @@ type Row struct {
 	Curve, CurveCost []float64
 	Steps            float64 // per run
 	Acceptance       float64 // accepted / attempted swaps, all pairs
-	SwapShare        float64 // swap energies, confirmations and anchors in Cost
+	SwapShare        float64 // swap energies, confirmations and anchors in Cost, tuning's included
 	Levels           float64 // mean ladder size
+	// TripsPerM is the round trips per 10⁶ steps of the cold level in the
+	// sampling runs, all runs pooled; TuningShare the adaptive ladder's
+	// tuning over the budget (above 1 when it outspent it); HotCPU the mean
+	// over runs of the hottest level's CPU per step over the coldest's (NaN
+	// on one level).
+	TripsPerM, TuningShare, HotCPU float64
+	// Parts are the shares of Cost in each part of the Breakdown, pooled
+	// over runs (nil for NUTS).
+	Parts []float64
+	// Taus and PairRates are the first run's ladder and its swap
+	// acceptance per pair: the adaptive ladders differ from run to run,
+	// so their pairs do not pool.
+	Taus, PairRates []float64
 }
 
 // Pool pools the runs of one method on pr.
@@ -44,8 +57,18 @@ func Pool(pr *Problem, method string, rs []Result) Row {
 	r := Row{Problem: pr.Name, Method: method, Runs: len(rs)}
 	n := len(rs)
 	last := func(x Result) Estimate { return x.At[len(x.At)-1] }
-	var acc, att, swap float64
+	var acc, att, swap, trips, steps, tune, budget, cost float64
+	r.Parts = make([]float64, len(BreakdownNames))
 	for _, x := range rs {
+		budget += x.Budget
+		cost += x.Cost
+		for i, v := range x.Parts.parts() {
+			r.Parts[i] += v
+		}
+		trips += float64(x.RoundTrips)
+		steps += float64(x.Steps)
+		tune += x.TuningCost
+		r.HotCPU += x.HotCPU / float64(n)
 		r.Cost += x.Cost / float64(n)
 		r.CPU += x.CPU / float64(n)
 		r.Steps += float64(x.Steps) / float64(n)
@@ -59,6 +82,14 @@ func Pool(pr *Problem, method string, rs []Result) Row {
 		r.Acceptance = acc / att
 	}
 	r.SwapShare = swap / (r.Cost * float64(n))
+	r.TuningShare = tune / budget
+	r.Taus, r.PairRates = rs[0].Taus, rs[0].PairRates
+	for i := range r.Parts {
+		r.Parts[i] /= cost
+	}
+	if steps > 0 {
+		r.TripsPerM = 1e6 * trips / steps
+	}
 	ests := make([]Estimate, n)
 	for i, x := range rs {
 		ests[i] = last(x)
@@ -148,19 +179,58 @@ func (r Row) CostFor(err float64) float64 {
 func Markdown(w io.Writer, pr *Problem, rows []Row) {
 	fmt.Fprintf(w, "**%s** (%s). Exact inclusion probabilities: %s. Heaviest patterns (slab coefficients: weight): %s.\n\n",
 		pr.Name, pr.Note, exactIncl(pr), exactPatterns(pr))
-	fmt.Fprintln(w, "| method | runs | largest inclusion error (coef.) ± MCSE | error / MCSE | mean of the runs' own | largest \\|mean err\\|/sd ± MCSE | top-5 pattern weights (exact above) | largest pattern error | cost / run | CPU s / run | steps / run | levels | swap acceptance | swap share of cost |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| method | runs | largest inclusion error (coef.) ± MCSE | error / MCSE | mean of the runs' own | largest \\|mean err\\|/sd ± MCSE | top-5 pattern weights (exact above) | largest pattern error | cost / run | CPU s / run | steps / run | levels | swap acceptance | swap share of cost | tuning share of cost | round trips / 10⁶ cold steps | hot / cold time per step (levels alone) |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, r := range rows {
 		if math.IsNaN(r.InclErr) {
-			fmt.Fprintf(w, "| %s | %d | no draws: the budget went to tuning and swap confirmations | | | | | | %.3g | %.2f | %s | %s | %s | %s |\n",
-				r.Method, r.Runs, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), dash(r.Acceptance, r.Levels > 1, "%.3f"), dash(r.SwapShare, r.Levels > 1, "%.2f"))
+			fmt.Fprintf(w, "| %s | %d | no draws: the budget went to tuning and swap confirmations | | | | | | %.3g | %.2f | %s | %s | %s |\n",
+				r.Method, r.Runs, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), ladderCells(r))
 			continue
 		}
-		fmt.Fprintf(w, "| %s | %d | %.4f (%s) ± %.4f | %.1f | %.4f | %.3f (%s) ± %.3f | %s | %.4f | %.3g | %.2f | %s | %s | %s | %s |\n",
+		fmt.Fprintf(w, "| %s | %d | %.4f (%s) ± %.4f | %.1f | %.4f | %.3f (%s) ± %.3f | %s | %.4f | %.3g | %.2f | %s | %s | %s |\n",
 			r.Method, r.Runs, r.InclErr, r.InclVar, r.InclMCSE, r.InclErr/r.InclMCSE, r.RunInclErr, r.MeanErr, r.MeanVar, r.MeanMCSE,
-			weights(r.Pattern), r.PatternErr, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), dash(r.Acceptance, r.Levels > 1, "%.3f"), dash(r.SwapShare, r.Levels > 1, "%.2f"))
+			weights(r.Pattern), r.PatternErr, r.Cost, r.CPU, steps(r.Steps), levels(r.Levels), ladderCells(r))
 	}
 	fmt.Fprintln(w)
+}
+
+// BreakdownMarkdown writes where each row's cost went, as shares of it.
+func BreakdownMarkdown(w io.Writer, rows []Row) {
+	fmt.Fprintf(w, "| problem | method | %s |\n", strings.Join(BreakdownNames, " | "))
+	fmt.Fprintln(w, "|---|---|"+strings.Repeat("---|", len(BreakdownNames)))
+	for _, r := range rows {
+		if r.Parts == nil {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s |", r.Problem, r.Method)
+		for _, v := range r.Parts {
+			fmt.Fprintf(w, " %.3f |", v)
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w)
+}
+
+// PairMarkdown writes the first run's ladder and swap acceptance per pair
+// for each row with more than one level.
+func PairMarkdown(w io.Writer, rows []Row) {
+	fmt.Fprintln(w, "| problem | method | ladder τ (first run) | swap acceptance per pair, cold pair first (first run) |")
+	fmt.Fprintln(w, "|---|---|---|---|")
+	for _, r := range rows {
+		if len(r.Taus) < 2 {
+			continue
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s |\n", r.Problem, r.Method, list(r.Taus, "%.3g"), list(r.PairRates, "%.3f"))
+	}
+	fmt.Fprintln(w)
+}
+
+func list(xs []float64, f string) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = fmt.Sprintf(f, x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // CurveMarkdown writes each row's pooled largest inclusion error at the
@@ -180,6 +250,13 @@ func CurveMarkdown(w io.Writer, rows []Row, checkpoints []float64) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w)
+}
+
+// ladderCells are the swap columns of row r: dashes on one level.
+func ladderCells(r Row) string {
+	on := r.Levels > 1
+	return strings.Join([]string{dash(r.Acceptance, on, "%.3f"), dash(r.SwapShare, on, "%.2f"), dash(r.TuningShare, on, "%.3f"),
+		dash(r.TripsPerM, on, "%.0f"), dash(r.HotCPU, on, "%.2f")}, " | ")
 }
 
 func dash(v float64, ok bool, f string) string {

@@ -3,6 +3,8 @@ package multimodal
 import (
 	"fmt"
 	"math"
+	"slices"
+	"time"
 
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
@@ -55,13 +57,10 @@ type Settings struct {
 	// its exploration share (fresgld regress's defaults: 20 and 0.5).
 	Cycles  int
 	Explore float64
+	// Screened decides swaps as before issue 28's fix: noisy screens
+	// confirmed by full passes over the data (see swapEnergies).
+	Screened bool
 }
-
-// swapRate is the probability of a swap attempt per step: fresgld regress's
-// 0.1, lowered to 10·n/N on large data so that screens passed at up to 5%
-// of the attempts, each confirmed on the full data (2N evaluations), cost
-// at most n evaluations a step.
-func (s Settings) swapRate(N int) float64 { return min(0.1, 10*float64(s.NCold)/float64(N)) }
 
 // Result is one run (one seed, one chain) of one method on one problem.
 type Result struct {
@@ -75,10 +74,42 @@ type Result struct {
 	Swaps      int     // accepted swaps, all pairs
 	Attempts   int
 	Confirmed  int       // swap screens confirmed on the full data
-	SwapCost   float64   // swap energies and anchor refreshes, in Cost
+	SwapCost   float64   // swap energies and anchor refreshes, in Cost (tuning's included)
 	Taus       []float64 // the ladder sampled on
 	TuningCost float64   // the adaptive ladder's rounds, in Cost
+	// RoundTrips are the sampling run's round trips (exchange.ReplicaStats),
+	// all replicas together; tuning's are not counted.
+	RoundTrips int
+	// HotCPU is the hottest level's CPU time per step over the coldest
+	// level's (hotCPU); NaN on one level.
+	HotCPU float64
+	Budget float64 // the run's budget, Settings.Budget
+	Parts  Breakdown
+	// PairRates are the sampling run's accepted over attempted swaps per
+	// pair, cold pair first (NaN for a pair never attempted).
+	PairRates []float64
 }
+
+// Breakdown is where a run's cost went, in per-example evaluations; the
+// parts sum to Result.Cost.
+type Breakdown struct {
+	Setup  float64 // the anchor's pass, before the first step
+	Tuning float64 // the adaptive ladder's rounds, their swaps included
+	// Cold and Hot are the sampling run's chain work (gradients and
+	// variance estimation) on the coldest level and on the others.
+	Cold, Hot float64
+	// Screens, Exact and Anchors are its swap energies: noisy screens,
+	// exact differences (confirmations or exact swaps) and anchor passes.
+	Screens, Exact, Anchors float64
+}
+
+// parts are the breakdown's values in table order (BreakdownNames).
+func (b Breakdown) parts() []float64 {
+	return []float64{b.Setup, b.Tuning, b.Cold, b.Hot, b.Screens, b.Exact, b.Anchors}
+}
+
+// BreakdownNames name the parts of a Breakdown in table order.
+var BreakdownNames = []string{"setup pass", "tuning", "cold chain", "hot chains", "swap screens", "exact swap energies (confirmations)", "anchor passes"}
 
 // Estimate is a run's running estimate: per coefficient the mean and the
 // Rao–Blackwellised inclusion probability, and the Rao–Blackwellised
@@ -155,17 +186,10 @@ func (pr *Problem) setup(s Settings, seed uint64) (exchange.Setup, error) {
 	if err != nil {
 		return exchange.Setup{}, err
 	}
-	N := pr.LR.Len()
-	rate := s.swapRate(N)
+	e, rate := s.swapEnergies(pr)
 	return exchange.Setup{
 		Tau1: 1, Tau2: s.Tau2, Eta: langevin.Constant{Step: pr.Eta}, Cold: cold, Hot: hot,
-		A: rate / pr.Eta, A1: 0.5, Seed: seed,
-		// First-order control-variate screens on a common minibatch, each
-		// passed screen confirmed on the full data (what fresgld regress's
-		// --swap-energies auto keeps when the screens are quiet), anchors
-		// refreshed every ⌈8N/n⌉ steps (a quarter of the cold gradient
-		// cost), attempts noisier than 2 nats declined.
-		Energies: exchange.Energies{Mode: exchange.PairTaylorEnergies, Terms: pr.LR, AnchorEvery: (8*N + s.NCold - 1) / s.NCold, MaxNoise: 2},
+		A: rate / pr.Eta, A1: 0.5, Seed: seed, Energies: e,
 	}, nil
 }
 
@@ -173,7 +197,7 @@ func (pr *Problem) setup(s Settings, seed uint64) (exchange.Setup, error) {
 func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 	defer cputime.Lock()()
 	start := cputime.Thread()
-	res := Result{Method: m, Seed: seed}
+	res := Result{Method: m, Seed: seed, Budget: s.Budget}
 	st, err := pr.setup(s, seed)
 	if err != nil {
 		return res, err
@@ -214,7 +238,8 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 			return res, gerr
 		}
 		// The first round runs long enough for 10 expected attempts a pair.
-		first := max(s.AdaptFirst, int(math.Ceil(10/s.swapRate(pr.LR.Len()))))
+		_, rate := s.swapEnergies(pr)
+		first := max(s.AdaptFirst, int(math.Ceil(10/rate)))
 		ad, aerr := exchange.Adapt(exchange.FReSGLDMethod.Build(st), taus, init(len(taus)),
 			exchange.AdaptOptions{Rounds: s.AdaptRounds, First: first, Grow: true, MaxLevels: s.AdaptMax})
 		if aerr != nil {
@@ -222,6 +247,7 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 		}
 		for _, r := range ad.Rounds {
 			res.TuningCost += r.Units()
+			res.SwapCost += r.EnergyUnits + r.AnchorUnits
 		}
 		spent += res.TuningCost
 		st.Taus = ad.Taus
@@ -263,14 +289,27 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 	stats := smp.Stats()
 	res.Steps = stats.Steps
 	res.Cost = spent + smp.Units()
-	for _, l := range stats.Levels {
-		res.SwapCost += l.Cost.Energy.Units + l.Cost.VarEnergy.Units + l.Cost.Anchor.Units
+	res.Parts.Setup, res.Parts.Tuning = pr.SetupCost, res.TuningCost
+	var energy float64
+	for l, lv := range stats.Levels {
+		res.SwapCost += lv.Cost.Energy.Units + lv.Cost.Anchor.Units
+		energy += lv.Cost.Energy.Units
+		res.Parts.Anchors += lv.Cost.Anchor.Units
+		if l == 0 {
+			res.Parts.Cold += lv.Cost.Chain().Units
+		} else {
+			res.Parts.Hot += lv.Cost.Chain().Units
+		}
 	}
 	for _, pp := range stats.Pairs {
 		res.Attempts += pp.Attempts
 		res.Swaps += pp.Accepts
 		res.Confirmed += pp.Confirmed
+		res.Parts.Screens += float64(pp.Screened)
+		res.PairRates = append(res.PairRates, pp.Rate())
 	}
+	res.Parts.Exact = energy - res.Parts.Screens
+	res.RoundTrips = exchange.Sum(stats.Replicas).RoundTrips
 	// A run whose budget went to tuning and swap confirmations before any
 	// draw has NaN estimates: the tables say so.
 	if acc.n > 0 {
@@ -280,6 +319,58 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 			}
 		}
 	}
+	// The run's CPU time stops before the levels are timed apart.
 	res.CPU = (cputime.Thread() - start).Seconds()
+	res.HotCPU = math.NaN()
+	if K := len(cfg.Levels); K > 1 {
+		r, err := hotCPU(cfg.Levels[0], cfg.Levels[K-1], smp.State(0), smp.State(K-1), seed)
+		if err != nil {
+			return res, fmt.Errorf("%s, seed %d: timing the levels: %w", m, seed, err)
+		}
+		res.HotCPU = r
+	}
 	return res, nil
+}
+
+// cpuBlocks blocks of cpuSteps steps are what hotCPU times on each level:
+// some milliseconds a block, short enough that few blocks are descheduled.
+const cpuBlocks, cpuSteps = 11, 2000
+
+// hotCPU is the time per step of level hot over that of level cold, each
+// stepped alone from its state by the same sampler code as in the ladder
+// (one level, no swaps): what a level's step costs, not only its
+// evaluations. The levels are timed in alternate blocks, so that both see
+// the same load, and the ratio is the median over the pairs of blocks, so
+// that a block descheduled or met by a page fault does not move it. The
+// clock is the wall clock: the thread's CPU clock (getrusage) advances in
+// ticks of milliseconds, and gave blocks of 0 and of 10 ms.
+func hotCPU(cold, hot exchange.Level, thetaCold, thetaHot []float64, seed uint64) (float64, error) {
+	var smps [2]*exchange.Sampler
+	for i, c := range []struct {
+		L     exchange.Level
+		theta []float64
+	}{{cold, thetaCold}, {hot, thetaHot}} {
+		smp, err := exchange.New(exchange.Config{Levels: []exchange.Level{c.L}, Seed: seed}, [][]float64{c.theta})
+		if err != nil {
+			return 0, err
+		}
+		defer smp.Close()
+		smps[i] = smp
+	}
+	ratios := make([]float64, cpuBlocks)
+	for b := range ratios {
+		var t [2]time.Duration
+		for i, smp := range smps {
+			start := time.Now()
+			for range cpuSteps {
+				if err := smp.Step(); err != nil {
+					return 0, err
+				}
+			}
+			t[i] = time.Since(start)
+		}
+		ratios[b] = t[1].Seconds() / t[0].Seconds()
+	}
+	slices.Sort(ratios)
+	return ratios[cpuBlocks/2], nil
 }

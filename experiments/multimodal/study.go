@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 	"sync"
 )
 
@@ -15,6 +17,50 @@ type Size struct {
 	Large  []int   // the generated data's row counts
 	Mix    int     // per mixture run, gradient evaluations
 	NUTS   bool    // run NUTS through rstan where installed
+	// Only, if set, runs these problems alone (by name: diabetes,
+	// uscrime, synthetic-1e5, …, mixture), and Methods these methods
+	// alone, so that one question need not wait for the whole study.
+	Only    []string
+	Methods []Method
+	// Screened decides swaps by screens and full-pass confirmations, as
+	// before issue 28's fix (Settings.Screened).
+	Screened bool
+}
+
+// wants reports whether the study at sz runs the problem named name.
+func (sz Size) wants(name string) bool { return sz.Only == nil || slices.Contains(sz.Only, name) }
+
+// methods are the regression methods the study at sz runs, in table order.
+func (sz Size) methods() []Method {
+	if sz.Methods == nil {
+		return Methods
+	}
+	var ms []Method
+	for _, m := range Methods {
+		if slices.Contains(sz.Methods, m) {
+			ms = append(ms, m)
+		}
+	}
+	return ms
+}
+
+// Check refuses a selection that names an unknown problem or method.
+func (sz Size) Check() error {
+	names := []string{"diabetes", "uscrime", "mixture"}
+	for _, n := range sz.Large {
+		names = append(names, syntheticName(n))
+	}
+	for _, n := range sz.Only {
+		if !slices.Contains(names, n) {
+			return fmt.Errorf("unknown problem %q (want one of %s)", n, strings.Join(names, ", "))
+		}
+	}
+	for _, m := range sz.Methods {
+		if !slices.Contains(Methods, m) {
+			return fmt.Errorf("unknown method %q (want one of %v)", m, Methods)
+		}
+	}
+	return nil
 }
 
 // Full is the size of the published study; Smoke a seconds-long run for
@@ -33,7 +79,7 @@ var Checkpoints = []float64{1.0 / 16, 1.0 / 8, 1.0 / 4, 1.0 / 2, 1}
 func SettingsFor(sz Size) Settings {
 	return Settings{NCold: 100, NHot: 10, Tau2: 4,
 		AdaptLevels: 4, AdaptTau: 8, AdaptRounds: 3, AdaptFirst: max(50, int(sz.Budget/1e6)*5), AdaptMax: 8,
-		Budget: sz.Budget, Burn: 0.05, Checkpoints: Checkpoints, Thin: 5, Cycles: 20, Explore: 0.5}
+		Budget: sz.Budget, Burn: 0.05, Checkpoints: Checkpoints, Thin: 5, Cycles: 20, Explore: 0.5, Screened: sz.Screened}
 }
 
 // MixSettingsFor are the mixture settings at size sz.
@@ -41,18 +87,26 @@ func MixSettingsFor(sz Size) MixSettings {
 	return MixSettings{Budget: sz.Mix, Levels: 4, TauMax: 16, AdaptRounds: 5, AdaptFirst: max(100, sz.Mix/1600), AdaptMax: 12, Thin: 1, CSGLDEta0: 0.4}
 }
 
-// Problems builds the regression problems at size sz.
+// Problems builds the regression problems at size sz (those it selects).
 func Problems(sz Size) ([]*Problem, error) {
-	d, err := Diabetes()
-	if err != nil {
-		return nil, err
+	var prs []*Problem
+	for _, f := range []struct {
+		name string
+		make func() (*Problem, error)
+	}{{"diabetes", Diabetes}, {"uscrime", UScrime}} {
+		if !sz.wants(f.name) {
+			continue
+		}
+		pr, err := f.make()
+		if err != nil {
+			return nil, err
+		}
+		prs = append(prs, pr)
 	}
-	u, err := UScrime()
-	if err != nil {
-		return nil, err
-	}
-	prs := []*Problem{d, u}
 	for _, n := range sz.Large {
+		if !sz.wants(syntheticName(n)) {
+			continue
+		}
 		s, err := Synthetic(n, 1)
 		if err != nil {
 			return nil, err
@@ -75,6 +129,9 @@ type Results struct {
 // Measure runs the study on workers goroutines; progress, if set, is called
 // after each (problem, method). work is a directory for NUTS's files.
 func Measure(sz Size, workers int, work string, progress func(string)) (*Results, error) {
+	if err := sz.Check(); err != nil {
+		return nil, err
+	}
 	prs, err := Problems(sz)
 	if err != nil {
 		return nil, err
@@ -83,7 +140,7 @@ func Measure(sz Size, workers int, work string, progress func(string)) (*Results
 	st := SettingsFor(sz)
 	for _, pr := range prs {
 		var rows []Row
-		for _, m := range Methods {
+		for _, m := range sz.methods() {
 			runs := make([]Result, sz.Seeds)
 			if err := parallel(sz.Seeds, workers, func(i int) error {
 				r, err := Run(pr, m, st, uint64(i+1))
@@ -102,6 +159,9 @@ func Measure(sz Size, workers int, work string, progress func(string)) (*Results
 	}
 	ms := MixSettingsFor(sz)
 	for _, m := range MixMethods {
+		if !sz.wants("mixture") {
+			break
+		}
 		runs := make([]MixResult, sz.Seeds)
 		if err := parallel(sz.Seeds, workers, func(i int) error {
 			r, err := RunMixture(m, ms, uint64(i+1))
@@ -115,8 +175,8 @@ func Measure(sz Size, workers int, work string, progress func(string)) (*Results
 			progress(fmt.Sprintf("mixture %s: %d modes in run 1", m, runs[0].Found))
 		}
 	}
-	if !sz.NUTS {
-		res.NUTSNote = "NUTS not run at this size"
+	if !sz.NUTS || !slices.Contains(sz.methods(), FReSGLD) {
+		res.NUTSNote = "NUTS not run at this size or selection"
 		return res, nil
 	}
 	// NUTS on the real data only: at N = 10⁵ and 10⁶ each gradient is a
@@ -129,8 +189,12 @@ func Measure(sz Size, workers int, work string, progress func(string)) (*Results
 			continue
 		}
 		real = append(real, pr)
-		f := res.Rows[i][rowIndex(FReSGLD)]
+		f, _ := rowOf(res.Rows[i], FReSGLD)
 		target = append(target, f.CPU*float64(f.Runs))
+	}
+	if len(real) == 0 {
+		res.NUTSNote = "NUTS not run: it runs on the real data only"
+		return res, nil
 	}
 	runs, err := NUTS(real, target, 1, work)
 	switch {
@@ -154,13 +218,14 @@ func Measure(sz Size, workers int, work string, progress func(string)) (*Results
 	return res, nil
 }
 
-func rowIndex(m Method) int {
-	for i, x := range Methods {
-		if x == m {
-			return i
+// rowOf is method m's row among rows, if the study ran it.
+func rowOf(rows []Row, m Method) (Row, bool) {
+	for _, r := range rows {
+		if r.Method == string(m) {
+			return r, true
 		}
 	}
-	return -1
+	return Row{}, false
 }
 
 // parallel calls f(0) … f(n−1) on up to workers goroutines and returns
@@ -193,15 +258,24 @@ func (r *Results) Goals() []Goal {
 	var gs []Goal
 	for i, pr := range r.Problems {
 		rows := r.Rows[i]
-		re := rows[rowIndex(ReSGLD)]
+		re, haveRe := rowOf(rows, ReSGLD)
 		for _, m := range []Method{FReSGLD, Adaptive} {
-			f := rows[rowIndex(m)]
+			f, ran := rowOf(rows, m)
+			if !ran {
+				continue
+			}
+			if pr.LR.Len() >= 100_000 {
+				gs = append(gs, ladderGoals(pr.Name, f)...)
+			}
 			if math.IsNaN(f.InclErr) {
 				gs = append(gs, Goal{pr.Name, string(m) + ": inclusion within 0.02 and 3 MCSE of exact, at ≤ 0.5× reSGLD's cost", "no draws within the budget", false})
 				continue
 			}
 			ok := f.InclErr <= 0.02 && f.InclErr <= 3*f.InclMCSE
 			gs = append(gs, Goal{pr.Name, string(m) + ": inclusion within 0.02 and 3 MCSE of exact", fmt.Sprintf("%.4f, %.1f MCSE", f.InclErr, f.InclErr/f.InclMCSE), ok})
+			if !haveRe {
+				continue
+			}
 			need := re.CostFor(f.InclErr)
 			ratio := f.Cost / need
 			v := fmt.Sprintf("%.3g of the %.3g reSGLD needs (its error at the full budget: %.4f)", f.Cost, need, re.InclErr)
@@ -220,11 +294,25 @@ func (r *Results) Goals() []Goal {
 	return gs
 }
 
+// ladderGoals judges issue 28's goals for a ladder at large N (they are
+// set for N = 10⁶ and judged from 10⁵ on) on row f: its
+// hot level's CPU per step, the share of the budget in swaps and in tuning,
+// and its round trips.
+func ladderGoals(problem string, f Row) []Goal {
+	m := f.Method
+	return []Goal{
+		{problem, m + ": hot level's CPU per step ≤ 0.3× the cold level's", fmt.Sprintf("%.2f×", f.HotCPU), f.HotCPU <= 0.3},
+		{problem, m + ": swaps and confirmations ≤ 25% of the budget, with ≥ 20 round trips per 10⁶ cold steps",
+			fmt.Sprintf("%.1f%%, %.1f round trips", 100*f.SwapShare, f.TripsPerM), f.SwapShare <= 0.25 && f.TripsPerM >= 20},
+		{problem, m + ": tuning fits within the budget", fmt.Sprintf("%.1f%% of the budget", 100*f.TuningShare), f.TuningShare < 1 && !math.IsNaN(f.InclErr)},
+	}
+}
+
 // Write writes the study's tables as Markdown.
 func (r *Results) Write(w io.Writer) {
 	st := SettingsFor(r.Size)
-	fmt.Fprintf(w, "Sizes: %.3g per-example evaluations a regression run, %d seeds (one chain each) per method and problem, mixture runs of %d gradient evaluations. Settings: cold minibatch %d and f-reSGLD's hot minibatch %d, control-variate gradients about the slab posterior's mode; τ2 = %g (fixed ladder, 2 levels); adaptive ladder from %d geometric levels 1 … %g, %d rounds from %d steps, at most %d levels; draws of the first %.0f%% of the budget discarded, every %d-th step kept.\n\n",
-		r.Size.Budget, r.Size.Seeds, r.Size.Mix, st.NCold, st.NHot, st.Tau2, st.AdaptLevels, st.AdaptTau, st.AdaptRounds, st.AdaptFirst, st.AdaptMax, 100*st.Burn, st.Thin)
+	fmt.Fprintf(w, "Sizes: %.3g per-example evaluations a regression run, %d seeds (one chain each) per method and problem, mixture runs of %d gradient evaluations. Settings: cold minibatch %d and f-reSGLD's hot minibatch %d, control-variate gradients about the slab posterior's mode; τ2 = %g (fixed ladder, 2 levels); adaptive ladder from %d geometric levels 1 … %g, %d rounds from %d steps, at most %d levels; draws of the first %.0f%% of the budget discarded, every %d-th step kept; %s.\n\n",
+		r.Size.Budget, r.Size.Seeds, r.Size.Mix, st.NCold, st.NHot, st.Tau2, st.AdaptLevels, st.AdaptTau, st.AdaptRounds, st.AdaptFirst, st.AdaptMax, 100*st.Burn, st.Thin, st.swapNote())
 	for i, pr := range r.Problems {
 		Markdown(w, pr, r.Rows[i])
 	}
@@ -239,6 +327,12 @@ func (r *Results) Write(w io.Writer) {
 		}
 	}
 	CurveMarkdown(w, all, Checkpoints)
+	fmt.Fprintln(w, "Where the cost went, as shares of each run's cost (pooled over runs; a swap's exact energy difference is a confirmation under screens, the whole swap under exact swaps):")
+	fmt.Fprintln(w)
+	BreakdownMarkdown(w, all)
+	fmt.Fprintln(w, "Ladders and swap acceptance per pair:")
+	fmt.Fprintln(w)
+	PairMarkdown(w, all)
 	if r.NUTS != nil {
 		fmt.Fprintln(w, "NUTS runs (4 chains, 1000 warmup iterations each, cores = 1, compilation excluded; *equal* takes the CPU seconds of all f-reSGLD runs on the problem together):")
 		fmt.Fprintln(w)
@@ -253,9 +347,11 @@ func (r *Results) Write(w io.Writer) {
 	} else if r.NUTSNote != "" {
 		fmt.Fprintf(w, "%s.\n\n", r.NUTSNote)
 	}
-	fmt.Fprintln(w, "25-Gaussian mixture, mode coverage (a mode is found when a retained draw lies within 3 sds of its mean):")
-	fmt.Fprintln(w)
-	MixMarkdown(w, r.Mix)
+	if len(r.Mix) > 0 {
+		fmt.Fprintln(w, "25-Gaussian mixture, mode coverage (a mode is found when a retained draw lies within 3 sds of its mean):")
+		fmt.Fprintln(w)
+		MixMarkdown(w, r.Mix)
+	}
 	fmt.Fprintln(w, "Goals:")
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "| problem | goal | measured | met |")
