@@ -81,6 +81,7 @@ func (l *Logistic) dataHessian(c []float64, theta []float64, rows []int, m int) 
 		blas64.Syrk(blas.Trans, scale, blas64.General{Rows: n, Cols: p, Stride: p, Data: a[:n*p]}, 1, cs)
 	}
 }
+
 // Mode finds the posterior mode from init by Newton's method with exact
 // gradients (O(Np) each) and the Hessian of the listed examples
 // (HessianOf; all of them: plain Newton). The exact gradient makes the exact
