@@ -541,6 +541,27 @@ func (e *SlabExact) Quantile(j int, q float64) float64 {
 	return math.NaN()
 }
 
+// Moments are θ_j's mean, sd and inclusion probability.
+func (e *SlabExact) Moments(j int) (mean, sd, inclusion float64) {
+	return e.Mean[j], e.SD[j], e.Inclusion[j]
+}
+
+// MomentsSE are the Monte Carlo standard errors of Moments.
+func (e *SlabExact) MomentsSE(j int) (mean, sd, inclusion float64) {
+	return e.MeanSE[j], e.SDSE[j], e.InclSE[j]
+}
+
+// Heaviest are the heaviest inclusion patterns, heaviest first.
+func (e *SlabExact) Heaviest() []LinRegPattern { return e.Patterns }
+
+// HeaviestSE are the standard errors of Heaviest's weights.
+func (e *SlabExact) HeaviestSE() []float64 { return e.PatternSE }
+
+// Heading describes the reference, for the table's first line.
+func (e *SlabExact) Heading() string {
+	return fmt.Sprintf("reference posterior (%d inclusion patterns by Laplace, the heaviest %d importance-sampled with %d draws each; the rest, %.2g of the weight, at Laplace; ± its Monte Carlo errors)", e.Enumerated, e.Sampled, e.Draws, e.Light)
+}
+
 // Cost is the reference's cost in one line.
 func (e *SlabExact) Cost() string {
 	return fmt.Sprintf("reference: %d patterns by Laplace in %.2fs (%d gradient passes, %d Hessians), %d importance-sampled (%d draws each) in %.2fs; the rest hold %.2g of the weight",

@@ -391,7 +391,11 @@ func (f *regressFlags) options(cmd *cobra.Command, m exchange.Method, corr excha
 // --exact its table) and records them in sum.
 func (f *regressFlags) compare(sum *regressSummary, exact *models.LinRegExact) {
 	names := sum.Names
-	sum.Coef, sum.Distance = analysis.CompareExact(sum.Summary, names, exact, f.Exact)
+	var ref analysis.Reference // nil, not a nil *LinRegExact, when there is none
+	if exact != nil {
+		ref = exact
+	}
+	sum.Coef, sum.Distance = analysis.CompareExact(sum.Summary, names, ref, f.Exact)
 	if exact == nil {
 		return
 	}
