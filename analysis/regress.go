@@ -305,6 +305,19 @@ func RegressModel(lr *models.LinReg, names []string, pr models.SlabPrior) Model 
 	return m
 }
 
+// CheckInclusionNames refuses data (read from path) where a column has the
+// name of another's inclusion column.
+func CheckInclusionNames(path string, names []string) error {
+	for _, n := range names {
+		for _, o := range names {
+			if inclusionCol(n) == o {
+				return fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", path, o, n)
+			}
+		}
+	}
+	return nil
+}
+
 // RegressionFit says how Regression built its model: the response's
 // standardisation and the noise sd, with how it was chosen.
 type RegressionFit struct {
@@ -322,12 +335,8 @@ func Regression(path string, d *dataset.Data, sigma float64, pr models.SlabPrior
 	if fit.ResponseMean, fit.ResponseSD, err = d.StandardizeResponse(); err != nil {
 		return nil, fit, fmt.Errorf("--data %s: %w", path, err)
 	}
-	for _, n := range d.Names {
-		for _, o := range d.Names {
-			if inclusionCol(n) == o {
-				return nil, fit, fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", path, o, n)
-			}
-		}
+	if err := CheckInclusionNames(path, d.Names); err != nil {
+		return nil, fit, err
 	}
 	fit.NoiseSD, fit.NoiseRule = sigma, "set by --noise-sd"
 	if sigma == 0 {

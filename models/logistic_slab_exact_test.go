@@ -97,7 +97,7 @@ func gridPosterior(l *Logistic) (incl, mean [3]float64) {
 func TestSlabExactAgainstGrid(t *testing.T) {
 	for _, spike := range []float64{0.02} {
 		l := slabTiny(t, SlabPrior{W: 0.5, Spike: spike, Slab: 1})
-		e, err := l.SlabExact(4000, 1)
+		e, err := l.SlabExact(16000, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,18 @@ func settingsOf(flags any) ([][2]string, error) {
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Type == reflect.TypeFor[chainFlags]() || !f.IsExported() {
+		if f.Type == reflect.TypeFor[chainFlags]() {
+			continue
+		}
+		if f.Anonymous && f.Type.Kind() == reflect.Struct { // as encoding/json flattens it
+			inner, err := settingsOf(v.Field(i).Interface())
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, inner...)
+			continue
+		}
+		if !f.IsExported() {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
