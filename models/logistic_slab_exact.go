@@ -260,6 +260,33 @@ func (s *slabSolver) newton(theta []float64) (float64, error) {
 	return u, nil
 }
 
+// PatternMode is the mode of L(θ)·N(θ; 0, D_γ) for the inclusion pattern
+// slab (slab[j]: coefficient j in the slab; the intercept's entry is not
+// read), by Newton's method from 0: the posterior mode given γ.
+func (l *Logistic) PatternMode(slab []bool) ([]float64, error) {
+	if l.slab == nil || len(slab) != l.P {
+		return nil, fmt.Errorf("pattern mode: %d inclusions for %d coefficients of a spike-and-slab model", len(slab), l.P)
+	}
+	p := l.P
+	s := &slabSolver{l: l, p: p, g: make([]float64, p), gt: make([]float64, p), d: make([]float64, p), trial: make([]float64, p),
+		hdata: make([]float64, p*p), a: make([]float64, p*p), prec: make([]float64, p)}
+	for j := range p {
+		switch {
+		case j == l.Intercept:
+			s.prec[j] = 1 / (l.Sigma0 * l.Sigma0)
+		case slab[j]:
+			s.prec[j] = l.slab.a1
+		default:
+			s.prec[j] = l.slab.a0
+		}
+	}
+	theta := make([]float64, p)
+	if _, err := s.newton(theta); err != nil {
+		return nil, fmt.Errorf("pattern mode: %w", err)
+	}
+	return theta, nil
+}
+
 // slabLaplace finds every pattern's mode and Laplace log Z_γ.
 func (l *Logistic) slabLaplace(e *SlabExact, free []int) ([]slabPattern, error) {
 	p, q := l.P, len(free)
