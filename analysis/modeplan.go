@@ -127,6 +127,10 @@ func scaledSym(f float64, a *mat.SymDense) *mat.SymDense {
 	return &s
 }
 
+// Barrier is the barrier the plan reads: between the heaviest mode and
+// those of weight ≥ planModeWeight, in nats.
+func (s *ModeSearch) Barrier() float64 { return s.barrierAbove(planModeWeight) }
+
 // barrierAbove is the barrier between the heaviest mode and the others of
 // weight at least w.
 func (s *ModeSearch) barrierAbove(w float64) float64 {
