@@ -137,15 +137,28 @@ func SyntheticPrior(N int) models.SlabPrior {
 // generated (mean 0, sd 1 by construction); a CSV of them (WriteCSV) read
 // by fresgld logistic is standardised again, which changes them by the
 // sample's deviation from 0 and 1 (of order 1/√N).
-func Synthetic(N int, seed uint64) (*Workload, error) {
-	if N < 1 || N > models.MaxSyntheticValues/(len(WDBCFeatures)+1) {
-		return nil, fmt.Errorf("synthetic: N = %d rows: want 1 to %d", N, models.MaxSyntheticValues/(len(WDBCFeatures)+1))
+func Synthetic(N int, seed uint64) (*Workload, error) { return SyntheticQ(N, len(WDBCFeatures), seed) }
+
+// SyntheticQ is Synthetic on the first q WDBCFeatures alone (their
+// correlation and SyntheticBeta's first q values), for a reference that
+// enumerates fewer patterns at large N: q = 6 keeps radius, perimeter and
+// area, and has two of SyntheticBeta's zeros.
+func SyntheticQ(N, q int, seed uint64) (*Workload, error) {
+	if q < 1 || q > len(WDBCFeatures) {
+		return nil, fmt.Errorf("synthetic: %d features: want 1 to %d", q, len(WDBCFeatures))
 	}
-	xw, _, err := wdbcFeatures()
+	if N < 1 || N > models.MaxSyntheticValues/(q+1) {
+		return nil, fmt.Errorf("synthetic: N = %d rows: want 1 to %d", N, models.MaxSyntheticValues/(q+1))
+	}
+	xa, _, err := wdbcFeatures()
 	if err != nil {
 		return nil, err
 	}
-	q := len(WDBCFeatures)
+	qa := len(WDBCFeatures)
+	xw := make([]float64, WDBCN*q)
+	for i := range WDBCN {
+		copy(xw[i*q:(i+1)*q], xa[i*qa:i*qa+q])
+	}
 	r := mat.NewSymDense(q, nil)
 	r.SymOuterK(1/float64(WDBCN), mat.NewDense(WDBCN, q, xw).T())
 	var ch mat.Cholesky
@@ -156,7 +169,7 @@ func Synthetic(N int, seed uint64) (*Workload, error) {
 	ch.LTo(&L)
 	s := Scale(N)
 	beta := make([]float64, q)
-	for j, b := range SyntheticBeta {
+	for j, b := range SyntheticBeta[:q] {
 		beta[j] = b * s
 	}
 	p := q + 1
@@ -186,9 +199,9 @@ func Synthetic(N int, seed uint64) (*Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Workload{Name: fmt.Sprintf("synthetic-%d", N), Names: append([]string{"intercept"}, WDBCFeatures...), LR: lr,
+	return &Workload{Name: fmt.Sprintf("synthetic-%d-q%d", N, q), Names: append([]string{"intercept"}, WDBCFeatures[:q]...), LR: lr,
 		Truth: append([]float64{SyntheticIntercept}, beta...),
-		Note:  fmt.Sprintf("%d rows with wdbc's mean_ features' correlation, β* = SyntheticBeta·%.4g, prior sds ×%.4g (s0 = %.4g, s1 = %.4g)", N, s, s, SyntheticPrior(N).Spike, SyntheticPrior(N).Slab)}, nil
+		Note:  fmt.Sprintf("%d rows with wdbc's first %d mean_ features' correlation, β* = SyntheticBeta·%.4g, prior sds ×%.4g (s0 = %.4g, s1 = %.4g)", N, q, s, s, SyntheticPrior(N).Spike, SyntheticPrior(N).Slab)}, nil
 }
 
 // WriteCSV writes the workload's features (without the intercept column)
