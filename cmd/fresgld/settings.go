@@ -17,6 +17,14 @@ func settingsOf(flags any) ([][2]string, error) {
 	if v.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("settings of %T: not a struct", flags)
 	}
+	return settingsOfValue(v), nil
+}
+
+// settingsOfValue is settingsOf of the struct v; an embedded struct's
+// fields are listed in its place, as encoding/json flattens them (read
+// through reflect, since an embedded struct of an unexported type, such as
+// slabFlags, cannot be handed out as an interface).
+func settingsOfValue(v reflect.Value) [][2]string {
 	var out [][2]string
 	t := v.Type()
 	for i := range t.NumField() {
@@ -24,12 +32,8 @@ func settingsOf(flags any) ([][2]string, error) {
 		if f.Type == reflect.TypeFor[chainFlags]() {
 			continue
 		}
-		if f.Anonymous && f.Type.Kind() == reflect.Struct { // as encoding/json flattens it
-			inner, err := settingsOf(v.Field(i).Interface())
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, inner...)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			out = append(out, settingsOfValue(v.Field(i))...)
 			continue
 		}
 		if !f.IsExported() {
@@ -47,7 +51,7 @@ func settingsOf(flags any) ([][2]string, error) {
 		case "method":
 			name = "sampler"
 		}
-		out = append(out, [2]string{name, fmt.Sprint(v.Field(i).Interface())})
+		out = append(out, [2]string{name, fmt.Sprint(v.Field(i))})
 	}
-	return out, nil
+	return out
 }
