@@ -8,6 +8,7 @@
 //	go run ./bench/slabref                 # wdbc's ten mean_ features
 //	go run ./bench/slabref -n 100000       # generated, N = 10⁵
 //	go run ./bench/slabref -n 100000 -csv > slab1e5.csv
+//	go run ./bench/slabref -n 1000000 -q 6 -draws 5000
 package main
 
 import (
@@ -27,14 +28,16 @@ func main() {
 	draws := flag.Int("draws", models.SlabExactDraws, "the reference's importance draws")
 	spike := flag.Float64("spike-sd", 0, "the spike's sd s0 (0: the workload's; on wdbc 0.02, on generated data 0.02·√(569/N))")
 	csv := flag.Bool("csv", false, "write the workload as CSV on stdout instead")
+	q := flag.Int("q", 10, "generated data: the first q of the ten features")
+	search := flag.Bool("search", true, "also run the plan's mode search and print its barrier")
 	flag.Parse()
-	if err := run(*n, *seed, *draws, *spike, *csv); err != nil {
+	if err := run(*n, *q, *seed, *draws, *spike, *csv, *search); err != nil {
 		fmt.Fprintln(os.Stderr, "slabref:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, seed uint64, draws int, spike float64, csv bool) error {
+func run(n, q int, seed uint64, draws int, spike float64, csv, search bool) error {
 	pr := slablogit.Prior
 	if n > 0 {
 		pr = slablogit.SyntheticPrior(n)
@@ -47,7 +50,7 @@ func run(n int, seed uint64, draws int, spike float64, csv bool) error {
 	if n == 0 {
 		w, err = slablogit.WDBC(pr)
 	} else {
-		w, err = slablogit.Synthetic(n, seed)
+		w, err = slablogit.SyntheticQ(n, q, seed)
 		if err == nil && spike > 0 {
 			w.LR, err = models.NewSlabLogistic(w.LR.X, w.LR.Y, w.LR.P, 1, pr, 0)
 		}
@@ -76,6 +79,9 @@ func run(n int, seed uint64, draws int, spike float64, csv bool) error {
 	fmt.Printf("patterns holding 99%% of the weight: %d of %d\n", ref.Patterns99, ref.Enumerated)
 	for k, pt := range ref.Patterns[:min(3, len(ref.Patterns))] {
 		fmt.Printf("pattern %d: weight %.4f ± %.2g, slab: %v\n", k+1, pt.Weight, ref.PatternSE[k], analysis.PatternOf(pt, w.Names).Included)
+	}
+	if !search {
+		return nil
 	}
 	m := analysis.LogisticModel(w.LR, w.Names)
 	start := time.Now()
