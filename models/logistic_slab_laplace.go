@@ -217,4 +217,3 @@ func (l *Logistic) slabLaplace(e *SlabExact, free []int) ([]slabPattern, error) 
 	e.NewtonPasses, e.Hessians = s.passes, s.hessians
 	return pats, nil
 }
-
