@@ -206,21 +206,23 @@ func (mp *ModePlan) config(seed uint64) exchange.Config {
 	if mp.kernel != nil {
 		return kernelConfig(mp.kernelLevels(mp.Lambdas), seed)
 	}
-	return exchange.Config{Levels: mp.levels(mp.Etas), Seed: seed, Swap: exchange.Swap{Rule: exchange.Exact, A: planSwapRate / swapStep(mp.Etas)}}
+	return exchange.Config{Levels: mp.levels(mp.Etas), Seed: seed, Swap: exchange.Swap{Rule: exchange.Exact, A: swapIntensity(mp.Etas)}}
 }
 
-// swapStep is the largest step of a level that starts a swap pair (every
-// level but the hottest): the pair (l, l+1) is offered a swap with
-// probability a·η_l, which must not exceed 1, so a = planSwapRate/swapStep
-// gives the pair of that level planSwapRate and the others less. A hot
-// level's MALA step, tuned on a flatter target, can be several times the
-// cold one's, where a = planSwapRate/η_0 made a·η > 1 and the run fail.
-func swapStep(etas []float64) float64 {
+// swapIntensity is a = planSwapRate/η_0, which offers the cold pair a swap
+// with probability planSwapRate a step, unless a level that starts a pair
+// (every one but the hottest) has a step above 1/a: the pair (l, l+1) is
+// offered a swap with probability a·η_l, which must not exceed 1, so a is
+// then 1/max η_l. A hot level's MALA step, tuned on a flatter target, can
+// be more than 1/planSwapRate times the cold one's (the spike-and-slab
+// logistic posterior of wdbc: 0.336 against 0.0626), where a = planSwapRate/η_0
+// made the run fail.
+func swapIntensity(etas []float64) float64 {
 	m := etas[0]
 	for _, e := range etas[:max(1, len(etas)-1)] {
 		m = max(m, e)
 	}
-	return m
+	return min(planSwapRate/etas[0], 1/m)
 }
 
 // Start is chain id's start: one of the modes in turn, heaviest first,
