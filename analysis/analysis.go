@@ -43,6 +43,10 @@ type Model struct {
 	// (AutoMethod) runs it in place of MALA, on a ladder of power
 	// posteriors where that pays.
 	Kernel func(lambda float64) (exchange.Kernel, energy.Energy)
+	// Starts, when set, are starts of the plan's mode search besides θ = 0
+	// and its random ones (SearchModesFrom): points in basins too narrow
+	// for random starts to hit.
+	Starts func() ([][]float64, error)
 	// NoChainChecks skips the checks for a stuck or drifting chain, which
 	// assume one mode (a model that is checked against its exact posterior
 	// instead).

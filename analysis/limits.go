@@ -59,7 +59,10 @@ func inclusionCol(name string) string { return "inclusion_" + name }
 
 // generated reports whether a command's chain column is a generated
 // quantity (a function of a draw) rather than a parameter the sampler
-// moves: regress's inclusion columns.
+// moves: the inclusion columns of regress and of logistic's spike-and-slab
+// (a logistic feature of the normal prior named inclusion_… would be taken
+// for one: its figures say "probability", and if constant it is not
+// warned about).
 func generated(command, column string) bool {
-	return command == "regress" && strings.HasPrefix(column, "inclusion_")
+	return (command == "regress" || command == "logistic") && strings.HasPrefix(column, "inclusion_")
 }

@@ -131,6 +131,10 @@ func scaledSym(f float64, a *mat.SymDense) *mat.SymDense {
 	return &s
 }
 
+// Barrier is the barrier the plan reads: between the heaviest mode and
+// those of weight ≥ planModeWeight, in nats.
+func (s *ModeSearch) Barrier() float64 { return s.barrierAbove(planModeWeight) }
+
 // barrierAbove is the barrier between the heaviest mode and the others of
 // weight at least w.
 func (s *ModeSearch) barrierAbove(w float64) float64 {
@@ -206,7 +210,23 @@ func (mp *ModePlan) config(seed uint64) exchange.Config {
 	if mp.kernel != nil {
 		return kernelConfig(mp.kernelLevels(mp.Lambdas), seed)
 	}
-	return exchange.Config{Levels: mp.levels(mp.Etas), Seed: seed, Swap: exchange.Swap{Rule: exchange.Exact, A: planSwapRate / mp.Etas[0]}}
+	return exchange.Config{Levels: mp.levels(mp.Etas), Seed: seed, Swap: exchange.Swap{Rule: exchange.Exact, A: swapIntensity(mp.Etas)}}
+}
+
+// swapIntensity is a = planSwapRate/η_0, which offers the cold pair a swap
+// with probability planSwapRate a step, unless a level that starts a pair
+// (every one but the hottest) has a step above 1/a: the pair (l, l+1) is
+// offered a swap with probability a·η_l, which must not exceed 1, so a is
+// then 1/max η_l. A hot level's MALA step, tuned on a flatter target, can
+// be more than 1/planSwapRate times the cold one's (the spike-and-slab
+// logistic posterior of wdbc: 0.336 against 0.0626), where a = planSwapRate/η_0
+// made the run fail.
+func swapIntensity(etas []float64) float64 {
+	m := etas[0]
+	for _, e := range etas[:max(1, len(etas)-1)] {
+		m = max(m, e)
+	}
+	return min(planSwapRate/etas[0], 1/m)
 }
 
 // Start is chain id's start: one of the modes in turn, heaviest first,

@@ -90,8 +90,12 @@ func hessian(t energy.Terms, e energy.Energy, theta []float64) *mat.SymDense {
 }
 
 // minimize runs L-BFGS on e from x0 to a gradient of 1e-8·(1 + |∇U(x0)|∞)
-// (gonum's optimize), and returns the point and U there.
-func minimize(e energy.Energy, x0 []float64) ([]float64, float64, error) {
+// (gonum's optimize), and returns the point and U there. Where L-BFGS
+// stops short (its line search fails in a mode far stiffer in one
+// direction than in the others, as in a spike of width s0 = 0.02 beside a
+// slab's posterior sd ~0.3), Newton's method with the Hessian hess, when
+// given, finishes the search from where it stopped.
+func minimize(e energy.Energy, x0 []float64, hess func(x []float64) *mat.SymDense) ([]float64, float64, error) {
 	g0 := make([]float64, len(x0))
 	e.Grad(g0, x0)
 	tol := 1e-8 * (1 + mat.Norm(mat.NewVecDense(len(g0), g0), math.Inf(1)))
@@ -107,9 +111,57 @@ func minimize(e energy.Energy, x0 []float64) ([]float64, float64, error) {
 		return nil, 0, fmt.Errorf("the energy is %v at the search's end", res.F)
 	}
 	if res.Status != optimize.GradientThreshold && res.Status != optimize.FunctionConvergence {
+		if hess != nil {
+			if x, u, ok := newtonPolish(e, hess, res.X, tol); ok {
+				return x, u, nil
+			}
+		}
 		return res.X, res.F, fmt.Errorf("the search stopped with %v", res.Status)
 	}
 	return res.X, res.F, nil
+}
+
+// newtonPolish runs Newton's method from x, each step halved until U falls,
+// until |∇U|∞ ≤ tol or the Newton decrement gᵀH⁻¹g is below 1e-16 (ok:
+// the mode to 10⁻⁸ of its sds, where U's fall is below its rounding), or
+// 50 iterations, a Hessian that is not positive definite or a step that
+// cannot lower U (not ok).
+func newtonPolish(e energy.Energy, hess func(x []float64) *mat.SymDense, x []float64, tol float64) ([]float64, float64, bool) {
+	p := len(x)
+	x = slices.Clone(x)
+	g, trial := make([]float64, p), make([]float64, p)
+	d := mat.NewVecDense(p, nil)
+	u := energy.UGrad(e, g, x)
+	for range 50 {
+		if mat.Norm(mat.NewVecDense(p, g), math.Inf(1)) <= tol {
+			return x, u, true
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(hess(x)) {
+			return nil, 0, false
+		}
+		if err := ch.SolveVecTo(d, mat.NewVecDense(p, g)); err != nil {
+			return nil, 0, false
+		}
+		if dec := mat.Dot(d, mat.NewVecDense(p, g)); dec < 1e-16 {
+			return x, u, true
+		}
+		t := 1.0
+		for ; t > 1e-10; t /= 2 {
+			for j := range trial {
+				trial[j] = x[j] - t*d.AtVec(j)
+			}
+			if ut := e.U(trial); ut <= u {
+				break
+			}
+		}
+		if t <= 1e-10 {
+			return nil, 0, false
+		}
+		copy(x, trial)
+		u = energy.UGrad(e, g, x)
+	}
+	return nil, 0, false
 }
 
 // uGradCache answers U and ∇U at the last point from one UGrad.
@@ -141,6 +193,15 @@ func (c *uGradCache) grad(grad, x []float64) { c.at(x); copy(grad, c.g) }
 // Hessians and Laplace weights, heaviest first, and the barrier between
 // the heaviest and the rest.
 func SearchModes(t energy.Terms, first []float64, seed uint64) (*ModeSearch, error) {
+	return SearchModesFrom(t, first, nil, seed)
+}
+
+// SearchModesFrom is SearchModes with searches from the model's own extra
+// starts as well, after the first and before the random ones (Model.Starts:
+// where a model knows its modes' basins are too narrow for random starts to
+// hit, as a spike's is). They count neither as random starts nor towards
+// the quiet run that ends the search.
+func SearchModesFrom(t energy.Terms, first []float64, extra [][]float64, seed uint64) (*ModeSearch, error) {
 	e := modeEnergy(t)
 	p := t.Dim()
 	s := &ModeSearch{}
@@ -148,15 +209,19 @@ func SearchModes(t energy.Terms, first []float64, seed uint64) (*ModeSearch, err
 	var centre []float64
 	var spread func(z []float64)
 	quiet := 0
-	for k := 0; k <= modeStarts && quiet < modeQuiet; k++ {
+	n := len(extra)
+	for k := 0; k <= modeStarts+n && quiet < modeQuiet; k++ {
 		x0 := first
-		if k > 0 {
+		if k > 0 && k <= n {
+			x0 = extra[k-1]
+		}
+		if k > n {
 			if centre == nil {
 				break // the first search failed outright
 			}
 			x0 = make([]float64, p)
 			for j := range x0 {
-				x0[j] = modeSpread[(k-1)%len(modeSpread)] * rng.NormFloat64()
+				x0[j] = modeSpread[(k-n-1)%len(modeSpread)] * rng.NormFloat64()
 			}
 			spread(x0)
 			for j, c := range centre {
@@ -164,7 +229,7 @@ func SearchModes(t energy.Terms, first []float64, seed uint64) (*ModeSearch, err
 			}
 		}
 		s.Starts++
-		x, u, err := minimize(e, x0)
+		x, u, err := minimize(e, x0, func(x []float64) *mat.SymDense { return hessian(t, e, x) })
 		if x == nil {
 			s.Failed++
 			continue
@@ -178,7 +243,9 @@ func SearchModes(t energy.Terms, first []float64, seed uint64) (*ModeSearch, err
 			continue
 		}
 		if s.find(x) >= 0 {
-			quiet++
+			if k > n {
+				quiet++
+			}
 			continue
 		}
 		quiet = 0

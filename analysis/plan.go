@@ -110,7 +110,13 @@ func NewChainPlan(m Model, seed uint64, oneLevel bool) (plan ChainPlan, note str
 		lc, err := NewLogConcave(pm, seed)
 		return lc, SingleChainNote, err
 	}
-	s, err := SearchModes(m.Terms, make([]float64, m.Terms.Dim()), seed)
+	var extra [][]float64
+	if m.Starts != nil {
+		if extra, err = m.Starts(); err != nil {
+			return nil, "", err
+		}
+	}
+	s, err := SearchModesFrom(m.Terms, make([]float64, m.Terms.Dim()), extra, seed)
 	if err != nil {
 		return nil, "", err
 	}

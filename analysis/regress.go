@@ -25,9 +25,12 @@ type CoefRow struct {
 	ExactMean      *float64 `json:"exact_mean,omitempty"`
 	ExactSD        *float64 `json:"exact_sd,omitempty"`
 	ExactInclusion *float64 `json:"exact_inclusion,omitempty"`
-	ExactQ5        *float64 `json:"exact_q5,omitempty"`
-	ExactQ50       *float64 `json:"exact_q50,omitempty"`
-	ExactQ95       *float64 `json:"exact_q95,omitempty"`
+	// The reference's Monte Carlo errors, where it has them.
+	ExactMeanMCSE      *float64 `json:"exact_mean_mcse,omitempty"`
+	ExactInclusionMCSE *float64 `json:"exact_inclusion_mcse,omitempty"`
+	ExactQ5            *float64 `json:"exact_q5,omitempty"`
+	ExactQ50           *float64 `json:"exact_q50,omitempty"`
+	ExactQ95           *float64 `json:"exact_q95,omitempty"`
 }
 
 // PatternRow is one of the heaviest inclusion patterns of the exact
@@ -115,37 +118,69 @@ func regressCurvature(x, y []float64, N, p int, sigma float64, pr models.SlabPri
 	return lmin, lmax, math.Sqrt(math.Max(0, mat.Dot(&m, &b))), nil
 }
 
+// Reference is a posterior a run is compared with: regress's exact one
+// (models.LinRegExact) or spike-and-slab logistic regression's
+// (models.SlabExact, whose values carry Monte Carlo errors).
+type Reference interface {
+	// Moments are coefficient j's mean, sd and inclusion probability.
+	Moments(j int) (mean, sd, inclusion float64)
+	Quantile(j int, q float64) float64
+	// Heaviest are the heaviest inclusion patterns, heaviest first.
+	Heaviest() []models.LinRegPattern
+	// Heading is the table's first line, without its colon.
+	Heading() string
+}
+
+// ReferenceError is a Reference with Monte Carlo errors: the standard
+// errors of Moments and of Heaviest's weights.
+type ReferenceError interface {
+	MomentsSE(j int) (mean, sd, inclusion float64)
+	HeaviestSE() []float64
+}
+
 // CompareExact reads each coefficient's sampled mean, sd and inclusion
-// (with its MCSE) from the table s, beside the exact values when exact is
-// set (quantiles only with withQuantiles), and the largest errors.
-func CompareExact(s Summary, names []string, exact *models.LinRegExact, withQuantiles bool) ([]CoefRow, *ExactDistance) {
+// (with its MCSE) from the table s, beside the reference's when ref is
+// set (quantiles only with withQuantiles), and the largest errors. Where
+// the reference has Monte Carlo errors, an error's MCSE is the run's and
+// the reference's in quadrature (they are independent).
+func CompareExact(s Summary, names []string, ref Reference, withQuantiles bool) ([]CoefRow, *ExactDistance) {
 	row := map[string]ParamRow{}
 	for _, r := range s.Parameters {
 		row[r.Name] = r
 	}
 	var rows []CoefRow
 	var dist *ExactDistance
-	if exact != nil {
+	if ref != nil {
 		dist = &ExactDistance{MeanErr: -1, InclusionErr: -1}
 	}
+	re, _ := ref.(ReferenceError)
 	for j, n := range names {
 		b, in := row[n], row[inclusionCol(n)]
-		if _, ok := row[inclusionCol(n)]; !ok { // the normal prior
+		if _, ok := row[inclusionCol(n)]; !ok { // the normal prior, or the intercept
 			in.Mean, in.MCSEMean = 1, math.NaN()
 		}
 		c := CoefRow{Name: n, Mean: JSONNum(b.Mean), SD: JSONNum(b.SD), Inclusion: JSONNum(in.Mean), InclusionMCSE: JSONNum(in.MCSEMean)}
-		if exact != nil {
-			em, es, ei := exact.Mean[j], exact.SD[j], exact.Inclusion[j]
+		if ref != nil {
+			em, es, ei := ref.Moments(j)
+			var sm, si float64 // the reference's own errors
+			if re != nil {
+				sm, _, si = re.MomentsSE(j)
+				c.ExactMeanMCSE, c.ExactInclusionMCSE = &sm, &si
+			}
 			if withQuantiles {
-				q5, q50, q95 := exact.Quantile(j, 0.05), exact.Quantile(j, 0.5), exact.Quantile(j, 0.95)
+				q5, q50, q95 := ref.Quantile(j, 0.05), ref.Quantile(j, 0.5), ref.Quantile(j, 0.95)
 				c.ExactMean, c.ExactSD, c.ExactInclusion = &em, &es, &ei
 				c.ExactQ5, c.ExactQ50, c.ExactQ95 = &q5, &q50, &q95
 			}
 			if e := JSONNum(math.Abs(b.Mean-em) / es); e > dist.MeanErr || math.IsNaN(float64(e)) {
-				dist.MeanErr, dist.MeanErrMCSE, dist.MeanErrVar = e, JSONNum(b.MCSEMean/es), n
+				dist.MeanErr, dist.MeanErrMCSE, dist.MeanErrVar = e, JSONNum(math.Hypot(b.MCSEMean, sm)/es), n
 			}
 			if e := JSONNum(math.Abs(in.Mean - ei)); e > dist.InclusionErr || math.IsNaN(float64(e)) {
-				dist.InclusionErr, dist.InclusionErrMCSE, dist.InclusionErrVar = e, JSONNum(in.MCSEMean), n
+				mcse := in.MCSEMean
+				if si > 0 {
+					mcse = math.Hypot(mcse, si)
+				}
+				dist.InclusionErr, dist.InclusionErrMCSE, dist.InclusionErrVar = e, JSONNum(mcse), n
 			}
 		}
 		rows = append(rows, c)
@@ -162,9 +197,10 @@ func (d *ExactDistance) Line(normal bool) string {
 	return s
 }
 
-// WriteExactTable prints the exact posterior beside the sampled mean and
-// inclusion probability, and the heaviest inclusion patterns.
-func WriteExactTable(w io.Writer, names []string, exact *models.LinRegExact, rows []CoefRow, normal bool) {
+// WriteExactTable prints the reference posterior beside the sampled mean
+// and inclusion probability, and the heaviest inclusion patterns (with
+// the reference's standard errors where it has them).
+func WriteExactTable(w io.Writer, names []string, ref Reference, rows []CoefRow, normal bool) {
 	width := len("variable")
 	for _, n := range names {
 		width = max(width, len(n))
@@ -172,23 +208,40 @@ func WriteExactTable(w io.Writer, names []string, exact *models.LinRegExact, row
 	if normal {
 		fmt.Fprintln(w, "exact posterior (σ fixed; Gaussian):")
 	} else {
-		fmt.Fprintf(w, "exact posterior (σ fixed; %d inclusion patterns, %d below e^-50 of the heaviest left out):\n", exact.Enumerated, exact.Neglected)
+		fmt.Fprintln(w, ref.Heading()+":")
 	}
 	if normal {
 		fmt.Fprintf(w, "%-*s %10s %9s %10s %10s %10s │ %10s %9s\n", width, "variable", "mean", "sd", "5%", "50%", "95%", "run mean", "run sd")
 		for j, n := range names {
 			r := rows[j]
-			fmt.Fprintf(w, "%-*s %10.4g %9.3g %10.4g %10.4g %10.4g │ %10.4g %9.3g\n", width, n, exact.Mean[j], exact.SD[j], *r.ExactQ5, *r.ExactQ50, *r.ExactQ95, r.Mean, r.SD)
+			m, sd, _ := ref.Moments(j)
+			fmt.Fprintf(w, "%-*s %10.4g %9.3g %10.4g %10.4g %10.4g │ %10.4g %9.3g\n", width, n, m, sd, *r.ExactQ5, *r.ExactQ50, *r.ExactQ95, r.Mean, r.SD)
 		}
 		return
 	}
-	fmt.Fprintf(w, "%-*s %10s %9s %10s %10s %10s %9s │ %10s %9s %9s\n", width, "variable", "mean", "sd", "5%", "50%", "95%", "inclusion", "run mean", "run incl", "mcse")
+	re, _ := ref.(ReferenceError)
+	if re != nil {
+		fmt.Fprintf(w, "%-*s %10s %9s %10s %10s %10s %9s %8s │ %10s %9s %9s\n", width, "variable", "mean", "sd", "5%", "50%", "95%", "inclusion", "±mcse", "run mean", "run incl", "mcse")
+	} else {
+		fmt.Fprintf(w, "%-*s %10s %9s %10s %10s %10s %9s │ %10s %9s %9s\n", width, "variable", "mean", "sd", "5%", "50%", "95%", "inclusion", "run mean", "run incl", "mcse")
+	}
 	for j, n := range names {
 		r := rows[j]
-		fmt.Fprintf(w, "%-*s %10.4g %9.3g %10.4g %10.4g %10.4g %9.4f │ %10.4g %9.4f %9.2g\n", width, n, exact.Mean[j], exact.SD[j], *r.ExactQ5, *r.ExactQ50, *r.ExactQ95, exact.Inclusion[j], r.Mean, r.Inclusion, r.InclusionMCSE)
+		m, sd, in := ref.Moments(j)
+		if re != nil {
+			_, _, se := re.MomentsSE(j)
+			fmt.Fprintf(w, "%-*s %10.4g %9.3g %10.4g %10.4g %10.4g %9.4f %8.2g │ %10.4g %9.4f %9.2g\n", width, n, m, sd, *r.ExactQ5, *r.ExactQ50, *r.ExactQ95, in, se, r.Mean, r.Inclusion, r.InclusionMCSE)
+			continue
+		}
+		fmt.Fprintf(w, "%-*s %10.4g %9.3g %10.4g %10.4g %10.4g %9.4f │ %10.4g %9.4f %9.2g\n", width, n, m, sd, *r.ExactQ5, *r.ExactQ50, *r.ExactQ95, in, r.Mean, r.Inclusion, r.InclusionMCSE)
 	}
-	for k, pt := range exact.Patterns[:min(len(exact.Patterns), 5)] {
+	pts := ref.Heaviest()
+	for k, pt := range pts[:min(len(pts), 5)] {
 		pr := PatternOf(pt, names)
+		if re != nil {
+			fmt.Fprintf(w, "pattern %d: weight %.4f ± %.2g, slab: %s\n", k+1, pr.Weight, re.HeaviestSE()[k], joinNames(pr.Included))
+			continue
+		}
 		fmt.Fprintf(w, "pattern %d: weight %.4f, slab: %s\n", k+1, pr.Weight, joinNames(pr.Included))
 	}
 }
@@ -252,6 +305,19 @@ func RegressModel(lr *models.LinReg, names []string, pr models.SlabPrior) Model 
 	return m
 }
 
+// CheckInclusionNames refuses data (read from path) where a column has the
+// name of another's inclusion column.
+func CheckInclusionNames(path string, names []string) error {
+	for _, n := range names {
+		for _, o := range names {
+			if inclusionCol(n) == o {
+				return fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", path, o, n)
+			}
+		}
+	}
+	return nil
+}
+
 // RegressionFit says how Regression built its model: the response's
 // standardisation and the noise sd, with how it was chosen.
 type RegressionFit struct {
@@ -269,12 +335,8 @@ func Regression(path string, d *dataset.Data, sigma float64, pr models.SlabPrior
 	if fit.ResponseMean, fit.ResponseSD, err = d.StandardizeResponse(); err != nil {
 		return nil, fit, fmt.Errorf("--data %s: %w", path, err)
 	}
-	for _, n := range d.Names {
-		for _, o := range d.Names {
-			if inclusionCol(n) == o {
-				return nil, fit, fmt.Errorf("--data %s: column %q has the name of the inclusion column of %q; rename it", path, o, n)
-			}
-		}
+	if err := CheckInclusionNames(path, d.Names); err != nil {
+		return nil, fit, err
 	}
 	fit.NoiseSD, fit.NoiseRule = sigma, "set by --noise-sd"
 	if sigma == 0 {

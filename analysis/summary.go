@@ -357,21 +357,37 @@ func summarizeChains(chains []*Chain) (Summary, error) {
 		if intercept {
 			p++
 		}
-		if p < len(params) { // the coefficients are the last p variables
-			raw := diag.SummarizeAll(rawScaleDraws(params[len(params)-p:], intercept, means, sds))
+		// The coefficients are the p variables before the generated
+		// quantities: under the spike-and-slab prior, an inclusion
+		// probability per standardised feature.
+		g := generatedCount(c0.Header.Settings, len(means))
+		if end := len(params) - g; p < end {
+			raw := diag.SummarizeAll(rawScaleDraws(params[end-p:end], intercept, means, sds))
 			if unequal { // location statistics from every draw, as above
-				for i, d := range diag.SummarizeAll(rawScaleDraws(pooled[len(pooled)-p:], intercept, means, sds)) {
+				for i, d := range diag.SummarizeAll(rawScaleDraws(pooled[end-p:end], intercept, means, sds)) {
 					raw[i].Mean, raw[i].SD, raw[i].Q5, raw[i].Q50, raw[i].Q95 = d.Mean, d.SD, d.Q5, d.Q50, d.Q95
 				}
 			}
 			for i, d := range raw {
-				s.DataScale = append(s.DataScale, ParamRow{Name: names[len(names)-p+i], Summary: d})
+				s.DataScale = append(s.DataScale, ParamRow{Name: names[len(names)-g-p+i], Summary: d})
 			}
 			s.DataScaleHeading = rawScaleHeading(intercept)
 		}
 	}
 	s.setWarnings(chainWarnings(s, remediesFor(s.Command, c0.Header.Settings)))
 	return s, nil
+}
+
+// generatedCount is the number of generated quantities after a logistic
+// run's coefficients: one inclusion probability per feature under the
+// spike-and-slab prior (the intercept has none), else none.
+func generatedCount(settings [][2]string, features int) int {
+	for _, kv := range settings {
+		if kv[0] == "prior" && kv[1] == "spike-slab" {
+			return features
+		}
+	}
+	return 0
 }
 
 // joinInts lists ids as "1, 2, 3".

@@ -249,6 +249,19 @@ func NewLinRegExact(xtx, xty []float64, p int, sigma float64, prior SlabPrior) (
 	return e, nil
 }
 
+// Moments are β_j's mean, sd and inclusion probability.
+func (e *LinRegExact) Moments(j int) (mean, sd, inclusion float64) {
+	return e.Mean[j], e.SD[j], e.Inclusion[j]
+}
+
+// Heaviest are the heaviest inclusion patterns, heaviest first.
+func (e *LinRegExact) Heaviest() []LinRegPattern { return e.Patterns }
+
+// Heading describes the enumeration, for the table's first line.
+func (e *LinRegExact) Heading() string {
+	return fmt.Sprintf("exact posterior (σ fixed; %d inclusion patterns, %d below e^-50 of the heaviest left out)", e.Enumerated, e.Neglected)
+}
+
 // CDF is P(β_j ≤ x | y).
 func (e *LinRegExact) CDF(j int, x float64) float64 {
 	var s float64

@@ -15,11 +15,24 @@ import (
 //
 // the negative log-likelihood, and U_0(θ) = |θ|²/(2σ₀²) (constants dropped).
 // There is no separate intercept: add a column of ones to the features.
+//
+// NewSlabLogistic gives every coefficient but the intercept the
+// spike-and-slab prior of George and McCulloch instead (LinReg's,
+// w·N(0, s1²) + (1 − w)·N(0, s0²)); the intercept keeps N(0, σ₀²), since
+// shrinking it towards 0 would only say that the classes are balanced. That
+// posterior is not log-concave: it has a mode per inclusion pattern the
+// data leave undecided (SlabExact is its reference answer).
 type Logistic struct {
 	X      []float64 // N×p features, row-major: x_i = X[i*P : (i+1)*P]
 	Y      []float64 // N labels, each 0 or 1
 	P      int
-	Sigma0 float64 // prior standard deviation σ₀
+	Sigma0 float64 // prior standard deviation σ₀ (the intercept's under Slab)
+	// Slab is the coefficients' spike-and-slab prior (the zero value under
+	// the normal prior); Intercept is the coefficient it leaves under
+	// N(0, σ₀²) (−1: none).
+	Slab      SlabPrior
+	Intercept int
+	slab      *slabConst // Slab's constants; nil: the normal prior
 }
 
 var (
@@ -52,7 +65,43 @@ func NewLogistic(x, y []float64, p int, sigma0 float64) (*Logistic, error) {
 			return nil, fmt.Errorf("logistic regression: feature %d of example %d is %v", k%p, k/p, v)
 		}
 	}
-	return &Logistic{X: x, Y: y, P: p, Sigma0: sigma0}, nil
+	return &Logistic{X: x, Y: y, P: p, Sigma0: sigma0, Intercept: -1}, nil
+}
+
+// NewSlabLogistic is NewLogistic with the spike-and-slab prior pr on every
+// coefficient but intercept (−1: on every one), which keeps N(0, σ₀²).
+func NewSlabLogistic(x, y []float64, p int, sigma0 float64, pr SlabPrior, intercept int) (*Logistic, error) {
+	l, err := NewLogistic(x, y, p, sigma0)
+	if err != nil {
+		return nil, err
+	}
+	if err := pr.Validate(); err != nil {
+		return nil, fmt.Errorf("logistic regression: %w", err)
+	}
+	if pr.Normal() {
+		return nil, fmt.Errorf("logistic regression: slab weight w = 1 is the normal prior, not a spike-and-slab (use NewLogistic)")
+	}
+	if intercept < -1 || intercept >= p {
+		return nil, fmt.Errorf("logistic regression: intercept coefficient %d of %d", intercept, p)
+	}
+	k := pr.consts()
+	l.Slab, l.Intercept, l.slab = pr, intercept, &k
+	return l, nil
+}
+
+// SpikeSlab reports whether the coefficients have the spike-and-slab prior.
+func (l *Logistic) SpikeSlab() bool { return l.slab != nil }
+
+// Included is P(γ_j = 1 | θ_j) for each coefficient (SlabPrior.Inclusion),
+// written into out; the intercept's is 1 (it is never in a spike).
+func (l *Logistic) Included(out, theta []float64) {
+	for j, b := range theta {
+		if j == l.Intercept || l.slab == nil {
+			out[j] = 1
+			continue
+		}
+		out[j] = l.Slab.Inclusion(b)
+	}
 }
 
 func (l *Logistic) Dim() int { return l.P }
@@ -148,6 +197,9 @@ func dot4(a, b, c, e, y []float64) (sa, sb, sc, se float64) {
 }
 
 func (l *Logistic) Prior(grad, theta []float64) float64 {
+	if l.slab != nil {
+		return l.slabPrior(grad, theta)
+	}
 	w := 1 / (l.Sigma0 * l.Sigma0)
 	if grad != nil {
 		for j, t := range theta {
@@ -155,6 +207,46 @@ func (l *Logistic) Prior(grad, theta []float64) float64 {
 		}
 	}
 	return 0.5 * w * dot(theta, theta)
+}
+
+// slabPrior is Prior under the spike-and-slab: each coefficient's
+// slabConst.energy, the intercept's the normal one. It allocates nothing.
+func (l *Logistic) slabPrior(grad, theta []float64) float64 {
+	w := 1 / (l.Sigma0 * l.Sigma0)
+	var u float64
+	for j, b := range theta {
+		var e, d float64
+		if j == l.Intercept {
+			e, d = 0.5*w*b*b, w*b
+		} else {
+			e, d = l.slab.energy(b)
+		}
+		u += e
+		if grad != nil {
+			grad[j] = d
+		}
+	}
+	return u
+}
+
+// priorCurvature is d²U_0/dθ_j² at θ_j = b.
+func (l *Logistic) priorCurvature(j int, b float64) float64 {
+	if l.slab == nil || j == l.Intercept {
+		return 1 / (l.Sigma0 * l.Sigma0)
+	}
+	return l.slab.curvature(b)
+}
+
+// maxPriorCurvature bounds d²U_0/dθ_j² over every θ and j: 1/σ₀², or the
+// spike's 1/s0² where it is sharper (the mixture's curvature lies between
+// the components' precisions less a negative term, so it is at most the
+// larger precision).
+func (l *Logistic) maxPriorCurvature() float64 {
+	c := 1 / (l.Sigma0 * l.Sigma0)
+	if l.slab != nil {
+		c = max(c, l.slab.a0, l.slab.a1)
+	}
+	return c
 }
 
 // U is the full energy U_0 + Σ_i U_i: O(Np).

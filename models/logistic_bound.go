@@ -11,7 +11,10 @@ import (
 // CurvatureBound bounds the largest eigenvalue of the Hessian of U over
 // every θ: ∇²U = Xᵀ diag(σ_i(1 − σ_i)) X + I/σ₀² ⪯ XᵀX/4 + I/σ₀², so
 //
-//	λ_max(∇²U(θ)) ≤ λ_max(XᵀX)/4 + 1/σ₀².
+//	λ_max(∇²U(θ)) ≤ λ_max(XᵀX)/4 + 1/σ₀²
+//
+// (under the spike-and-slab, the largest prior curvature, 1/s0² or 1/σ₀²,
+// in place of 1/σ₀²).
 //
 // λ_max(XᵀX) comes from power iteration with gonum's matrix–vector
 // kernels, two passes over the data per iteration (O(Np), against O(Np²)
@@ -51,5 +54,5 @@ func (l *Logistic) CurvatureBound(tol float64, maxIter int) float64 {
 			break
 		}
 	}
-	return lam/4 + 1/(l.Sigma0*l.Sigma0)
+	return lam/4 + l.maxPriorCurvature()
 }

@@ -23,37 +23,63 @@ const hessianBlock = 256
 // uniform random subset. It costs O(m·p²) with gonum's Syrk, against the
 // O(N·p²) of the exact Hessian.
 func (l *Logistic) HessianOf(theta []float64, rows []int) *mat.SymDense {
+	h := mat.NewSymDense(l.P, nil)
+	l.hessian(h, theta, rows, len(rows))
+	return h
+}
+
+// Hessian writes the exact Hessian of U at θ into h (every example; the
+// plan's mode search reads it, analysis.Hessianer).
+func (l *Logistic) Hessian(h *mat.SymDense, theta []float64) {
+	l.hessian(h, theta, nil, len(l.Y))
+}
+
+// hessian writes HessianOf(θ, rows) into h, or with rows nil the exact
+// Hessian (the m = N examples in order); the prior's curvature at θ is on
+// the diagonal (1/σ₀² under the normal prior).
+func (l *Logistic) hessian(h *mat.SymDense, theta []float64, rows []int, m int) {
 	p := l.P
-	c := blas64.Symmetric{N: p, Stride: p, Data: make([]float64, p*p), Uplo: blas.Upper}
-	if len(rows) > 0 {
-		scale := float64(len(l.Y)) / float64(len(rows))
-		a := make([]float64, min(hessianBlock, len(rows))*p)
-		for lo := 0; lo < len(rows); lo += hessianBlock {
-			blk := rows[lo:min(lo+hessianBlock, len(rows))]
-			for k, i := range blk {
-				x := l.Row(i)
-				_, s := logit(dot(x, theta))
-				w := math.Sqrt(s * (1 - s))
-				dst := a[k*p : (k+1)*p]
-				for j, v := range x {
-					dst[j] = w * v
-				}
-			}
-			blas64.Syrk(blas.Trans, scale, blas64.General{Rows: len(blk), Cols: p, Stride: p, Data: a[:len(blk)*p]}, 1, c)
-		}
-	}
-	h := mat.NewSymDense(p, nil)
-	prec := 1 / (l.Sigma0 * l.Sigma0)
+	c := make([]float64, p*p)
+	l.dataHessian(c, theta, rows, m)
 	for i := range p {
 		for j := i; j < p; j++ {
-			v := c.Data[i*p+j]
+			v := c[i*p+j]
 			if i == j {
-				v += prec
+				v += l.priorCurvature(i, theta[i])
 			}
 			h.SetSym(i, j, v)
 		}
 	}
-	return h
+}
+
+// dataHessian adds N/m · Σ_{i∈rows} σ_i(1 − σ_i) x_i x_iᵀ into the upper
+// triangle of c (p×p, row-major), rows nil meaning the m = N examples in
+// order, hessianBlock rows at a time through gonum's Syrk.
+func (l *Logistic) dataHessian(c []float64, theta []float64, rows []int, m int) {
+	if m == 0 {
+		return
+	}
+	p := l.P
+	cs := blas64.Symmetric{N: p, Stride: p, Data: c, Uplo: blas.Upper}
+	scale := float64(len(l.Y)) / float64(m)
+	a := make([]float64, min(hessianBlock, m)*p)
+	for lo := 0; lo < m; lo += hessianBlock {
+		n := min(hessianBlock, m-lo)
+		for k := range n {
+			i := lo + k
+			if rows != nil {
+				i = rows[i]
+			}
+			x := l.Row(i)
+			_, s := logit(dot(x, theta))
+			w := math.Sqrt(s * (1 - s))
+			dst := a[k*p : (k+1)*p]
+			for j, v := range x {
+				dst[j] = w * v
+			}
+		}
+		blas64.Syrk(blas.Trans, scale, blas64.General{Rows: n, Cols: p, Stride: p, Data: a[:n*p]}, 1, cs)
+	}
 }
 
 // Mode finds the posterior mode from init by Newton's method with exact

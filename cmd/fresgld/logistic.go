@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime/debug"
 
 	"github.com/fresgld/fresgld/analysis"
@@ -27,31 +28,37 @@ type logisticFlags struct {
 	DropConstant  bool    `json:"drop_constant"`
 	NoIntercept   bool    `json:"no_intercept"`
 	PriorSD       float64 `json:"prior_sd"`
-	Method        string  `json:"method"`
-	Correction    string  `json:"correction"`
-	Seed          uint64  `json:"seed"`
-	Tau2          float64 `json:"tau2"`
-	Eta           float64 `json:"eta"` // the step size used
-	EtaAuto       bool    `json:"eta_automatic"`
-	Batch         int     `json:"batch"` // cold minibatch
-	BatchAuto     bool    `json:"batch_automatic"`
-	HotBatch      int     `json:"hot_batch"` // 0 with HotBatchAuto: sized during burn-in
-	HotBatchAuto  bool    `json:"hot_batch_automatic"`
-	Share         float64 `json:"hot_share"`
-	SwapPerStep   float64 `json:"swap_probability_per_step"`
-	SwapBatch     int     `json:"swap_batch"` // 0 with SwapBatchAuto: the chain's own n
-	SwapBatchAuto bool    `json:"swap_batch_automatic"`
-	SwapEnergies  string  `json:"swap_energies"`
-	ExactEvery    int     `json:"exact_every"` // 0: ⌈8N/n⌉
-	SwapPilot     int     `json:"swap_pilot"`
-	SwapNoiseCap  float64 `json:"swap_noise_cap"`
-	SwapGaussian  bool    `json:"swap_gaussian"`
-	Levels        int     `json:"levels"`
-	Burn          int     `json:"burn"`
-	BurnAuto      bool    `json:"burn_automatic"`
-	Keep          int     `json:"keep"`
-	Thin          int     `json:"thin"`
-	ThinAuto      bool    `json:"thin_automatic"`
+	// The prior's other settings, in the settings only under spike-slab
+	// (logisticFlags.settings), so that a run under the normal prior
+	// writes what it wrote before the spike-and-slab existed.
+	Prior         string    `json:"-"`
+	Slab          slabFlags `json:"-"`
+	Exact         bool      `json:"-"`
+	Method        string    `json:"method"`
+	Correction    string    `json:"correction"`
+	Seed          uint64    `json:"seed"`
+	Tau2          float64   `json:"tau2"`
+	Eta           float64   `json:"eta"` // the step size used
+	EtaAuto       bool      `json:"eta_automatic"`
+	Batch         int       `json:"batch"` // cold minibatch
+	BatchAuto     bool      `json:"batch_automatic"`
+	HotBatch      int       `json:"hot_batch"` // 0 with HotBatchAuto: sized during burn-in
+	HotBatchAuto  bool      `json:"hot_batch_automatic"`
+	Share         float64   `json:"hot_share"`
+	SwapPerStep   float64   `json:"swap_probability_per_step"`
+	SwapBatch     int       `json:"swap_batch"` // 0 with SwapBatchAuto: the chain's own n
+	SwapBatchAuto bool      `json:"swap_batch_automatic"`
+	SwapEnergies  string    `json:"swap_energies"`
+	ExactEvery    int       `json:"exact_every"` // 0: ⌈8N/n⌉
+	SwapPilot     int       `json:"swap_pilot"`
+	SwapNoiseCap  float64   `json:"swap_noise_cap"`
+	SwapGaussian  bool      `json:"swap_gaussian"`
+	Levels        int       `json:"levels"`
+	Burn          int       `json:"burn"`
+	BurnAuto      bool      `json:"burn_automatic"`
+	Keep          int       `json:"keep"`
+	Thin          int       `json:"thin"`
+	ThinAuto      bool      `json:"thin_automatic"`
 	chainFlags
 	Out string `json:"-"`
 }
@@ -69,6 +76,14 @@ type logisticSummary struct {
 	StepRuleNotes string                `json:"step_rule,omitempty"`
 	BatchRule     string                `json:"batch_rule,omitempty"`
 	RunRule       string                `json:"run_length_rule,omitempty"`
+	// Under the spike-and-slab prior only: the prior, the per-coefficient
+	// table (inclusion probabilities), with --exact the reference's, and
+	// what the plan chose.
+	Prior    *logisticPrior          `json:"prior,omitempty"`
+	Coef     []analysis.CoefRow      `json:"per_coefficient,omitempty"`
+	Patterns []analysis.PatternRow   `json:"exact_patterns,omitempty"`
+	Distance *analysis.ExactDistance `json:"distance_to_exact,omitempty"`
+	Plan     *analysis.PlanSummary   `json:"plan,omitempty"`
 	analysis.SwapSummary
 	analysis.Summary
 }
@@ -89,7 +104,10 @@ func init() {
 	fl.BoolVar(&f.NoStandardize, "no-standardize", false, "keep the features as they are")
 	fl.BoolVar(&f.DropConstant, "drop-constant", false, "drop features that take one value in every example (with a warning naming them) instead of refusing the file")
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")
-	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient")
+	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient (under --prior spike-slab, of the intercept)")
+	fl.StringVar(&f.Prior, "prior", "normal", "prior of the coefficients: normal, N(0, --prior-sd²), or spike-slab (every coefficient but the intercept; see above)")
+	addSlabFlags(fl, &f.Slab, "spike-and-slab: sd s1 of the slab")
+	fl.BoolVar(&f.Exact, "exact", false, "spike-and-slab: compute the reference posterior (Laplace and importance sampling over every inclusion pattern, at most 12 coefficients besides the intercept) and print the run beside it")
 	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: one preconditioned chain per --chains on the gradients a stated rule picks; see above), or "+methodHelp)
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
@@ -135,6 +153,17 @@ func (f *logisticFlags) validate(cmd *cobra.Command) error {
 	}
 	if _, err := parseCorrection(f.Correction, cm); err != nil {
 		return err
+	}
+	if err := f.Slab.check(f.Prior); err != nil {
+		return err
+	}
+	for _, u := range []struct {
+		flag   string
+		unused bool
+	}{{"slab-weight", f.Prior == "normal"}, {"spike-sd", f.Prior == "normal"}, {"slab-sd", f.Prior == "normal"}, {"exact", f.Prior == "normal"}} {
+		if u.unused && cmd.Flags().Changed(u.flag) {
+			return fmt.Errorf("--%s: only with --prior spike-slab (the normal prior's sd is --prior-sd)", u.flag)
+		}
 	}
 	if err := firstError(checkChainCount(f.chainFlags), positive("--prior-sd", f.PriorSD), runSizeAuto(f.Burn, f.Keep, f.Thin, 0, f.BurnAuto, f.ThinAuto)); err != nil {
 		return err
@@ -183,9 +212,15 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if err != nil {
 		return fmt.Errorf("--data: %w", err)
 	}
-	model, err := logisticModel(cmd.ErrOrStderr(), f, d)
+	model, lr, err := logisticModel(cmd.ErrOrStderr(), f, d)
 	if err != nil {
 		return err
+	}
+	var ref *models.SlabExact
+	if f.Exact {
+		if ref, err = slabReference(cmd.ErrOrStderr(), lr, f.Seed); err != nil {
+			return err
+		}
 	}
 	o := f.options(cmd, m)
 	o.Settings = func(o analysis.Options) [][2]string { return f.settings(o, d) }
@@ -210,32 +245,96 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	if m == analysis.AutoMethod {
 		name = "logistic"
 	}
-	fmt.Printf("%s on %s (%d examples, %d coefficients), %d chain(s) in %.1fs:\n", name, f.Data, d.N, model.Terms.Dim(), len(o.Chains), sum.WallSeconds)
+	prior := ""
+	if lr.SpikeSlab() {
+		prior = ", spike-and-slab prior"
+		sum.Prior = &logisticPrior{Name: f.Prior, SlabWeight: f.Slab.SlabWeight, SpikeSD: f.Slab.SpikeSD, SlabSD: f.Slab.SlabSD, InterceptSD: f.PriorSD}
+		sum.Plan = res.Plan
+	}
+	fmt.Printf("%s on %s (%d examples, %d coefficients%s), %d chain(s) in %.1fs:\n", name, f.Data, d.N, model.Terms.Dim(), prior, len(o.Chains), sum.WallSeconds)
 	printLines(res.Notes)
 	printLines(res.SwapLines)
+	if lr.SpikeSlab() && res.Summary.Draws > 0 {
+		compareSlab(&sum, model.Names, ref)
+	}
 	return report(cmd, res, &sum)
 }
 
+// logisticPrior is the spike-and-slab prior in summary.json.
+type logisticPrior struct {
+	Name        string  `json:"prior"`
+	SlabWeight  float64 `json:"slab_weight"`
+	SpikeSD     float64 `json:"spike_sd"`
+	SlabSD      float64 `json:"slab_sd"`
+	InterceptSD float64 `json:"intercept_sd"`
+}
+
+// slabReference computes the spike-and-slab reference posterior (--exact),
+// saying its cost on stderr.
+func slabReference(stderr io.Writer, lr *models.Logistic, seed uint64) (*models.SlabExact, error) {
+	ref, err := lr.SlabExact(models.SlabExactDraws, seed)
+	if err != nil {
+		return nil, fmt.Errorf("--exact: %w", err)
+	}
+	fmt.Fprintln(stderr, ref.Cost())
+	return ref, nil
+}
+
+// compareSlab records the per-coefficient table (inclusion probabilities)
+// in sum and, with the reference, prints it beside the run, the heaviest
+// patterns and the distance, as regress does.
+func compareSlab(sum *logisticSummary, names []string, ref *models.SlabExact) {
+	var r analysis.Reference
+	if ref != nil {
+		r = ref
+	}
+	sum.Coef, sum.Distance = analysis.CompareExact(sum.Summary, names, r, ref != nil)
+	if ref == nil {
+		return
+	}
+	analysis.WriteExactTable(os.Stdout, names, ref, sum.Coef, false)
+	for _, pt := range ref.Patterns[:min(len(ref.Patterns), 5)] {
+		sum.Patterns = append(sum.Patterns, analysis.PatternOf(pt, names))
+	}
+	fmt.Println(sum.Distance.Line(false))
+}
+
 // logisticModel is the model of the data d as the flags say.
-func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (analysis.Model, error) {
+func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (analysis.Model, *models.Logistic, error) {
 	for _, w := range d.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	if f.NoStandardize {
 		if err := analysis.RawScale(d); err != nil {
-			return analysis.Model{}, err
+			return analysis.Model{}, nil, err
 		}
 	}
 	x, p, names := d.X, d.P, d.Names
+	intercept := -1
+	if f.Prior == "spike-slab" {
+		if f.Exact && p > models.MaxSlabExactDim {
+			return analysis.Model{}, nil, fmt.Errorf("--exact: %d spike-and-slab coefficients; the reference enumerates 2^q inclusion patterns, q ≤ %d", p, models.MaxSlabExactDim)
+		}
+		if err := analysis.CheckInclusionNames(f.Data, names); err != nil {
+			return analysis.Model{}, nil, err
+		}
+	}
 	if !f.NoIntercept {
 		x, p = d.TakeWithIntercept() // in X's own storage: one copy of the data
 		names = append([]string{"intercept"}, names...)
+		intercept = 0
 	}
-	lr, err := models.NewLogistic(x, d.Y, p, f.PriorSD)
+	var lr *models.Logistic
+	var err error
+	if f.Prior == "spike-slab" {
+		lr, err = models.NewSlabLogistic(x, d.Y, p, f.PriorSD, f.Slab.prior(f.Prior), intercept)
+	} else {
+		lr, err = models.NewLogistic(x, d.Y, p, f.PriorSD)
+	}
 	if err != nil {
-		return analysis.Model{}, fmt.Errorf("%s: %w", f.Data, err)
+		return analysis.Model{}, nil, fmt.Errorf("%s: %w", f.Data, err)
 	}
-	return analysis.LogisticModel(lr, names), nil
+	return analysis.LogisticModel(lr, names), lr, nil
 }
 
 // options are the analysis options the flags set (0 or analysis.Auto where
@@ -286,6 +385,11 @@ func (f *logisticFlags) settings(o analysis.Options, d *dataset.Data) [][2]strin
 	}
 	if mode := o.SwapMode(); mode != "" {
 		settings = append(settings, [2]string{"swap_energies_used", mode})
+	}
+	if f.Prior == "spike-slab" {
+		settings = append(settings, [2]string{"prior", f.Prior})
+		prior, _ := settingsOf(&f.Slab)
+		settings = append(settings, prior...)
 	}
 	if d.Means != nil {
 		settings = append(settings, analysis.StandardisationSettings(d.Means, d.SDs)...)

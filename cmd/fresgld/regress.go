@@ -20,15 +20,13 @@ import (
 
 // regressFlags are the settings of a linear-regression run.
 type regressFlags struct {
-	Data         string  `json:"data"`
-	Label        string  `json:"label"`
-	NoHeader     bool    `json:"no_header"`
-	NoiseSD      float64 `json:"noise_sd"`
-	NoiseSDAuto  bool    `json:"noise_sd_automatic"`
-	Prior        string  `json:"prior"`
-	SlabWeight   float64 `json:"slab_weight"`
-	SpikeSD      float64 `json:"spike_sd"`
-	SlabSD       float64 `json:"slab_sd"`
+	Data        string  `json:"data"`
+	Label       string  `json:"label"`
+	NoHeader    bool    `json:"no_header"`
+	NoiseSD     float64 `json:"noise_sd"`
+	NoiseSDAuto bool    `json:"noise_sd_automatic"`
+	Prior       string  `json:"prior"`
+	slabFlags
 	Exact        bool    `json:"exact"`
 	Method       string  `json:"method"`
 	MethodAuto   bool    `json:"method_automatic"`
@@ -84,9 +82,7 @@ func init() {
 	f.NoiseSDAuto = true
 	fl.Var(autoValue[float64]{&f.NoiseSD, &f.NoiseSDAuto}, "noise-sd", "noise sd σ on the standardised scale (auto: the least-squares fit's residual standard error)")
 	fl.StringVar(&f.Prior, "prior", "spike-slab", "prior of each coefficient: normal or spike-slab")
-	fl.Float64Var(&f.SlabWeight, "slab-weight", defaultSlabWeight, "spike-and-slab: prior probability w of the slab")
-	fl.Float64Var(&f.SpikeSD, "spike-sd", defaultSpikeSD, "spike-and-slab: sd s0 of the spike")
-	fl.Float64Var(&f.SlabSD, "slab-sd", defaultSlabSD, "sd s1 of the slab (of the normal prior with --prior normal)")
+	addSlabFlags(fl, &f.slabFlags, "sd s1 of the slab (of the normal prior with --prior normal)")
 	fl.BoolVar(&f.Exact, "exact", false, "print the exact posterior's table and write it into summary.json (p ≤ 20)")
 	f.MethodAuto = true
 	fl.Var(autoValue[string]{&f.Method, &f.MethodAuto}, "method", "sampler: auto, sgld, corrected, resgld, mresgld, fresgld or csgld (auto: see above)")
@@ -125,12 +121,7 @@ const csgldCycles = 20
 var regressMethods = []exchange.Method{exchange.SGLDMethod, exchange.CorrectedMethod, exchange.ReSGLDMethod, exchange.MReSGLDMethod, exchange.FReSGLDMethod, exchange.CSGLDMethod}
 
 // prior is the prior the flags set.
-func (f *regressFlags) prior() models.SlabPrior {
-	if f.Prior == "normal" {
-		return models.SlabPrior{W: 1, Slab: f.SlabSD}
-	}
-	return models.SlabPrior{W: f.SlabWeight, Spike: f.SpikeSD, Slab: f.SlabSD}
-}
+func (f *regressFlags) prior() models.SlabPrior { return f.slabFlags.prior(f.Prior) }
 
 // validate checks every flag that does not need the data, before any work.
 func (f *regressFlags) validate(cmd *cobra.Command) error {
@@ -140,22 +131,8 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 	if f.Label == "" {
 		return errors.New("--label: no response column given (a header name or a column number from 1)")
 	}
-	if f.Prior != "normal" && f.Prior != "spike-slab" {
-		return fmt.Errorf("--prior %q: want normal or spike-slab", f.Prior)
-	}
-	if err := positive("--slab-sd", f.SlabSD); err != nil {
+	if err := f.slabFlags.check(f.Prior); err != nil {
 		return err
-	}
-	if f.Prior == "spike-slab" {
-		if !(f.SlabWeight > 0 && f.SlabWeight < 1) {
-			return fmt.Errorf("--slab-weight = %v: must lie in (0, 1) (1 is --prior normal)", f.SlabWeight)
-		}
-		if err := positive("--spike-sd", f.SpikeSD); err != nil {
-			return err
-		}
-		if !(f.SpikeSD < f.SlabSD) {
-			return fmt.Errorf("--spike-sd = %v: must be below --slab-sd = %v", f.SpikeSD, f.SlabSD)
-		}
 	}
 	if !f.NoiseSDAuto {
 		if err := positive("--noise-sd", f.NoiseSD); err != nil {
@@ -391,7 +368,11 @@ func (f *regressFlags) options(cmd *cobra.Command, m exchange.Method, corr excha
 // --exact its table) and records them in sum.
 func (f *regressFlags) compare(sum *regressSummary, exact *models.LinRegExact) {
 	names := sum.Names
-	sum.Coef, sum.Distance = analysis.CompareExact(sum.Summary, names, exact, f.Exact)
+	var ref analysis.Reference // nil, not a nil *LinRegExact, when there is none
+	if exact != nil {
+		ref = exact
+	}
+	sum.Coef, sum.Distance = analysis.CompareExact(sum.Summary, names, ref, f.Exact)
 	if exact == nil {
 		return
 	}

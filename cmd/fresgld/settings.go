@@ -17,11 +17,26 @@ func settingsOf(flags any) ([][2]string, error) {
 	if v.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("settings of %T: not a struct", flags)
 	}
+	return settingsOfValue(v), nil
+}
+
+// settingsOfValue is settingsOf of the struct v; an embedded struct's
+// fields are listed in its place, as encoding/json flattens them (read
+// through reflect, since an embedded struct of an unexported type, such as
+// slabFlags, cannot be handed out as an interface).
+func settingsOfValue(v reflect.Value) [][2]string {
 	var out [][2]string
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Type == reflect.TypeFor[chainFlags]() || !f.IsExported() {
+		if f.Type == reflect.TypeFor[chainFlags]() {
+			continue
+		}
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			out = append(out, settingsOfValue(v.Field(i))...)
+			continue
+		}
+		if !f.IsExported() {
 			continue
 		}
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
@@ -36,7 +51,7 @@ func settingsOf(flags any) ([][2]string, error) {
 		case "method":
 			name = "sampler"
 		}
-		out = append(out, [2]string{name, fmt.Sprint(v.Field(i).Interface())})
+		out = append(out, [2]string{name, fmt.Sprint(v.Field(i))})
 	}
-	return out, nil
+	return out
 }

@@ -1,0 +1,49 @@
+package analysis
+
+import (
+	"testing"
+
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/models"
+)
+
+// TestSlabLogisticPlan: a logistic model under the normal prior goes to
+// the log-concave plan (a PlanModel); under the spike-and-slab, whose
+// posterior is not log-concave, it must not, yet it keeps the fast paths
+// the other samplers and the mode search use, and it has an inclusion
+// column per coefficient but the intercept.
+func TestSlabLogisticPlan(t *testing.T) {
+	x := []float64{1, 0.5, -1, 1, -0.3, 0.2, 1, 1.5, 0.7, 1, -2, 0.1}
+	y := []float64{1, 0, 1, 0}
+	normal, err := models.NewLogistic(x, y, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := LogisticModel(normal, []string{"intercept", "a", "b"}).Terms.(PlanModel); !ok {
+		t.Error("the normal-prior logistic model is not a PlanModel")
+	}
+	slab, err := models.NewSlabLogistic(x, y, 3, 1, models.SlabPrior{W: 0.5, Spike: 0.02, Slab: 1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := LogisticModel(slab, []string{"intercept", "a", "b"})
+	if _, ok := m.Terms.(PlanModel); ok {
+		t.Error("the spike-and-slab logistic model is a PlanModel: the log-concave plan would take it")
+	}
+	if _, ok := m.Terms.(interface {
+		energy.LinearTerms
+		energy.EnergyGrad
+		energy.Toucher
+		Hessianer
+	}); !ok {
+		t.Error("the spike-and-slab logistic model lost a fast path")
+	}
+	if len(m.Generated) != 2 || m.Generated[0] != "inclusion_a" || m.Generated[1] != "inclusion_b" || !m.NoChainChecks || m.Starts == nil {
+		t.Errorf("generated %q, no chain checks %v, starts set %v", m.Generated, m.NoChainChecks, m.Starts != nil)
+	}
+	out := make([]float64, 2)
+	m.Generate(out, []float64{5, 0, 1})
+	if !(out[0] < 0.05 && out[1] > 0.99) {
+		t.Errorf("inclusion at θ = (5, 0, 1): %v, want near 0 and 1 (the intercept's 5 not read)", out)
+	}
+}
