@@ -29,8 +29,12 @@ func TestLogisticLevels(t *testing.T) {
 	if len(sum.Swaps) != 2 || sum.Swaps[1].Attempts != 4*60 || len(sum.Noise) != 2 || sum.Noise[0] != 0 {
 		t.Errorf("swaps %+v, noise %v", sum.Swaps, sum.Noise)
 	}
-	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--levels", "1", "--out", out); err == nil || !strings.Contains(err.Error(), "--levels") {
-		t.Errorf("--levels 1: %v", err)
+	// One level is the plan's alone (--method auto); a ladder's method
+	// needs two, and the plan chooses its own ladder.
+	for _, args := range [][]string{{"--method", "fresgld", "--levels", "1"}, {"--levels", "3"}} {
+		if err := run(t, append([]string{"logistic", "--data", smallCSV(t), "--label", "y", "--out", out}, args...)...); err == nil || !strings.Contains(err.Error(), "--levels") {
+			t.Errorf("%v: %v", args, err)
+		}
 	}
 }
 
