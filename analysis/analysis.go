@@ -43,6 +43,9 @@ type Model struct {
 	// (AutoMethod) runs it in place of MALA, on a ladder of power
 	// posteriors where that pays.
 	Kernel func(lambda float64) (exchange.Kernel, energy.Energy)
+	// KernelName names the kernel in the chain CSVs' algorithm line
+	// (model_<name>) and KernelAbout says what it does, for the output.
+	KernelName, KernelAbout string
 	// Starts, when set, are starts of the plan's mode search besides θ = 0
 	// and its random ones (SearchModesFrom): points in basins too narrow
 	// for random starts to hit.

@@ -77,10 +77,12 @@ type ModePlan struct {
 	IAT float64
 	// SwapAccept is the pilot's swap acceptance, cold pair (NaN for one
 	// level).
-	SwapAccept float64
-	t          energy.Terms
-	kernel     func(lambda float64) (exchange.Kernel, energy.Energy)
-	forced     bool // one level, as the user asked (--levels 1)
+	SwapAccept  float64
+	t           energy.Terms
+	kernel      func(lambda float64) (exchange.Kernel, energy.Energy)
+	forced      bool // one level, as the user asked (--levels 1)
+	kernelName  string
+	kernelAbout string
 	// Lambdas are the powers of the likelihood of a ladder of the model's
 	// own kernels (Taus = 1/Lambdas), cold first; nil under MALA.
 	Lambdas []float64
@@ -94,11 +96,14 @@ type ModePlan struct {
 // planned chain mixes.
 func NewModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool) (*ModePlan, error) {
 	var err error
-	mp := &ModePlan{Search: s, t: m.Terms, SwapAccept: math.NaN(), kernel: m.Kernel, forced: oneLevel}
+	mp := &ModePlan{Search: s, t: m.Terms, SwapAccept: math.NaN(), kernel: m.Kernel, forced: oneLevel, kernelName: m.KernelName, kernelAbout: m.KernelAbout}
 	if mp.Pre, err = modePrecond(s.Modes); err != nil {
 		return nil, err
 	}
 	if mp.kernel != nil {
+		if mp.kernelName == "" {
+			mp.kernelName = "kernel"
+		}
 		return mp, mp.planKernel(m, seed, oneLevel)
 	}
 	mp.Taus = []float64{1}
@@ -339,9 +344,9 @@ func (mp *ModePlan) Note() string {
 	s := mp.Search.Line() + "; "
 	switch {
 	case mp.kernel != nil && len(mp.Lambdas) == 1:
-		s += "one level: the model's own exact kernel (for a spike-and-slab regression, George and McCulloch's Gibbs sampler: each inclusion indicator given β, then β from its Gaussian given them, no step size and no pass over the data)"
+		s += "one level: the model's own exact kernel (" + mp.kernelAbout + ")"
 	case mp.kernel != nil:
-		s += fmt.Sprintf("a ladder of %d power posteriors (the likelihood raised to λ from 1 down to %.3g, placed by the swaps' rejection rates) each stepped by the model's own exact kernel, swapping by the exact rule on the even–odd scheme: τ_int %.3g steps × %d levels against %.3g on one level; swap acceptance %.2f on the pilot", len(mp.Lambdas), mp.Lambdas[len(mp.Lambdas)-1], mp.IAT, len(mp.Lambdas), mp.OneLevelIAT, mp.SwapAccept)
+		s += fmt.Sprintf("a ladder of %d power posteriors (the likelihood raised to λ from 1 down to %.3g, placed by the swaps' rejection rates) each stepped by the model's own exact kernel ("+mp.kernelAbout+"), swapping by the exact rule on the even–odd scheme: τ_int %.3g steps × %d levels against %.3g on one level; swap acceptance %.2f on the pilot", len(mp.Lambdas), mp.Lambdas[len(mp.Lambdas)-1], mp.IAT, len(mp.Lambdas), mp.OneLevelIAT, mp.SwapAccept)
 	case len(mp.Taus) == 1 && mp.forced:
 		s += fmt.Sprintf("one level (--levels 1): preconditioned MALA on exact energies, step h = %.3g in the whitened coordinates, acceptance %.2f on the pilot", mp.Etas[0], mp.Accept[0])
 	case len(mp.Taus) == 1:
@@ -359,7 +364,7 @@ func (mp *ModePlan) Why() string {
 		return fmt.Sprintf("one level, as --levels 1 asks, across a barrier of %.3g nats between the modes found; the run warns if its chains did not cross (drop --levels for the plan's own choice)", mp.Search.barrierAbove(planModeWeight))
 	}
 	if mp.kernel != nil && len(mp.Lambdas) == 1 {
-		s := "one level: the model's own kernel draws each coefficient's spike or slab and then the coefficients exactly, so it moves between the modes without a hot level"
+		s := "one level: the model's own exact kernel moves between the modes without a hot level"
 		if mp.OneLevelIAT > 0 {
 			s += "; a ladder of power posteriors, tried, mixed no faster per unit of cost"
 		}
@@ -378,9 +383,9 @@ func (mp *ModePlan) Why() string {
 func (mp *ModePlan) Algorithm() string {
 	switch {
 	case mp.kernel != nil && len(mp.Lambdas) == 1:
-		return "model_gibbs"
+		return "model_" + mp.kernelName
 	case mp.kernel != nil:
-		return "model_gibbs_power_posterior_exchange"
+		return "model_" + mp.kernelName + "_power_posterior_exchange"
 	case len(mp.Taus) == 1:
 		return "preconditioned_mala"
 	}

@@ -39,7 +39,10 @@ func slabTiny(t *testing.T, pr SlabPrior) *Logistic {
 // integrand decaying to 0 at both ends errs by far less than 10⁻⁶ at such
 // steps. It returns the inclusion probabilities E[P(γ_j = 1 | θ_j)] of
 // coefficients 1 and 2 and the posterior means.
-func gridPosterior(l *Logistic) (incl, mean [3]float64) {
+func gridPosterior(l *Logistic) (incl, mean [3]float64) { return gridPosteriorOf(l, l.U) }
+
+// gridPosteriorOf is gridPosterior of the density exp(−U).
+func gridPosteriorOf(l *Logistic, U func([]float64) float64) (incl, mean [3]float64) {
 	c := l.Slab.Spike / 2
 	var tg, wt []float64 // θ and dθ/dt·dt
 	const dt = 0.125
@@ -61,7 +64,7 @@ func gridPosterior(l *Logistic) (incl, mean [3]float64) {
 		for i, b := range tg {
 			for k, d := range tg {
 				th[0], th[1], th[2] = a, b, d
-				u := l.U(th)
+				u := U(th)
 				u0 = math.Min(u0, u)
 				ws = append(ws, -u+math.Log(wt[i]*wt[k]))
 				pts = append(pts, [3]float64{a, b, d})
