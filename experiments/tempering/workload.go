@@ -13,6 +13,7 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/data"
 	"github.com/fresgld/fresgld/dataset"
+	"github.com/fresgld/fresgld/experiments/slablogit"
 	"github.com/fresgld/fresgld/models"
 )
 
@@ -73,6 +74,31 @@ func Regression(name string, csv []byte, label string, prior models.SlabPrior) (
 // EXPERIMENTS.md "The plan on spike-and-slab regression").
 var SharpSpike = models.SlabPrior{W: 0.5, Spike: 0.001, Slab: 1}
 
+// Logistic is fresgld logistic --prior spike-slab's model of w under
+// prior (the intercept θ_0 under N(0, 1)), with models.SlabExact as the
+// reference.
+func Logistic(name string, w *slablogit.Workload) (*Workload, error) {
+	lr := w.LR
+	ref, err := lr.SlabExact(models.SlabExactDraws, 1)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	p := lr.P - 1
+	x := make([]float64, 0, lr.Len()*p)
+	for i := range lr.Len() {
+		x = append(x, lr.Row(i)[1:]...)
+	}
+	out := &Workload{Name: name, Model: analysis.LogisticModel(lr, w.Names), Prior: lr.Slab, Names: w.Names[1:],
+		RefNote: "models.SlabExact: Laplace over every inclusion pattern, importance sampling of the heavy ones (" + ref.Cost() + ")",
+		About:   fmt.Sprintf("%s; prior w = %g, s0 = %g, s1 = %g, the intercept N(0, 1)", w.Note, lr.Slab.W, lr.Slab.Spike, lr.Slab.Slab),
+		stan:    stanData{kind: "logistic", x: x, y: lr.Y, n: lr.Len(), p: p, sigma0: lr.Sigma0, intercept: true}}
+	for j := 1; j < lr.P; j++ {
+		out.Coef = append(out.Coef, j)
+		out.Ref = append(out.Ref, ref.Inclusion[j])
+	}
+	return out, nil
+}
+
 // Workloads are the study's workloads.
 func Workloads() ([]*Workload, error) {
 	u, err := Regression("uscrime-s0-0.001", data.UScrime, "y", SharpSpike)
@@ -83,5 +109,13 @@ func Workloads() ([]*Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*Workload{u, d}, nil
+	sw, err := slablogit.WDBC(SharpSpike)
+	if err != nil {
+		return nil, err
+	}
+	l, err := Logistic("wdbc-logistic-s0-0.001", sw)
+	if err != nil {
+		return nil, err
+	}
+	return []*Workload{u, d, l}, nil
 }
