@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,7 @@ import (
 type temperingFlags struct {
 	Seeds     int
 	Smoke     bool
-	Workloads []string
+	Workloads string
 	out       outFlags
 }
 
@@ -43,7 +44,7 @@ writes them into docs/results/tempering instead (full size only).`,
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", tempering.Full.Seeds, "runs (4 chains each) per method and workload")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a short run (100 draws a chain), without NUTS (for tests)")
-	fl.StringSliceVar(&f.Workloads, "workloads", nil, "run only these workloads (names as the tables give them; default: all)")
+	fl.StringVar(&f.Workloads, "workloads", "", "run only these workloads, a comma list (names as the tables give them; default: all)")
 	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
@@ -59,7 +60,9 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 	if !f.Smoke || cmd.Flags().Changed("seeds") {
 		sz.Seeds = f.Seeds
 	}
-	sz.Workloads = f.Workloads
+	if f.Workloads != "" {
+		sz.Workloads = strings.Split(f.Workloads, ",")
+	}
 	results, _, err := f.out.dirs(cmd, "tempering", "workloads") // each workload's own file
 	if err != nil {
 		return err
