@@ -93,22 +93,36 @@ func (g *Gibbs) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 // posteriors, whose swaps compare likelihoods alone.
 func (l *LinReg) Power(lambda float64) energy.Energy { return power{l, 1 / lambda} }
 
+// coefPrior is coefficient j's −log prior at b and its derivative.
+func (l *LinReg) coefPrior(_ int, b float64) (u, du float64) { return l.prior.energy(b) }
+
+// powered is a model whose prior is independent across coefficients.
+type powered interface {
+	Dim() int
+	U(theta []float64) float64
+	Grad(grad, theta []float64)
+	Prior(grad, theta []float64) float64
+	coefPrior(j int, b float64) (u, du float64)
+}
+
 type power struct {
-	l   *LinReg
+	l   powered
 	inv float64 // 1/λ
 }
 
-func (t power) Dim() int { return t.l.P }
+func (t power) Dim() int { return t.l.Dim() }
 
 func (t power) U(theta []float64) float64 {
 	u0 := t.l.Prior(nil, theta)
 	return t.l.U(theta) - u0 + t.inv*u0
 }
 
+// Grad adds (1/λ − 1)·∇U_0 coefficient by coefficient: no buffer, so the
+// energy is safe for concurrent use as its model is.
 func (t power) Grad(grad, theta []float64) {
 	t.l.Grad(grad, theta)
 	for j, b := range theta {
-		_, g0 := t.l.prior.energy(b)
+		_, g0 := t.l.coefPrior(j, b)
 		grad[j] += (t.inv - 1) * g0
 	}
 }

@@ -212,15 +212,9 @@ func (l *Logistic) Prior(grad, theta []float64) float64 {
 // slabPrior is Prior under the spike-and-slab: each coefficient's
 // slabConst.energy, the intercept's the normal one. It allocates nothing.
 func (l *Logistic) slabPrior(grad, theta []float64) float64 {
-	w := 1 / (l.Sigma0 * l.Sigma0)
 	var u float64
 	for j, b := range theta {
-		var e, d float64
-		if j == l.Intercept {
-			e, d = 0.5*w*b*b, w*b
-		} else {
-			e, d = l.slab.energy(b)
-		}
+		e, d := l.coefPrior(j, b)
 		u += e
 		if grad != nil {
 			grad[j] = d

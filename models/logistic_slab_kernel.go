@@ -114,8 +114,8 @@ func (k *SlabMove) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 			nb = m + sd*rng.NormFloat64()
 		}
 		next := k.loglik(j, nb-b)
-		u0, _ := l.priorEnergy(j, b)
-		u1, _ := l.priorEnergy(j, nb)
+		u0, _ := l.coefPrior(j, b)
+		u1, _ := l.coefPrior(j, nb)
 		logr := (cur + u0) - (next + u1) + logq(b) - logq(nb)
 		if math.IsNaN(logr) || math.Log(rng.Float64()) >= logr {
 			continue
@@ -128,8 +128,8 @@ func (k *SlabMove) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 	return moved, 5 * float64(len(l.Y))
 }
 
-// priorEnergy is coefficient j's −log prior at b and its derivative.
-func (l *Logistic) priorEnergy(j int, b float64) (u, du float64) {
+// coefPrior is coefficient j's −log prior at b and its derivative.
+func (l *Logistic) coefPrior(j int, b float64) (u, du float64) {
 	if l.slab == nil || j == l.Intercept {
 		w := 1 / (l.Sigma0 * l.Sigma0)
 		return 0.5 * w * b * b, w * b
@@ -139,24 +139,4 @@ func (l *Logistic) priorEnergy(j int, b float64) (u, du float64) {
 
 // Power is the energy of the power posterior at lambda > 0 written for a
 // level at temperature τ = 1/λ, E_λ = (U − U_0) + U_0/λ, as LinReg.Power.
-func (l *Logistic) Power(lambda float64) energy.Energy { return logisticPower{l, 1 / lambda} }
-
-type logisticPower struct {
-	l   *Logistic
-	inv float64 // 1/λ
-}
-
-func (t logisticPower) Dim() int { return t.l.P }
-
-func (t logisticPower) U(theta []float64) float64 {
-	u0 := t.l.Prior(nil, theta)
-	return t.l.U(theta) - u0 + t.inv*u0
-}
-
-func (t logisticPower) Grad(grad, theta []float64) {
-	t.l.Grad(grad, theta)
-	for j, b := range theta {
-		_, g0 := t.l.priorEnergy(j, b)
-		grad[j] += (t.inv - 1) * g0
-	}
-}
+func (l *Logistic) Power(lambda float64) energy.Energy { return power{l, 1 / lambda} }

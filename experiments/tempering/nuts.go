@@ -16,14 +16,12 @@ import (
 //go:embed nuts.R
 var nutsR []byte
 
-var errNoR = multimodal.ErrNoR
-
 // nuts runs nuts.R on w: seeds runs of 4 chains, each about target CPU
 // seconds, warmup included, compilation excluded. Each run's estimate
 // is scored as the others' are, over all its draws (its AtTarget).
 func nuts(w *Workload, seeds int, target float64, work string) ([]*Run, error) {
 	if !multimodal.HaveR() {
-		return nil, errNoR
+		return nil, multimodal.ErrNoR
 	}
 	dir := filepath.Join(work, w.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

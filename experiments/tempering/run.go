@@ -71,9 +71,9 @@ type Run struct {
 	RoundTrips int
 	ColdSteps  int
 	// SwapShare is the share of the run's cost (in its units, per-example
-	// evaluations) spent on swap energies and anchor refreshes; Cost the
-	// whole, every level's.
-	SwapShare, Cost float64
+	// evaluations, every level's) spent on swap energies and anchor
+	// refreshes.
+	SwapShare float64
 	// Modes and Barrier (nats) are the plan's mode search's (0 when the
 	// run had no plan).
 	Modes    int
@@ -165,19 +165,19 @@ func runOnce(w *Workload, m Method, seed uint64, l Length, target float64) (*Run
 		}
 		r.AtTarget = Point{CPU: cpuAt(k), Err: w.err(r.InclAtTarget)}
 	}
-	var swap float64
+	var swap, cost float64
 	for _, c := range res.Chains {
 		st := c.Ladder
 		r.Levels = max(r.Levels, len(st.Levels))
 		r.ColdSteps += st.Steps
 		r.RoundTrips += exchange.Sum(st.Replicas).RoundTrips
 		for _, l := range st.Levels {
-			r.Cost += l.Cost.Total()
+			cost += l.Cost.Total()
 			swap += l.Cost.TotalEnergy().Units + l.Cost.Anchor.Units
 		}
 	}
-	if r.Cost > 0 {
-		r.SwapShare = swap / r.Cost
+	if cost > 0 {
+		r.SwapShare = swap / cost
 	}
 	if res.Plan != nil {
 		r.Modes, r.Barrier = res.Plan.Modes, res.Plan.Barrier

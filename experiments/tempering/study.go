@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/experiments/multimodal"
 )
 
 // Size is the study's size.
@@ -125,7 +126,7 @@ func measure(w *Workload, sz Size, work string, progress func(string)) (*Result,
 	}
 	runs, err := nuts(w, sz.Seeds, res.Target, work)
 	switch {
-	case errors.Is(err, errNoR):
+	case errors.Is(err, multimodal.ErrNoR):
 		res.NUTSNote = "NUTS not run: " + err.Error()
 	case err != nil:
 		res.NUTSNote = "NUTS failed: " + err.Error()

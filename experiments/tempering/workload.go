@@ -33,12 +33,11 @@ type Workload struct {
 
 // stanData is what nuts.R needs to write the same posterior in Stan.
 type stanData struct {
-	kind      string // "linear" or "logistic"
-	x, y      []float64
-	n, p      int
-	sigma     float64 // linear: the noise sd
-	intercept bool    // logistic: θ_0 is an intercept under N(0, sigma0²)
-	sigma0    float64
+	kind   string    // "linear", or "logistic" with an intercept under N(0, sigma0²)
+	x, y   []float64 // the coefficients' features (no intercept column) and the response
+	n, p   int
+	sigma  float64 // linear: the noise sd
+	sigma0 float64
 }
 
 // Regression is fresgld regress's model of csv's data (label the
@@ -91,7 +90,7 @@ func Logistic(name string, w *slablogit.Workload) (*Workload, error) {
 	out := &Workload{Name: name, Model: analysis.LogisticModel(lr, w.Names), Prior: lr.Slab, Names: w.Names[1:],
 		RefNote: "models.SlabExact: Laplace over every inclusion pattern, importance sampling of the heavy ones (" + ref.Cost() + ")",
 		About:   fmt.Sprintf("%s; prior w = %g, s0 = %g, s1 = %g, the intercept N(0, 1)", w.Note, lr.Slab.W, lr.Slab.Spike, lr.Slab.Slab),
-		stan:    stanData{kind: "logistic", x: x, y: lr.Y, n: lr.Len(), p: p, sigma0: lr.Sigma0, intercept: true}}
+		stan:    stanData{kind: "logistic", x: x, y: lr.Y, n: lr.Len(), p: p, sigma0: lr.Sigma0}}
 	for j := 1; j < lr.P; j++ {
 		out.Coef = append(out.Coef, j)
 		out.Ref = append(out.Ref, ref.Inclusion[j])
