@@ -191,3 +191,22 @@ func TestPlanSaysItIsPlanning(t *testing.T) {
 		}
 	}
 }
+
+// The swap intensity offers the cold pair planSwapRate a step, unless a
+// pair-starting level's step η_l would make a·η_l exceed 1 (the offer is
+// a probability); the hottest level starts no pair and is not read.
+func TestSwapIntensity(t *testing.T) {
+	if a := swapIntensity([]float64{0.1, 0.2, 5}); a != planSwapRate/0.1 {
+		t.Errorf("valid rule: a = %v, want %v", a, planSwapRate/0.1)
+	}
+	etas := []float64{0.0626, 0.336, 0.5, 9}
+	a := swapIntensity(etas)
+	if want := min(planSwapRate/etas[0], 1/0.5); a != want {
+		t.Errorf("a hot step of 0.5: a = %v, want %v", a, want)
+	}
+	for _, e := range etas[:len(etas)-1] {
+		if a*e > 1 {
+			t.Errorf("a·η = %v > 1 at η = %v", a*e, e)
+		}
+	}
+}
