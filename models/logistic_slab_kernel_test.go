@@ -13,8 +13,8 @@ import (
 // step sized for the slab enters it), the chain's inclusion probabilities
 // and means lie within 4 MCSE (diag.MCSEMean of the chain's values, an
 // ESS-based error) + 0.002 of the grid's (gridPosterior, whose own error is
-// below 10⁻⁶). The MCSEs here are 0.003–0.012, so the 0.002 is a fifth of
-// one at most, for the MCSE estimate's own error. A normal error beyond 4
+// below 10⁻⁶). The MCSEs here are 0.0027–0.012, so the 0.002 is 0.2–0.7
+// of one, for the MCSE estimate's own error. A normal error beyond 4
 // happens once in 16,000 comparisons; at these seeds the largest is 2.3
 // MCSE. It fails with the proposal's density left out of the
 // ratio (inclusions off by 0.18 and 0.15, 25–30 MCSE).
