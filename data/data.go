@@ -22,3 +22,9 @@ var Diabetes []byte
 //
 //go:embed uscrime.csv
 var UScrime []byte
+
+// Galaxies is the galaxies data of MASS as CSV: a header and the column
+// "velocity" (km/s) of 82 galaxies.
+//
+//go:embed galaxies.csv
+var Galaxies []byte
