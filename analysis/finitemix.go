@@ -1,0 +1,59 @@
+package analysis
+
+import (
+	"fmt"
+
+	"github.com/fresgld/fresgld/models"
+)
+
+// MixtureModel is the model of fresgld mixture: m's coordinates (on the
+// standardised scale) named, and each draw's means, sds and weights in
+// the data's units generated beside them, with the Rao–Blackwellised
+// probability of each number of clusters (MixtureClusterCol).
+func MixtureModel(m *models.FiniteMixture) Model {
+	k := m.K
+	names := make([]string, m.Dim())
+	names[0] = "mu1_std"
+	for j := 1; j < k; j++ {
+		names[j] = fmt.Sprintf("log_gap%d_std", j+1)
+	}
+	for j := range k {
+		names[k+j] = fmt.Sprintf("log_sigma%d_std", j+1)
+		if j < k-1 {
+			names[2*k+j] = fmt.Sprintf("logit_w%d", j+1)
+		}
+	}
+	var gen []string
+	for _, q := range []string{"mu", "sigma", "w"} {
+		for j := range k {
+			gen = append(gen, fmt.Sprintf("%s_%d", q, j+1))
+		}
+	}
+	for j := range k {
+		gen = append(gen, MixtureClusterCol(j+1))
+	}
+	return Model{
+		Terms: m, Names: names, Generated: gen,
+		Generate: func(out, theta []float64) {
+			p := m.NewParams()
+			r := make([]float64, k*m.Len())
+			m.Responsibilities(r, p, theta)
+			for j := range k {
+				out[j] = m.Mean + m.SD*p.Mu[j]
+				out[k+j] = m.SD * p.Sigma[j]
+				out[2*k+j] = p.W[j]
+			}
+			m.Clusters(out[3*k:], r)
+		},
+		// A mixture's modes are what the run is for; the checks for a
+		// stuck or drifting chain assume one.
+		NoChainChecks: true,
+	}
+}
+
+// MixtureClusterCol is the column of P(K+ = k | θ): the probability that
+// the data's allocation to the components, drawn given the draw θ, leaves
+// exactly k of them non-empty (the number of clusters of Malsiner-Walli,
+// Frühwirth-Schnatter and Grün 2016). Its mean over the draws is the
+// posterior probability of k clusters.
+func MixtureClusterCol(k int) string { return fmt.Sprintf("p_clusters_%d", k) }
