@@ -114,19 +114,22 @@ func mixExact(m *FiniteMixture, h, lim float64) []float64 {
 // component and (b) that the allocation leaves one component empty
 // (K+ = 1), both invariant to labels, and (c) the Rao–Blackwellised (b),
 // Clusters of the responsibilities under the drawn θ, averaged. Each
-// within 4 Monte Carlo standard errors: 4 chains × 50,000 sweeps (the
-// first 10% dropped) give an ESS of about 10^5 for each indicator, so an
-// MCSE of about 0.0015 for a probability near 0.3; the test fails by
-// chance (a normal variable beyond 4 of its sds) about once in 16,000
-// runs per quantity, and the seeds are fixed. The exact answers'
+// within 4 Monte Carlo standard errors (diag.MCSEMean, from the ESS of
+// the split chains): 4 chains × 200,000 sweeps (the first 10% dropped)
+// give an ESS of about 8·10^4 for each quantity, so an MCSE of about
+// 0.0014 for a probability near 0.2 (√(p(1−p)/ESS)); a correct sampler
+// fails by chance (a normal variable beyond 4 of its sds) about once in
+// 16,000 runs per quantity, and the seeds are fixed. The exact answers'
 // quadrature error (see mixLogMarginal) is below 1e-12, nothing against
-// that.
+// that. (A one-off run of 4 × 10^6 sweeps, two seeds, agreed within
+// 0.35 MCSEs of 0.0006.)
 //
-// The test detects a broken sweep. Run by hand with the mutations put in
-// finitemix_gibbs.go (see the report of the commit that added the test):
-// dropping τ_k S_k from μ_k's conditional mean, or drawing τ_k with shape
-// α + n_k instead of α + n_k/2, each moves the estimates by many MCSEs
-// and the test fails.
+// The test detects a broken sweep. Each mutation below, put in
+// finitemix_gibbs.go by hand, failed it by at least 100 MCSEs:
+// dropping τ_k S_k from μ_k's conditional mean (P(z_1 = z_n) 0.736
+// against 0.196), τ_k's shape α + n_k for α + n_k/2 (0.030), its rate
+// β + SS_k for β + SS_k/2 (0.477), w drawn from Dirichlet(e0) ignoring
+// the counts (0.116), and the responsibilities without ½ log τ_k (0.508).
 func TestMixtureGibbsExact(t *testing.T) {
 	m, err := NewFiniteMixture(mixGibbsData, 2, 1)
 	if err != nil {
@@ -172,7 +175,7 @@ func TestMixtureGibbsExact(t *testing.T) {
 		m.Clusters(k, r)
 		out[2] = k[0]
 	}
-	ref, err := m.Reference(4, 50000, 7, f, 3)
+	ref, err := m.Reference(4, 200000, 7, f, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,5 +349,64 @@ func TestMixtureGammaDraw(t *testing.T) {
 		if se := math.Sqrt((3*a*a + 6*a - a*a) / n); math.Abs(v-a) > 4*se {
 			t.Errorf("a = %v: variance %v, want %v (se %.2g)", a, v, a, se)
 		}
+	}
+}
+
+// TestMixtureMarginalFormula: mixLogMarginal's closed-form μ-integral
+// against a plain 2-D trapezoid rule over (μ, log τ), for one, two and
+// three of the exactness test's values. The trapezoid rule converges
+// geometrically for smooth integrands that decay (Trefethen and Weideman
+// 2014): on a Gaussian of sd σ its relative error is about
+// 2·e^(−2π²σ²/h²), so the step h = 0.02 in μ errs by under 1e-17 where
+// the μ-integrand's sd 1/√(nτ) is above 0.1 (τ < 100/n) and by under 6e-9
+// where it is above h (τ < 2500/n), and beyond that the τ-integrand,
+// decaying as e^(−βτ) with β ≈ 0.13, has e^(−100) of its mass; the step
+// 0.05 in log τ is as accurate (see mixLogMarginal). The two agree to
+// 1e-12 in practice; the tolerance is 1e-8.
+func TestMixtureMarginalFormula(t *testing.T) {
+	m, err := NewFiniteMixture(mixGibbsData, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, _ := math.Lgamma(m.Alpha)
+	for _, ys := range [][]float64{m.Z[:1], m.Z[1:3], m.Z[3:]} {
+		const hu, hm = 0.05, 0.02
+		var s float64
+		for u := -15.0; u <= 8; u += hu {
+			tau := math.Exp(u)
+			lgam := m.Alpha*math.Log(m.Beta) - lg + m.Alpha*u - m.Beta*tau
+			for mu := m.Xi - 8*m.R; mu <= m.Xi+8*m.R; mu += hm {
+				d := (mu - m.Xi) / m.R
+				v := lgam - 0.5*math.Log(2*math.Pi) - math.Log(m.R) - d*d/2
+				for _, y := range ys {
+					v += 0.5*(u-math.Log(2*math.Pi)) - tau*(y-mu)*(y-mu)/2
+				}
+				s += math.Exp(v)
+			}
+		}
+		want, got := math.Log(s*hu*hm), mixLogMarginal(m, ys, 0.02, 40)
+		t.Logf("%d values: log marginal %.12f, 2-D quadrature %.12f", len(ys), got, want)
+		if math.Abs(got-want) > 1e-8 {
+			t.Errorf("%d values: log marginal %v, 2-D quadrature %v", len(ys), got, want)
+		}
+	}
+}
+
+// Reference reports a quantity that is NaN as an error, and a constant
+// one as exact (MCSE 0, R̂ 1) rather than NaN.
+func TestMixtureReferenceErrors(t *testing.T) {
+	m, err := NewFiniteMixture(mixGibbsData, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := m.Reference(2, 200, 1, func(out, theta []float64, z []int) { out[0], out[1] = 3, math.NaN() }, 2)
+	if err == nil {
+		t.Error("a NaN quantity: no error")
+	}
+	if ref == nil || ref.Mean[0] != 3 || ref.MCSE[0] != 0 || ref.Rhat[0] != 1 {
+		t.Errorf("a constant quantity: %+v", ref)
+	}
+	if _, err := m.Reference(1, 200, 1, func(out, theta []float64, z []int) {}, 1); err == nil {
+		t.Error("one chain: no error")
 	}
 }
