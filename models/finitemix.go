@@ -171,24 +171,34 @@ func (m *FiniteMixture) Responsibilities(r []float64, p *MixParams, theta []floa
 	return u
 }
 
+// scratch holds a state's parameters and a term's working values for up
+// to 8 components on the stack, so that Term, Prior and UGrad allocate
+// nothing.
+type scratch struct {
+	mu, sigma, w, logw, r, dmu [8]float64
+}
+
+// unpack returns θ's parameters, held in s, and s's K-long r and dmu
+// (zeroed).
+func (m *FiniteMixture) unpack(s *scratch, theta []float64) (p MixParams, r, dmu []float64) {
+	k := m.K
+	p = MixParams{Mu: s.mu[:k], Sigma: s.sigma[:k], W: s.w[:k], LogW: s.logw[:k]}
+	m.Unpack(&p, theta)
+	return p, s.r[:k], s.dmu[:k]
+}
+
 // Term is U_i(θ) and its gradient. It unpacks θ each call; full passes go
 // through UGrad, which unpacks once.
 func (m *FiniteMixture) Term(grad, theta []float64, i int) float64 {
-	p := m.NewParams()
-	r := make([]float64, m.K)
-	u := m.term(r, unpacked(m, p, theta), m.Z[i])
+	var s scratch
+	p, r, dmu := m.unpack(&s, theta)
+	u := m.term(r, &p, m.Z[i])
 	if grad != nil {
 		clear(grad)
-		dmu := make([]float64, m.K)
-		m.addTermGrad(grad, dmu, r, p, m.Z[i])
+		m.addTermGrad(grad, dmu, r, &p, m.Z[i])
 		m.chainMu(grad, dmu, theta)
 	}
 	return u
-}
-
-func unpacked(m *FiniteMixture, p *MixParams, theta []float64) *MixParams {
-	m.Unpack(p, theta)
-	return p
 }
 
 // addTermGrad adds −∂ log Σ_k w_k N(z; μ_k, σ_k²) to dmu (per μ_k) and to
@@ -219,14 +229,12 @@ func (m *FiniteMixture) chainMu(grad, dmu, theta []float64) {
 // Prior is U_0(θ), the prior's energy in θ (its Jacobian included, its
 // constants left out), and its gradient.
 func (m *FiniteMixture) Prior(grad, theta []float64) float64 {
-	p := m.NewParams()
-	m.Unpack(p, theta)
-	var dmu []float64
+	var s scratch
+	p, _, dmu := m.unpack(&s, theta)
 	if grad != nil {
 		clear(grad)
-		dmu = make([]float64, m.K)
 	}
-	u := m.prior(grad, dmu, p, theta)
+	u := m.prior(grad, dmu, &p, theta)
 	if grad != nil {
 		m.chainMu(grad, dmu, theta)
 	}
@@ -271,20 +279,16 @@ func (m *FiniteMixture) Grad(grad, theta []float64) { m.UGrad(grad, theta) }
 // UGrad is U(θ) with its gradient (grad nil: U alone), one pass over the
 // data.
 func (m *FiniteMixture) UGrad(grad, theta []float64) float64 {
-	var buf [3 * 8]float64
-	p := &MixParams{Mu: buf[:m.K], Sigma: buf[8 : 8+m.K], W: buf[16 : 16+m.K]}
-	var lw, rb, db [8]float64
-	p.LogW = lw[:m.K]
-	r, dmu := rb[:m.K], db[:m.K]
-	m.Unpack(p, theta)
+	var s scratch
+	p, r, dmu := m.unpack(&s, theta)
 	if grad != nil {
 		clear(grad)
 	}
-	u := m.prior(grad, dmu, p, theta)
+	u := m.prior(grad, dmu, &p, theta)
 	for _, z := range m.Z {
-		u += m.term(r, p, z)
+		u += m.term(r, &p, z)
 		if grad != nil {
-			m.addTermGrad(grad, dmu, r, p, z)
+			m.addTermGrad(grad, dmu, r, &p, z)
 		}
 	}
 	if grad != nil {

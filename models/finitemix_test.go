@@ -142,3 +142,13 @@ func TestFiniteMixturePack(t *testing.T) {
 		}
 	}
 }
+
+// TestFiniteMixtureAllocs checks that an energy, a term and the prior,
+// with their gradients, allocate nothing: the step loop calls them.
+func TestFiniteMixtureAllocs(t *testing.T) {
+	m, _ := randomMixture(t, 8, 1)
+	th, g := make([]float64, m.Dim()), make([]float64, m.Dim())
+	if a := testing.AllocsPerRun(20, func() { m.UGrad(g, th); m.Term(g, th, 3); m.Prior(g, th) }); a != 0 {
+		t.Errorf("%v allocations a call", a)
+	}
+}
