@@ -2,10 +2,14 @@
 # tempering study's posteriors: the same standardised data and prior
 # β_j ~ w·N(0, s1²) + (1 − w)·N(0, s0²), under a linear model with noise
 # sd sigma (kind "linear") or a logistic one with an intercept
-# ~ N(0, sigma0²) (kind "logistic").
+# ~ N(0, sigma0²) (kind "logistic"); or (kind "mixture", the design one
+# column of standardised data) fresgld mixture's K normals: ordered means
+# ~ N(xi, R²), precisions ~ Gamma(alpha, rate beta), weights
+# ~ Dirichlet(e0), drawn as mu, tau, w.
 #   Rscript nuts.R DIR
 # DIR holds design.csv (the coefficients' features, then the response; no
-# header) and settings.csv (kind, sigma, sigma0, w, s0, s1, seeds, target:
+# header; a mixture: its one column of data) and settings.csv (kind, sigma,
+# sigma0, w, s0, s1, seeds, target, K, xi, R, alpha, beta, e0; target:
 # CPU seconds a run). A first run of seed 1 at 2000 iterations measures
 # the seconds an iteration; then each seed 1 … seeds runs with the
 # sampling iterations that make warmup plus sampling about target CPU
@@ -28,17 +32,33 @@ model {
 # Debian's r-cran-bh is an empty stand-in for libboost-dev, whose headers
 # are in /usr/include, where rstan 2.21 does not look ("Boost not found").
 if (!file.exists(rstan_options("boost_lib")) && file.exists("/usr/include/boost/version.hpp")) rstan_options(boost_lib = "/usr/include")
-m <- stan_model(model_code = code)
+mixcode <- "
+data { int<lower=1> N; int<lower=2> K; vector[N] y; real xi; real<lower=0> R; real<lower=0> alpha; real<lower=0> beta; real<lower=0> e0; }
+parameters { ordered[K] mu; vector<lower=0>[K] tau; simplex[K] w; }
+model {
+  vector[K] lw = log(w); vector[K] s = inv_sqrt(tau);
+  mu ~ normal(xi, R); tau ~ gamma(alpha, beta); w ~ dirichlet(rep_vector(e0, K));
+  for (i in 1:N) { vector[K] lp; for (k in 1:K) lp[k] = lw[k] + normal_lpdf(y[i] | mu[k], s[k]); target += log_sum_exp(lp); }
+}
+"
 dir <- commandArgs(trailingOnly = TRUE)[1]
 d <- as.matrix(read.csv(file.path(dir, "design.csv"), header = FALSE))
 st <- read.csv(file.path(dir, "settings.csv"))
 p <- ncol(d) - 1
-dat <- list(N = nrow(d), p = p, X = d[, 1:p, drop = FALSE], y = d[, p + 1], logistic = as.integer(st$kind == "logistic"),
-            sigma = st$sigma, sigma0 = st$sigma0, w = st$w, s0 = st$s0, s1 = st$s1)
+if (st$kind == "mixture") {
+  m <- stan_model(model_code = mixcode)
+  dat <- list(N = nrow(d), K = st$K, y = d[, 1], xi = st$xi, R = st$R, alpha = st$alpha, beta = st$beta, e0 = st$e0)
+  vars <- c("mu", "tau", "w")
+} else {
+  m <- stan_model(model_code = code)
+  dat <- list(N = nrow(d), p = p, X = d[, 1:p, drop = FALSE], y = d[, p + 1], logistic = as.integer(st$kind == "logistic"),
+              sigma = st$sigma, sigma0 = st$sigma0, w = st$w, s0 = st$s0, s1 = st$s1)
+  vars <- "beta"
+}
 run <- function(iter, seed, tag) {
   fit <- sampling(m, data = dat, chains = 4, iter = iter, warmup = 1000, cores = 1, seed = seed, refresh = 0)
   t <- get_elapsed_time(fit)
-  b <- subset_draws(as_draws_array(fit), variable = "beta")
+  b <- subset_draws(as_draws_array(fit), variable = vars)
   leap <- sum(sapply(get_sampler_params(fit, inc_warmup = TRUE), function(x) sum(x[, "n_leapfrog__"])))
   info <- c(iter, sum(t[, "warmup"]), sum(t[, "sample"]), max(summarise_draws(b, "rhat")$rhat), leap)
   if (tag != "") {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/experiments/multimodal"
+	"github.com/fresgld/fresgld/models"
 )
 
 //go:embed nuts.R
@@ -43,7 +44,12 @@ func nuts(w *Workload, seeds int, target float64, work string) ([]*Run, error) {
 	if err := os.WriteFile(filepath.Join(dir, "design.csv"), []byte(b.String()), 0o644); err != nil {
 		return nil, err
 	}
-	st := fmt.Sprintf("kind,sigma,sigma0,w,s0,s1,seeds,target\n%s,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g\n", sd.kind, sd.sigma, sd.sigma0, w.Prior.W, w.Prior.Spike, w.Prior.Slab, seeds, target)
+	var mix models.FiniteMixture // the mixture's prior; zero for the regressions
+	if sd.mix != nil {
+		mix = *sd.mix
+	}
+	st := fmt.Sprintf("kind,sigma,sigma0,w,s0,s1,seeds,target,K,xi,R,alpha,beta,e0\n%s,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%d,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+		sd.kind, sd.sigma, sd.sigma0, w.Prior.W, w.Prior.Spike, w.Prior.Slab, seeds, target, mix.K, mix.Xi, mix.R, mix.Alpha, mix.Beta, mix.E0)
 	if err := os.WriteFile(filepath.Join(dir, "settings.csv"), []byte(st), 0o644); err != nil {
 		return nil, err
 	}
@@ -63,13 +69,15 @@ func nuts(w *Workload, seeds int, target float64, work string) ([]*Run, error) {
 		if len(info) != 1 || len(info[0]) != 5 || len(draws) == 0 {
 			return nil, fmt.Errorf("NUTS on %s, seed %d: unexpected shapes (info %d rows, %d draws)", w.Name, s, len(info), len(draws))
 		}
-		incl := make([]float64, len(w.Coef))
+		incl := make([]float64, len(w.Names))
+		v := make([]float64, len(w.Names))
 		for _, d := range draws {
-			if len(d) != len(w.Coef) {
-				return nil, fmt.Errorf("NUTS on %s, seed %d: a draw of %d coefficients, want %d", w.Name, s, len(d), len(w.Coef))
+			if len(d) != len(draws[0]) {
+				return nil, fmt.Errorf("NUTS on %s, seed %d: draws of %d and %d values", w.Name, s, len(d), len(draws[0]))
 			}
-			for j, v := range d {
-				incl[j] += w.Prior.Inclusion(v) / float64(len(draws))
+			sd.values(v, d)
+			for j := range v {
+				incl[j] += v[j] / float64(len(draws))
 			}
 		}
 		cpu := info[0][1] + info[0][2]

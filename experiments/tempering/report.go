@@ -30,10 +30,10 @@ func Write(w io.Writer, rs []*Result) {
 
 func (r *Result) write(w io.Writer) {
 	wl := r.Workload
-	fmt.Fprintf(w, "**%s** (%s). Reference: %s. Inclusion probabilities: %s.\n\n", wl.Name, wl.About, wl.RefNote, named(wl.Names, wl.Ref))
+	fmt.Fprintf(w, "**%s** (%s). Reference: %s. Reference %s: %s.\n\n", wl.Name, wl.About, wl.RefNote, wl.Quantity, named(wl.Names, wl.Ref))
 	fmt.Fprintf(w, "Mode separation, from the default's mode search: %s.\n\n", separation(r.Rows[0].Runs))
 	fmt.Fprintf(w, "Every method at the default's CPU time, %.3g s a run (%d runs of 4 chains each):\n\n", r.Target, len(r.Rows[0].Runs))
-	fmt.Fprintln(w, "| method | largest inclusion error of the runs pooled (coef.) ± MCSE | error / MCSE | a run's own largest error ± se | CPU s / run | levels | cold-pair swap acceptance (runs with a ladder) | round trips per 10⁶ cold steps (runs with a ladder) | swaps' share of cost | runs warned modes-not-crossed | length |")
+	fmt.Fprintf(w, "| method | largest %s error of the runs pooled (column) ± MCSE | error / MCSE | a run's own largest error ± se | CPU s / run | levels | cold-pair swap acceptance (runs with a ladder) | round trips per 10⁶ cold steps (runs with a ladder) | swaps' share of cost | runs warned modes-not-crossed | length |\n", wl.Quantity)
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, row := range r.Rows {
 		run := row.Runs[0]
@@ -73,7 +73,7 @@ func (r *Result) write(w io.Writer) {
 			row.Method, row.Err, row.Coef, row.MCSE, row.Err/row.MCSE, row.RunErr, row.RunErrSE, row.CPU, levels, swap, rt, share, warned, len(row.Runs), length)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "A run's own largest inclusion error at shares of its draws, against its CPU seconds (mean over runs):")
+	fmt.Fprintf(w, "A run's own largest %s error at shares of its draws, against its CPU seconds (mean over runs):\n", wl.Quantity)
 	fmt.Fprintln(w)
 	fmt.Fprint(w, "| method |")
 	for _, f := range prefixes {

@@ -188,10 +188,12 @@ func runOnce(w *Workload, m Method, seed uint64, l Length, target float64) (*Run
 	return r, nil
 }
 
-// inclusion is the Rao–Blackwellised inclusion probability of each of w's
-// coefficients, E[P(γ_j = 1 | θ_j)], over the first k draws of every chain.
+// inclusion is the estimate of each of w's quantities, the mean of its
+// column's value over the first k draws of every chain: the
+// Rao–Blackwellised inclusion probability E[P(γ_j = 1 | θ_j)], or the
+// mixture's E[P(K+ = k | θ)].
 func (w *Workload) inclusion(chains []*analysis.Chain, k int) ([]float64, error) {
-	incl := make([]float64, len(w.Coef))
+	incl := make([]float64, len(w.Names))
 	n := 0
 	for _, c := range chains {
 		for j, name := range w.Names {
@@ -200,7 +202,7 @@ func (w *Workload) inclusion(chains []*analysis.Chain, k int) ([]float64, error)
 				return nil, fmt.Errorf("%s: no column %q in chain %d", w.Name, name, c.Header.ID)
 			}
 			for _, b := range c.Cols[col][:min(k, len(c.Cols[col]))] {
-				incl[j] += w.Prior.Inclusion(b)
+				incl[j] += w.value(b)
 			}
 		}
 		n += min(k, len(c.Cols[0]))

@@ -92,7 +92,7 @@ func measure(w *Workload, sz Size, work string, progress func(string)) (*Result,
 	res := &Result{Workload: w}
 	say := func(row Row) {
 		if progress != nil {
-			progress(fmt.Sprintf("%s %s: largest inclusion error %.4f ± %.4f (%s) at %.3g CPU s; a run's own %.4f ± %.4f, %.3g CPU s a run", w.Name, row.Method, row.Err, row.MCSE, row.Coef, res.Target, row.RunErr, row.RunErrSE, row.CPU))
+			progress(fmt.Sprintf("%s %s: largest %s error %.4f ± %.4f (%s) at %.3g CPU s; a run's own %.4f ± %.4f, %.3g CPU s a run", w.Name, row.Method, w.Quantity, row.Err, row.MCSE, row.Coef, res.Target, row.RunErr, row.RunErrSE, row.CPU))
 		}
 	}
 	for _, m := range Methods {
@@ -185,7 +185,7 @@ func lengthFor(w *Workload, m Method, sz Size, target float64) (Length, string, 
 // pool scores runs: their estimates at the target CPU time pooled, and
 // each run's own error.
 func pool(w *Workload, method string, runs []*Run) Row {
-	row := Row{Method: method, Runs: runs, Pooled: make([]float64, len(w.Coef))}
+	row := Row{Method: method, Runs: runs, Pooled: make([]float64, len(w.Names))}
 	n := float64(len(runs))
 	var errs []float64
 	for _, r := range runs {

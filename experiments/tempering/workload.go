@@ -21,23 +21,31 @@ import (
 type Workload struct {
 	Name, About string
 	Model       analysis.Model
-	Prior       models.SlabPrior
-	// Coef are the columns of θ under the spike-and-slab prior, Names
-	// their names and Ref their reference inclusion probabilities.
-	Coef    []int
-	Names   []string
-	Ref     []float64
-	RefNote string
-	stan    stanData
+	// Prior is the spike-and-slab prior of the regressions (zero for the
+	// mixture).
+	Prior models.SlabPrior
+	// Names are the chain columns scored, Ref their reference values and
+	// Quantity what they estimate ("inclusion probability"); a column's
+	// estimate is the mean of value(x) over the draws x.
+	Names    []string
+	Ref      []float64
+	Quantity string
+	RefNote  string
+	value    func(x float64) float64
+	stan     stanData
 }
 
 // stanData is what nuts.R needs to write the same posterior in Stan.
 type stanData struct {
 	kind   string    // "linear", or "logistic" with an intercept under N(0, sigma0²)
-	x, y   []float64 // the coefficients' features (no intercept column) and the response
+	x, y   []float64 // the coefficients' features (no intercept column) and the response; mixture: y the standardised data
 	n, p   int
 	sigma  float64 // linear: the noise sd
 	sigma0 float64
+	mix    *models.FiniteMixture // kind "mixture": the model, whose prior Stan writes
+	// values writes into out the scored quantities of one NUTS draw (the
+	// row Stan writes: the coefficients, or the mixture's μ, τ and w).
+	values func(out, draw []float64)
 }
 
 // Regression is fresgld regress's model of csv's data (label the
@@ -56,13 +64,10 @@ func Regression(name string, csv []byte, label string, prior models.SlabPrior) (
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	w := &Workload{Name: name, Model: analysis.RegressModel(lr, d.Names, prior), Prior: prior, Names: d.Names, Ref: ex.Inclusion,
+	w := &Workload{Name: name, Model: analysis.RegressModel(lr, d.Names, prior), Prior: prior, Names: d.Names, Ref: ex.Inclusion, Quantity: "inclusion probability", value: prior.Inclusion,
 		RefNote: fmt.Sprintf("exact: the 2^%d inclusion patterns enumerated (models.LinRegExact)", lr.P),
 		About:   fmt.Sprintf("%d × %d, standardised, σ = %.4g (the least-squares residual sd), prior w = %g, s0 = %g, s1 = %g", d.N, d.P, fit.NoiseSD, prior.W, prior.Spike, prior.Slab),
-		stan:    stanData{kind: "linear", x: lr.X, y: lr.Y, n: d.N, p: d.P, sigma: fit.NoiseSD}}
-	for j := range d.P {
-		w.Coef = append(w.Coef, j)
-	}
+		stan:    stanData{kind: "linear", x: lr.X, y: lr.Y, n: d.N, p: d.P, sigma: fit.NoiseSD, values: inclusions(prior)}}
 	return w, nil
 }
 
@@ -87,15 +92,22 @@ func Logistic(name string, w *slablogit.Workload) (*Workload, error) {
 	for i := range lr.Len() {
 		x = append(x, lr.Row(i)[1:]...)
 	}
-	out := &Workload{Name: name, Model: analysis.LogisticModel(lr, w.Names), Prior: lr.Slab, Names: w.Names[1:],
+	out := &Workload{Name: name, Model: analysis.LogisticModel(lr, w.Names), Prior: lr.Slab, Names: w.Names[1:], Quantity: "inclusion probability", value: lr.Slab.Inclusion,
 		RefNote: "models.SlabExact: Laplace over every inclusion pattern, importance sampling of the heavy ones (" + ref.Cost() + ")",
 		About:   fmt.Sprintf("%s; prior w = %g, s0 = %g, s1 = %g, the intercept N(0, 1)", w.Note, lr.Slab.W, lr.Slab.Spike, lr.Slab.Slab),
-		stan:    stanData{kind: "logistic", x: x, y: lr.Y, n: lr.Len(), p: p, sigma0: lr.Sigma0}}
-	for j := 1; j < lr.P; j++ {
-		out.Coef = append(out.Coef, j)
-		out.Ref = append(out.Ref, ref.Inclusion[j])
-	}
+		stan:    stanData{kind: "logistic", x: x, y: lr.Y, n: lr.Len(), p: p, sigma0: lr.Sigma0, values: inclusions(lr.Slab)}}
+	out.Ref = ref.Inclusion[1:]
 	return out, nil
+}
+
+// inclusions are the inclusion probabilities of a NUTS draw's
+// coefficients.
+func inclusions(prior models.SlabPrior) func(out, draw []float64) {
+	return func(out, draw []float64) {
+		for j, b := range draw {
+			out[j] = prior.Inclusion(b)
+		}
+	}
 }
 
 // Workloads are the study's workloads.
@@ -116,5 +128,13 @@ func Workloads() ([]*Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	return []*Workload{u, d, l}, nil
+	y, err := galaxies(data.Galaxies)
+	if err != nil {
+		return nil, err
+	}
+	g, err := Mixture("galaxies-mixture-k4", y, 4)
+	if err != nil {
+		return nil, err
+	}
+	return []*Workload{u, d, l, g}, nil
 }

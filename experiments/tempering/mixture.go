@@ -1,0 +1,81 @@
+package tempering
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/models"
+)
+
+// Mixture is fresgld mixture's model of y with k components (Dirichlet
+// weight 1), scored by the posterior probability of each number of
+// clusters K+, with the exact data-augmentation Gibbs sampler
+// (models.FiniteMixture.Reference) as the reference: 8 chains of 100,000
+// sweeps, its MCSE from their effective sample size.
+func Mixture(name string, y []float64, k int) (*Workload, error) {
+	m, err := models.NewFiniteMixture(y, k, 1)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	ref, err := m.Reference(8, 100_000, 1, func(out, theta []float64, _ []int) { clusters(m, out, theta) }, k)
+	if err != nil {
+		return nil, fmt.Errorf("%s: the Gibbs reference: %w", name, err)
+	}
+	w := &Workload{Name: name, Model: analysis.MixtureModel(m), Ref: ref.Mean, Quantity: "probability of k clusters",
+		RefNote: fmt.Sprintf("models.FiniteMixture.Reference: the exact data-augmentation Gibbs sampler, %d chains × %d sweeps (%.3g s), largest MCSE %.2g, largest R̂ %.4f",
+			ref.Chains, ref.Sweeps, ref.Seconds, slicesMax(ref.MCSE), slicesMax(ref.Rhat)),
+		About: fmt.Sprintf("%d values, K = %d normals, Richardson and Green's prior (β fixed at its prior mean), ordered means, Dirichlet(1) weights", len(y), k),
+		value: func(x float64) float64 { return x },
+		stan:  stanData{kind: "mixture", y: m.Z, n: len(y), mix: m, values: stanClusters(m)}}
+	for j := range k {
+		w.Names = append(w.Names, analysis.MixtureClusterCol(j+1))
+	}
+	return w, nil
+}
+
+// clusters writes P(K+ = j | θ), j = 1 … K, into out.
+func clusters(m *models.FiniteMixture, out, theta []float64) {
+	r := make([]float64, m.K*m.Len())
+	m.Responsibilities(r, m.NewParams(), theta)
+	m.Clusters(out, r)
+}
+
+// stanClusters are the cluster probabilities of a NUTS draw (μ, τ, w),
+// τ the precisions, through θ as the other samplers' are.
+func stanClusters(m *models.FiniteMixture) func(out, draw []float64) {
+	return func(out, draw []float64) {
+		k := m.K
+		p := m.NewParams()
+		for j := range k {
+			p.Mu[j], p.Sigma[j], p.W[j] = draw[j], 1/math.Sqrt(draw[k+j]), draw[2*k+j]
+		}
+		theta := make([]float64, m.Dim())
+		m.Pack(theta, p)
+		clusters(m, out, theta)
+	}
+}
+
+func slicesMax(x []float64) float64 {
+	v := math.Inf(-1)
+	for _, e := range x {
+		v = max(v, e)
+	}
+	return v
+}
+
+// galaxies are the velocities of data.Galaxies.
+func galaxies(csv []byte) ([]float64, error) {
+	lines := strings.Fields(string(csv))
+	var y []float64
+	for i, l := range lines[1:] {
+		v, err := strconv.ParseFloat(l, 64)
+		if err != nil {
+			return nil, fmt.Errorf("galaxies.csv line %d: %w", i+2, err)
+		}
+		y = append(y, v)
+	}
+	return y, nil
+}
