@@ -18,6 +18,14 @@ var (
 	mixtureRefSweeps = 100_000
 )
 
+// refFloor is the probability below which the reference counts a
+// number of clusters' probability as 0: one that is negligible in every
+// draw (1e-60 for one cluster of two well-separated groups) is then
+// constant, with MCSE 0, rather than a series of underflows and zeros
+// whose split halves have no variance (an MCSE and R̂ of NaN, which
+// Reference refuses). It moves the reference by less than K·refFloor.
+const refFloor = 1e-12
+
 // clusterRow is one number of clusters' line of summary.json: the run's
 // posterior probability with its MCSE and, with --reference, the
 // reference's and the run's difference from it in MCSEs (the two MCSEs in
@@ -65,6 +73,11 @@ func mixtureReference(stderr io.Writer, m *models.FiniteMixture, seed uint64) (*
 		m.Responsibilities(s.r, s.p, theta)
 		m.Clusters(out, s.r)
 		pool.Put(s)
+		for j, v := range out {
+			if v < refFloor {
+				out[j] = 0
+			}
+		}
 	}
 	ref, err := m.Reference(mixtureRefChains, mixtureRefSweeps, seed, f, m.K)
 	if err != nil {
