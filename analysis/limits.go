@@ -62,7 +62,8 @@ func inclusionCol(name string) string { return "inclusion_" + name }
 // moves: the inclusion columns of regress and of logistic's spike-and-slab
 // (a logistic feature of the normal prior named inclusion_… would be taken
 // for one: its figures say "probability", and if constant it is not
-// warned about).
+// warned about), and mixture's probabilities of each number of clusters.
 func generated(command, column string) bool {
-	return (command == "regress" || command == "logistic") && strings.HasPrefix(column, "inclusion_")
+	return (command == "regress" || command == "logistic") && strings.HasPrefix(column, "inclusion_") ||
+		command == "mixture" && strings.HasPrefix(column, "p_clusters_")
 }

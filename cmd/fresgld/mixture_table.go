@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sync"
+
+	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/models"
+)
+
+// The exact Gibbs reference of --reference: chains × sweeps (a variable so
+// that the tests run a short one).
+var (
+	mixtureRefChains = 8
+	mixtureRefSweeps = 100_000
+)
+
+// refFloor is the probability below which the reference counts a
+// number of clusters' probability as 0: one that is negligible in every
+// draw (1e-60 for one cluster of two well-separated groups) is then
+// constant, with MCSE 0, rather than a series of underflows and zeros
+// whose split halves have no variance (an MCSE and R̂ of NaN, which
+// Reference refuses). It moves the reference by less than K·refFloor.
+const refFloor = 1e-12
+
+// clusterRow is one number of clusters' line of summary.json: the run's
+// posterior probability with its MCSE and, with --reference, the
+// reference's and the run's difference from it in MCSEs (the two MCSEs in
+// quadrature).
+type clusterRow struct {
+	Clusters int               `json:"clusters"`
+	Prob     analysis.JSONNum  `json:"probability"`
+	MCSE     analysis.JSONNum  `json:"mcse"`
+	RefProb  *float64          `json:"reference,omitempty"`
+	RefMCSE  *float64          `json:"reference_mcse,omitempty"`
+	RefRhat  *float64          `json:"reference_rhat,omitempty"`
+	Diff     *analysis.JSONNum `json:"difference_in_mcse,omitempty"`
+}
+
+// compRow is one component's posterior means and sds in the data's units.
+type compRow struct {
+	Component int              `json:"component"`
+	Mean      analysis.JSONNum `json:"mean"`
+	MeanSD    analysis.JSONNum `json:"mean_sd"`
+	SD        analysis.JSONNum `json:"sd"`
+	SDSD      analysis.JSONNum `json:"sd_sd"`
+	Weight    analysis.JSONNum `json:"weight"`
+	WeightSD  analysis.JSONNum `json:"weight_sd"`
+}
+
+// mixRefInfo is the reference's run in summary.json.
+type mixRefInfo struct {
+	Method  string  `json:"method"`
+	Chains  int     `json:"chains"`
+	Sweeps  int     `json:"sweeps_per_chain"`
+	Kept    int     `json:"kept_per_chain"`
+	Seconds float64 `json:"seconds"`
+}
+
+// mixtureReference runs the exact data-augmentation Gibbs sampler on the
+// probabilities of each number of clusters, saying its cost on stderr.
+func mixtureReference(stderr io.Writer, m *models.FiniteMixture, seed uint64) (*models.MixReference, error) {
+	type scratch struct {
+		p *models.MixParams
+		r []float64
+	}
+	pool := sync.Pool{New: func() any { return &scratch{m.NewParams(), make([]float64, m.K*m.Len())} }}
+	f := func(out, theta []float64, _ []int) {
+		s := pool.Get().(*scratch)
+		m.Responsibilities(s.r, s.p, theta)
+		m.Clusters(out, s.r)
+		pool.Put(s)
+		for j, v := range out {
+			if v < refFloor {
+				out[j] = 0
+			}
+		}
+	}
+	ref, err := m.Reference(mixtureRefChains, mixtureRefSweeps, seed, f, m.K)
+	if err != nil {
+		return nil, fmt.Errorf("--reference: %w", err)
+	}
+	fmt.Fprintf(stderr, "reference: exact data-augmentation Gibbs sampler, %d chains × %d sweeps (the first 10%% dropped) in %.1fs\n", ref.Chains, ref.Sweeps, ref.Seconds)
+	return ref, nil
+}
+
+// refInfo is the reference's run for summary.json (nil without one).
+func refInfo(ref *models.MixReference) *mixRefInfo {
+	if ref == nil {
+		return nil
+	}
+	return &mixRefInfo{Method: "data-augmentation Gibbs (Diebolt and Robert 1994)", Chains: ref.Chains, Sweeps: ref.Sweeps, Kept: ref.Kept, Seconds: ref.Seconds}
+}
+
+// mixtureTables reads the number of clusters' table (beside the reference
+// when there is one) and the components' from the run's summary.
+func mixtureTables(s analysis.Summary, k int, ref *models.MixReference) ([]clusterRow, []compRow) {
+	row := map[string]analysis.ParamRow{}
+	for _, r := range s.Parameters {
+		row[r.Name] = r
+	}
+	var clusters []clusterRow
+	for j := range k {
+		p := row[analysis.MixtureClusterCol(j+1)]
+		c := clusterRow{Clusters: j + 1, Prob: analysis.JSONNum(p.Mean), MCSE: analysis.JSONNum(p.MCSEMean)}
+		if ref != nil {
+			rp, rm, rr := ref.Mean[j], ref.MCSE[j], ref.Rhat[j]
+			d := analysis.JSONNum((p.Mean - rp) / math.Hypot(p.MCSEMean, rm))
+			c.RefProb, c.RefMCSE, c.RefRhat, c.Diff = &rp, &rm, &rr, &d
+		}
+		clusters = append(clusters, c)
+	}
+	var comps []compRow
+	for j := range k {
+		mu, sd, w := row[fmt.Sprintf("mu_%d", j+1)], row[fmt.Sprintf("sigma_%d", j+1)], row[fmt.Sprintf("w_%d", j+1)]
+		comps = append(comps, compRow{Component: j + 1, Mean: analysis.JSONNum(mu.Mean), MeanSD: analysis.JSONNum(mu.SD),
+			SD: analysis.JSONNum(sd.Mean), SDSD: analysis.JSONNum(sd.SD), Weight: analysis.JSONNum(w.Mean), WeightSD: analysis.JSONNum(w.SD)})
+	}
+	return clusters, comps
+}
+
+// writeMixtureTables prints the number of clusters' table, beside the
+// reference with one, and the components'.
+func writeMixtureTables(clusters []clusterRow, comps []compRow, ref *models.MixReference) {
+	w := os.Stdout
+	fmt.Fprintln(w, "number of clusters K+ (non-empty components; Rao–Blackwellised, the p_clusters_k columns):")
+	if ref != nil {
+		fmt.Fprintf(w, "%8s %11s %9s │ %11s %9s %12s\n", "clusters", "probability", "±mcse", "reference", "±mcse", "diff in mcse")
+	} else {
+		fmt.Fprintf(w, "%8s %11s %9s\n", "clusters", "probability", "±mcse")
+	}
+	for _, c := range clusters {
+		if ref != nil {
+			fmt.Fprintf(w, "%8d %11.4f %9.2g │ %11.4f %9.2g %12.2f\n", c.Clusters, c.Prob, c.MCSE, *c.RefProb, *c.RefMCSE, *c.Diff)
+			continue
+		}
+		fmt.Fprintf(w, "%8d %11.4f %9.2g\n", c.Clusters, c.Prob, c.MCSE)
+	}
+	fmt.Fprintln(w, "components in the data's units, ordered by mean (posterior mean ± sd):")
+	fmt.Fprintf(w, "%9s %23s %23s %17s\n", "component", "mean", "sd", "weight")
+	for _, c := range comps {
+		fmt.Fprintf(w, "%9d %23s %23s %17s\n", c.Component, pm(c.Mean, c.MeanSD, "%.4g"), pm(c.SD, c.SDSD, "%.4g"), pm(c.Weight, c.WeightSD, "%.3f"))
+	}
+}
+
+// pm is "mean ± sd" in format f.
+func pm(mean, sd analysis.JSONNum, f string) string {
+	return fmt.Sprintf(f+" ± "+f, float64(mean), float64(sd))
+}

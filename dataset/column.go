@@ -1,0 +1,159 @@
+package dataset
+
+import (
+	"bufio"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Column is one numeric column of a CSV file.
+type Column struct {
+	// Name is the column's header name, or "col<k>" without a header.
+	Name string
+	// Index is its column number, from 1.
+	Index int
+	// Values are its values, one per data row, in file order.
+	Values []float64
+}
+
+// ReadColumn reads the column named col (a header name, or a column number
+// counted from 1) of the CSV file at path: every data row's value, which
+// must be a finite number. The other columns are not read as numbers (a
+// file of other columns, text among them, is fine), but every row must
+// have the first line's number of fields. Errors name the file, the line
+// and the value, as Read's do.
+func ReadColumn(path, col string, noHeader bool) (*Column, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return readColumn(f, path, col, noHeader)
+}
+
+func readColumn(r io.Reader, file, col string, noHeader bool) (*Column, error) {
+	br := bufio.NewReader(r)
+	if b, err := br.Peek(len(bom)); err == nil && string(b) == bom {
+		br.Discard(len(bom))
+	}
+	if head, _ := br.Peek(512); len(head) > 0 {
+		if msg := binaryKind(head); msg != "" {
+			return nil, &Error{File: file, Msg: msg}
+		}
+	}
+	cr := csv.NewReader(br)
+	cr.FieldsPerRecord = -1
+	cr.TrimLeadingSpace = true
+	cr.ReuseRecord = true
+	bad := func(line, c int, name, format string, a ...any) error {
+		return &Error{File: file, Line: line, Column: c, Name: name, Msg: fmt.Sprintf(format, a...)}
+	}
+	next := func() ([]string, int, error) {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil, 0, err
+		}
+		var pe *csv.ParseError
+		if errors.As(err, &pe) {
+			return nil, 0, bad(pe.Line, pe.Column, "", "%v", pe.Err)
+		}
+		if err != nil {
+			return nil, 0, &Error{File: file, Msg: err.Error()}
+		}
+		line, _ := cr.FieldPos(0)
+		return rec, line, nil
+	}
+	first, line, err := next()
+	if err == io.EOF {
+		return nil, bad(0, 0, "", "the file is empty")
+	}
+	if err != nil {
+		return nil, err
+	}
+	ncol := len(first)
+	names := make([]string, ncol)
+	for k := range names {
+		names[k] = "col" + strconv.Itoa(k+1)
+		if !noHeader {
+			names[k] = strings.TrimSpace(strings.ReplaceAll(first[k], bom, ""))
+		}
+	}
+	k, err := columnOf(col, names, !noHeader)
+	if err != nil {
+		hl := 0
+		if !noHeader {
+			hl = line
+			if numericRow(first) {
+				err = fmt.Errorf("%v; the first line is all numbers: if the file has no header, read it with --no-header and give the column as a number", err)
+			}
+		}
+		return nil, bad(hl, 0, "", "%v", err)
+	}
+	c := &Column{Name: names[k], Index: k + 1}
+	row := func(rec []string, line int) error {
+		if len(rec) != ncol {
+			return bad(line, 0, "", "%d fields, but the first line has %d", len(rec), ncol)
+		}
+		s := strings.TrimSpace(rec[k])
+		if s == "" {
+			return bad(line, k+1, c.Name, "missing value")
+		}
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			return bad(line, k+1, c.Name, "%q is not a finite number", s)
+		}
+		c.Values = append(c.Values, v)
+		return nil
+	}
+	if noHeader {
+		if err := row(first, line); err != nil {
+			return nil, err
+		}
+	}
+	for {
+		rec, line, err := next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := row(rec, line); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.Values) == 0 {
+		return nil, bad(0, 0, "", "no data rows after the header")
+	}
+	return c, nil
+}
+
+// columnOf finds a column (0-based) from a header name or a 1-based column
+// number; a name is tried first.
+func columnOf(col string, names []string, header bool) (int, error) {
+	col = strings.TrimSpace(col)
+	if header {
+		for k, n := range names {
+			if n == col {
+				return k, nil
+			}
+		}
+	}
+	k, err := strconv.Atoi(col)
+	if err != nil {
+		if header {
+			return 0, fmt.Errorf("column %q: no column has that name (columns: %s)", col, strings.Join(names, ", "))
+		}
+		return 0, fmt.Errorf("column %q: without a header, give the column as a number", col)
+	}
+	if k < 1 || k > len(names) {
+		return 0, fmt.Errorf("column %d: the file has columns 1..%d", k, len(names))
+	}
+	return k - 1, nil
+}
