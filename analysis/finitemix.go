@@ -3,6 +3,7 @@ package analysis
 import (
 	"fmt"
 
+	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
 )
 
@@ -45,6 +46,7 @@ func MixtureModel(m *models.FiniteMixture) Model {
 			}
 			m.Clusters(out[3*k:], r)
 		},
+		Curvature: mixtureCurvature(m),
 		// A mixture's modes are what the run is for; the checks for a
 		// stuck or drifting chain assume one.
 		NoChainChecks: true,
@@ -57,3 +59,26 @@ func MixtureModel(m *models.FiniteMixture) Model {
 // Frühwirth-Schnatter and Grün 2016). Its mean over the draws is the
 // posterior probability of k clusters.
 func MixtureClusterCol(k int) string { return fmt.Sprintf("p_clusters_%d", k) }
+
+// mixtureCurvature is the curvature the automatic step size of the
+// paper's methods reads: at θ = 0 (equal weights, unit gaps and sds) the
+// mixture's Hessian is not positive definite, where the generic rule would
+// start Newton's method, so it starts at the heaviest mode a search finds
+// (SearchModes, as the plan's) and takes the Hessian's extreme
+// eigenvalues there. The plan (--method auto) does not use it.
+func mixtureCurvature(m *models.FiniteMixture) func(seed uint64) (Curvature, error) {
+	return func(seed uint64) (Curvature, error) {
+		s, err := SearchModes(m, make([]float64, m.Dim()), seed)
+		if err != nil {
+			return Curvature{}, err
+		}
+		if len(s.Modes) == 0 {
+			return Curvature{}, fmt.Errorf("the mixture's mode search found no mode in %d searches (give --eta)", s.Starts)
+		}
+		mode, lmin, lmax, err := mala.Curvature(m, s.Modes[0].Theta)
+		if err != nil {
+			return Curvature{}, fmt.Errorf("%w (give --eta)", err)
+		}
+		return Curvature{Lmin: lmin, Lmax: lmax, Mode: mode, Note: "λ_max at the heaviest mode a search found"}, nil
+	}
+}

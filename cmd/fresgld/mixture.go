@@ -10,7 +10,6 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/output"
 )
@@ -169,7 +168,6 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 		}
 	}
 	model := analysis.MixtureModel(mix)
-	model.Curvature = mixtureCurvature(mix)
 	o := f.options(cmd, method)
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
@@ -198,29 +196,6 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 		writeMixtureTables(sum.Clusters, sum.Comps, ref)
 	}
 	return report(cmd, res, &sum)
-}
-
-// mixtureCurvature is the curvature the automatic step size of the
-// paper's methods reads: at θ = 0 (equal weights, unit gaps and sds) the
-// mixture's Hessian is not positive definite, where the generic rule would
-// start Newton's method, so it starts at the heaviest mode a search finds
-// (SearchModes, as the plan's) and takes the Hessian's extreme
-// eigenvalues there. The plan (--method auto) does not use it.
-func mixtureCurvature(m *models.FiniteMixture) func(seed uint64) (analysis.Curvature, error) {
-	return func(seed uint64) (analysis.Curvature, error) {
-		s, err := analysis.SearchModes(m, make([]float64, m.Dim()), seed)
-		if err != nil {
-			return analysis.Curvature{}, err
-		}
-		if len(s.Modes) == 0 {
-			return analysis.Curvature{}, fmt.Errorf("the mixture's mode search found no mode in %d searches (give --eta)", s.Starts)
-		}
-		mode, lmin, lmax, err := mala.Curvature(m, s.Modes[0].Theta)
-		if err != nil {
-			return analysis.Curvature{}, fmt.Errorf("%w (give --eta)", err)
-		}
-		return analysis.Curvature{Lmin: lmin, Lmax: lmax, Mode: mode, Note: "λ_max at the heaviest mode a search found"}, nil
-	}
 }
 
 // options are the analysis options the flags set (0 or analysis.Auto where
