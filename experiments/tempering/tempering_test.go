@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/models"
 )
 
 // small is a generated regression of 200 rows and 3 correlated features
@@ -124,5 +125,44 @@ func TestRunOnceTarget(t *testing.T) {
 	// after its set-up, within a draw's time of the target.
 	if !(h.AtTarget.CPU <= h.CPU) || !(h.AtTarget.CPU >= h.Setup) || h.AtTarget.CPU > half {
 		t.Errorf("scored at %v CPU s of a run of %v (setup %v), asked %v", h.AtTarget.CPU, h.CPU, h.Setup, half)
+	}
+}
+
+// NUTS's draws of the mixture (μ, τ, w) are scored through the same θ
+// and cluster probabilities as the chains' columns: a draw made from a θ
+// gives that θ's P(K+ = k | θ), which sum to 1.
+func TestStanClusters(t *testing.T) {
+	y := []float64{-3.1, -2.9, -3.4, 0.2, 0.1, -0.3, 0.4, 2.8, 3.3}
+	m, err := models.NewFiniteMixture(y, 3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	for range 5 {
+		theta := make([]float64, m.Dim())
+		for j := range theta {
+			theta[j] = rng.NormFloat64()
+		}
+		p := m.NewParams()
+		m.Unpack(p, theta)
+		var draw []float64
+		draw = append(draw, p.Mu...)
+		for _, s := range p.Sigma {
+			draw = append(draw, 1/(s*s))
+		}
+		draw = append(draw, p.W...)
+		got, want := make([]float64, 3), make([]float64, 3)
+		stanClusters(m)(got, draw)
+		clusters(m, want, theta)
+		sum := 0.0
+		for k := range want {
+			sum += got[k]
+			if math.Abs(got[k]-want[k]) > 1e-9 {
+				t.Fatalf("P(K+ = %d): %v from the NUTS draw, %v from θ", k+1, got[k], want[k])
+			}
+		}
+		if math.Abs(sum-1) > 1e-9 {
+			t.Fatalf("P(K+ = k) sum to %v", sum)
+		}
 	}
 }
