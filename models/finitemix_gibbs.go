@@ -330,8 +330,12 @@ func constant(chains [][]float64) (float64, bool) {
 // t appears C(K−t, j−t) times, so P(K+ = j) = Σ_(t≤j) (−1)^(j−t)
 // C(K−t, j−t) A_t with A_t = Σ_(|T|=t) P_T. P_T for all 2^K subsets costs
 // O(2^K) per value (each subset's row sum is a smaller subset's plus one
-// entry), in scratch on the stack (K ≤ 8): no allocation. Round-off
-// negatives are clamped to 0.
+// entry), in scratch on the stack (K ≤ 8): no allocation. The sums cancel
+// terms of order 1, so a result is exact only to about 1e-15·2^K: one
+// below ClustersFloor is written as 0. That moves each by less than
+// ClustersFloor and makes a number of clusters that no draw supports a
+// constant 0 (MCSE 0) rather than round-off, whose split halves can have
+// no variance (an MCSE and R̂ of NaN).
 func (m *FiniteMixture) Clusters(out []float64, r []float64) {
 	k := m.K
 	nsub := 1 << k
@@ -365,9 +369,15 @@ func (m *FiniteMixture) Clusters(out []float64, r []float64) {
 			}
 			p += term
 		}
-		out[j-1] = math.Max(p, 0)
+		if p < ClustersFloor {
+			p = 0
+		}
+		out[j-1] = p
 	}
 }
+
+// ClustersFloor is the probability below which Clusters writes 0.
+const ClustersFloor = 1e-12
 
 func popcount(t int) int {
 	c := 0

@@ -48,7 +48,7 @@ func init() {
 	var chain int
 	cmd := &cobra.Command{
 		Use:   "resume DIR",
-		Short: "Continue an interrupted gmm, logistic, regress or sample run from its checkpoints",
+		Short: "Continue an interrupted gmm, logistic, mixture, regress or sample run from its checkpoints",
 		Long:  help("resume"),
 		Args:  cobra.ExactArgs(1),
 		RunE:  func(cmd *cobra.Command, args []string) error { return runResume(cmd, args[0], chain) },

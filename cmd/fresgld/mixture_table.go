@@ -18,14 +18,6 @@ var (
 	mixtureRefSweeps = 100_000
 )
 
-// refFloor is the probability below which the reference counts a
-// number of clusters' probability as 0: one that is negligible in every
-// draw (1e-60 for one cluster of two well-separated groups) is then
-// constant, with MCSE 0, rather than a series of underflows and zeros
-// whose split halves have no variance (an MCSE and R̂ of NaN, which
-// Reference refuses). It moves the reference by less than K·refFloor.
-const refFloor = 1e-12
-
 // clusterRow is one number of clusters' line of summary.json: the run's
 // posterior probability with its MCSE and, with --reference, the
 // reference's and the run's difference from it in MCSEs (the two MCSEs in
@@ -73,11 +65,6 @@ func mixtureReference(stderr io.Writer, m *models.FiniteMixture, seed uint64) (*
 		m.Responsibilities(s.r, s.p, theta)
 		m.Clusters(out, s.r)
 		pool.Put(s)
-		for j, v := range out {
-			if v < refFloor {
-				out[j] = 0
-			}
-		}
 	}
 	ref, err := m.Reference(mixtureRefChains, mixtureRefSweeps, seed, f, m.K)
 	if err != nil {
@@ -106,6 +93,9 @@ func mixtureTables(s analysis.Summary, k int, ref *models.MixReference) ([]clust
 	for j := range k {
 		p := row[analysis.MixtureClusterCol(j+1)]
 		c := clusterRow{Clusters: j + 1, Prob: analysis.JSONNum(p.Mean), MCSE: analysis.JSONNum(p.MCSEMean)}
+		if p.SD == 0 {
+			c.MCSE = 0 // the same in every draw (0: no draw has j+1 clusters); diag's MCSE is NaN there
+		}
 		if ref != nil {
 			rp, rm, rr := ref.Mean[j], ref.MCSE[j], ref.Rhat[j]
 			d := analysis.JSONNum((p.Mean - rp) / math.Hypot(p.MCSEMean, rm))

@@ -52,6 +52,11 @@ func TestResumeBitForBit(t *testing.T) {
 	// A model in another process: its state is the sampler's, which the
 	// checkpoints hold; the process starts afresh on resume.
 	sample := []string{"sample", "--model-cmd", testModelCmd(0), "--chains", "2", "--burn", "200", "--keep", "20000", "--thin", "2"}
+	galaxies, err := filepath.Abs("../../data/galaxies.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	mixture := []string{"mixture", "--data", galaxies, "--column", "velocity", "--components", "3", "--method", "sgld", "--eta", "1e-4", "--chains", "2", "--burn", "200", "--keep", "20000", "--thin", "2"}
 	// Each case runs a command three times, some ten CPU-seconds: the
 	// default suite runs one (a kill -9 of the auto ladder), FRESGLD_LONG=1
 	// every one.
@@ -72,6 +77,7 @@ func TestResumeBitForBit(t *testing.T) {
 		{"logistic/resgld/pair-taylor/kill", syscall.SIGKILL, 300, append(logistic, "--method", "resgld", "--swap-energies", "pair-taylor"), true},
 		{"regress/spike-slab/SIGINT", syscall.SIGINT, 2000, regress, true},
 		{"sample/SIGTERM", syscall.SIGTERM, 2000, sample, true},
+		{"mixture/sgld/SIGINT", syscall.SIGINT, 2000, mixture, true},
 	}
 	for _, c := range cases {
 		if c.long && !longChecks() {
