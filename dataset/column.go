@@ -84,7 +84,7 @@ func readColumn(r io.Reader, file, col string, noHeader bool) (*Column, error) {
 			names[k] = strings.TrimSpace(strings.ReplaceAll(first[k], bom, ""))
 		}
 	}
-	k, err := columnOf(col, names, !noHeader)
+	k, err := findColumn("column", col, names, !noHeader)
 	if err != nil {
 		hl := 0
 		if !noHeader {
@@ -132,28 +132,4 @@ func readColumn(r io.Reader, file, col string, noHeader bool) (*Column, error) {
 		return nil, bad(0, 0, "", "no data rows after the header")
 	}
 	return c, nil
-}
-
-// columnOf finds a column (0-based) from a header name or a 1-based column
-// number; a name is tried first.
-func columnOf(col string, names []string, header bool) (int, error) {
-	col = strings.TrimSpace(col)
-	if header {
-		for k, n := range names {
-			if n == col {
-				return k, nil
-			}
-		}
-	}
-	k, err := strconv.Atoi(col)
-	if err != nil {
-		if header {
-			return 0, fmt.Errorf("column %q: no column has that name (columns: %s)", col, strings.Join(names, ", "))
-		}
-		return 0, fmt.Errorf("column %q: without a header, give the column as a number", col)
-	}
-	if k < 1 || k > len(names) {
-		return 0, fmt.Errorf("column %d: the file has columns 1..%d", k, len(names))
-	}
-	return k - 1, nil
 }

@@ -468,26 +468,32 @@ func numericRow(rec []string) bool {
 // labelColumn finds the label column (0-based) from a name or a 1-based
 // column number.
 func labelColumn(label string, names []string, header bool) (int, error) {
-	label = strings.TrimSpace(label)
-	if label == "" {
+	if strings.TrimSpace(label) == "" {
 		return 0, errors.New("no label column given")
 	}
+	return findColumn("label column", label, names, header)
+}
+
+// findColumn finds the column (0-based) that what names, by header name
+// (tried first) or by 1-based number; errors begin with what.
+func findColumn(what, col string, names []string, header bool) (int, error) {
+	col = strings.TrimSpace(col)
 	if header {
 		for k, n := range names {
-			if n == label {
+			if n == col {
 				return k, nil
 			}
 		}
 	}
-	k, err := strconv.Atoi(label)
+	k, err := strconv.Atoi(col)
 	if err != nil {
 		if header {
-			return 0, fmt.Errorf("label column %q: no column has that name (columns: %s)", label, strings.Join(names, ", "))
+			return 0, fmt.Errorf("%s %q: no column has that name (columns: %s)", what, col, strings.Join(names, ", "))
 		}
-		return 0, fmt.Errorf("label column %q: without a header, give the label as a column number", label)
+		return 0, fmt.Errorf("%s %q: without a header, give it as a column number", what, col)
 	}
 	if k < 1 || k > len(names) {
-		return 0, fmt.Errorf("label column %d: the file has columns 1..%d", k, len(names))
+		return 0, fmt.Errorf("%s %d: the file has columns 1..%d", what, k, len(names))
 	}
 	return k - 1, nil
 }

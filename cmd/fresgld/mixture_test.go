@@ -61,7 +61,7 @@ func TestMixtureErrors(t *testing.T) {
 		{[]string{"--data", missing, "--column", "v"}, "--data: open " + missing},
 		{[]string{"--data", g, "--column", "speed"}, `column "speed": no column has that name (columns: velocity)`},
 		{[]string{"--data", g, "--column", "2"}, "column 2: the file has columns 1..1"},
-		{[]string{"--data", g, "--column", "v", "--no-header"}, "without a header, give the column as a number"},
+		{[]string{"--data", g, "--column", "v", "--no-header"}, "without a header, give it as a column number"},
 		{[]string{"--data", text, "--column", "v"}, text + `:3: column 2 ("v"): "x2" is not a finite number`},
 		{[]string{"--data", empty, "--column", "v"}, empty + `:5: column 2 ("v"): missing value`},
 		{[]string{"--data", nan, "--column", "1"}, nan + `:3: column 1 ("v"): "NaN" is not a finite number`},
