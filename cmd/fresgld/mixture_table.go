@@ -98,7 +98,7 @@ func mixtureTables(s analysis.Summary, k int, ref *models.MixReference) ([]clust
 		}
 		if ref != nil {
 			rp, rm, rr := ref.Mean[j], ref.MCSE[j], ref.Rhat[j]
-			d := analysis.JSONNum((p.Mean - rp) / math.Hypot(p.MCSEMean, rm))
+			d := analysis.JSONNum(mcseDiff(p.Mean-rp, math.Hypot(float64(c.MCSE), rm)))
 			c.RefProb, c.RefMCSE, c.RefRhat, c.Diff = &rp, &rm, &rr, &d
 		}
 		clusters = append(clusters, c)
@@ -110,6 +110,15 @@ func mixtureTables(s analysis.Summary, k int, ref *models.MixReference) ([]clust
 			SD: analysis.JSONNum(sd.Mean), SDSD: analysis.JSONNum(sd.SD), Weight: analysis.JSONNum(w.Mean), WeightSD: analysis.JSONNum(w.SD)})
 	}
 	return clusters, comps
+}
+
+// mcseDiff is d/se: 0 where both are 0 (a number of clusters that neither
+// the run nor the reference ever gives), not NaN.
+func mcseDiff(d, se float64) float64 {
+	if d == 0 {
+		return 0
+	}
+	return d / se
 }
 
 // writeMixtureTables prints the number of clusters' table, beside the
