@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
@@ -33,11 +34,15 @@ func MixtureModel(m *models.FiniteMixture) Model {
 	for j := range k {
 		gen = append(gen, MixtureClusterCol(j+1))
 	}
+	// Generate runs on every chain at once: each call takes scratch of
+	// its own (K·N responsibilities) from a pool rather than allocating it.
+	pool := sync.Pool{New: func() any { return &mixScratch{m.NewParams(), make([]float64, k*m.Len())} }}
 	return Model{
 		Terms: m, Names: names, Generated: gen,
 		Generate: func(out, theta []float64) {
-			p := m.NewParams()
-			r := make([]float64, k*m.Len())
+			s := pool.Get().(*mixScratch)
+			defer pool.Put(s)
+			p, r := s.p, s.r
 			m.Responsibilities(r, p, theta)
 			for j := range k {
 				out[j] = m.Mean + m.SD*p.Mu[j]
@@ -51,6 +56,11 @@ func MixtureModel(m *models.FiniteMixture) Model {
 		// stuck or drifting chain assume one.
 		NoChainChecks: true,
 	}
+}
+
+type mixScratch struct {
+	p *models.MixParams
+	r []float64
 }
 
 // MixtureClusterCol is the column of P(K+ = k | θ): the probability that
