@@ -3,6 +3,7 @@ package tempering
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -26,7 +27,7 @@ func Mixture(name string, y []float64, k int) (*Workload, error) {
 	}
 	w := &Workload{Name: name, Model: analysis.MixtureModel(m), Ref: ref.Mean, Quantity: "probability of k clusters",
 		RefNote: fmt.Sprintf("models.FiniteMixture.Reference: the exact data-augmentation Gibbs sampler, %d chains × %d sweeps (%.3g s), largest MCSE %.2g, largest R̂ %.4f",
-			ref.Chains, ref.Sweeps, ref.Seconds, slicesMax(ref.MCSE), slicesMax(ref.Rhat)),
+			ref.Chains, ref.Sweeps, ref.Seconds, slices.Max(ref.MCSE), slices.Max(ref.Rhat)),
 		About: fmt.Sprintf("%d values, K = %d normals, Richardson and Green's prior (β fixed at its prior mean), ordered means, Dirichlet(1) weights", len(y), k),
 		value: func(x float64) float64 { return x },
 		stan:  stanData{kind: "mixture", y: m.Z, n: len(y), mix: m, values: stanClusters(m)}}
@@ -56,14 +57,6 @@ func stanClusters(m *models.FiniteMixture) func(out, draw []float64) {
 		m.Pack(theta, p)
 		clusters(m, out, theta)
 	}
-}
-
-func slicesMax(x []float64) float64 {
-	v := math.Inf(-1)
-	for _, e := range x {
-		v = max(v, e)
-	}
-	return v
 }
 
 // galaxies are the velocities of data.Galaxies.
