@@ -1,9 +1,6 @@
 package dataset
 
 import (
-	"bufio"
-	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -38,36 +35,9 @@ func ReadColumn(path, col string, noHeader bool) (*Column, error) {
 }
 
 func readColumn(r io.Reader, file, col string, noHeader bool) (*Column, error) {
-	br := bufio.NewReader(r)
-	if b, err := br.Peek(len(bom)); err == nil && string(b) == bom {
-		br.Discard(len(bom))
-	}
-	if head, _ := br.Peek(512); len(head) > 0 {
-		if msg := binaryKind(head); msg != "" {
-			return nil, &Error{File: file, Msg: msg}
-		}
-	}
-	cr := csv.NewReader(br)
-	cr.FieldsPerRecord = -1
-	cr.TrimLeadingSpace = true
-	cr.ReuseRecord = true
-	bad := func(line, c int, name, format string, a ...any) error {
-		return &Error{File: file, Line: line, Column: c, Name: name, Msg: fmt.Sprintf(format, a...)}
-	}
-	next := func() ([]string, int, error) {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return nil, 0, err
-		}
-		var pe *csv.ParseError
-		if errors.As(err, &pe) {
-			return nil, 0, bad(pe.Line, pe.Column, "", "%v", pe.Err)
-		}
-		if err != nil {
-			return nil, 0, &Error{File: file, Msg: err.Error()}
-		}
-		line, _ := cr.FieldPos(0)
-		return rec, line, nil
+	next, bad, err := records(r, file)
+	if err != nil {
+		return nil, err
 	}
 	first, line, err := next()
 	if err == io.EOF {

@@ -137,13 +137,12 @@ func countLines(r io.Reader) (int, error) {
 // bom is the UTF-8 byte order mark some editors put at the start of a file.
 const bom = "\uFEFF"
 
-// Read reads CSV data from r; file names the source in errors.
-func Read(r io.Reader, file string, opt Options) (*Data, error) {
-	return read(r, file, opt, 0)
-}
-
-// read is Read with room reserved for up to rows rows (0: unknown).
-func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
+// records opens CSV data from r for reading row by row: a byte-order mark
+// dropped, a binary or compressed file refused with its kind, and next
+// returning each row with its line (io.EOF at the end) and errors that
+// name the file, line and column. The row's slice is reused by the next
+// call. bad makes such an error.
+func records(r io.Reader, file string) (next func() ([]string, int, error), bad func(line, col int, name, format string, a ...any) error, err error) {
 	br := bufio.NewReader(r)
 	if b, err := br.Peek(len(bom)); err == nil && string(b) == bom {
 		br.Discard(len(bom)) // before the CSV parser, so a quoted first name parses
@@ -153,17 +152,17 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 	// cause.
 	if head, _ := br.Peek(512); len(head) > 0 {
 		if msg := binaryKind(head); msg != "" {
-			return nil, &Error{File: file, Msg: msg}
+			return nil, nil, &Error{File: file, Msg: msg}
 		}
 	}
 	cr := csv.NewReader(br)
 	cr.FieldsPerRecord = -1 // ragged rows get our own error, with the line
 	cr.TrimLeadingSpace = true
 	cr.ReuseRecord = true // the fields are parsed at once: no slice per row
-	bad := func(line, col int, name, format string, a ...any) error {
+	bad = func(line, col int, name, format string, a ...any) error {
 		return &Error{File: file, Line: line, Column: col, Name: name, Msg: fmt.Sprintf(format, a...)}
 	}
-	next := func() ([]string, int, error) {
+	next = func() ([]string, int, error) {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			return nil, 0, err
@@ -177,6 +176,20 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 		}
 		line, _ := cr.FieldPos(0)
 		return rec, line, nil
+	}
+	return next, bad, nil
+}
+
+// Read reads CSV data from r; file names the source in errors.
+func Read(r io.Reader, file string, opt Options) (*Data, error) {
+	return read(r, file, opt, 0)
+}
+
+// read is Read with room reserved for up to rows rows (0: unknown).
+func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
+	next, bad, err := records(r, file)
+	if err != nil {
+		return nil, err
 	}
 
 	var warnings []string
