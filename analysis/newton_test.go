@@ -21,8 +21,8 @@ func (c *countU) UGrad(g, x []float64) float64 { c.passes++; return c.l.UGrad(g,
 
 // TestNewtonPolishStopsAtRounding: on a logistic regression of 10⁵ rows
 // (U ≈ 6·10⁴, whose rounding over the rows is ~10⁻¹¹), Newton's finish
-// with a Hessian 1.5 times U's (so that it converges linearly, as with
-// the spike-and-slab prior's) reaches the mode and stops there in a few
+// with a Hessian 1.5 times U's (so that it converges linearly and spends
+// steps in the band where U's rounding hides their fall) reaches the mode and stops there in a few
 // dozen passes over the data. With the decrement's floor at 1e-16
 // whatever |U| (checked by hand) it refuses the steps whose fall is lost
 // in the rounding, halving each 33 times, a pass each, and gives the mode
