@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/fresgld/fresgld/energy"
@@ -93,6 +94,8 @@ type Result struct {
 	SwapLines []string
 	// HotBatch are the automatic hot minibatches' statistics, per chain.
 	HotBatch []*variance.AutoStats
+	// Tunings are the ladders' tunings under --levels auto, per chain.
+	Tunings []*exchange.Adapted
 	// Summary is the table: every variable's mean, sd, quantiles, ESS and
 	// R̂, the swap acceptance, the clamped steps and the cost.
 	Summary Summary
@@ -157,6 +160,16 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		energies = o.swap.Energies
 	}
 	build := func(id int) (*exchange.Sampler, error) { return buildSampler(m, o, id, energies, autos) }
+	var tunings sync.Map // chain id → *exchange.Adapted, under --levels auto
+	if o.Levels == AutoLevels {
+		build = func(id int) (*exchange.Sampler, error) {
+			smp, ad, err := tunedSampler(ctx, m, o, id, energies, autos)
+			if ad != nil {
+				tunings.Store(id, ad)
+			}
+			return smp, err
+		}
+	}
 	settings := o.settings()
 	checkEta := o.Eta
 	var algorithm string
@@ -197,6 +210,12 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		return res, err
 	}
 	chains := res.Chains
+	for _, id := range o.Chains {
+		if ad, ok := tunings.Load(id); ok {
+			res.Tunings = append(res.Tunings, ad.(*exchange.Adapted))
+			res.Notes = append(res.Notes, tuneNote(id, ad.(*exchange.Adapted)))
+		}
+	}
 	extra := before // those found before sampling
 	var chosen []int
 	for _, id := range o.Chains {
@@ -254,8 +273,26 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 }
 
 // buildSampler makes chain id's ladder: minibatches, variance models and
-// random streams of its own, with the swap energies given.
+// random streams of its own, with the swap energies given. Under --levels
+// auto it runs the starting ladder (AutoStart levels), untuned: the pilots'.
 func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (*exchange.Sampler, error) {
+	setup, err := samplerSetup(m, o, id, energies, autos)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := o.Method.Config(setup)
+	if err != nil {
+		return nil, err
+	}
+	inits := make([][]float64, len(cfg.Levels))
+	for l := range inits {
+		inits[l] = make([]float64, m.Terms.Dim())
+	}
+	return exchange.New(cfg, inits)
+}
+
+// samplerSetup is chain id's ladder before it is built (buildSampler).
+func samplerSetup(m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (exchange.Setup, error) {
 	lr := m.Terms
 	hotStart := o.HotBatch
 	if hotStart == 0 {
@@ -263,18 +300,22 @@ func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos 
 	}
 	cold, err := energy.NewMinibatch(lr, o.Batch)
 	if err != nil {
-		return nil, fmt.Errorf("--batch: %w", err)
+		return exchange.Setup{}, fmt.Errorf("--batch: %w", err)
 	}
 	hot, err := energy.NewMinibatch(lr, hotStart)
 	if err != nil {
-		return nil, fmt.Errorf("--hot-batch: %w", err)
+		return exchange.Setup{}, fmt.Errorf("--hot-batch: %w", err)
 	}
 	if o.SwapBatch > 0 {
 		for _, mb := range []*energy.Minibatch{cold, hot} {
 			if err := mb.SetEnergySize(o.SwapBatch); err != nil {
-				return nil, fmt.Errorf("--swap-batch: %w", err)
+				return exchange.Setup{}, fmt.Errorf("--swap-batch: %w", err)
 			}
 		}
+	}
+	levels := o.Levels
+	if levels == AutoLevels {
+		levels = AutoTune.Start
 	}
 	energies.Terms = lr
 	var eta langevin.Schedule = langevin.Constant{Step: o.Eta}
@@ -282,7 +323,7 @@ func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos 
 		eta = o.Schedule
 	}
 	setup := exchange.Setup{
-		Tau1: 1, Tau2: o.Tau2, Levels: o.Levels, Eta: eta, Cold: cold, Hot: hot,
+		Tau1: 1, Tau2: o.Tau2, Levels: levels, Eta: eta, Cold: cold, Hot: hot,
 		A: o.SwapRate / o.Eta, A1: 0.5, Seed: exchange.ChainSeed(o.Seed, id), Correction: o.Correction,
 		Energies: energies,
 	}
@@ -305,15 +346,7 @@ func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos 
 			return a, nil
 		}
 	}
-	cfg, err := o.Method.Config(setup)
-	if err != nil {
-		return nil, err
-	}
-	inits := make([][]float64, len(cfg.Levels))
-	for l := range inits {
-		inits[l] = make([]float64, lr.Dim())
-	}
-	return exchange.New(cfg, inits)
+	return setup, nil
 }
 
 // Write writes summary.txt (the table), summary.json (full, or the

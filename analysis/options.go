@@ -23,7 +23,7 @@ type Options struct {
 	Correction exchange.Correction // --correction
 	Seed       uint64              // --seed
 	Tau2       float64             // --tau2: the hottest level's temperature
-	Levels     int                 // --levels, geometric from 1 to Tau2; 1 under AutoMethod: the plan's sampler on one level
+	Levels     int                 // --levels, geometric from 1 to Tau2; 1 under AutoMethod: the plan's sampler on one level; AutoLevels: tuned
 	Eta        float64             // --eta (0: automatic)
 	Batch      int                 // --batch, the cold minibatch (0: automatic)
 	HotBatch   int                 // --hot-batch (0: automatic, sized during burn-in)
@@ -123,7 +123,10 @@ func (o Options) Validate() error {
 			return fmt.Errorf("--swap-energies: %w; or auto, the default", err)
 		}
 	}
-	if o.Levels < 2 && !(o.Levels == 1 && o.Method == AutoMethod) {
+	switch {
+	case o.Levels == AutoLevels && (o.Method == AutoMethod || !ladder(o.Method)):
+		return fmt.Errorf("--levels auto: method %s tunes no ladder (the replica-exchange methods do; the plan, --method auto, sizes its own)", o.Method)
+	case o.Levels < 2 && o.Levels != AutoLevels && !(o.Levels == 1 && o.Method == AutoMethod):
 		return fmt.Errorf("--levels = %d: need at least 2 (--levels 1 with --method auto runs the plan's sampler on one level)", o.Levels)
 	}
 	if !(o.SwapNoiseCap >= 0) || math.IsInf(o.SwapNoiseCap, 1) {
@@ -168,7 +171,7 @@ func (o Options) settings() [][2]string {
 		{"eta", fmt.Sprint(o.Eta)}, {"batch", fmt.Sprint(o.Batch)}, {"hot_batch", fmt.Sprint(o.HotBatch)},
 		{"hot_share", fmt.Sprint(o.HotShare)}, {"swap_probability_per_step", fmt.Sprint(o.SwapRate)},
 		{"swap_batch", fmt.Sprint(o.SwapBatch)}, {"swap_energies", o.SwapEnergies}, {"exact_every", fmt.Sprint(o.ExactEvery)},
-		{"swap_pilot", fmt.Sprint(o.SwapPilot)}, {"swap_noise_cap", fmt.Sprint(o.SwapNoiseCap)}, {"levels", fmt.Sprint(o.Levels)},
+		{"swap_pilot", fmt.Sprint(o.SwapPilot)}, {"swap_noise_cap", fmt.Sprint(o.SwapNoiseCap)}, {"levels", levelsSetting(o.Levels)},
 		{"chains", fmt.Sprint(len(o.Chains))},
 	}
 	if o.SwapGaussian {

@@ -47,6 +47,7 @@ type regressFlags struct {
 	SwapNoiseCap float64 `json:"swap_noise_cap"`
 	SwapGaussian bool    `json:"swap_gaussian"`
 	Levels       int     `json:"levels"`
+	LevelsAuto   bool    `json:"levels_automatic"`
 	Cycle        int     `json:"cycle"` // csgld: steps a cycle
 	CycleAuto    bool    `json:"cycle_automatic"`
 	Explore      float64 `json:"explore"` // csgld: exploration share β
@@ -100,7 +101,7 @@ func init() {
 	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take minibatch energy noise for Gaussian, which its penalty rule needs to keep the levels' laws (refused otherwise; the run measures the noise's excess kurtosis and warns when it is not 0)")
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
-	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2; with --method auto only 1: the plan's sampler on one level, no ladder")
+	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2; with --method auto only 1: the plan's sampler on one level, no ladder; auto: a ladder of 4 tuned in the burn-in's steps, growing to at most 16, so that every pair rejects as often")
 	f.CycleAuto = true
 	fl.Var(autoValue[int]{&f.Cycle, &f.CycleAuto}, "cycle", "csgld: steps a cycle (auto: the run in 20 cycles)")
 	fl.Float64Var(&f.Explore, "explore", 0.5, "csgld: share β of each cycle that explores without noise")
@@ -338,6 +339,7 @@ func (f *regressFlags) options(cmd *cobra.Command, m exchange.Method, corr excha
 		CheckpointEvery: f.Every, Args: runArgs(cmd), Cwd: workingDir(), Version: buildVersion(), Resume: resuming, Log: cmd.ErrOrStderr(), Progress: progressTo(cmd),
 	}
 	zeroIf(&o.Eta, f.EtaAuto)
+	zeroIf(&o.Levels, f.LevelsAuto)
 	zeroIf(&o.Batch, f.BatchAuto)
 	zeroIf(&o.HotBatch, f.HotBatchAuto)
 	zeroIf(&o.Thin, f.ThinAuto)

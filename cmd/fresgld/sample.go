@@ -24,6 +24,7 @@ type sampleFlags struct {
 	Seed         uint64        `json:"seed"`
 	Tau2         float64       `json:"tau2"`
 	Levels       int           `json:"levels"`
+	LevelsAuto   bool          `json:"levels_automatic"`
 	Eta          float64       `json:"eta"`
 	EtaAuto      bool          `json:"eta_automatic"`
 	Batch        int           `json:"batch"`
@@ -55,7 +56,7 @@ func init() {
 	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: the plan searches the model's modes, preconditions by the Hessians there and runs Metropolis-adjusted levels on exact energies, a ladder only where a barrier needs one; the output's sampler line says what it chose), or "+methodHelp)
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
-	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from 1 to --tau2; with --method auto only 1: the plan's sampler on one level, no ladder")
+	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2; with --method auto only 1: the plan's sampler on one level, no ladder; auto: a ladder of 4 tuned in the burn-in's steps, growing to at most 16, so that every pair rejects as often")
 	f.EtaAuto, f.BatchAuto, f.BurnAuto, f.ThinAuto = true, true, true, true
 	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
 	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget)")
@@ -183,6 +184,7 @@ func blameModel(s *analysis.Summary, cmd string) {
 func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analysis.Options {
 	o := analysis.DefaultOptions()
 	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "sample", method, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
+	zeroIf(&o.Levels, f.LevelsAuto)
 	o.Keep, o.Out, o.Log, o.Progress = f.Keep, f.Out, cmd.ErrOrStderr(), progressTo(cmd)
 	o.SwapGaussian = f.SwapGaussian
 	o.Chains, _ = f.chainFlags.ids()

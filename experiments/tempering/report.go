@@ -33,15 +33,16 @@ func (r *Result) write(w io.Writer) {
 	fmt.Fprintf(w, "**%s** (%s). Reference: %s. Reference %s: %s.\n\n", wl.Name, wl.About, wl.RefNote, wl.Quantity, named(wl.Names, wl.Ref))
 	fmt.Fprintf(w, "Mode separation, from the default's mode search: %s.\n\n", separation(r.Rows[0].Runs))
 	fmt.Fprintf(w, "Every method at the default's CPU time, %.3g s a run (%d runs of 4 chains each):\n\n", r.Target, len(r.Rows[0].Runs))
-	fmt.Fprintf(w, "| method | largest %s error of the runs pooled (column) ± MCSE | error / MCSE | a run's own largest error ± se | CPU s / run | levels | cold-pair swap acceptance (runs with a ladder) | round trips per 10⁶ cold steps (runs with a ladder) | swaps' share of cost | runs warned modes-not-crossed | length |\n", wl.Quantity)
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintf(w, "| method | largest %s error of the runs pooled (column) ± MCSE | error / MCSE | a run's own largest error ± se | CPU s / run | levels | cold-pair swap acceptance (runs with a ladder) | round trips per 10⁶ cold steps (runs with a ladder) | swaps' share of cost | tuning's share of cost | runs warned modes-not-crossed | length |\n", wl.Quantity)
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, row := range r.Rows {
 		run := row.Runs[0]
 		trips, steps, warned, ladders := 0, 0, 0, 0
 		lo, hi := run.Levels, run.Levels
-		acc, share := 0.0, 0.0
+		acc, share, tune := 0.0, 0.0, 0.0
 		for _, x := range row.Runs {
 			share += x.SwapShare / float64(len(row.Runs))
+			tune += x.TuneShare / float64(len(row.Runs))
 			lo, hi = min(lo, x.Levels), max(hi, x.Levels)
 			if slices.Contains(x.Warnings, "modes-not-crossed") {
 				warned++
@@ -69,8 +70,8 @@ func (r *Result) write(w io.Writer) {
 		if length == "" {
 			length = "its own rule"
 		}
-		fmt.Fprintf(w, "| %s | %.4f (%s) ± %.4f | %.1f | %.4f ± %.4f | %.3g | %s | %s | %s | %.2f | %d of %d | %s |\n",
-			row.Method, row.Err, row.Coef, row.MCSE, row.Err/row.MCSE, row.RunErr, row.RunErrSE, row.CPU, levels, swap, rt, share, warned, len(row.Runs), length)
+		fmt.Fprintf(w, "| %s | %.4f (%s) ± %.4f | %.1f | %.4f ± %.4f | %.3g | %s | %s | %s | %.2f | %.2f | %d of %d | %s |\n",
+			row.Method, row.Err, row.Coef, row.MCSE, row.Err/row.MCSE, row.RunErr, row.RunErrSE, row.CPU, levels, swap, rt, share, tune, warned, len(row.Runs), length)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "A run's own largest %s error at shares of its draws, against its CPU seconds (mean over runs):\n", wl.Quantity)

@@ -31,6 +31,7 @@ var Methods = []Method{
 	{Name: "csgld", set: cyclical},
 	{Name: "resgld", set: func(o *analysis.Options) { o.Method = exchange.ReSGLDMethod }},
 	{Name: "fresgld", set: func(o *analysis.Options) { o.Method = exchange.FReSGLDMethod }},
+	{Name: "fresgld ladder", set: func(o *analysis.Options) { o.Method, o.Levels = exchange.FReSGLDMethod, analysis.AutoLevels }},
 }
 
 // cyclical is regress's --method csgld: 20 cycles in the run, η0 = 2η,
@@ -74,6 +75,9 @@ type Run struct {
 	// evaluations, every level's) spent on swap energies and anchor
 	// refreshes.
 	SwapShare float64
+	// TuneShare is the share of the run's cost, in the same units, spent
+	// tuning the ladder before the burn-in (--levels auto).
+	TuneShare float64
 	// Modes and Barrier (nats) are the plan's mode search's (0 when the
 	// run had no plan).
 	Modes    int
@@ -178,6 +182,15 @@ func runOnce(w *Workload, m Method, seed uint64, l Length, target float64) (*Run
 	}
 	if cost > 0 {
 		r.SwapShare = swap / cost
+	}
+	var tune float64
+	for _, ad := range res.Tunings {
+		for _, rd := range ad.Rounds {
+			tune += rd.Units()
+		}
+	}
+	if tune > 0 {
+		r.TuneShare = tune / (tune + cost)
 	}
 	if res.Plan != nil {
 		r.Modes, r.Barrier = res.Plan.Modes, res.Plan.Barrier
