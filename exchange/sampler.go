@@ -373,6 +373,9 @@ func (s *Sampler) Dim() int { return len(s.reps[0].theta) }
 // Levels is the number of levels K.
 func (s *Sampler) Levels() int { return len(s.lv) }
 
+// Tau is level l's temperature.
+func (s *Sampler) Tau(l int) float64 { return s.lv[l].Tau }
+
 // Steps is the number of steps taken.
 func (s *Sampler) Steps() int { return s.k }
 

@@ -125,6 +125,7 @@ func init() {
 	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take minibatch energy noise for Gaussian, which its penalty rule needs to keep the levels' laws (refused otherwise; the run measures the noise's excess kurtosis and warns when it is not 0)")
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
+	f.Levels = 2
 	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted); with --method auto only 1: the plan's sampler on one level, no ladder; auto: a ladder of 4 tuned in the burn-in's steps, growing to at most 16, so that every pair rejects as often")
 	f.BurnAuto, f.ThinAuto = true, true
 	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation; see above)")

@@ -1,0 +1,176 @@
+package analysis
+
+import (
+	"context"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/variance"
+)
+
+// The tuning takes as many steps as the burn-in, rounded up to whole
+// rounds, and never fewer than MinFirst a first round.
+func TestTuneOptionsMatchBurn(t *testing.T) {
+	whole := 1<<AutoTune.Rounds - 1 // First·(2^Rounds − 1) steps in all
+	for _, burn := range []int{0, 100, AutoTune.MinFirst * whole, 5000, 123457} {
+		o := tuneOptions(burn, nil)
+		steps := o.First * whole
+		if o.Rounds != AutoTune.Rounds || !o.Grow || o.MaxLevels != AutoTune.MaxLevels {
+			t.Errorf("burn %d: %+v", burn, o)
+		}
+		if want := max(burn, AutoTune.MinFirst*whole); steps < want || steps >= want+whole {
+			t.Errorf("burn %d: tuning of %d steps, want [%d, %d)", burn, steps, want, want+whole)
+		}
+	}
+}
+
+// splitTerms is the energy U of a one-dimensional target as N data terms
+// U/N + c_i·θ with Σ c_i = 0: their sum is U exactly, while a minibatch's
+// gradient and energy are noisy, the same noise at every θ.
+type splitTerms struct {
+	u models.Mixture
+	c []float64
+}
+
+func (s splitTerms) Dim() int { return 1 }
+func (s splitTerms) Len() int { return len(s.c) }
+func (s splitTerms) Term(grad, theta []float64, i int) float64 {
+	n := float64(len(s.c))
+	if grad != nil {
+		s.u.Grad(grad, theta)
+		grad[0] = grad[0]/n + s.c[i]
+	}
+	return s.u.U(theta)/n + s.c[i]*theta[0]
+}
+func (s splitTerms) Prior(grad, _ []float64) float64 {
+	clear(grad)
+	return 0
+}
+
+// bimodal is a target whose two modes, 10 sds apart with weights 0.3 and
+// 0.7, one level at τ = 1 crosses about never (a barrier of about 12 nats),
+// while a ladder to τ = 20 crosses it freely; as 100 data terms, so that
+// minibatches are noisy.
+func bimodal(t *testing.T) Model {
+	t.Helper()
+	mix, err := models.NewMixture([]float64{0.3, 0.7}, []float64{-5, 5}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := make([]float64, 100)
+	for i := range c {
+		c[i] = 0.05 * (float64(i) - 49.5) / 100 // Σ c_i = 0
+	}
+	return Model{
+		Terms: splitTerms{mix, c}, Names: []string{"x"},
+		Generated: []string{"right"},
+		Generate: func(out, theta []float64) {
+			out[0] = 0
+			if theta[0] > 0 {
+				out[0] = 1
+			}
+		},
+		NoChainChecks: true,
+	}
+}
+
+func autoOptions(t *testing.T) Options {
+	o := DefaultOptions()
+	o.Method, o.Levels, o.Tau2, o.Out = exchange.FReSGLDMethod, AutoLevels, 20, t.TempDir()
+	o.Eta, o.Burn, o.Keep, o.Thin = 0.05, 4000, 2000, 10
+	return o
+}
+
+// Under --levels auto the chain runs the ladder its tuning found: its
+// temperatures, from its last states, after as many tuning steps as the
+// burn-in; and the tuning moved the starting geometric ladder.
+func TestTunedSamplerRunsTunedLadder(t *testing.T) {
+	m, o := bimodal(t), autoOptions(t)
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Defaults(context.Background(), m, &o, &Result{}); err != nil {
+		t.Fatal(err)
+	}
+	smp, ad, err := tunedSampler(context.Background(), m, o, 1, o.swap.Energies, map[int]*variance.AutoBatch{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer smp.Close()
+	if smp.Levels() != len(ad.Taus) {
+		t.Fatalf("sampler of %d levels, tuning found %d", smp.Levels(), len(ad.Taus))
+	}
+	for l, tau := range ad.Taus {
+		if smp.Tau(l) != tau {
+			t.Errorf("level %d: τ = %v, the tuning's %v", l, smp.Tau(l), tau)
+		}
+		if !slices.Equal(smp.State(l), ad.States[l]) {
+			t.Errorf("level %d starts at %v, the tuning ended at %v", l, smp.State(l), ad.States[l])
+		}
+	}
+	if ad.Steps < o.Burn || ad.Steps >= o.Burn+1<<AutoTune.Rounds {
+		t.Errorf("tuning of %d steps for a burn-in of %d", ad.Steps, o.Burn)
+	}
+	geo, err := exchange.Geometric(1, o.Tau2, AutoTune.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.EqualFunc(ad.Taus, geo, func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }) {
+		t.Errorf("tuning left the starting ladder %v as it was", geo)
+	}
+}
+
+// The tuned ladder's cold level samples the target: every chain visits
+// both modes, and the pooled weight of the right one is the exact 0.7
+// within 4 MCSE. The two modes have the same shape, so Langevin's O(η)
+// distortion of each is the same and leaves their weights alone to first
+// order, as does the minibatch noise, the same at every θ; at η = 0.05
+// the rest is far below the MCSE (about 0.01 here).
+// One level at τ = 1 would not cross: without the ladder the chains stay
+// where they start and fail both checks.
+func TestLevelsAutoLaw(t *testing.T) {
+	res, err := Run(context.Background(), bimodal(t), autoOptions(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	if len(res.Tunings) != len(res.Chains) {
+		t.Fatalf("%d tunings for %d chains", len(res.Tunings), len(res.Chains))
+	}
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "ladder of chain 1 tuned") }) {
+		t.Errorf("no tuning note: %q", res.Notes)
+	}
+	col := slices.Index(res.Chains[0].Columns, "right")
+	for _, c := range res.Chains {
+		var share float64
+		for _, v := range c.Cols[col] {
+			share += v / float64(len(c.Cols[col]))
+		}
+		if share < 0.4 || share > 0.95 {
+			t.Errorf("chain %d: %.3f of its draws at the right mode (weight 0.7): it did not cross", c.Header.ID, share)
+		}
+	}
+	i := slices.IndexFunc(res.Summary.Parameters, func(p ParamRow) bool { return p.Name == "right" })
+	p := res.Summary.Parameters[i]
+	if d := math.Abs(p.Mean - 0.7); !(d <= 4*p.MCSEMean) {
+		t.Errorf("weight of the right mode %.4f ± %.4f, exact 0.7: off by %.1f MCSE", p.Mean, p.MCSEMean, d/p.MCSEMean)
+	}
+	t.Logf("weight %.4f ± %.4f; ladders %d levels", p.Mean, p.MCSEMean, len(res.Tunings[0].Taus))
+}
+
+// --levels auto is refused where no ladder is tuned.
+func TestLevelsAutoRefused(t *testing.T) {
+	for _, m := range []exchange.Method{AutoMethod, exchange.SGLDMethod, exchange.CorrectedMethod, exchange.CSGLDMethod} {
+		o := DefaultOptions()
+		o.Method, o.Levels = m, AutoLevels
+		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--levels auto") {
+			t.Errorf("method %s: %v", m, err)
+		}
+	}
+}
