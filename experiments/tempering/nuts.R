@@ -16,7 +16,8 @@
 # seconds. Per seed s it writes draws_s.csv (β draws, chains stacked) and
 # info_s.csv (iterations a chain, warmup and sampling CPU seconds summed
 # over chains from get_elapsed_time, compilation excluded, largest R-hat,
-# leapfrog steps of all chains, warmup included).
+# leapfrog steps of all chains, warmup included, and divergent transitions
+# of all chains after warmup).
 suppressPackageStartupMessages({ library(rstan); library(posterior) })
 code <- "
 data { int<lower=1> N; int<lower=1> p; matrix[N, p] X; vector[N] y; int<lower=0, upper=1> logistic;
@@ -60,7 +61,8 @@ run <- function(iter, seed, tag) {
   t <- get_elapsed_time(fit)
   b <- subset_draws(as_draws_array(fit), variable = vars)
   leap <- sum(sapply(get_sampler_params(fit, inc_warmup = TRUE), function(x) sum(x[, "n_leapfrog__"])))
-  info <- c(iter, sum(t[, "warmup"]), sum(t[, "sample"]), max(summarise_draws(b, "rhat")$rhat), leap)
+  div <- sum(sapply(get_sampler_params(fit, inc_warmup = FALSE), function(x) sum(x[, "divergent__"])))
+  info <- c(iter, sum(t[, "warmup"]), sum(t[, "sample"]), max(summarise_draws(b, "rhat")$rhat), leap, div)
   if (tag != "") {
     write.table(as_draws_matrix(b), file.path(dir, paste0("draws_", tag, ".csv")), sep = ",", row.names = FALSE, col.names = FALSE)
     write.table(t(info), file.path(dir, paste0("info_", tag, ".csv")), sep = ",", row.names = FALSE, col.names = FALSE)

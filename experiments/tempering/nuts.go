@@ -66,7 +66,7 @@ func nuts(w *Workload, seeds int, target float64, work string) ([]*Run, error) {
 		if err != nil {
 			return nil, err
 		}
-		if len(info) != 1 || len(info[0]) != 5 || len(draws) == 0 {
+		if len(info) != 1 || len(info[0]) != 6 || len(draws) == 0 {
 			return nil, fmt.Errorf("NUTS on %s, seed %d: unexpected shapes (info %d rows, %d draws)", w.Name, s, len(info), len(draws))
 		}
 		incl := make([]float64, len(w.Names))
@@ -83,7 +83,7 @@ func nuts(w *Workload, seeds int, target float64, work string) ([]*Run, error) {
 		cpu := info[0][1] + info[0][2]
 		e := w.err(incl)
 		runs = append(runs, &Run{Seed: uint64(s), CPU: cpu, Setup: info[0][1], Incl: incl, Err: e, AtTarget: Point{CPU: cpu, Err: e}, InclAtTarget: incl,
-			Levels: 1, SwapAccept: math.NaN(), ColdSteps: int(info[0][0]), Note: fmt.Sprintf("%d iterations a chain, R̂ ≤ %.3f, %.3g leapfrog steps", int(info[0][0]), info[0][3], info[0][4])})
+			Levels: 1, SwapAccept: math.NaN(), ColdSteps: int(info[0][0]), Note: fmt.Sprintf("%d iterations a chain, R̂ ≤ %.3f, %.3g leapfrog steps, %d divergent after warmup", int(info[0][0]), info[0][3], info[0][4], int(info[0][5]))})
 	}
 	return runs, nil
 }
