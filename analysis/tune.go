@@ -3,6 +3,7 @@ package analysis
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/fresgld/fresgld/exchange"
@@ -16,26 +17,21 @@ const AutoLevels = 0
 // AutoTune is --levels auto's tuning: it starts from a geometric ladder of
 // Start levels from 1 to --tau2 and runs Rounds rounds of doubling length,
 // adding levels up to MaxLevels where the barrier calls for them. Its
-// steps, First·(2^Rounds − 1), are as many as the burn-in's (First at
-// least MinFirst), so that tuning costs what burning in does whatever the
-// data's size: a fixed count of steps once cost more than a whole run at
-// N = 10⁶.
+// steps, First·(2^Rounds − 1), are as many as the burn-in's, so that
+// tuning costs what burning in does whatever the data's size (a fixed
+// count of steps once cost more than a whole run at N = 10⁶); but the
+// first round offers each pair MinAttempts swaps on average, First ≥
+// MinAttempts/--swap-rate, since a pair never offered one has no
+// rejection rate to tune by (the chance of that is e^−MinAttempts).
 var AutoTune = struct {
-	Start, Rounds, MinFirst, MaxLevels int
-}{Start: 4, Rounds: 6, MinFirst: 25, MaxLevels: 16}
+	Start, Rounds, MinAttempts, MaxLevels int
+}{Start: 4, Rounds: 6, MinAttempts: 20, MaxLevels: 16}
 
-// levelsSetting is --levels as the run's settings record it.
-func levelsSetting(levels int) string {
-	if levels == AutoLevels {
-		return "auto"
-	}
-	return fmt.Sprint(levels)
-}
-
-// tuneOptions are the tuning's rounds for a burn-in of burn steps.
-func tuneOptions(burn int, stop <-chan struct{}) exchange.AdaptOptions {
+// tuneOptions are the tuning's rounds for a burn-in of burn steps, with
+// swaps attempted at rate a step.
+func tuneOptions(burn int, rate float64, stop <-chan struct{}) exchange.AdaptOptions {
 	rounds := AutoTune.Rounds
-	first := max(AutoTune.MinFirst, (burn+(1<<rounds)-2)/((1<<rounds)-1))
+	first := max(int(math.Ceil(float64(AutoTune.MinAttempts)/rate)), (burn+(1<<rounds)-2)/((1<<rounds)-1))
 	return exchange.AdaptOptions{Rounds: rounds, First: first, Grow: true, MaxLevels: AutoTune.MaxLevels, Stop: stop}
 }
 
@@ -57,7 +53,7 @@ func tunedSampler(ctx context.Context, m Model, o Options, id int, energies exch
 	for l := range inits {
 		inits[l] = make([]float64, m.Terms.Dim())
 	}
-	ad, err := exchange.Adapt(o.Method.Build(setup), taus, inits, tuneOptions(o.Burn, ctx.Done()))
+	ad, err := exchange.Adapt(o.Method.Build(setup), taus, inits, tuneOptions(o.Burn, o.SwapRate, ctx.Done()))
 	if err != nil {
 		return nil, nil, fmt.Errorf("--levels auto: %w", err)
 	}
@@ -84,4 +80,12 @@ func tuneNote(id int, ad *exchange.Adapted) string {
 	}
 	return fmt.Sprintf("ladder of chain %d tuned in %d rounds, %d steps (%.3g per-example terms): %d levels, τ = %s, barrier Λ̂ = %.2f (about %d levels recommended)",
 		id, len(ad.Rounds), ad.Steps, units, len(ad.Taus), strings.Join(taus, ", "), ad.Lambda, ad.Recommended)
+}
+
+// levelsSetting is --levels as the run's settings record it.
+func levelsSetting(levels int) string {
+	if levels == AutoLevels {
+		return "auto"
+	}
+	return fmt.Sprint(levels)
 }

@@ -13,17 +13,21 @@ import (
 )
 
 // The tuning takes as many steps as the burn-in, rounded up to whole
-// rounds, and never fewer than MinFirst a first round.
+// rounds, and never so few that a pair of its first round is likely to go
+// without a swap attempt.
 func TestTuneOptionsMatchBurn(t *testing.T) {
 	whole := 1<<AutoTune.Rounds - 1 // First·(2^Rounds − 1) steps in all
-	for _, burn := range []int{0, 100, AutoTune.MinFirst * whole, 5000, 123457} {
-		o := tuneOptions(burn, nil)
-		steps := o.First * whole
-		if o.Rounds != AutoTune.Rounds || !o.Grow || o.MaxLevels != AutoTune.MaxLevels {
-			t.Errorf("burn %d: %+v", burn, o)
-		}
-		if want := max(burn, AutoTune.MinFirst*whole); steps < want || steps >= want+whole {
-			t.Errorf("burn %d: tuning of %d steps, want [%d, %d)", burn, steps, want, want+whole)
+	for _, rate := range []float64{0.1, 1} {
+		least := int(math.Ceil(float64(AutoTune.MinAttempts) / rate))
+		for _, burn := range []int{0, 1, 100, least * whole, 5000, 123457} {
+			o := tuneOptions(burn, rate, nil)
+			steps := o.First * whole
+			if o.Rounds != AutoTune.Rounds || !o.Grow || o.MaxLevels != AutoTune.MaxLevels {
+				t.Errorf("burn %d: %+v", burn, o)
+			}
+			if want := max(burn, least*whole); steps < want || steps >= want+whole {
+				t.Errorf("burn %d, swap rate %v: tuning of %d steps, want [%d, %d)", burn, rate, steps, want, want+whole)
+			}
 		}
 	}
 }
@@ -86,8 +90,8 @@ func autoOptions(t *testing.T) Options {
 }
 
 // Under --levels auto the chain runs the ladder its tuning found: its
-// temperatures, from its last states, after as many tuning steps as the
-// burn-in; and the tuning moved the starting geometric ladder.
+// temperatures, from its last states, after the tuning steps of its
+// burn-in and swap rate; and the tuning moved the starting geometric ladder.
 func TestTunedSamplerRunsTunedLadder(t *testing.T) {
 	m, o := bimodal(t), autoOptions(t)
 	if err := o.Validate(); err != nil {
@@ -112,8 +116,8 @@ func TestTunedSamplerRunsTunedLadder(t *testing.T) {
 			t.Errorf("level %d starts at %v, the tuning ended at %v", l, smp.State(l), ad.States[l])
 		}
 	}
-	if ad.Steps < o.Burn || ad.Steps >= o.Burn+1<<AutoTune.Rounds {
-		t.Errorf("tuning of %d steps for a burn-in of %d", ad.Steps, o.Burn)
+	if want := tuneOptions(o.Burn, o.SwapRate, nil).First * (1<<AutoTune.Rounds - 1); ad.Steps != want {
+		t.Errorf("tuning of %d steps for a burn-in of %d at swap rate %v, want %d", ad.Steps, o.Burn, o.SwapRate, want)
 	}
 	geo, err := exchange.Geometric(1, o.Tau2, AutoTune.Start)
 	if err != nil {
