@@ -410,3 +410,31 @@ func TestMixtureReferenceErrors(t *testing.T) {
 		t.Error("one chain: no error")
 	}
 }
+
+// A number of clusters with probability below ClustersFloor is written as
+// exactly 0, never as the round-off of the inclusion–exclusion sums (which
+// can be negative, and makes a constant column's MCSE NaN); every value
+// moves by less than the floor. Here every example sits in component 1
+// but for ε = 1e-15 in each other one: P(K+ = 2) ≈ 2·4·ε and P(K+ = 3)
+// ≈ 36ε², both below the floor.
+func TestMixtureClustersFloor(t *testing.T) {
+	const n, k, eps = 4, 3, 1e-15
+	r := make([]float64, n*k)
+	for i := range n {
+		r[i*k], r[i*k+1], r[i*k+2] = 1-2*eps, eps, eps
+	}
+	m := &FiniteMixture{K: k}
+	got := make([]float64, k)
+	m.Clusters(got, r)
+	// P(K+ = 1) is every z_i = 1 (the others are at most ε^n); P(K+ = 2)
+	// is, for j = 2, 3, every z_i in {1, j} but not all in 1.
+	want := []float64{math.Pow(1-2*eps, n), 2 * (math.Pow(1-eps, n) - math.Pow(1-2*eps, n)), 0}
+	if math.Abs(got[0]-want[0]) > ClustersFloor {
+		t.Errorf("P(K+ = 1) = %v, want %v", got[0], want[0])
+	}
+	for j := 1; j < k; j++ {
+		if got[j] != 0 {
+			t.Errorf("P(K+ = %d) = %v (exact about %.3g, below the floor %g): want exactly 0", j+1, got[j], want[j], ClustersFloor)
+		}
+	}
+}

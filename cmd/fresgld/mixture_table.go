@@ -68,7 +68,8 @@ func mixtureReference(stderr io.Writer, m *models.FiniteMixture, seed uint64) (*
 	}
 	ref, err := m.Reference(mixtureRefChains, mixtureRefSweeps, seed, f, m.K)
 	if err != nil {
-		return nil, fmt.Errorf("--reference: %w", err)
+		// Found before any sampling: nothing is lost.
+		return nil, fmt.Errorf("--reference: %w: the exact Gibbs sampler's %d chains × %d sweeps disagree, so there is no reference to trust; run without --reference, or with fewer --components (a mixture of more components mixes more slowly)", err, mixtureRefChains, mixtureRefSweeps)
 	}
 	fmt.Fprintf(stderr, "reference: exact data-augmentation Gibbs sampler, %d chains × %d sweeps (the first 10%% dropped) in %.1fs\n", ref.Chains, ref.Sweeps, ref.Seconds)
 	return ref, nil
