@@ -274,7 +274,8 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 
 // buildSampler makes chain id's ladder: minibatches, variance models and
 // random streams of its own, with the swap energies given. Under --levels
-// auto it runs the starting ladder (AutoStart levels), untuned: the pilots'.
+// auto it runs the starting ladder (AutoTune.Start levels), untuned: the
+// pilots'.
 func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (*exchange.Sampler, error) {
 	setup, err := samplerSetup(m, o, id, energies, autos)
 	if err != nil {

@@ -74,6 +74,7 @@ func TestResumeBitForBit(t *testing.T) {
 		{"logistic/auto/kill", syscall.SIGKILL, 300, append(logistic, "--method", "auto"), true},
 		{"logistic/sgld/SIGINT", syscall.SIGINT, 300, append(logistic, "--method", "sgld"), true},
 		{"logistic/fresgld/SIGTERM", syscall.SIGTERM, 300, append(logistic, "--method", "fresgld"), true},
+		{"logistic/fresgld/auto/SIGINT", syscall.SIGINT, 300, append(logistic, "--method", "fresgld", "--levels", "auto"), true},
 		{"logistic/resgld/pair-taylor/kill", syscall.SIGKILL, 300, append(logistic, "--method", "resgld", "--swap-energies", "pair-taylor"), true},
 		{"regress/spike-slab/SIGINT", syscall.SIGINT, 2000, regress, true},
 		{"sample/SIGTERM", syscall.SIGTERM, 2000, sample, true},
