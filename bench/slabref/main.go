@@ -30,14 +30,15 @@ func main() {
 	csv := flag.Bool("csv", false, "write the workload as CSV on stdout instead")
 	q := flag.Int("q", 10, "generated data: the first q of the ten features")
 	search := flag.Bool("search", true, "also run the plan's mode search and print its barrier")
+	reference := flag.Bool("reference", true, "compute and print the reference (false: the mode search alone)")
 	flag.Parse()
-	if err := run(*n, *q, *seed, *draws, *spike, *csv, *search); err != nil {
+	if err := run(*n, *q, *seed, *draws, *spike, *csv, *search, *reference); err != nil {
 		fmt.Fprintln(os.Stderr, "slabref:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, q int, seed uint64, draws int, spike float64, csv, search bool) error {
+func run(n, q int, seed uint64, draws int, spike float64, csv, search, reference bool) error {
 	pr := slablogit.Prior
 	if n > 0 {
 		pr = slablogit.SyntheticPrior(n)
@@ -64,6 +65,31 @@ func run(n, q int, seed uint64, draws int, spike float64, csv, search bool) erro
 	}
 	fmt.Println(w.Note)
 	fmt.Printf("prior: w = %g, s0 = %.4g, s1 = %.4g, intercept N(0, 1)\n", pr.W, pr.Spike, pr.Slab)
+	if reference {
+		if err := printReference(w, draws, seed); err != nil {
+			return err
+		}
+	}
+	if !search {
+		return nil
+	}
+	m := analysis.LogisticModel(w.LR, w.Names)
+	start := time.Now()
+	starts, err := m.Starts()
+	if err != nil {
+		return err
+	}
+	s, err := analysis.SearchModesFrom(m.Terms, make([]float64, w.LR.P), starts, seed)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("mode search (the plan's, %.1fs): %s; barrier %.3g nats\n", time.Since(start).Seconds(), s.Line(), s.Barrier())
+	return nil
+}
+
+// printReference prints w's reference (models.SlabExact) with its cost
+// and heaviest patterns.
+func printReference(w *slablogit.Workload, draws int, seed uint64) error {
 	ref, err := w.LR.SlabExact(draws, seed)
 	if err != nil {
 		return err
@@ -80,19 +106,5 @@ func run(n, q int, seed uint64, draws int, spike float64, csv, search bool) erro
 	for k, pt := range ref.Patterns[:min(3, len(ref.Patterns))] {
 		fmt.Printf("pattern %d: weight %.4f ± %.2g, slab: %v\n", k+1, pt.Weight, ref.PatternSE[k], analysis.PatternOf(pt, w.Names).Included)
 	}
-	if !search {
-		return nil
-	}
-	m := analysis.LogisticModel(w.LR, w.Names)
-	start := time.Now()
-	starts, err := m.Starts()
-	if err != nil {
-		return err
-	}
-	s, err := analysis.SearchModesFrom(m.Terms, make([]float64, w.LR.P), starts, seed)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("mode search (the plan's, %.1fs): %s; barrier %.3g nats\n", time.Since(start).Seconds(), s.Line(), s.Barrier())
 	return nil
 }
