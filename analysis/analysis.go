@@ -94,8 +94,9 @@ type Result struct {
 	SwapLines []string
 	// HotBatch are the automatic hot minibatches' statistics, per chain.
 	HotBatch []*variance.AutoStats
-	// Tunings are the ladders' tunings under --levels auto, per chain.
-	Tunings []*exchange.Adapted
+	// Tuning is the ladder's tuning under --levels auto (nil without),
+	// the same for every chain.
+	Tuning *exchange.Adapted
 	// Summary is the table: every variable's mean, sd, quantiles, ESS and
 	// R̂, the swap acceptance, the clamped steps and the cost.
 	Summary Summary
@@ -160,14 +161,16 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		energies = o.swap.Energies
 	}
 	build := func(id int) (*exchange.Sampler, error) { return buildSampler(m, o, id, energies, autos) }
-	var tunings sync.Map // chain id → *exchange.Adapted, under --levels auto
+	var tuned *exchange.Adapted // under --levels auto, the chains' ladder
 	if o.Levels == AutoLevels {
+		var once sync.Once
+		var tuneErr error
 		build = func(id int) (*exchange.Sampler, error) {
-			smp, ad, err := tunedSampler(ctx, m, o, id, energies, autos)
-			if ad != nil {
-				tunings.Store(id, ad)
+			once.Do(func() { tuned, tuneErr = tuneLadder(ctx, m, o, energies) })
+			if tuneErr != nil {
+				return nil, tuneErr
 			}
-			return smp, err
+			return tunedSampler(m, o, id, energies, autos, tuned)
 		}
 	}
 	settings := o.settings()
@@ -210,11 +213,9 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		return res, err
 	}
 	chains := res.Chains
-	for _, id := range o.Chains {
-		if ad, ok := tunings.Load(id); ok {
-			res.Tunings = append(res.Tunings, ad.(*exchange.Adapted))
-			res.Notes = append(res.Notes, tuneNote(id, ad.(*exchange.Adapted)))
-		}
+	if tuned != nil {
+		res.Tuning = tuned
+		res.Notes = append(res.Notes, tuneNote(tuned))
 	}
 	extra := before // those found before sampling
 	var chosen []int

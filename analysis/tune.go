@@ -35,41 +35,61 @@ func tuneOptions(burn int, rate float64, stop <-chan struct{}) exchange.AdaptOpt
 	return exchange.AdaptOptions{Rounds: rounds, First: first, Grow: true, MaxLevels: AutoTune.MaxLevels, Stop: stop}
 }
 
-// tunedSampler is chain id's ladder under --levels auto: its temperatures
-// tuned from the starting geometric ladder so that every pair rejects as
-// often (exchange.Adapt, under the ladder's own noisy swap rule), then
-// fixed. Tuning ends before the burn-in: the sampling run's ladder never
-// changes. The chain starts from the tuning's last states.
-func tunedSampler(ctx context.Context, m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (*exchange.Sampler, *exchange.Adapted, error) {
-	setup, err := samplerSetup(m, o, id, energies, autos)
+// tuneLadder tunes the ladder of every chain under --levels auto: from
+// the starting geometric ladder until every pair rejects as often
+// (exchange.Adapt, under the ladder's own noisy swap rule), on chain 1's
+// random stream whichever chains run. One ladder for all chains, so that
+// their draws share one set of columns (levels added for one chain alone
+// would give it replica columns the others lack) and a chain run on its
+// own (--chain c) gets the ladder of the run it joins; tuning once also
+// costs a quarter of tuning four chains.
+func tuneLadder(ctx context.Context, m Model, o Options, energies exchange.Energies) (*exchange.Adapted, error) {
+	setup, err := samplerSetup(m, o, 1, energies, nil)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	taus, err := exchange.Geometric(1, o.Tau2, AutoTune.Start)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--tau2: %w", err)
+		return nil, fmt.Errorf("--tau2: %w", err)
 	}
-	inits := make([][]float64, len(taus))
-	for l := range inits {
-		inits[l] = make([]float64, m.Terms.Dim())
-	}
-	ad, err := exchange.Adapt(o.Method.Build(setup), taus, inits, tuneOptions(o.Burn, o.SwapRate, ctx.Done()))
+	opt := tuneOptions(o.Burn, o.SwapRate, ctx.Done())
+	// Said before it starts: tuning runs before the progress lines do.
+	writeLog(o.Log, "tuning the ladder (--levels auto): %d rounds, %d steps from %d levels\n", opt.Rounds, opt.First*(1<<opt.Rounds-1), len(taus))
+	ad, err := exchange.Adapt(o.Method.Build(setup), taus, starts(len(taus), m.Terms.Dim()), opt)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--levels auto: %w", err)
+		return nil, fmt.Errorf("--levels auto: %w", err)
 	}
-	// The hot minibatch reported is the sampling run's, not a round's.
-	delete(autos, id)
+	return &ad, nil
+}
+
+// tunedSampler is chain id's ladder at the tuned temperatures ad.Taus,
+// fixed from its first step. It starts where the other methods' chains do
+// (every level at θ = 0), not from the tuning's last states, so that the
+// chains share no start and their R̂ keeps its power.
+func tunedSampler(m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch, ad *exchange.Adapted) (*exchange.Sampler, error) {
+	setup, err := samplerSetup(m, o, id, energies, autos)
+	if err != nil {
+		return nil, err
+	}
 	setup.Taus = ad.Taus
 	cfg, err := o.Method.Config(setup)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	smp, err := exchange.New(cfg, ad.States)
-	return smp, &ad, err
+	return exchange.New(cfg, starts(len(cfg.Levels), m.Terms.Dim()))
 }
 
-// tuneNote says what chain id's tuning found, for Result.Notes.
-func tuneNote(id int, ad *exchange.Adapted) string {
+// starts are K states at θ = 0, the start of every level.
+func starts(K, p int) [][]float64 {
+	out := make([][]float64, K)
+	for l := range out {
+		out[l] = make([]float64, p)
+	}
+	return out
+}
+
+// tuneNote says what the tuning found, for Result.Notes.
+func tuneNote(ad *exchange.Adapted) string {
 	taus := make([]string, len(ad.Taus))
 	for i, t := range ad.Taus {
 		taus[i] = fmt.Sprintf("%.3g", t)
@@ -78,8 +98,8 @@ func tuneNote(id int, ad *exchange.Adapted) string {
 	for _, r := range ad.Rounds {
 		units += r.Units()
 	}
-	return fmt.Sprintf("ladder of chain %d tuned in %d rounds, %d steps (%.3g per-example terms): %d levels, τ = %s, barrier Λ̂ = %.2f (about %d levels recommended)",
-		id, len(ad.Rounds), ad.Steps, units, len(ad.Taus), strings.Join(taus, ", "), ad.Lambda, ad.Recommended)
+	return fmt.Sprintf("ladder tuned (--levels auto) in %d rounds, %d steps (%.3g per-example terms), for every chain: %d levels, τ = %s, barrier Λ̂ = %.2f (about %d levels recommended)",
+		len(ad.Rounds), ad.Steps, units, len(ad.Taus), strings.Join(taus, ", "), ad.Lambda, ad.Recommended)
 }
 
 // levelsSetting is --levels as the run's settings record it.

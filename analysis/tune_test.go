@@ -89,9 +89,10 @@ func autoOptions(t *testing.T) Options {
 	return o
 }
 
-// Under --levels auto the chain runs the ladder its tuning found: its
-// temperatures, from its last states, after the tuning steps of its
-// burn-in and swap rate; and the tuning moved the starting geometric ladder.
+// Under --levels auto every chain runs the ladder the one tuning found, at
+// its temperatures, from θ = 0 like the other methods' chains, on its own
+// random stream; the tuning ran the steps of its burn-in and swap rate,
+// and moved the starting geometric ladder.
 func TestTunedSamplerRunsTunedLadder(t *testing.T) {
 	m, o := bimodal(t), autoOptions(t)
 	if err := o.Validate(); err != nil {
@@ -100,21 +101,39 @@ func TestTunedSamplerRunsTunedLadder(t *testing.T) {
 	if _, err := Defaults(context.Background(), m, &o, &Result{}); err != nil {
 		t.Fatal(err)
 	}
-	smp, ad, err := tunedSampler(context.Background(), m, o, 1, o.swap.Energies, map[int]*variance.AutoBatch{})
+	ad, err := tuneLadder(context.Background(), m, o, o.swap.Energies)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer smp.Close()
-	if smp.Levels() != len(ad.Taus) {
-		t.Fatalf("sampler of %d levels, tuning found %d", smp.Levels(), len(ad.Taus))
+	var smps []*exchange.Sampler
+	for _, id := range []int{1, 2} {
+		smp, err := tunedSampler(m, o, id, o.swap.Energies, map[int]*variance.AutoBatch{}, ad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer smp.Close()
+		smps = append(smps, smp)
+		if smp.Levels() != len(ad.Taus) {
+			t.Fatalf("chain %d: sampler of %d levels, tuning found %d", id, smp.Levels(), len(ad.Taus))
+		}
+		for l, tau := range ad.Taus {
+			if smp.Tau(l) != tau {
+				t.Errorf("chain %d, level %d: τ = %v, the tuning's %v", id, l, smp.Tau(l), tau)
+			}
+			if smp.State(l)[0] != 0 {
+				t.Errorf("chain %d, level %d starts at %v, want 0", id, l, smp.State(l))
+			}
+		}
 	}
-	for l, tau := range ad.Taus {
-		if smp.Tau(l) != tau {
-			t.Errorf("level %d: τ = %v, the tuning's %v", l, smp.Tau(l), tau)
+	for range 10 {
+		for _, smp := range smps {
+			if err := smp.Step(); err != nil {
+				t.Fatal(err)
+			}
 		}
-		if !slices.Equal(smp.State(l), ad.States[l]) {
-			t.Errorf("level %d starts at %v, the tuning ended at %v", l, smp.State(l), ad.States[l])
-		}
+	}
+	if smps[0].State(0)[0] == smps[1].State(0)[0] {
+		t.Errorf("chains 1 and 2 at the same state %v after 10 steps: one random stream", smps[0].State(0))
 	}
 	if want := tuneOptions(o.Burn, o.SwapRate, nil).First * (1<<AutoTune.Rounds - 1); ad.Steps != want {
 		t.Errorf("tuning of %d steps for a burn-in of %d at swap rate %v, want %d", ad.Steps, o.Burn, o.SwapRate, want)
@@ -144,10 +163,10 @@ func TestLevelsAutoLaw(t *testing.T) {
 	if res.Err != nil {
 		t.Fatal(res.Err)
 	}
-	if len(res.Tunings) != len(res.Chains) {
-		t.Fatalf("%d tunings for %d chains", len(res.Tunings), len(res.Chains))
+	if res.Tuning == nil {
+		t.Fatal("no tuning")
 	}
-	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "ladder of chain 1 tuned") }) {
+	if !slices.ContainsFunc(res.Notes, func(n string) bool { return strings.Contains(n, "ladder tuned (--levels auto)") }) {
 		t.Errorf("no tuning note: %q", res.Notes)
 	}
 	col := slices.Index(res.Chains[0].Columns, "right")
@@ -165,7 +184,7 @@ func TestLevelsAutoLaw(t *testing.T) {
 	if d := math.Abs(p.Mean - 0.7); !(d <= 4*p.MCSEMean) {
 		t.Errorf("weight of the right mode %.4f ± %.4f, exact 0.7: off by %.1f MCSE", p.Mean, p.MCSEMean, d/p.MCSEMean)
 	}
-	t.Logf("weight %.4f ± %.4f; ladders %d levels", p.Mean, p.MCSEMean, len(res.Tunings[0].Taus))
+	t.Logf("weight %.4f ± %.4f; a ladder of %d levels", p.Mean, p.MCSEMean, len(res.Tuning.Taus))
 }
 
 // --levels auto is refused where no ladder is tuned.

@@ -86,6 +86,8 @@ type logisticSummary struct {
 	Distance *analysis.ExactDistance `json:"distance_to_exact,omitempty"`
 	Plan     *analysis.PlanSummary   `json:"plan,omitempty"`
 	analysis.SwapSummary
+	// LadderTuning is the ladder's tuning under --levels auto.
+	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`
 	analysis.Summary
 }
 
@@ -239,7 +241,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	f.resolved(res.Options)
 	sum := logisticSummary{Settings: f, N: d.N, Names: model.Names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs,
-		HotBatch: res.HotBatch, WallSeconds: res.Wall.Seconds(), StepRuleNotes: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, Summary: res.Summary}
+		HotBatch: res.HotBatch, WallSeconds: res.Wall.Seconds(), StepRuleNotes: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, LadderTuning: res.Tuning, Summary: res.Summary}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}

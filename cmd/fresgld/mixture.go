@@ -60,6 +60,8 @@ type mixtureSummary struct {
 	RunRule     string                `json:"run_length_rule,omitempty"`
 	Plan        *analysis.PlanSummary `json:"plan,omitempty"`
 	analysis.SwapSummary
+	// LadderTuning is the ladder's tuning under --levels auto.
+	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`
 	analysis.Summary
 }
 
@@ -181,7 +183,7 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 	ro := res.Options
 	f.Eta, f.Batch, f.Burn, f.Thin = ro.Eta, ro.Batch, ro.Burn, ro.Thin
 	sum := mixtureSummary{Settings: f, N: mix.Len(), ColumnName: col.Name, K: mix.K, E0: mix.E0, DataMean: mix.Mean, DataSD: mix.SD,
-		WallSeconds: res.Wall.Seconds(), StepRule: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, Plan: res.Plan, Summary: res.Summary}
+		WallSeconds: res.Wall.Seconds(), StepRule: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, Plan: res.Plan, LadderTuning: res.Tuning, Summary: res.Summary}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}

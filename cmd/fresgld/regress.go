@@ -216,6 +216,8 @@ type regressSummary struct {
 	Plan         *analysis.PlanSummary   `json:"plan,omitempty"`
 	WallSeconds  float64                 `json:"wall_seconds"`
 	analysis.SwapSummary
+	// LadderTuning is the ladder's tuning under --levels auto.
+	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`
 	analysis.Summary
 }
 
@@ -261,7 +263,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	o := res.Options
 	f.Eta, f.Batch, f.Burn, f.Thin = o.Eta, o.Batch, o.Burn, o.Thin
 	sum.StepRule, sum.BatchRule, sum.RunRule, sum.HotBatch, sum.WallSeconds, sum.Summary = res.StepRule, res.BatchRule, res.RunRule, res.HotBatch, res.Wall.Seconds(), res.Summary
-	sum.Plan = res.Plan
+	sum.Plan, sum.LadderTuning = res.Plan, res.Tuning
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}

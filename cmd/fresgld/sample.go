@@ -142,7 +142,7 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	}
 	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
 	printLines(res.Notes)
-	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), ModelError: modelErr, Summary: res.Summary}
+	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), ModelError: modelErr, LadderTuning: res.Tuning, Summary: res.Summary}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
@@ -161,6 +161,8 @@ type sampleSummary struct {
 	// tail and exit status among it: the report shows it.
 	ModelError string `json:"model_error,omitempty"`
 	analysis.SwapSummary
+	// LadderTuning is the ladder's tuning under --levels auto.
+	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`
 	analysis.Summary
 }
 

@@ -184,8 +184,8 @@ func runOnce(w *Workload, m Method, seed uint64, l Length, target float64) (*Run
 		r.SwapShare = swap / cost
 	}
 	var tune float64
-	for _, ad := range res.Tunings {
-		for _, rd := range ad.Rounds {
+	if res.Tuning != nil {
+		for _, rd := range res.Tuning.Rounds {
 			tune += rd.Units()
 		}
 	}
