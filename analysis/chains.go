@@ -145,6 +145,12 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 		smps[i] = s
 	}
 	K := smps[0].Levels()
+	for i, s := range smps {
+		if s.Levels() != K {
+			// One run's chains share their columns, one per level.
+			return nil, 0, fmt.Errorf("chain %d's ladder has %d levels, chain %d's %d: the chains of one run need ladders of as many levels (tuned ladders grew apart: give --max-levels %d, or --auto-grow=false)", ids[i], s.Levels(), ids[0], K, min(K, s.Levels()))
+		}
+	}
 	columns := []string{"lp__", ColSwaps, ColClamped}
 	for l := range K {
 		columns = append(columns, ReplicaCol(l+1))

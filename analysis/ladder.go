@@ -108,55 +108,53 @@ func TuneSteps(roundsFlag, firstFlag string, rounds, first int) error {
 	return nil
 }
 
-// Tune sets the scheme into setup and, with --levels auto, tunes the
-// temperatures (written into setup.Taus). It returns the initial states of
-// the sampling run and the tuning report (nil without auto). Closing stop
-// ends the tuning with an error wrapping exchange.ErrStopped.
-func (f *Ladder) Tune(m exchange.Method, setup *exchange.Setup, init []float64, stop <-chan struct{}) ([][]float64, *exchange.Adapted, error) {
-	setup.Scheme, setup.Window, setup.Levels = f.scheme, f.Window, f.k
+// Tune, with --levels auto, tunes the temperatures of the ladder of method
+// m on setup, every level starting at init, and returns the tuning (nil
+// without auto). The caller tunes once, on one chain's setup, and gives
+// every chain the result (Sampler): chains tuned apart could grow ladders
+// of different lengths, which one run's shared columns cannot hold.
+// Closing stop ends the tuning with an error wrapping exchange.ErrStopped.
+func (f *Ladder) Tune(m exchange.Method, setup exchange.Setup, init []float64, stop <-chan struct{}) (*exchange.Adapted, error) {
 	if !f.auto {
-		return nil, nil, nil
+		return nil, nil
+	}
+	setup.Scheme, setup.Window, setup.Levels = f.scheme, f.Window, f.k
+	if _, err := m.Config(setup); err != nil { // every setting checked before tuning
+		return nil, err
 	}
 	taus, err := exchange.Geometric(setup.Tau1, setup.Tau2, f.AutoStart)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--tau1/--tau2: %w", err)
+		return nil, fmt.Errorf("--tau1/--tau2: %w", err)
 	}
 	inits := make([][]float64, len(taus))
 	for l := range inits {
 		inits[l] = init
 	}
-	ad, err := exchange.Adapt(m.Build(*setup), taus, inits, exchange.AdaptOptions{Rounds: f.AutoRounds, First: f.AutoFirst, Grow: f.AutoGrow, MaxLevels: f.MaxLevels, Stop: stop})
+	ad, err := exchange.Adapt(m.Build(setup), taus, inits, exchange.AdaptOptions{Rounds: f.AutoRounds, First: f.AutoFirst, Grow: f.AutoGrow, MaxLevels: f.MaxLevels, Stop: stop})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	setup.Taus = ad.Taus
-	return ad.States, &ad, nil
+	return &ad, nil
 }
 
 // Sampler builds a sampler of method m from setup on the ladder f, every
-// level starting at init: with --levels auto it tunes the temperatures
-// first. It returns the sampler's configuration and tuning (nil without
-// auto) beside it.
-func (f *Ladder) Sampler(m exchange.Method, setup exchange.Setup, init []float64, stop <-chan struct{}) (*exchange.Sampler, exchange.Config, *exchange.Adapted, error) {
-	if _, err := m.Config(setup); err != nil { // every setting checked before tuning
-		return nil, exchange.Config{}, nil, err
-	}
-	inits, tuning, err := f.Tune(m, &setup, init, stop)
-	if err != nil {
-		return nil, exchange.Config{}, nil, err
+// level starting at init: at the temperatures tuned found (Tune) where it
+// is set. It returns the sampler's configuration beside it.
+func (f *Ladder) Sampler(m exchange.Method, setup exchange.Setup, init []float64, tuned *exchange.Adapted) (*exchange.Sampler, exchange.Config, error) {
+	setup.Scheme, setup.Window, setup.Levels = f.scheme, f.Window, f.k
+	if tuned != nil {
+		setup.Taus = tuned.Taus
 	}
 	cfg, err := m.Config(setup)
 	if err != nil {
-		return nil, exchange.Config{}, nil, err
+		return nil, exchange.Config{}, err
 	}
-	if inits == nil {
-		inits = make([][]float64, len(cfg.Levels))
-		for l := range inits {
-			inits[l] = init
-		}
+	inits := make([][]float64, len(cfg.Levels))
+	for l := range inits {
+		inits[l] = init
 	}
 	smp, err := exchange.New(cfg, inits)
-	return smp, cfg, tuning, err
+	return smp, cfg, err
 }
 
 // K is the number of levels --levels gives (the starting K when auto).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
@@ -218,26 +219,40 @@ func (f *gmmFlags) schedule() (langevin.Schedule, error) {
 }
 
 // builder makes chain id's ladder: estimators, variance models and random
-// streams of its own; with --levels auto it tunes the ladder first,
-// recording each chain's configuration and tuning.
+// streams of its own; with --levels auto on the ladder tuned once, on
+// chain 1's stream, for every chain (analysis.Ladder.Tune), recording each
+// chain's configuration and the tuning.
 func (f *gmmFlags) builder(m exchange.Method, mix models.Mixture, eta langevin.Schedule, stop <-chan struct{}, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted) func(int) (*exchange.Sampler, error) {
+	var once sync.Once
+	var tuned *exchange.Adapted
+	var tuneErr error
 	return func(id int) (*exchange.Sampler, error) {
-		cold, hot := models.PaperFixedNoise(mix)
-		setup := exchange.Setup{
-			Tau1: f.Tau1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta,
-			Cold: cold, Hot: hot, A: f.SwapA, PerStep: f.PerStep, A1: f.A1,
-			Seed: exchange.ChainSeed(f.Seed, id), Concurrent: f.Concurrent,
+		once.Do(func() { tuned, tuneErr = f.Ladder.Tune(m, f.setup(id, 1, mix, eta), []float64{0}, stop) })
+		if tuneErr != nil {
+			return nil, tuneErr
 		}
-		if f.Variance == "running" {
-			// The estimators hide their noise so that the sampler must estimate it.
-			setup.Cold, setup.Hot = energy.Hidden{Estimator: cold}, energy.Hidden{Estimator: hot}
-			mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
-			setup.ColdVar, setup.HotVar = mk, mk
-		}
-		smp, cfg, tuning, err := f.Ladder.Sampler(m, setup, []float64{0}, stop)
-		cfgs[id], tunings[id] = cfg, tuning
+		smp, cfg, err := f.Ladder.Sampler(m, f.setup(id, id, mix, eta), []float64{0}, tuned)
+		cfgs[id], tunings[id] = cfg, tuned
 		return smp, err
 	}
+}
+
+// setup is chain id's ladder before it is built, on chain stream's random
+// stream: estimators and variance models of its own.
+func (f *gmmFlags) setup(id, stream int, mix models.Mixture, eta langevin.Schedule) exchange.Setup {
+	cold, hot := models.PaperFixedNoise(mix)
+	setup := exchange.Setup{
+		Tau1: f.Tau1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta,
+		Cold: cold, Hot: hot, A: f.SwapA, PerStep: f.PerStep, A1: f.A1,
+		Seed: exchange.ChainSeed(f.Seed, stream), Concurrent: f.Concurrent,
+	}
+	if f.Variance == "running" {
+		// The estimators hide their noise so that the sampler must estimate it.
+		setup.Cold, setup.Hot = energy.Hidden{Estimator: cold}, energy.Hidden{Estimator: hot}
+		mk := func() variance.Model { r, _ := variance.NewRunning(f.Repeats, f.Period); return r }
+		setup.ColdVar, setup.HotVar = mk, mk
+	}
+	return setup
 }
 
 // chainRun is the run of the chains build makes, with what their files

@@ -193,6 +193,10 @@ func TestGMMInputAnswers(t *testing.T) {
 		{"reld", gm("--method", "reld"), 1, []string{"--method reld: noise-free replica exchange needs exact energies, and gmm's are noisy"}, nil},
 		{"corrected", gm("--method", "corrected"), 0, nil, nil},
 		{"seed -1", gm("--seed", "-1"), 1, []string{`--seed = "-1": want a whole number`}, []string{"strconv"}},
+		// Four chains' ladders, each tuned on its own, grew to 4 and 5
+		// levels on 7 of seeds 1–8 and the run panicked; one tuning for
+		// every chain gives them one ladder.
+		{"auto ladder, grown", append(gm("--levels", "auto", "--auto-levels", "3", "--tau2", "300", "--auto-first", "40", "--auto-rounds", "3"), "--chains", "4"), 0, nil, []string{"levels, chain", "panic"}},
 	} {
 		c.check(t)
 	}

@@ -8,7 +8,7 @@ import (
 
 // addLadderFlags binds the ladder's flags to f.
 func addLadderFlags(fl *pflag.FlagSet, f *analysis.Ladder) {
-	fl.StringVar(&f.Levels, "levels", "2", "temperature levels K, spaced geometrically from τ1 to τ2 (every level above the coldest uses the hot estimator), or auto: tune the ladder first (see --auto-*)")
+	fl.StringVar(&f.Levels, "levels", "2", "temperature levels K, spaced geometrically from τ1 to τ2 (every level above the coldest uses the hot estimator), or auto: tune the ladder first, once on chain 1's random stream, for every chain (see --auto-*)")
 	fl.StringVar(&f.Swaps, "swaps", "sweep", "swap scheme: sweep (every adjacent pair every step, coldest first) or deo (even pairs on even rounds, odd on odd: non-reversible)")
 	fl.IntVar(&f.Window, "window", 1, "DEO round length W in steps: each offered pair is attempted once, at the round's last step")
 	fl.IntVar(&f.AutoStart, "auto-levels", 4, "--levels auto: levels of the starting geometric ladder")
