@@ -138,8 +138,8 @@ func (f *Ladder) Tune(m exchange.Method, setup exchange.Setup, init []float64, s
 }
 
 // Sampler builds a sampler of method m from setup on the ladder f, every
-// level starting at init: at the temperatures tuned found (Tune) where it
-// is set. It returns the sampler's configuration beside it.
+// level starting at init, at the temperatures of tuned (Tune) where it is
+// set. It returns the sampler's configuration beside it.
 func (f *Ladder) Sampler(m exchange.Method, setup exchange.Setup, init []float64, tuned *exchange.Adapted) (*exchange.Sampler, exchange.Config, error) {
 	setup.Scheme, setup.Window, setup.Levels = f.scheme, f.Window, f.k
 	if tuned != nil {

@@ -227,19 +227,19 @@ func (f *gmmFlags) builder(m exchange.Method, mix models.Mixture, eta langevin.S
 	var tuned *exchange.Adapted
 	var tuneErr error
 	return func(id int) (*exchange.Sampler, error) {
-		once.Do(func() { tuned, tuneErr = f.Ladder.Tune(m, f.setup(id, 1, mix, eta), []float64{0}, stop) })
+		once.Do(func() { tuned, tuneErr = f.Ladder.Tune(m, f.setup(1, mix, eta), []float64{0}, stop) })
 		if tuneErr != nil {
 			return nil, tuneErr
 		}
-		smp, cfg, err := f.Ladder.Sampler(m, f.setup(id, id, mix, eta), []float64{0}, tuned)
+		smp, cfg, err := f.Ladder.Sampler(m, f.setup(id, mix, eta), []float64{0}, tuned)
 		cfgs[id], tunings[id] = cfg, tuned
 		return smp, err
 	}
 }
 
-// setup is chain id's ladder before it is built, on chain stream's random
-// stream: estimators and variance models of its own.
-func (f *gmmFlags) setup(id, stream int, mix models.Mixture, eta langevin.Schedule) exchange.Setup {
+// setup is a ladder before it is built, on chain stream's random stream:
+// estimators and variance models of its own.
+func (f *gmmFlags) setup(stream int, mix models.Mixture, eta langevin.Schedule) exchange.Setup {
 	cold, hot := models.PaperFixedNoise(mix)
 	setup := exchange.Setup{
 		Tau1: f.Tau1, Tau2: f.Tau2, Levels: f.Levels, Eta: eta,
