@@ -128,7 +128,7 @@ func init() {
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	f.Levels = 2
-	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted); with --method auto only 1: the plan's sampler on one level, no ladder; auto: a ladder of 4 tuned in the burn-in's steps, growing to at most 16, so that every pair rejects as often")
+	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted); with --method auto only 1: the plan's sampler on one level, no ladder; auto: one ladder for every chain, tuned before the burn-in in as many steps, from 4 levels to at most 16, so that every pair rejects as often")
 	f.BurnAuto, f.ThinAuto = true, true
 	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation; see above)")
 	fl.IntVar(&f.Keep, "keep", 5000, "samples retained (1000 under --method auto unless given)")

@@ -102,7 +102,7 @@ func init() {
 	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	f.Levels = 2
-	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2; with --method auto only 1: the plan's sampler on one level, no ladder; auto: a ladder of 4 tuned in the burn-in's steps, growing to at most 16, so that every pair rejects as often")
+	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2; with --method auto only 1: the plan's sampler on one level, no ladder; auto: one ladder for every chain, tuned before the burn-in in as many steps, from 4 levels to at most 16, so that every pair rejects as often")
 	f.CycleAuto = true
 	fl.Var(autoValue[int]{&f.Cycle, &f.CycleAuto}, "cycle", "csgld: steps a cycle (auto: the run in 20 cycles)")
 	fl.Float64Var(&f.Explore, "explore", 0.5, "csgld: share β of each cycle that explores without noise")
