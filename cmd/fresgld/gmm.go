@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"sync"
@@ -171,7 +172,7 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
 	cfgs, tunings := map[int]exchange.Config{}, map[int]*exchange.Adapted{}
-	build := f.builder(m, mix, eta, ctx.Done(), cfgs, tunings)
+	build := f.builder(cmd.ErrOrStderr(), m, mix, eta, ctx.Done(), cfgs, tunings)
 	run, err := f.chainRun(cmd, build, mix)
 	if err != nil {
 		return err
@@ -221,13 +222,19 @@ func (f *gmmFlags) schedule() (langevin.Schedule, error) {
 // builder makes chain id's ladder: estimators, variance models and random
 // streams of its own; with --levels auto on the ladder tuned once, on
 // chain 1's stream, for every chain (analysis.Ladder.Tune), recording each
-// chain's configuration and the tuning.
-func (f *gmmFlags) builder(m exchange.Method, mix models.Mixture, eta langevin.Schedule, stop <-chan struct{}, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted) func(int) (*exchange.Sampler, error) {
+// chain's configuration and the tuning. The tuning is announced on log:
+// it runs before the progress lines do.
+func (f *gmmFlags) builder(log io.Writer, m exchange.Method, mix models.Mixture, eta langevin.Schedule, stop <-chan struct{}, cfgs map[int]exchange.Config, tunings map[int]*exchange.Adapted) func(int) (*exchange.Sampler, error) {
 	var once sync.Once
 	var tuned *exchange.Adapted
 	var tuneErr error
 	return func(id int) (*exchange.Sampler, error) {
-		once.Do(func() { tuned, tuneErr = f.Ladder.Tune(m, f.setup(1, mix, eta), []float64{0}, stop) })
+		once.Do(func() {
+			if f.Ladder.Levels == "auto" {
+				fmt.Fprintf(log, "tuning the ladder (--levels auto): %d rounds, %d steps from %d levels\n", f.Ladder.AutoRounds, f.Ladder.AutoFirst*(1<<f.Ladder.AutoRounds-1), f.Ladder.AutoStart)
+			}
+			tuned, tuneErr = f.Ladder.Tune(m, f.setup(1, mix, eta), []float64{0}, stop)
+		})
 		if tuneErr != nil {
 			return nil, tuneErr
 		}
