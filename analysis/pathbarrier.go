@@ -51,14 +51,13 @@ func PathBarrier(e energy.Energy, a, b []float64, metric *mat.SymDense) (float64
 	if !chol.Factorize(metric) {
 		return 0, errors.New("path barrier: the metric is not positive definite")
 	}
+	// metric = L·Lᵀ, and z = Lᵀx whitens: x = L⁻ᵀz.
 	var l mat.TriDense
-	chol.LTo(&l) // metric = L·Lᵀ; z = Lᵀx whitens
-	toX := func(x, z []float64) { // x = L⁻ᵀz
-		copy(x, z)
-		blas := mat.NewVecDense(p, x)
-		_ = blas.SolveVec(l.T(), mat.NewVecDense(p, z))
+	chol.LTo(&l)
+	toX := func(x, z []float64) {
+		_ = mat.NewVecDense(p, x).SolveVec(l.T(), mat.NewVecDense(p, z))
 	}
-	toZ := func(z, x []float64) { // z = Lᵀx
+	toZ := func(z, x []float64) {
 		mat.NewVecDense(p, z).MulVec(l.T(), mat.NewVecDense(p, x))
 	}
 	ends := math.Max(e.U(a), e.U(b))
