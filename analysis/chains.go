@@ -148,7 +148,7 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 	for i, s := range smps {
 		if s.Levels() != K {
 			// One run's chains share their columns, one per level.
-			return nil, 0, fmt.Errorf("chain %d's ladder has %d levels, chain %d's %d: the chains of one run need ladders of as many levels (tuned ladders grew apart: give --max-levels %d, or --auto-grow=false)", ids[i], s.Levels(), ids[0], K, min(K, s.Levels()))
+			return nil, 0, fmt.Errorf("chain %d's ladder has %d levels, chain %d's %d: the chains of one run need ladders of as many levels (a tuned ladder: tune once, for every chain)", ids[i], s.Levels(), ids[0], K)
 		}
 	}
 	columns := []string{"lp__", ColSwaps, ColClamped}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -152,7 +153,7 @@ func TestTunedSamplerRunsTunedLadder(t *testing.T) {
 // within 4 MCSE. The two modes have the same shape, so Langevin's O(η)
 // distortion of each is the same and leaves their weights alone to first
 // order, as does the minibatch noise, the same at every θ; at η = 0.05
-// the rest is far below the MCSE (about 0.01 here).
+// the rest is far below the MCSE (about 0.015 here).
 // One level at τ = 1 would not cross: without the ladder the chains stay
 // where they start and fail both checks.
 func TestLevelsAutoLaw(t *testing.T) {
@@ -195,5 +196,35 @@ func TestLevelsAutoRefused(t *testing.T) {
 		if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--levels auto") {
 			t.Errorf("method %s: %v", m, err)
 		}
+	}
+}
+
+// A run whose chains were built with ladders of different lengths (as
+// chains tuned one by one once were) is refused before any step, with the
+// numbers, where its chain files would have needed columns of their own
+// and the writer panicked.
+func TestSampleRefusesUnequalLadders(t *testing.T) {
+	mix, err := models.NewMixture([]float64{0.5, 0.5}, []float64{-2, 2}, []float64{1, 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := ChainRun{
+		Header: ChainHeader{Command: "test", Seed: 1, Burn: 10, Keep: 10, Thin: 1},
+		Names:  []string{"x"},
+		Plan:   exchange.Plan{Burn: 10, Keep: 10, Thin: 1},
+		New: func(id int) (*exchange.Sampler, error) {
+			cold, hot := models.PaperFixedNoise(mix)
+			cfg, err := exchange.FReSGLDMethod.Config(exchange.Setup{Tau1: 1, Tau2: 10, Levels: 1 + id, Eta: langevin.Constant{Step: 0.01},
+				Cold: cold, Hot: hot, A: 1, Seed: exchange.ChainSeed(1, id)})
+			if err != nil {
+				return nil, err
+			}
+			return exchange.New(cfg, starts(len(cfg.Levels), 1))
+		},
+		Out: t.TempDir(),
+	}
+	_, err = Sample(context.Background(), run, []int{1, 2})
+	if err == nil || !strings.Contains(err.Error(), "chain 2's ladder has 3 levels, chain 1's 2") {
+		t.Errorf("chains of 2 and 3 levels: %v", err)
 	}
 }

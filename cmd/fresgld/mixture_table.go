@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"sync"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/models"
@@ -55,17 +54,8 @@ type mixRefInfo struct {
 // mixtureReference runs the exact data-augmentation Gibbs sampler on the
 // probabilities of each number of clusters, saying its cost on stderr.
 func mixtureReference(stderr io.Writer, m *models.FiniteMixture, seed uint64) (*models.MixReference, error) {
-	type scratch struct {
-		p *models.MixParams
-		r []float64
-	}
-	pool := sync.Pool{New: func() any { return &scratch{m.NewParams(), make([]float64, m.K*m.Len())} }}
-	f := func(out, theta []float64, _ []int) {
-		s := pool.Get().(*scratch)
-		m.Responsibilities(s.r, s.p, theta)
-		m.Clusters(out, s.r)
-		pool.Put(s)
-	}
+	clusters := analysis.MixtureClusters(m)
+	f := func(out, theta []float64, _ []int) { clusters(out, theta) }
 	ref, err := m.Reference(mixtureRefChains, mixtureRefSweeps, seed, f, m.K)
 	if err != nil {
 		// Found before any sampling: nothing is lost.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -164,5 +165,26 @@ func TestStanClusters(t *testing.T) {
 		if math.Abs(sum-1) > 1e-9 {
 			t.Fatalf("P(K+ = k) sum to %v", sum)
 		}
+	}
+}
+
+// f-reSGLD on the adaptive ladder reports its ladder and the share of its
+// cost the tuning took, which is in (0, 1); two levels tune nothing.
+func TestRunOnceLadderShares(t *testing.T) {
+	w := small(t)
+	i := slices.IndexFunc(Methods, func(m Method) bool { return m.Name == "fresgld ladder" })
+	r, err := runOnce(w, Methods[i], 1, Length{Burn: 100, Keep: 50, Thin: 2}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Levels < 2 || !(r.TuneShare > 0 && r.TuneShare < 1) || !(r.SwapShare >= 0 && r.SwapShare < 1) || math.IsNaN(r.SwapAccept) {
+		t.Errorf("levels %d, tuning's share %v, swaps' %v, acceptance %v", r.Levels, r.TuneShare, r.SwapShare, r.SwapAccept)
+	}
+	two, err := runOnce(w, Methods[i-1], 1, Length{Burn: 100, Keep: 50, Thin: 2}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if two.Levels != 2 || two.TuneShare != 0 {
+		t.Errorf("fresgld on two levels: levels %d, tuning's share %v", two.Levels, two.TuneShare)
 	}
 }
