@@ -173,6 +173,7 @@ func (s *Sampler) UnmarshalBinary(b []byte) error {
 			return err
 		}
 		w.lastN2, w.scale, w.base, w.rate, w.run = rs.LastN2, rs.Scale, rs.Base, rs.Rate, rs.Run
+		rp.uStep = 0
 	}
 	if err := s.spcg.UnmarshalBinary(st.Swap); err != nil {
 		return fmt.Errorf("checkpoint: the swap stream: %w", err)

@@ -56,9 +56,10 @@ const (
 	// anchor.
 	PairCVEnergies
 	// ExactEnergies evaluates both states on the whole data set, and
-	// attempts swaps only every ExactEvery steps, at 2N/ExactEvery
-	// evaluations per step and pair (DiffCost/ExactEvery on a data set
-	// that gives exact differences from its sufficient statistics,
+	// attempts swaps only every ExactEvery steps, at N/ExactEvery
+	// evaluations per step and level: a state's energy is evaluated once
+	// for both pairs it belongs to (DiffCost/ExactEvery per pair on a data
+	// set that gives exact differences from its sufficient statistics,
 	// energy.DiffTerms); A and PerStep are then ignored.
 	ExactEnergies
 	// TaylorEnergies is CVEnergies with first-order anchors
@@ -334,11 +335,16 @@ func (s *Sampler) dataDiff(l int, x, y []float64) (dv, v float64) {
 	return s.drawDiff(l, s.diffSize(l), x, y)
 }
 
-// exactDiff is D = U(x) − U(y) on the whole data set: 2N evaluations, or
-// DiffCost when the data set gives the difference from its sufficient
-// statistics (energy.DiffTerms), half charged to each level.
+// exactDiff is D = U(x) − U(y) on the whole data set: 2N evaluations (N
+// for each of the two states that is not evaluated already this step, when
+// x and y are the levels' states), or DiffCost when the data set gives the
+// difference from its sufficient statistics (energy.DiffTerms), half
+// charged to each level.
 func (s *Sampler) exactDiff(l int, x, y []float64) float64 {
 	d := s.data
+	if d.diff == nil && s.isState(l, x) && s.isState(l+1, y) {
+		return s.stateEnergy(l) - s.stateEnergy(l+1)
+	}
 	if d.diff != nil {
 		c := d.diff.DiffCost() / 2
 		s.spend(l, c)
@@ -348,6 +354,27 @@ func (s *Sampler) exactDiff(l int, x, y []float64) float64 {
 	s.spend(l, float64(d.N))
 	s.spend(l+1, float64(d.N))
 	return energy.Sum(d.Terms, x) - energy.Sum(d.Terms, y)
+}
+
+// isState reports whether theta is level l's state itself (not a copy).
+func (s *Sampler) isState(l int, theta []float64) bool {
+	st := s.State(l)
+	return len(theta) == len(st) && len(st) > 0 && &theta[0] == &st[0]
+}
+
+// stateEnergy is U on the whole data set at level l's state, evaluated once
+// a step for each replica and charged to the level that asks first. The
+// swap phase of a step moves no state, so when every pair of a K-level
+// ladder is offered a swap, the states' energies cost K passes, not the
+// 2(K − 1) of evaluating each pair's two states afresh (a state's energy
+// does not depend on its level's temperature).
+func (s *Sampler) stateEnergy(l int) float64 {
+	r := &s.reps[s.at[l]]
+	if r.uStep != s.k+1 {
+		r.u, r.uStep = energy.Sum(s.data.Terms, r.theta), s.k+1
+		s.spend(l, float64(s.data.N))
+	}
+	return r.u
 }
 
 // pair reports whether the mode draws one common batch per difference.

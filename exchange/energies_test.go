@@ -210,6 +210,65 @@ func TestExactSwapsAtARate(t *testing.T) {
 	}
 }
 
+// TestExactSwapEnergiesOncePerState checks that a step's exact swap
+// energies evaluate each state once however many pairs it belongs to, and
+// that every attempt still sees the energies of the states it swaps: its
+// log-ratio against τδ[U(x) − U(y)] evaluated afresh. An energy kept from an
+// earlier step, or kept by level rather than by replica (so that an
+// accepted swap leaves the next pair the wrong state's energy), fails the
+// second check; evaluating both states of every pair fails the first.
+func TestExactSwapEnergiesOncePerState(t *testing.T) {
+	const K, steps = 4, 300
+	o := outliers
+	est, _ := energy.NewMinibatch(o, 3)
+	var lv []Level
+	init := make([][]float64, K)
+	for l := range K {
+		var e energy.Estimator = est
+		if l > 0 {
+			e = est.Clone()
+		}
+		lv = append(lv, Level{Tau: math.Pow(2, float64(l)), Est: e, Eta: langevin.Constant{Step: 0.05}})
+		init[l] = []float64{float64(l) / 2}
+	}
+	s, err := New(Config{Levels: lv, Swap: Swap{Rule: FReSGLD, A: 1}, Seed: 3, Energies: Energies{Mode: ExactEnergies, Terms: o, ExactEvery: 1}}, init)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst, attempts := 0.0, 0
+	s.onSwap = func(l int, x, y []float64, lr, _ float64, _ bool) {
+		attempts++
+		want := (1/s.lv[l].Tau - 1/s.lv[l+1].Tau) * (energy.Sum(o, x) - energy.Sum(o, y))
+		worst = max(worst, math.Abs(lr-want))
+	}
+	for range steps {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := s.Stats()
+	if attempts != (K-1)*steps {
+		t.Fatalf("%d attempts, want every pair at every step: %d", attempts, (K-1)*steps)
+	}
+	if !(worst <= 1e-12) {
+		t.Errorf("an attempt's log-ratio is off the fresh energies' by %v", worst)
+	}
+	accepts := 0
+	for _, p := range st.Pairs {
+		accepts += p.Accepts
+	}
+	if accepts == 0 {
+		t.Fatal("no swap accepted: the replicas never traded levels, so a cache kept by level would pass")
+	}
+	u := 0.0
+	for _, l := range st.Levels {
+		u += l.Cost.Energy.Units
+	}
+	if want := float64(K * o.Len() * steps); u != want {
+		t.Errorf("swap energies cost %v units, want N for each of the %d states a step: %v", u, K, want)
+	}
+}
+
 func cvSampler(t *testing.T, seed uint64) *Sampler {
 	t.Helper()
 	o := outliers

@@ -120,6 +120,10 @@ type replica struct {
 	rng   *rand.Rand
 	pcg   *rand.PCG // rng's source, for checkpoints
 	watch watch
+	// u is U at theta on the whole data set, valid at step uStep − 1's
+	// swaps (stateEnergy); 0 marks it unset.
+	u     float64
+	uStep int
 }
 
 type level struct {
