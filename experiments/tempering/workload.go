@@ -128,13 +128,19 @@ func Workloads() ([]*Workload, error) {
 	if err != nil {
 		return nil, err
 	}
-	y, err := galaxies(data.Galaxies)
-	if err != nil {
-		return nil, err
-	}
-	g, err := Mixture("galaxies-mixture-k4", y, 4)
+	g, err := Galaxies()
 	if err != nil {
 		return nil, err
 	}
 	return []*Workload{u, d, l, g}, nil
+}
+
+// Galaxies is the study's mixture workload: four normals on the galaxies
+// data, with its Gibbs reference.
+func Galaxies() (*Workload, error) {
+	y, err := galaxies(data.Galaxies)
+	if err != nil {
+		return nil, err
+	}
+	return Mixture("galaxies-mixture-k4", y, 4)
 }
