@@ -65,6 +65,12 @@ func run(eta float64, hot, burn, thin, keep int, seed uint64) error {
 			return fmt.Errorf("no column %s in the summary", name)
 		}
 		p := res.Summary.Parameters[i]
+		if p.SD == 0 && p.Mean == w.Ref[j] {
+			// A column that never moves has no MCSE (NaN, as R's posterior
+			// gives NA); it is scored by equality.
+			fmt.Printf("%-14s %8.4f %8s %9.4f %8s\n", name, p.Mean, "—", w.Ref[j], "equal")
+			continue
+		}
 		fmt.Printf("%-14s %8.4f %8.4f %9.4f %8.1f\n", name, p.Mean, p.MCSEMean, w.Ref[j], (p.Mean-w.Ref[j])/p.MCSEMean)
 	}
 	return nil
