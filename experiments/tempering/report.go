@@ -37,31 +37,14 @@ func (r *Result) write(w io.Writer) {
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, row := range r.Rows {
 		run := row.Runs[0]
-		trips, steps, warned, ladders := 0, 0, 0, 0
-		lo, hi := run.Levels, run.Levels
-		acc, share, tune := 0.0, 0.0, 0.0
-		for _, x := range row.Runs {
-			share += x.SwapShare / float64(len(row.Runs))
-			tune += x.TuneShare / float64(len(row.Runs))
-			lo, hi = min(lo, x.Levels), max(hi, x.Levels)
-			if slices.Contains(x.Warnings, "modes-not-crossed") {
-				warned++
-			}
-			if x.Levels < 2 {
-				continue
-			}
-			ladders++
-			trips += x.RoundTrips
-			steps += x.ColdSteps
-			acc += x.SwapAccept
-		}
-		levels := fmt.Sprint(lo)
-		if hi > lo {
-			levels = fmt.Sprintf("%d–%d", lo, hi)
+		ls := row.ladders()
+		levels := fmt.Sprint(ls.lo)
+		if ls.hi > ls.lo {
+			levels = fmt.Sprintf("%d–%d", ls.lo, ls.hi)
 		}
 		swap, rt := "—", "—"
-		if ladders > 0 {
-			swap, rt = fmt.Sprintf("%.3f", acc/float64(ladders)), fmt.Sprintf("%.3g", 1e6*float64(trips)/float64(steps))
+		if ls.ladders > 0 {
+			swap, rt = fmt.Sprintf("%.3f", ls.accept), fmt.Sprintf("%.3g", ls.trips)
 		}
 		length := row.Note
 		if length == "" {
@@ -71,7 +54,7 @@ func (r *Result) write(w io.Writer) {
 			length = "its own rule"
 		}
 		fmt.Fprintf(w, "| %s | %.4f (%s) ± %.4f | %.1f | %.4f ± %.4f | %.3g | %s | %s | %s | %.2f | %.2f | %d of %d | %s |\n",
-			row.Method, row.Err, row.Coef, row.MCSE, row.Err/row.MCSE, row.RunErr, row.RunErrSE, row.CPU, levels, swap, rt, share, tune, warned, len(row.Runs), length)
+			row.Method, row.Err, row.Coef, row.MCSE, row.Err/row.MCSE, row.RunErr, row.RunErrSE, row.CPU, levels, swap, rt, ls.share, ls.tune, ls.warned, len(row.Runs), length)
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "A run's own largest %s error at shares of its draws, against its CPU seconds (mean over runs):\n", wl.Quantity)
@@ -106,6 +89,40 @@ func (r *Result) write(w io.Writer) {
 	}
 }
 
+// ladderStats are a row's runs summed: the levels' range, the mean shares
+// of cost in swaps and tuning, the runs warned modes-not-crossed and, over
+// the runs with a ladder, the mean cold-pair acceptance and the round trips
+// per 10⁶ cold steps.
+type ladderStats struct {
+	lo, hi, warned, ladders    int
+	share, tune, accept, trips float64
+}
+
+func (row Row) ladders() ladderStats {
+	ls := ladderStats{lo: row.Runs[0].Levels, hi: row.Runs[0].Levels}
+	trips, steps := 0, 0
+	for _, x := range row.Runs {
+		ls.share += x.SwapShare / float64(len(row.Runs))
+		ls.tune += x.TuneShare / float64(len(row.Runs))
+		ls.lo, ls.hi = min(ls.lo, x.Levels), max(ls.hi, x.Levels)
+		if slices.Contains(x.Warnings, "modes-not-crossed") {
+			ls.warned++
+		}
+		if x.Levels < 2 {
+			continue
+		}
+		ls.ladders++
+		trips += x.RoundTrips
+		steps += x.ColdSteps
+		ls.accept += x.SwapAccept
+	}
+	if ls.ladders > 0 {
+		ls.accept /= float64(ls.ladders)
+		ls.trips = 1e6 * float64(trips) / float64(steps)
+	}
+	return ls
+}
+
 // separation says the modes each run's search found and the barrier
 // between the heaviest and the others of weight ≥ 0.005.
 func separation(runs []*Run) string {
@@ -138,7 +155,9 @@ type Goal struct {
 }
 
 // Goals judges the goals: at the same CPU time, NUTS and the one
-// level each miss by ≥ 0.1, and the default is within 0.02 and 3 MCSE.
+// level each miss by ≥ 0.1, and the default is within 0.02 and 3 MCSE;
+// the adaptive minibatch ladder spends ≤ 25% of its cost on swaps (and
+// their confirmations) while making ≥ 20 round trips per 10⁶ cold steps.
 func (r *Result) Goals() []Goal {
 	var gs []Goal
 	for _, row := range r.Rows {
@@ -148,6 +167,10 @@ func (r *Result) Goals() []Goal {
 			gs = append(gs, Goal{"default: within 0.02 and 3 MCSE of the reference", v, row.Err <= 0.02 && row.Err <= 3*row.MCSE})
 		case "one level", "NUTS":
 			gs = append(gs, Goal{row.Method + ": misses by ≥ 0.1 at the default's CPU time", v, row.Err >= 0.1})
+		case "fresgld ladder":
+			ls := row.ladders()
+			gs = append(gs, Goal{row.Method + ": swaps ≤ 25% of the cost, with ≥ 20 round trips per 10⁶ cold steps",
+				fmt.Sprintf("swaps %.2f of the cost, %.3g round trips", ls.share, ls.trips), ls.share <= 0.25 && ls.trips >= 20})
 		}
 	}
 	return gs // a NaN error meets no goal: every comparison with it is false

@@ -68,6 +68,29 @@ func TestInclusionAndErr(t *testing.T) {
 	}
 }
 
+// The ladder's goal: swaps at most a quarter of the cost while the ladder
+// makes ≥ 20 round trips per 10⁶ cold steps, both summed over its runs;
+// either one missed, or a NaN share, fails it.
+func TestLadderGoal(t *testing.T) {
+	run := func(share float64, trips int) *Run {
+		return &Run{Levels: 5, SwapShare: share, RoundTrips: trips, ColdSteps: 1_000_000}
+	}
+	for _, c := range []struct {
+		runs []*Run
+		met  bool
+	}{
+		{[]*Run{run(0.2, 30), run(0.3, 10)}, true}, // mean share 0.25, 20 trips per 10⁶
+		{[]*Run{run(0.2, 30), run(0.32, 10)}, false},
+		{[]*Run{run(0.1, 20), run(0.1, 18)}, false},
+		{[]*Run{run(math.NaN(), 30), run(0.1, 30)}, false},
+	} {
+		gs := (&Result{Rows: []Row{{Method: "fresgld ladder", Runs: c.runs}}}).Goals()
+		if len(gs) != 1 || gs[0].Met != c.met {
+			t.Errorf("runs %v %v: goals %+v, want met %v", *c.runs[0], *c.runs[1], gs, c.met)
+		}
+	}
+}
+
 // pool's error is that of the runs' mean estimate at the coefficient where
 // it is largest, its MCSE the runs' sd there over √runs.
 func TestPool(t *testing.T) {
