@@ -166,7 +166,11 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		var once sync.Once
 		var tuneErr error
 		build = func(id int) (*exchange.Sampler, error) {
-			once.Do(func() { tuned, tuneErr = tuneLadder(ctx, m, o, energies) })
+			once.Do(func() {
+				if tuned, tuneErr = tuneLadder(ctx, m, o, energies); tuneErr == nil {
+					energies = tunedPeriod(m, o, energies, len(tuned.Taus))
+				}
+			})
 			if tuneErr != nil {
 				return nil, tuneErr
 			}

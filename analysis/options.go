@@ -36,7 +36,7 @@ type Options struct {
 	// chosen: a command's own default, the flag not given (default: "set
 	// by --swap-energies").
 	SwapEnergiesRule string
-	ExactEvery       int     // --exact-every (0: ⌈8N/n⌉)
+	ExactEvery       int     // --exact-every (0: automatic, swapPeriod)
 	SwapPilot        int     // --swap-pilot
 	SwapNoiseCap     float64 // --swap-noise-cap
 	Burn             int     // --burn (Auto: automatic)
@@ -133,7 +133,7 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", o.SwapNoiseCap)
 	}
 	if o.ExactEvery < 0 {
-		return fmt.Errorf("--exact-every = %d: must be ≥ 0 (0: ⌈8N/n⌉ steps)", o.ExactEvery)
+		return fmt.Errorf("--exact-every = %d: must be ≥ 0 (0: ⌈4KN/n⌉ steps for K levels)", o.ExactEvery)
 	}
 	if o.SwapPilot < 1 {
 		return fmt.Errorf("--swap-pilot = %d: must be ≥ 1 step (the pilot of --swap-energies auto; to skip it, choose the mode with --swap-energies)", o.SwapPilot)

@@ -91,7 +91,7 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 			}
 			return runPilot(ctx, smp, o.SwapPilot)
 		}
-		ch, err := chooseSwapEnergies(o.SwapEnergies, N, o.Batch, o.ExactEvery, o.SwapRate, pilot)
+		ch, err := chooseSwapEnergies(o.SwapEnergies, N, o.Batch, passLevels(m.Terms, o.startLevels()), o.ExactEvery, o.SwapRate, pilot)
 		if err != nil {
 			return curv, err
 		}

@@ -14,9 +14,22 @@ import (
 	"github.com/fresgld/fresgld/variance"
 )
 
-// swapPeriod is ⌈8N/n⌉: the anchor or exact-swap period whose full passes
-// (2N per period for two levels) cost a quarter of n per step.
-func swapPeriod(N, n int) int { return (8*N + n - 1) / n }
+// swapPeriod is ⌈4KN/n⌉: the anchor or exact-swap period whose full passes
+// (one for each of the K levels' states a period: K·N; ⌈8N/n⌉ for two
+// levels) cost a quarter of n per step.
+func swapPeriod(N, n, K int) int { return (4*K*N + n - 1) / n }
+
+// passLevels is the K that prices a ladder of levels full passes under
+// swapPeriod. A data set that gives exact differences from its sufficient
+// statistics (energy.DiffTerms) makes no pass: each pair's difference
+// costs DiffCost, far below 2N, so it keeps the two-level price and the
+// swap rate the user set rather than spacing its swaps as the ladder grows.
+func passLevels(t energy.Terms, levels int) int {
+	if _, ok := t.(energy.DiffTerms); ok {
+		return 2
+	}
+	return levels
+}
 
 // SwapChoice is the resolved swap-energy setting and how it was chosen.
 type SwapChoice struct {
@@ -37,10 +50,12 @@ type pilotResult struct {
 }
 
 // chooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name)
-// by swapModeRule; pilot runs a short ladder under the given energies. It
-// is called only by auto when exact energies at every attempt are too dear.
-func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(exchange.Energies) (pilotResult, error)) (SwapChoice, error) {
-	period := swapPeriod(N, n)
+// for K levels of n-example cold minibatches on N examples (K as
+// passLevels prices them); pilot runs a short ladder under the given
+// energies. It is called only by auto when exact energies at every attempt
+// are too dear.
+func chooseSwapEnergies(mode string, N, n, K, every int, rate float64, pilot func(exchange.Energies) (pilotResult, error)) (SwapChoice, error) {
+	period := swapPeriod(N, n, K)
 	if every == 0 {
 		every = period
 	}
@@ -53,9 +68,12 @@ func chooseSwapEnergies(mode string, N, n, every int, rate float64, pilot func(e
 		e.Mode = m
 		return SwapChoice{Energies: e, Mode: m.String(), Rule: "set by --swap-energies"}, nil
 	}
-	if 2*float64(N)*rate <= float64(n)/4 {
+	// An attempt offers every pair a swap, and each of the K states' energies
+	// is one pass (exchange.ExactEnergies evaluates a state once for both
+	// its pairs).
+	if c := float64(K*N) * rate; c <= float64(n)/4 {
 		e.Mode, e.ExactEvery = exchange.ExactEnergies, max(1, int(math.Round(1/rate)))
-		return SwapChoice{Energies: e, Mode: "exact", Rule: fmt.Sprintf("auto: exact energies at every attempt cost 2N·rate = %.3g ≤ n/4 = %.3g per step", 2*float64(N)*rate, float64(n)/4)}, nil
+		return SwapChoice{Energies: e, Mode: "exact", Rule: fmt.Sprintf("auto: exact energies at every attempt cost K·N·rate = %.3g ≤ n/4 = %.3g per step (K = %d)", c, float64(n)/4, K)}, nil
 	}
 	e.Mode = exchange.PairTaylorEnergies
 	r, err := pilot(e)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/models"
 )
 
 func TestChooseSwapEnergiesRule(t *testing.T) {
@@ -18,29 +19,61 @@ func TestChooseSwapEnergiesRule(t *testing.T) {
 		return pilotResult{pilotNoise, 0.3, pilotSwap, 1234}, nil
 	}
 	// Exact at every attempt is cheap: 2·10·0.1 = 2 ≤ 10/4.
-	c, err := chooseSwapEnergies("auto", 10, 10, 0, 0.1, pilot)
+	c, err := chooseSwapEnergies("auto", 10, 10, 2, 0, 0.1, pilot)
 	if err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 10 || calls != 0 {
 		t.Errorf("cheap exact: %+v, %v, %d pilot calls", c, err, calls)
 	}
 	// Dear: 2·100·0.1 = 20 > 10/4; the pilot decides.
 	pilotNoise = 0.4
-	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairTaylorEnergies || c.PilotCost != 1234 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairTaylorEnergies || c.PilotCost != 1234 {
 		t.Errorf("quiet pilot: %+v, %v", c, err)
 	}
 	// Quiet but dear: screens confirmed so often that swaps cost 6 > n/2.
 	pilotSwap = 6
-	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
 		t.Errorf("dear pilot: %+v, %v", c, err)
 	}
 	pilotNoise, pilotSwap = 3, 5
-	if c, err = chooseSwapEnergies("auto", 100, 10, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
 		t.Errorf("noisy pilot: %+v, %v", c, err)
 	}
-	if c, err = chooseSwapEnergies("pair", 100, 10, 7, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairEnergies || c.Energies.ExactEvery != 7 {
+	if c, err = chooseSwapEnergies("pair", 100, 10, 2, 7, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairEnergies || c.Energies.ExactEvery != 7 {
 		t.Errorf("named mode: %+v, %v", c, err)
 	}
-	if _, err = chooseSwapEnergies("bogus", 100, 10, 0, 0.1, pilot); err == nil || !strings.Contains(err.Error(), "--swap-energies") {
+	if _, err = chooseSwapEnergies("bogus", 100, 10, 2, 0, 0.1, pilot); err == nil || !strings.Contains(err.Error(), "--swap-energies") {
 		t.Errorf("bad mode: %v", err)
+	}
+}
+
+// The exact swaps' price grows with the ladder: K passes an attempt, so a
+// rate cheap for two levels is dear for four, and the period that keeps
+// them within n/4 a step is ⌈4KN/n⌉. A data set with exact differences
+// from sufficient statistics makes no pass and keeps the two-level price.
+func TestSwapPeriodLevels(t *testing.T) {
+	if a, b := swapPeriod(100, 10, 2), swapPeriod(100, 10, 5); a != 80 || b != 200 {
+		t.Errorf("periods %d and %d for 2 and 5 levels, want 80 and 200", a, b)
+	}
+	calls := 0
+	pilot := func(e exchange.Energies) (pilotResult, error) {
+		calls++
+		return pilotResult{3, 0.3, 5, 1}, nil
+	}
+	// 2·10·0.1 = 2 ≤ 10/4, but 4·10·0.1 = 4 is not.
+	c, err := chooseSwapEnergies("auto", 10, 10, 4, 0, 0.1, pilot)
+	if err != nil || calls != 1 || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != swapPeriod(10, 10, 4) {
+		t.Errorf("four levels: %+v, %v, %d pilot calls; want the pilot, then exact every %d", c, err, calls, swapPeriod(10, 10, 4))
+	}
+	pr := models.SlabPrior{W: 0.5, Spike: 0.01, Slab: 1}
+	lr, err := models.NewLinReg([]float64{1, 2, 3}, []float64{1, 0, 2}, 1, 1, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mix, err := models.NewMixture([]float64{1}, []float64{0}, []float64{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, j := passLevels(lr, 6), passLevels(splitTerms{mix, make([]float64, 10)}, 6); k != 2 || j != 6 {
+		t.Errorf("passLevels: %d with sufficient statistics (want 2), %d with passes (want 6)", k, j)
 	}
 }
 

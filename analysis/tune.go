@@ -62,6 +62,32 @@ func tuneLadder(ctx context.Context, m Model, o Options, energies exchange.Energ
 	return &ad, nil
 }
 
+// startLevels is the number of levels the swap energies are chosen for:
+// --levels, or the starting ladder's under --levels auto.
+func (o Options) startLevels() int {
+	if o.Levels == AutoLevels {
+		return AutoTune.Start
+	}
+	return o.Levels
+}
+
+// tunedPeriod spaces automatic exact swap attempts for the tuned ladder's K
+// levels: they were chosen for the starting ladder's (startLevels), and a
+// grown ladder's attempts make more passes, so that they would cost more
+// than a quarter of n a step (swapPeriod). It says so in the swap choice's
+// rule, which the summary gives.
+func tunedPeriod(m Model, o Options, e exchange.Energies, K int) exchange.Energies {
+	if o.ExactEvery != 0 || e.Mode != exchange.ExactEnergies || o.swap == nil {
+		return e
+	}
+	if w := swapPeriod(m.Terms.Len(), o.Batch, passLevels(m.Terms, K)); w > e.ExactEvery {
+		e.ExactEvery = w
+		o.swap.Energies.ExactEvery = w
+		o.swap.Rule += fmt.Sprintf("; every W = %d steps for the tuned ladder's %d levels, so that their K·N/W ≤ n/4", w, K)
+	}
+	return e
+}
+
 // tunedSampler is chain id's ladder at the tuned temperatures ad.Taus,
 // fixed from its first step. It starts where the other methods' chains do
 // (every level at θ = 0), not from the tuning's last states, so that the

@@ -188,6 +188,45 @@ func TestLevelsAutoLaw(t *testing.T) {
 	t.Logf("weight %.4f ± %.4f; a ladder of %d levels", p.Mean, p.MCSEMean, len(res.Tuning.Taus))
 }
 
+// Exact swap energies chosen for the starting ladder are spaced again for
+// the tuned one: a ladder grown to K levels attempts its swaps every
+// swapPeriod(N, n, K) steps, so that its K passes an attempt stay within a
+// quarter of n a step. Without tunedPeriod the attempts keep the starting
+// ladder's spacing (its 4 levels) and the chains' attempts count fails.
+func TestLevelsAutoSpacesExactSwaps(t *testing.T) {
+	// From three levels, which this barrier (Λ̂ ≈ 1.9 up to τ = 2000) grows
+	// to about four.
+	start := AutoTune.Start
+	AutoTune.Start = 3
+	defer func() { AutoTune.Start = start }()
+	o := autoOptions(t)
+	o.Tau2, o.SwapEnergies, o.Keep = 2000, "exact", 500
+	res, err := Run(context.Background(), bimodal(t), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	K := len(res.Tuning.Taus)
+	if K <= AutoTune.Start {
+		t.Fatalf("the ladder kept %d levels: the test needs one grown beyond the start's %d; %q", K, AutoTune.Start, res.Notes)
+	}
+	W := swapPeriod(100, res.Options.Batch, K)
+	if got := res.Swap.Swap.Energies.ExactEvery; got != W {
+		t.Errorf("exact swaps every %d steps, want swapPeriod(N, n, %d) = %d", got, K, W)
+	}
+	if !strings.Contains(res.Swap.Swap.Rule, "tuned ladder's") {
+		t.Errorf("the swap rule does not say it was spaced for the tuned ladder: %q", res.Swap.Swap.Rule)
+	}
+	for _, c := range res.Chains {
+		if a, want := c.Ladder.Pairs[0].Attempts, c.Ladder.Steps/W; a != want {
+			t.Errorf("chain %d: %d attempts in %d steps, want one every %d: %d", c.Header.ID, a, c.Ladder.Steps, W, want)
+		}
+	}
+	t.Logf("%d levels, exact swaps every %d steps", K, W)
+}
+
 // --levels auto is refused where no ladder is tuned.
 func TestLevelsAutoRefused(t *testing.T) {
 	for _, m := range []exchange.Method{AutoMethod, exchange.SGLDMethod, exchange.CorrectedMethod, exchange.CSGLDMethod} {

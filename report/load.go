@@ -222,7 +222,7 @@ const titleCmd = 60
 // zeroMeans says what a setting's 0 stands for where it is not a number:
 // the settings record the flags as given.
 var zeroMeans = map[string]string{
-	"exact_every":      "auto (⌈8N/n⌉ steps)",
+	"exact_every":      "auto (⌈4KN/n⌉ steps)",
 	"cycle":            "off",
 	"swap_batch":       "auto (each chain's own minibatch)",
 	"hot_batch":        "auto (sized as the run goes)",

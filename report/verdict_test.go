@@ -80,7 +80,7 @@ func TestReadableSettings(t *testing.T) {
 		{"exact_every", "0"}, {"keep", "0"}, {"seed", "1"},
 	})
 	want := []Item{{"eta", "auto"}, {"thin", "auto: 4698"}, {"burn", "300"}, {"hot_batch", "auto (sized as the run goes)"},
-		{"cycle", "off"}, {"exact_every", "auto (⌈8N/n⌉ steps)"}, {"keep", "0"}, {"seed", "1"}}
+		{"cycle", "off"}, {"exact_every", "auto (⌈4KN/n⌉ steps)"}, {"keep", "0"}, {"seed", "1"}}
 	if len(got) != len(want) {
 		t.Fatalf("got %v, want %v", got, want)
 	}

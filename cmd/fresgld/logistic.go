@@ -49,7 +49,7 @@ type logisticFlags struct {
 	SwapBatch     int       `json:"swap_batch"` // 0 with SwapBatchAuto: the chain's own n
 	SwapBatchAuto bool      `json:"swap_batch_automatic"`
 	SwapEnergies  string    `json:"swap_energies"`
-	ExactEvery    int       `json:"exact_every"` // 0: ⌈8N/n⌉
+	ExactEvery    int       `json:"exact_every"` // 0: ⌈4KN/n⌉
 	SwapPilot     int       `json:"swap_pilot"`
 	SwapNoiseCap  float64   `json:"swap_noise_cap"`
 	SwapGaussian  bool      `json:"swap_gaussian"`
@@ -125,7 +125,7 @@ func init() {
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor (see above)")
 	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats, sparing the full passes such screens would ask for (0: never)")
 	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take minibatch energy noise for Gaussian, which its penalty rule needs to keep the levels' laws (refused otherwise; the run measures the noise's excess kurtosis and warns when it is not 0)")
-	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉, a quarter of the cold gradient cost)")
+	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈4KN/n⌉ for K levels, a quarter of the cold gradient cost)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	f.Levels = 2
 	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted); with --method auto only 1: the plan's sampler on one level, no ladder; auto: one ladder for every chain, tuned before the burn-in in as many steps, from 4 levels to at most 16, so that every pair rejects as often")
