@@ -14,7 +14,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -33,16 +32,16 @@ func main() {
 }
 
 func run(names string, seeds int) error {
-	ws, err := tempering.Workloads()
+	var want []string
+	if names != "" {
+		want = strings.Split(names, ",")
+	}
+	ws, err := tempering.Workloads(want...)
 	if err != nil {
 		return err
 	}
-	want := strings.Split(names, ",")
 	fmt.Printf("%-24s %4s %5s %13s %10s %8s\n", "workload", "seed", "modes", "segment_nats", "path_nats", "path_s")
 	for _, w := range ws {
-		if names != "" && !slices.Contains(want, w.Name) {
-			continue
-		}
 		m := w.Model
 		for seed := uint64(1); seed <= uint64(seeds); seed++ {
 			var extra [][]float64

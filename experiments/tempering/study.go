@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/experiments/multimodal"
@@ -57,20 +55,12 @@ type Result struct {
 // Measure runs the study; progress, if set, hears after each method. work
 // is a directory for NUTS's files.
 func Measure(sz Size, work string, progress func(string)) ([]*Result, error) {
-	ws, err := Workloads()
+	ws, err := Workloads(sz.Workloads...)
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range sz.Workloads {
-		if !slices.ContainsFunc(ws, func(w *Workload) bool { return w.Name == name }) {
-			return nil, fmt.Errorf("--workloads: no workload %q (there are %s)", name, names(ws))
-		}
-	}
 	var out []*Result
 	for _, w := range ws {
-		if len(sz.Workloads) > 0 && !slices.Contains(sz.Workloads, w.Name) {
-			continue
-		}
 		r, err := measure(w, sz, work, progress)
 		if err != nil {
 			return nil, err
@@ -78,14 +68,6 @@ func Measure(sz Size, work string, progress func(string)) ([]*Result, error) {
 		out = append(out, r)
 	}
 	return out, nil
-}
-
-func names(ws []*Workload) string {
-	var s []string
-	for _, w := range ws {
-		s = append(s, w.Name)
-	}
-	return strings.Join(s, ", ")
 }
 
 func measure(w *Workload, sz Size, work string, progress func(string)) (*Result, error) {

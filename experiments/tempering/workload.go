@@ -9,6 +9,8 @@ package tempering
 import (
 	"bytes"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/data"
@@ -110,29 +112,50 @@ func inclusions(prior models.SlabPrior) func(out, draw []float64) {
 	}
 }
 
-// Workloads are the study's workloads.
-func Workloads() ([]*Workload, error) {
-	u, err := Regression("uscrime-s0-0.001", data.UScrime, "y", SharpSpike)
-	if err != nil {
-		return nil, err
+// builders make the study's workloads, in the tables' order; each builds
+// its reference, which takes from a second to a minute.
+var builders = []struct {
+	name  string
+	build func() (*Workload, error)
+}{
+	{"uscrime-s0-0.001", func() (*Workload, error) { return Regression("uscrime-s0-0.001", data.UScrime, "y", SharpSpike) }},
+	{"diabetes-s0-0.001", func() (*Workload, error) {
+		return Regression("diabetes-s0-0.001", data.Diabetes, "progression", SharpSpike)
+	}},
+	{"wdbc-logistic-s0-0.001", func() (*Workload, error) {
+		sw, err := slablogit.WDBC(SharpSpike)
+		if err != nil {
+			return nil, err
+		}
+		return Logistic("wdbc-logistic-s0-0.001", sw)
+	}},
+	{"galaxies-mixture-k4", Galaxies},
+}
+
+// Workloads are the study's workloads named (all of them if none), built
+// in the tables' order; an unknown name is an error that lists the others.
+func Workloads(names ...string) ([]*Workload, error) {
+	var all []string
+	for _, b := range builders {
+		all = append(all, b.name)
 	}
-	d, err := Regression("diabetes-s0-0.001", data.Diabetes, "progression", SharpSpike)
-	if err != nil {
-		return nil, err
+	for _, n := range names {
+		if !slices.Contains(all, n) {
+			return nil, fmt.Errorf("--workloads: no workload %q (there are %s)", n, strings.Join(all, ", "))
+		}
 	}
-	sw, err := slablogit.WDBC(SharpSpike)
-	if err != nil {
-		return nil, err
+	var ws []*Workload
+	for _, b := range builders {
+		if len(names) > 0 && !slices.Contains(names, b.name) {
+			continue
+		}
+		w, err := b.build()
+		if err != nil {
+			return nil, err
+		}
+		ws = append(ws, w)
 	}
-	l, err := Logistic("wdbc-logistic-s0-0.001", sw)
-	if err != nil {
-		return nil, err
-	}
-	g, err := Galaxies()
-	if err != nil {
-		return nil, err
-	}
-	return []*Workload{u, d, l, g}, nil
+	return ws, nil
 }
 
 // Galaxies is the study's mixture workload: four normals on the galaxies
