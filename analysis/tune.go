@@ -74,8 +74,8 @@ func (o Options) startLevels() int {
 // tunedPeriod spaces automatic exact swap attempts for the tuned ladder's K
 // levels: they were chosen for the starting ladder's (startLevels), and a
 // grown ladder's attempts make more passes, so that they would cost more
-// than a quarter of n a step (swapPeriod). It says so in the swap choice's
-// rule, which the summary gives.
+// than a quarter of n a step (swapPeriod). It says so on the log, after the
+// tuning's line, and in the swap choice's rule, which the summary gives.
 func tunedPeriod(m Model, o Options, e exchange.Energies, K int) exchange.Energies {
 	if o.ExactEvery != 0 || e.Mode != exchange.ExactEnergies || o.swap == nil {
 		return e
@@ -84,6 +84,7 @@ func tunedPeriod(m Model, o Options, e exchange.Energies, K int) exchange.Energi
 		e.ExactEvery = w
 		o.swap.Energies.ExactEvery = w
 		o.swap.Rule += fmt.Sprintf("; every W = %d steps for the tuned ladder's %d levels, so that their K·N/W ≤ n/4", w, K)
+		writeLog(o.Log, "swap energies: exact every W = %d steps for the tuned ladder's %d levels (K·N/W ≤ n/4)\n", w, K)
 	}
 	return e
 }

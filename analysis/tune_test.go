@@ -1,7 +1,9 @@
 package analysis
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -201,6 +203,8 @@ func TestLevelsAutoSpacesExactSwaps(t *testing.T) {
 	defer func() { AutoTune.Start = start }()
 	o := autoOptions(t)
 	o.Tau2, o.SwapEnergies, o.Keep = 2000, "exact", 500
+	var log bytes.Buffer
+	o.Log = &log
 	res, err := Run(context.Background(), bimodal(t), o)
 	if err != nil {
 		t.Fatal(err)
@@ -218,6 +222,9 @@ func TestLevelsAutoSpacesExactSwaps(t *testing.T) {
 	}
 	if !strings.Contains(res.Swap.Swap.Rule, "tuned ladder's") {
 		t.Errorf("the swap rule does not say it was spaced for the tuned ladder: %q", res.Swap.Swap.Rule)
+	}
+	if want := fmt.Sprintf("exact every W = %d steps for the tuned ladder's %d levels", W, K); !strings.Contains(log.String(), want) {
+		t.Errorf("the log does not say %q:\n%s", want, log.String())
 	}
 	for _, c := range res.Chains {
 		if a, want := c.Ladder.Pairs[0].Attempts, c.Ladder.Steps/W; a != want {
