@@ -99,7 +99,7 @@ func init() {
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor")
 	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats (0: never)")
 	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take minibatch energy noise for Gaussian, which its penalty rule needs to keep the levels' laws (refused otherwise; the run measures the noise's excess kurtosis and warns when it is not 0)")
-	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈4KN/n⌉ for K levels; from sufficient statistics ⌈8N/n⌉)")
+	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉ whatever the levels: the exact differences come from the sufficient statistics, with no pass over the data)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	f.Levels = 2
 	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2; with --method auto only 1: the plan's sampler on one level, no ladder; auto: one ladder for every chain, tuned before the burn-in in as many steps, from 4 levels to at most 16, so that every pair rejects as often")
