@@ -89,6 +89,13 @@ type ModePlan struct {
 	// OneLevelIAT is the pilot's IAT of the kernel on one level, when the
 	// plan tried a ladder of power posteriors against it.
 	OneLevelIAT float64
+	// Barrier is the barrier the plan reads, in nats: the segments'
+	// (ModeSearch.Barrier), or, for MALA levels where that is above
+	// planBarrier, along the lowest path the string method finds
+	// (PathBarrier), from which the ladder is then sized; pathNote says
+	// which.
+	Barrier  float64
+	pathNote string
 }
 
 // NewModePlan plans the run on the modes s of m: the preconditioner, the
@@ -96,7 +103,8 @@ type ModePlan struct {
 // planned chain mixes.
 func NewModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool) (*ModePlan, error) {
 	var err error
-	mp := &ModePlan{Search: s, t: m.Terms, SwapAccept: math.NaN(), kernel: m.Kernel, forced: oneLevel, kernelName: m.KernelName, kernelAbout: m.KernelAbout}
+	mp := &ModePlan{Search: s, t: m.Terms, SwapAccept: math.NaN(), kernel: m.Kernel, forced: oneLevel, kernelName: m.KernelName, kernelAbout: m.KernelAbout,
+		Barrier: s.barrierAbove(planModeWeight), pathNote: "along the segments"}
 	if mp.Pre, err = modePrecond(s.Modes); err != nil {
 		return nil, err
 	}
@@ -106,9 +114,10 @@ func NewModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool) (*ModePlan,
 		}
 		return mp, mp.planKernel(m, seed, oneLevel)
 	}
+	mp.readPath()
 	mp.Taus = []float64{1}
 	if !oneLevel {
-		mp.Taus = ladderTaus(s.barrierAbove(planModeWeight), m.Terms.Dim())
+		mp.Taus = ladderTaus(mp.Barrier, m.Terms.Dim())
 	}
 	for _, tau := range mp.Taus {
 		eta, acc, err := mp.tune(tau, seed)
@@ -118,6 +127,27 @@ func NewModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool) (*ModePlan,
 		mp.Etas, mp.Accept = append(mp.Etas, eta), append(mp.Accept, acc)
 	}
 	return mp, mp.pilot(m, seed)
+}
+
+// readPath reads Barrier along the lowest path. The segment's reading is
+// an upper bound, which between a mixture's modes can lie 13 times above
+// the pass the chains use (EXPERIMENTS.md, "The barrier along the lowest path"): a ladder
+// sized from it runs hotter levels than the crossing needs, each a
+// level's cost a step. The string method takes up to pathIters gradient
+// steps of its pathImages points a mode, so it is read only where the
+// segment asks for a ladder. If it fails, the segment's reading (never
+// below the true barrier) stands.
+func (mp *ModePlan) readPath() {
+	if mp.Barrier <= planBarrier {
+		return
+	}
+	b, err := mp.Search.PathBarrier(mp.t)
+	if err != nil {
+		mp.pathNote = fmt.Sprintf("along the segments (the lowest path could not be read: %v)", err)
+		return
+	}
+	mp.pathNote = fmt.Sprintf("along the lowest path (%.3g along the segment)", mp.Barrier)
+	mp.Barrier = b
 }
 
 // modePrecond is the preconditioner of Σ_k w_k H_k.
@@ -350,9 +380,9 @@ func (mp *ModePlan) Note() string {
 	case len(mp.Taus) == 1 && mp.forced:
 		s += fmt.Sprintf("one level (--levels 1): preconditioned MALA on exact energies, step h = %.3g in the whitened coordinates, acceptance %.2f on the pilot", mp.Etas[0], mp.Accept[0])
 	case len(mp.Taus) == 1:
-		s += fmt.Sprintf("one level: preconditioned MALA on exact energies (no barrier above %g nats among the modes of weight ≥ %g), step h = %.3g in the whitened coordinates, acceptance %.2f on the pilot", planBarrier, planModeWeight, mp.Etas[0], mp.Accept[0])
+		s += fmt.Sprintf("one level: preconditioned MALA on exact energies (no barrier above %g nats among the modes of weight ≥ %g: %.3g nats %s), step h = %.3g in the whitened coordinates, acceptance %.2f on the pilot", planBarrier, planModeWeight, mp.Barrier, mp.pathNote, mp.Etas[0], mp.Accept[0])
 	default:
-		s += fmt.Sprintf("a ladder of %d preconditioned MALA levels on exact energies, τ from 1 to %.3g (barrier %.3g nats / %g), steps %.3g, acceptances %.2f, swap acceptance %.2f on the pilot", len(mp.Taus), mp.Taus[len(mp.Taus)-1], mp.Search.barrierAbove(planModeWeight), planBarrier, mp.Etas, mp.Accept, mp.SwapAccept)
+		s += fmt.Sprintf("a ladder of %d preconditioned MALA levels on exact energies, τ from 1 to %.3g (barrier %.3g nats %s / %g), steps %.3g, acceptances %.2f, swap acceptance %.2f on the pilot", len(mp.Taus), mp.Taus[len(mp.Taus)-1], mp.Barrier, mp.pathNote, planBarrier, mp.Etas, mp.Accept, mp.SwapAccept)
 	}
 	return s + fmt.Sprintf("; the pilot's %d chains mix in τ_int = %.3g steps", pilotChains, mp.IAT)
 }
@@ -361,7 +391,7 @@ func (mp *ModePlan) Note() string {
 // another sampler.
 func (mp *ModePlan) Why() string {
 	if mp.forced {
-		return fmt.Sprintf("one level, as --levels 1 asks, across a barrier of %.3g nats between the modes found; the run warns if its chains did not cross (drop --levels for the plan's own choice)", mp.Search.barrierAbove(planModeWeight))
+		return fmt.Sprintf("one level, as --levels 1 asks, across a barrier of %.3g nats %s between the modes found; the run warns if its chains did not cross (drop --levels for the plan's own choice)", mp.Barrier, mp.pathNote)
 	}
 	if mp.kernel != nil && len(mp.Lambdas) == 1 {
 		s := "one level: the model's own exact kernel moves between the modes without a hot level"
@@ -376,7 +406,7 @@ func (mp *ModePlan) Why() string {
 	if len(mp.Taus) == 1 {
 		return fmt.Sprintf("one level: no barrier between the modes found exceeds %g nats, which a MALA chain crosses on its own (for a minibatch ladder, give --method fresgld)", planBarrier)
 	}
-	return fmt.Sprintf("a ladder: a barrier of %.3g nats separates the modes found, more than the %g a MALA chain crosses on its own; its hottest level sees %g (for a minibatch ladder, give --method fresgld)", mp.Search.barrierAbove(planModeWeight), planBarrier, planBarrier)
+	return fmt.Sprintf("a ladder: a barrier of %.3g nats %s separates the modes found, more than the %g a MALA chain crosses on its own; its hottest level sees %g (for a minibatch ladder, give --method fresgld)", mp.Barrier, mp.pathNote, planBarrier, planBarrier)
 }
 
 // Algorithm is the sampler's name in the chain CSVs.
