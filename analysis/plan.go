@@ -137,12 +137,9 @@ type PlanSummary struct {
 	// Modes found by the search, and the barrier between the heaviest and
 	// the others of weight ≥ planModeWeight, in nats (0 for a log-concave
 	// model, whose one mode is found by its own method).
-	// Where the plan read the barrier along the lowest path (a ladder of
-	// MALA levels), SegmentBarrier is the segments' reading beside it.
-	Modes          int     `json:"modes"`
-	Barrier        float64 `json:"barrier_nats"`
-	SegmentBarrier float64 `json:"segment_barrier_nats,omitempty"`
-	Levels         int     `json:"levels"`
+	Modes   int     `json:"modes"`
+	Barrier float64 `json:"barrier_nats"`
+	Levels  int     `json:"levels"`
 	// IAT is the planned chain's steps per effective draw (the pilot's, or
 	// the rate's for a log-concave plan); OneLevelIAT the kernel's alone
 	// on one level, where a ladder of power posteriors was tried.
@@ -156,10 +153,7 @@ func summarizePlan(p ChainPlan) *PlanSummary {
 	_, _, iat := p.RunLength(PlanKeep)
 	s := &PlanSummary{Algorithm: p.Algorithm(), Modes: 1, Levels: 1, IAT: iat, SDBias: p.SDBias()}
 	if mp, ok := p.(*ModePlan); ok {
-		s.Modes, s.Barrier, s.Levels, s.OneLevelIAT = len(mp.Search.Modes), mp.Barrier, len(mp.Taus), mp.OneLevelIAT
-		if seg := mp.Search.Barrier(); seg != mp.Barrier {
-			s.SegmentBarrier = seg
-		}
+		s.Modes, s.Barrier, s.Levels, s.OneLevelIAT = len(mp.Search.Modes), mp.Search.barrierAbove(planModeWeight), len(mp.Taus), mp.OneLevelIAT
 		if a := mp.SwapAccept; !math.IsNaN(a) {
 			s.SwapAccept = &a
 		}

@@ -124,16 +124,11 @@ func (row Row) ladders() ladderStats {
 }
 
 // separation says the modes each run's search found and the barrier
-// between the heaviest and the others of weight ≥ 0.005: along the lowest
-// path where the plan read it there, with the segments' beside it.
+// between the heaviest and the others of weight ≥ 0.005.
 func separation(runs []*Run) string {
 	var parts []string
 	for _, r := range runs {
-		p := fmt.Sprintf("%d modes, barrier %.3g nats", r.Modes, r.Barrier)
-		if r.SegmentBarrier > 0 {
-			p += fmt.Sprintf(" along the lowest path (%.3g along the segment)", r.SegmentBarrier)
-		}
-		parts = append(parts, p)
+		parts = append(parts, fmt.Sprintf("%d modes, barrier %.3g nats", r.Modes, r.Barrier))
 	}
 	return "runs 1–" + fmt.Sprint(len(runs)) + ": " + strings.Join(parts, "; ")
 }

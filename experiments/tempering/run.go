@@ -79,12 +79,11 @@ type Run struct {
 	// tuning the ladder before the burn-in (--levels auto).
 	TuneShare float64
 	// Modes and Barrier (nats) are the plan's mode search's (0 when the
-	// run had no plan); SegmentBarrier the segments' reading where the
-	// plan read Barrier along the lowest path.
-	Modes                   int
-	Barrier, SegmentBarrier float64
-	Warnings                []string // warning codes
-	Note                    string
+	// run had no plan).
+	Modes    int
+	Barrier  float64
+	Warnings []string // warning codes
+	Note     string
 }
 
 // prefixes are the shares of a run's draws at which its estimate is
@@ -194,7 +193,7 @@ func runOnce(w *Workload, m Method, seed uint64, l Length, target float64) (*Run
 		r.TuneShare = tune / (tune + cost)
 	}
 	if res.Plan != nil {
-		r.Modes, r.Barrier, r.SegmentBarrier = res.Plan.Modes, res.Plan.Barrier, res.Plan.SegmentBarrier
+		r.Modes, r.Barrier = res.Plan.Modes, res.Plan.Barrier
 	}
 	if sw := res.Summary.Swaps; len(sw) > 0 && sw[0].Rate != nil {
 		r.SwapAccept = *sw[0].Rate
