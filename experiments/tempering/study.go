@@ -57,7 +57,7 @@ type Result struct {
 func Measure(sz Size, work string, progress func(string)) ([]*Result, error) {
 	ws, err := Workloads(sz.Workloads...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--workloads: %w", err)
 	}
 	var out []*Result
 	for _, w := range ws {

@@ -141,7 +141,7 @@ func Workloads(names ...string) ([]*Workload, error) {
 	}
 	for _, n := range names {
 		if !slices.Contains(all, n) {
-			return nil, fmt.Errorf("--workloads: no workload %q (there are %s)", n, strings.Join(all, ", "))
+			return nil, fmt.Errorf("no workload %q (there are %s)", n, strings.Join(all, ", "))
 		}
 	}
 	var ws []*Workload
