@@ -12,6 +12,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -40,7 +41,7 @@ func main() {
 		if *names != "" {
 			want = strings.Split(*names, ",")
 		}
-		if ws, err = tempering.Workloads(want...); err != nil {
+		if ws, err = tempering.Workloads(want...); errors.Is(err, tempering.ErrNoWorkload) {
 			err = fmt.Errorf("-workloads: %w", err)
 		}
 	}

@@ -56,8 +56,11 @@ type Result struct {
 // is a directory for NUTS's files.
 func Measure(sz Size, work string, progress func(string)) ([]*Result, error) {
 	ws, err := Workloads(sz.Workloads...)
-	if err != nil {
+	if errors.Is(err, ErrNoWorkload) {
 		return nil, fmt.Errorf("--workloads: %w", err)
+	}
+	if err != nil {
+		return nil, err
 	}
 	var out []*Result
 	for _, w := range ws {

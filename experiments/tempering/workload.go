@@ -8,6 +8,7 @@ package tempering
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -132,8 +133,13 @@ var builders = []struct {
 	{"galaxies-mixture-k4", Galaxies},
 }
 
+// ErrNoWorkload is the error, wrapped, for a name that is no workload's,
+// which the caller prefixes with its flag.
+var ErrNoWorkload = errors.New("no workload")
+
 // Workloads are the study's workloads named (all of them if none), built
-// in the tables' order; an unknown name is an error that lists the others.
+// in the tables' order; an unknown name is an error (ErrNoWorkload) that
+// lists the others.
 func Workloads(names ...string) ([]*Workload, error) {
 	var all []string
 	for _, b := range builders {
@@ -141,7 +147,7 @@ func Workloads(names ...string) ([]*Workload, error) {
 	}
 	for _, n := range names {
 		if !slices.Contains(all, n) {
-			return nil, fmt.Errorf("no workload %q (there are %s)", n, strings.Join(all, ", "))
+			return nil, fmt.Errorf("%w %q (there are %s)", ErrNoWorkload, n, strings.Join(all, ", "))
 		}
 	}
 	var ws []*Workload
