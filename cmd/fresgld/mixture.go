@@ -31,6 +31,8 @@ type mixtureFlags struct {
 	EtaAuto      bool    `json:"eta_automatic"`
 	Batch        int     `json:"batch"`
 	BatchAuto    bool    `json:"batch_automatic"`
+	HotBatch     int     `json:"hot_batch"`
+	HotBatchAuto bool    `json:"hot_batch_automatic"`
 	SwapEnergies string  `json:"swap_energies"`
 	SwapGaussian bool    `json:"swap_gaussian"`
 	Burn         int     `json:"burn"`
@@ -86,9 +88,10 @@ func init() {
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.Levels = 2
 	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2; with --method auto only 1: the plan's sampler on one level, no ladder; auto: one ladder for every chain, tuned before the burn-in in as many steps, from 4 levels to at most 16, so that every pair rejects as often")
-	f.EtaAuto, f.BatchAuto, f.BurnAuto, f.ThinAuto = true, true, true, true
+	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.BurnAuto, f.ThinAuto = true, true, true, true, true
 	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
 	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget)")
+	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot levels' minibatch size (auto: sized during burn-in so that its gradient noise supplies part of each hot level's temperature; the number of values: no gradient noise)")
 	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor (see fresgld logistic --help)")
 	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take minibatch energy noise for Gaussian (see fresgld logistic --help)")
 	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
@@ -100,7 +103,7 @@ func init() {
 }
 
 // mixtureLadderFlags are mixture's flags that only a ladder of levels reads.
-var mixtureLadderFlags = []string{"levels", "tau2", "swap-energies", "swap-gaussian"}
+var mixtureLadderFlags = []string{"levels", "tau2", "hot-batch", "swap-energies", "swap-gaussian"}
 
 // validate checks every flag before the data are read.
 func (f *mixtureFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
@@ -130,7 +133,7 @@ func (f *mixtureFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
 		applicable = checkAuto(cmd)
 	}
 	if err := firstError(applicable, checkChainCount(f.chainFlags), checkChainFlag(cmd.Flags(), f.chainFlags),
-		runSizeAuto(f.Burn, f.Keep, f.Thin, 0, f.BurnAuto, f.ThinAuto), explicit("--eta", f.Eta, f.EtaAuto), explicit("--batch", f.Batch, f.BatchAuto)); err != nil {
+		runSizeAuto(f.Burn, f.Keep, f.Thin, 0, f.BurnAuto, f.ThinAuto), explicit("--eta", f.Eta, f.EtaAuto), explicit("--batch", f.Batch, f.BatchAuto), explicit("--hot-batch", f.HotBatch, f.HotBatchAuto)); err != nil {
 		return "", err
 	}
 	if err := f.options(cmd, m).Validate(); err != nil {
@@ -219,6 +222,9 @@ func (f *mixtureFlags) options(cmd *cobra.Command, m exchange.Method) analysis.O
 	if !f.BatchAuto {
 		o.Batch = f.Batch
 	}
+	if !f.HotBatchAuto {
+		o.HotBatch = f.HotBatch
+	}
 	if !f.BurnAuto {
 		o.Burn = f.Burn
 	}
@@ -227,7 +233,7 @@ func (f *mixtureFlags) options(cmd *cobra.Command, m exchange.Method) analysis.O
 	}
 	o.Settings = func(o analysis.Options) [][2]string {
 		g := *f
-		g.Eta, g.Batch, g.Burn, g.Thin = o.Eta, o.Batch, o.Burn, o.Thin
+		g.Eta, g.Batch, g.HotBatch, g.Burn, g.Thin = o.Eta, o.Batch, o.HotBatch, o.Burn, o.Thin
 		s, _ := settingsOf(&g)
 		if mode := o.SwapMode(); mode != "" {
 			s = append(s, [2]string{"swap_energies_used", mode})

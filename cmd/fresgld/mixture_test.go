@@ -57,6 +57,10 @@ func TestMixtureErrors(t *testing.T) {
 		{[]string{"--data", missing, "--column", "v", "--levels", "3"}, "--levels 3"},
 		{[]string{"--data", missing, "--column", "v", "--method", "sgld", "--tau2", "2"}, "--tau2 2: --method sgld runs one chain"},
 		{[]string{"--data", missing, "--column", "v", "--keep", "0"}, "--keep"},
+		{[]string{"--data", missing, "--column", "v", "--method", "fresgld", "--hot-batch", "0"}, "--hot-batch = 0: must be ≥ 1"},
+		{[]string{"--data", missing, "--column", "v", "--method", "resgld", "--hot-batch", "10"}, "--hot-batch 10: --method resgld runs every level on the cold minibatch"},
+		{[]string{"--data", missing, "--column", "v", "--hot-batch", "10"}, "--method auto (the default) chooses"},
+		{[]string{"--data", g, "--column", "velocity", "--method", "fresgld", "--hot-batch", "83"}, "--hot-batch = 83: the data have 82 examples"},
 		{[]string{"--data", missing, "--column", "v", "--chain", "0"}, "--chain = 0"},
 		{[]string{"--data", missing, "--column", "v"}, "--data: open " + missing},
 		{[]string{"--data", g, "--column", "speed"}, `column "speed": no column has that name (columns: velocity)`},
@@ -100,6 +104,8 @@ type mixtureSum struct {
 		Components int     `json:"components"`
 		Dirichlet  float64 `json:"dirichlet"`
 		Column     string  `json:"column"`
+		HotBatch   int     `json:"hot_batch"`
+		HotAuto    bool    `json:"hot_batch_automatic"`
 	} `json:"settings"`
 	Params []struct{} `json:"parameters"`
 }
@@ -156,6 +162,27 @@ func TestMixtureGalaxies(t *testing.T) {
 		if !(c.Mean > 0 && c.Mean < 1e5 && c.Weight > 0 && c.Weight < 1) || j > 0 && c.Mean < s.Comps[j-1].Mean {
 			t.Errorf("component %d: %+v", j+1, c)
 		}
+	}
+}
+
+// --hot-batch reaches the run: the chain CSV's header, written from the
+// options the run used (where a flag that did not reach them shows 0, the
+// automatic size), gives it, as summary.json's settings do.
+func TestMixtureHotBatch(t *testing.T) {
+	out := t.TempDir()
+	if _, err := stdoutOf(t, "mixture", "--data", galaxies(t), "--column", "velocity", "--method", "fresgld", "--hot-batch", "41",
+		"--eta", "1e-5", "--chains", "1", "--keep", "20", "--burn", "50", "--thin", "1", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	csv, err := os.ReadFile(filepath.Join(out, "chain-1.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(csv), "#   hot_batch = 41\n") {
+		t.Errorf("chain-1.csv's header does not give hot_batch = 41")
+	}
+	if s := readMixtureSum(t, out); s.Settings.HotBatch != 41 || s.Settings.HotAuto {
+		t.Errorf("summary settings: hot batch %d (automatic %v), want 41", s.Settings.HotBatch, s.Settings.HotAuto)
 	}
 }
 
