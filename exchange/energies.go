@@ -72,9 +72,19 @@ const (
 	// PairTaylorEnergies is PairEnergies on the residuals about each state's
 	// first-order anchor.
 	PairTaylorEnergies
+	// ThinnedEnergies decides each attempt exactly in law on a few
+	// examples, for data sets whose terms have bounded third derivatives
+	// (energy.CubicTerms, such as logistic regression): a factorised
+	// Metropolis test on the data sum's second-order expansion about a fixed
+	// point (Energies.Expand), computed with no pass over the data, and on
+	// each example's remainder, decided by Poisson thinning
+	// (energy.Expansion.Thin). Attempts come every ExactEvery steps, as
+	// under ExactEnergies; an attempt whose thinning would evaluate more
+	// examples than a full pass takes the exact energies instead.
+	ThinnedEnergies
 )
 
-var energyModeNames = [...]string{DrawEnergies: "draw", MinibatchEnergies: "minibatch", CVEnergies: "cv", PairEnergies: "pair", PairCVEnergies: "pair-cv", ExactEnergies: "exact", TaylorEnergies: "taylor", PairTaylorEnergies: "pair-taylor"}
+var energyModeNames = [...]string{DrawEnergies: "draw", MinibatchEnergies: "minibatch", CVEnergies: "cv", PairEnergies: "pair", PairCVEnergies: "pair-cv", ExactEnergies: "exact", TaylorEnergies: "taylor", PairTaylorEnergies: "pair-taylor", ThinnedEnergies: "thinned"}
 
 func (m EnergyMode) String() string {
 	if m >= 0 && int(m) < len(energyModeNames) {
@@ -90,13 +100,17 @@ func ParseEnergyMode(s string) (EnergyMode, error) {
 			return EnergyMode(m), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown swap-energy mode %q (want draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor)", s)
+	return 0, fmt.Errorf("unknown swap-energy mode %q (want draw, minibatch, cv, pair, pair-cv, exact, taylor, pair-taylor or thinned)", s)
 }
 
 // cv reports whether the mode uses anchors.
 func (m EnergyMode) cv() bool {
 	return m == CVEnergies || m == PairCVEnergies || m.taylor()
 }
+
+// exact reports whether the mode decides its attempts exactly, with no
+// screen on a noisy difference: every ExactEvery steps.
+func (m EnergyMode) exact() bool { return m == ExactEnergies || m == ThinnedEnergies }
 
 // taylor reports whether the mode's anchors are of first order.
 func (m EnergyMode) taylor() bool { return m == TaylorEnergies || m == PairTaylorEnergies }
@@ -137,6 +151,11 @@ type Energies struct {
 	// ExactEvery is the number of steps between exact swap attempts
 	// (default 10).
 	ExactEvery int
+	// Expand is the point about which ThinnedEnergies expands the data sum
+	// once, before the first step (nil: the cold level's initial state).
+	// The thinning's cost grows as the cube of the states' distances from
+	// it, so a mode of the posterior serves best.
+	Expand []float64
 	// Gaussian declares the levels' energy noise Gaussian, which the draw
 	// mode's penalty rule needs to keep the laws. Without it DrawEnergies
 	// refuses a ladder whose estimators draw their energies from a data set
@@ -193,7 +212,15 @@ func validateEnergies(e Energies, levels []Level, p int) error {
 	case e.ExactEvery < 1:
 		return fmt.Errorf("swap energies: exact swap period %d must be ≥ 1 step", e.ExactEvery)
 	}
-	if e.Mode == ExactEnergies {
+	if e.Mode == ThinnedEnergies {
+		if _, ok := e.Terms.(energy.CubicTerms); !ok {
+			return fmt.Errorf("swap energies thinned: the data set %T does not bound its terms' third derivatives (energy.CubicTerms); use exact or pair-taylor", e.Terms)
+		}
+		if e.Expand != nil && len(e.Expand) != p {
+			return fmt.Errorf("swap energies thinned: expansion point of dimension %d for states of dimension %d", len(e.Expand), p)
+		}
+	}
+	if e.Mode.exact() {
 		return nil
 	}
 	if e.Sizes != nil {
@@ -242,6 +269,8 @@ type dataSwap struct {
 	// diff, if the data set offers it, gives the exact D without a pass
 	// over the data (exactDiff).
 	diff energy.DiffTerms
+	// expansion is ThinnedEnergies' expansion of the data sum.
+	expansion *energy.Expansion
 }
 
 func newDataSwap(e Energies, K int) *dataSwap {
@@ -385,7 +414,7 @@ func (m EnergyMode) pair() bool {
 // attemptDue reports whether the schedule of the swap moves calls for an
 // attempt between levels l and l+1 at this step.
 func (s *Sampler) attemptDue(l int) bool {
-	if s.data != nil && s.data.Mode == ExactEnergies {
+	if s.data != nil && s.data.Mode.exact() {
 		return (s.k+1)%s.data.ExactEvery == 0
 	}
 	if s.swap.PerStep {

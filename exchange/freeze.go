@@ -75,7 +75,7 @@ func (s *Sampler) freeze() {
 		if m, ok := lv.Est.(EnergySizer); ok {
 			e = m.EnergySize()
 		}
-		if s.data != nil && s.data.Mode != ExactEnergies {
+		if s.data != nil && !s.data.Mode.exact() {
 			e = s.energySize(l)
 		}
 		f.Batch, f.EnergySize = append(f.Batch, b), append(f.EnergySize, e)

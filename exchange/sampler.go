@@ -280,16 +280,21 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 	if err := validateEnergies(en, cfg.Levels, p); err != nil {
 		return nil, err
 	}
-	if en.Mode == ExactEnergies && cfg.Swap.Scheme == DEO && en.ExactEvery > 1 {
+	if en.Mode.exact() && cfg.Swap.Scheme == DEO && en.ExactEvery > 1 {
 		// Exact attempts every W steps would fall on rounds of one parity
 		// only, and the pairs of the other would never be tried.
 		return nil, fmt.Errorf("exact swap energies every %d steps with DEO swaps: the attempts would meet only one parity of pairs; set the DEO window Swap.Window = %d and ExactEvery = 1 instead", en.ExactEvery, en.ExactEvery)
 	}
 	if en.Mode != DrawEnergies {
-		if cfg.Swap.Rule == Exact && en.Mode != ExactEnergies {
+		if cfg.Swap.Rule == Exact && !en.Mode.exact() {
 			return nil, fmt.Errorf("the exact swap rule needs noise-free energies; swap-energy mode %v is a minibatch estimate (use mode exact or another rule)", en.Mode)
 		}
 		s.data = newDataSwap(en, K)
+		if en.Mode == ThinnedEnergies {
+			if err := s.expand(en.Expand, init[0]); err != nil {
+				return nil, err
+			}
+		}
 		if en.Mode.cv() {
 			if err := s.refreshAnchors(); err != nil {
 				return nil, err
@@ -585,7 +590,7 @@ func (s *Sampler) LogRatioNoise(l int, x, y []float64) (logRatio, noise float64,
 // screened reports whether swaps are decided by a screen on a noisy D̂ and
 // a confirmation on the exact D (every data mode but ExactEnergies).
 func (s *Sampler) screened() bool {
-	return s.data != nil && s.data.Mode != ExactEnergies && !s.penaltyScreens
+	return s.data != nil && !s.data.Mode.exact() && !s.penaltyScreens
 }
 
 // logRatio returns the swap's log-ratio (see LogRatio) and its noise.
@@ -593,9 +598,13 @@ func (s *Sampler) logRatio(l int, x, y []float64) (lr, noise float64, err error)
 	td := s.td[l]
 	var d, v float64
 	if s.data != nil {
-		if s.data.Mode == ExactEnergies {
+		switch s.data.Mode {
+		case ThinnedEnergies:
+			lr, err := s.thinnedRatio(l, x, y)
+			return lr, 0, err
+		case ExactEnergies:
 			d = s.exactDiff(l, x, y)
-		} else {
+		default:
 			d, v = s.dataDiff(l, x, y)
 		}
 		if err := finiteDiff(l, s.k, d, v); err != nil {

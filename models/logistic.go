@@ -408,3 +408,21 @@ func (l *Logistic) Touch(idx []int32) float64 {
 	}
 	return s
 }
+
+// Derivs returns f_i(z) = log(1 + e^z) − y_i z and its first two
+// derivatives, σ(z) − y_i and σ(z)(1 − σ(z)) (energy.CubicTerms).
+func (l *Logistic) Derivs(i int, z float64) (f, f1, f2 float64) {
+	r, sig := logit(z)
+	if l.Y[i] == 1 {
+		f = math.Max(-z, 0) + r
+	} else {
+		f = math.Max(z, 0) + r
+	}
+	return f, sig - l.Y[i], sig * (1 - sig)
+}
+
+// ThirdBound is sup |σ(1 − σ)(1 − 2σ)| = 1/(6√3), reached at
+// σ = (3 ∓ √3)/6 (energy.CubicTerms).
+func (l *Logistic) ThirdBound() float64 { return 1 / (6 * math.Sqrt(3)) }
+
+var _ energy.CubicTerms = (*Logistic)(nil)

@@ -1,0 +1,63 @@
+package exchange
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/fresgld/fresgld/energy"
+)
+
+// thinEventCost is the per-example evaluations a thinning event costs: the
+// example's score at both states and at the expansion point.
+const thinEventCost = 3
+
+// expand builds ThinnedEnergies' expansion about at (nil: start, the cold
+// level's initial state): two passes over the data, charged to the cold
+// level as anchor passes.
+func (s *Sampler) expand(at, start []float64) error {
+	if at == nil {
+		at = start
+	}
+	e, err := energy.NewExpansion(s.data.Terms.(energy.CubicTerms), at)
+	if err != nil {
+		return fmt.Errorf("swap energies thinned: %w", err)
+	}
+	s.data.expansion = e
+	c := &s.lv[0].stats.Cost.Anchor
+	c.Calls++
+	c.Units += 2 * float64(s.data.N)
+	return nil
+}
+
+// thinnedRatio is ThinnedEnergies' decision for x (at level l) and y (at
+// level l + 1) as a log-ratio whose min(1, e^lr) is the chance to accept:
+// the expansion's factor, log S = τδ·[U_0(x) − U_0(y) + QuadDiff(x, y)],
+// when the remainders' thinning passed, −∞ when it did not. Its mean
+// min(1, e^lr) is then the attempt's acceptance probability, as ProbSum
+// needs. The thinning is drawn first, whatever the first factor: the two
+// are independent and their order does not matter.
+//
+// When Λ, the thinning's expected number of events at most, would cost more
+// than the full pass (states far from the expansion point: a hot level's),
+// the attempt takes the plain Metropolis ratio on exact energies instead.
+// Λ is symmetric in x and y, so the forward and the reverse swap choose
+// the same test, and each test keeps detailed balance on its own.
+func (s *Sampler) thinnedRatio(l int, x, y []float64) (float64, error) {
+	e, td, p := s.data.expansion, s.td[l], &s.pairs[l]
+	if thinEventCost*e.Rate(td, x, y) > 2*float64(s.data.N) {
+		p.Confirmed++
+		d := s.exactDiff(l, x, y)
+		return td * d, finiteDiff(l, s.k, d, 0)
+	}
+	pass, n := e.Thin(s.srng, td, x, y)
+	c := float64(thinEventCost*n+len(x)) / 2 // the events and QuadDiff's p² multiply-adds
+	s.spend(l, c)
+	s.spend(l+1, c)
+	p.Screened += int64(2 * n)
+	if !pass {
+		return math.Inf(-1), nil
+	}
+	t := s.data.Terms
+	d := t.Prior(nil, x) - t.Prior(nil, y) + e.QuadDiff(x, y)
+	return td * d, finiteDiff(l, s.k, d, 0)
+}
