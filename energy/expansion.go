@@ -11,7 +11,7 @@ import (
 
 // CubicTerms is implemented by LinearTerms whose terms are functions of the
 // score alone, U_i(θ) = f_i(z_i) with z_i = x_i·θ, and whose third
-// derivatives are bounded everywhere: |f_i'''| ≤ ThirdBound (logistic
+// derivatives are bounded everywhere: |f_i”'| ≤ ThirdBound (logistic
 // regression: 1/(6√3)). The data sum's second-order expansion about any
 // point then leaves a remainder bounded example by example, which decides a
 // swap exactly in law on a few examples (Expansion.Thin).
@@ -28,7 +28,7 @@ type CubicTerms interface {
 //
 //	Σ_i U_i(θ) = const + gᵀΔ + ½ΔᵀHΔ + Σ_i r_i(θ),   Δ = θ − θ̂,
 //
-// g = Σ f_i'(ẑ_i) x_i, H = Σ f_i''(ẑ_i) x_i x_iᵀ, and each remainder
+// g = Σ f_i'(ẑ_i) x_i, H = Σ f_i”(ẑ_i) x_i x_iᵀ, and each remainder
 // |r_i(θ)| ≤ (M/6)|x_i·Δ|³ ≤ (M/6)·w_i·‖Δ‖³_A, where M is ThirdBound,
 // w_i = (x_iᵀA⁻¹x_i)^{3/2} by Cauchy–Schwarz in the metric of
 // A = H + εI (any positive definite A gives a bound; H's makes it tight
@@ -44,8 +44,8 @@ type Expansion struct {
 	h    *mat.SymDense
 	a    *mat.SymDense // A
 	chol mat.Cholesky  // of A
-	cum  []float64    // cum[i] = Σ_{k ≤ i} w_k
-	m6   float64      // M/6
+	cum  []float64     // cum[i] = Σ_{k ≤ i} w_k
+	m6   float64       // M/6
 	v    *mat.VecDense
 }
 
