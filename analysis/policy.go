@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -96,6 +97,12 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 			return curv, err
 		}
 		ch.Energies.MaxNoise = o.SwapNoiseCap
+		if ch.Energies.Mode == exchange.ThinnedEnergies {
+			if _, ok := m.Terms.(energy.CubicTerms); !ok {
+				return curv, fmt.Errorf("--swap-energies thinned: this model's terms have no bounded third derivative (logistic regression has); use exact or pair-taylor")
+			}
+			ch.Energies.Expand = curv.Mode // nil: the cold chain's start
+		}
 		if ch.Energies.Mode == exchange.DrawEnergies {
 			w, err := checkDrawNoise(m.Terms, *o, curv.Mode)
 			if err != nil {

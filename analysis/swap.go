@@ -56,7 +56,8 @@ type pilotResult struct {
 // are too dear.
 func chooseSwapEnergies(mode string, N, n, K, every int, rate float64, pilot func(exchange.Energies) (pilotResult, error)) (SwapChoice, error) {
 	period := swapPeriod(N, n, K)
-	if every == 0 {
+	set := every != 0
+	if !set {
 		every = period
 	}
 	e := exchange.Energies{AnchorEvery: period, ExactEvery: every}
@@ -66,6 +67,11 @@ func chooseSwapEnergies(mode string, N, n, K, every int, rate float64, pilot fun
 			return SwapChoice{}, fmt.Errorf("--swap-energies: %w", err)
 		}
 		e.Mode = m
+		if m == exchange.ThinnedEnergies && !set {
+			// Thinned attempts cost a few examples, not passes: at the
+			// swap rate, as exact attempts are when they are cheap.
+			e.ExactEvery = max(1, int(math.Round(1/rate)))
+		}
 		return SwapChoice{Energies: e, Mode: m.String(), Rule: "set by --swap-energies"}, nil
 	}
 	// An attempt offers every pair a swap, and each of the K states' energies
