@@ -119,3 +119,18 @@ func TestThinnedSwapKeepsLaw(t *testing.T) {
 		t.Errorf("%d swaps in %d attempts: too few to test the swaps' law", p.Accepts, p.Attempts)
 	}
 }
+
+// TestThinnedAllocatesNothing: a thinned swap attempt, its thinning events
+// included, allocates nothing once the expansion is made.
+func TestThinnedAllocatesNothing(t *testing.T) {
+	s, _, _ := thinnedLadder(t, 1)
+	defer s.Close()
+	m := s.data.expansion.Point()[0]
+	x, y := []float64{m + 0.5}, []float64{m - 0.5}
+	if a := testing.AllocsPerRun(200, func() { s.decide(0, x, y) }); a != 0 {
+		t.Errorf("%v allocations per swap attempt", a)
+	}
+	if p := s.Stats().Pairs[0]; p.Screened == 0 {
+		t.Error("no thinning event: the events' allocations were not measured")
+	}
+}

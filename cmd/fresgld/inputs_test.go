@@ -116,6 +116,7 @@ func TestLogisticInputAnswers(t *testing.T) {
 		{"fresgld --levels auto", lg(append([]string{"--data", data, "--method", "fresgld", "--levels", "auto"}, short...)...), 0, []string{"tuning the ladder (--levels auto): 6 rounds, 12600 steps from 4 levels"}, nil},
 		{"auto --levels auto", lg("--data", data, "--levels", "auto"), 1, []string{"--levels auto: method auto tunes no ladder"}, nil},
 		{"sgld --levels auto", lg("--data", data, "--method", "sgld", "--levels", "auto"), 1, []string{"--levels auto: method sgld tunes no ladder"}, nil},
+		{"fresgld --swap-energies thinned", lg(append([]string{"--data", data, "--method", "fresgld", "--swap-energies", "thinned"}, short...)...), 0, []string{"swap energies: thinned (set by --swap-energies)"}, nil},
 		{"sgld --swap-energies", lg("--data", data, "--method", "sgld", "--swap-energies", "exact"), 1, []string{"--swap-energies exact: --method sgld runs one chain"}, nil},
 		{"resgld --hot-share", lg("--data", data, "--method", "resgld", "--hot-share", "0.5"), 1, []string{"--hot-share 0.5: --method resgld runs every level on the cold minibatch"}, nil},
 		{"chain 0", lg("--data", data, "--chain", "0"), 1, []string{"--chain = 0: chains are numbered from 1"}, nil},

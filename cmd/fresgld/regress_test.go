@@ -256,6 +256,7 @@ func TestRegressRejects(t *testing.T) {
 		{append(slices.Clone(base), "--tau2", "1"), "--tau2 = 1"},
 		{append(slices.Clone(base), "--prior", "normal", "--spike-sd", "0.1"), "--spike-sd: --prior normal has no spike"},
 		{append(slices.Clone(base), "--cycle", "100"), "--cycle: only --method csgld"},
+		{append(slices.Clone(base), "--method", "fresgld", "--swap-energies", "thinned"), "--swap-energies thinned: this model's terms have no bounded third derivative"},
 		{[]string{"regress", "--data", data, "--label", "nope"}, `label column "nope"`},
 		{[]string{"regress", "--data", wide, "--label", "y", "--exact"}, "--exact: 21 coefficients"},
 	} {
