@@ -87,17 +87,22 @@ func LogisticModel(lr *models.Logistic, names []string) Model {
 // passes through.
 type slabLogistic struct{ l *models.Logistic }
 
-func (s slabLogistic) Dim() int                                  { return s.l.Dim() }
-func (s slabLogistic) Len() int                                  { return s.l.Len() }
-func (s slabLogistic) Term(grad, theta []float64, i int) float64 { return s.l.Term(grad, theta, i) }
-func (s slabLogistic) Prior(grad, theta []float64) float64       { return s.l.Prior(grad, theta) }
-func (s slabLogistic) Row(i int) []float64                       { return s.l.Row(i) }
-func (s slabLogistic) Slopes(d, theta []float64, idx []int32)    { s.l.Slopes(d, theta, idx) }
-func (s slabLogistic) U(theta []float64) float64                 { return s.l.U(theta) }
-func (s slabLogistic) Grad(grad, theta []float64)                { s.l.Grad(grad, theta) }
-func (s slabLogistic) UGrad(grad, theta []float64) float64       { return s.l.UGrad(grad, theta) }
-func (s slabLogistic) Touch(idx []int32) float64                 { return s.l.Touch(idx) }
-func (s slabLogistic) Hessian(h *mat.SymDense, theta []float64)  { s.l.Hessian(h, theta) }
+// Its thinned swaps (energy.CubicTerms) are the logistic regression's.
+var _ energy.CubicTerms = slabLogistic{}
+
+func (s slabLogistic) Dim() int                                    { return s.l.Dim() }
+func (s slabLogistic) Len() int                                    { return s.l.Len() }
+func (s slabLogistic) Term(grad, theta []float64, i int) float64   { return s.l.Term(grad, theta, i) }
+func (s slabLogistic) Prior(grad, theta []float64) float64         { return s.l.Prior(grad, theta) }
+func (s slabLogistic) Row(i int) []float64                         { return s.l.Row(i) }
+func (s slabLogistic) Slopes(d, theta []float64, idx []int32)      { s.l.Slopes(d, theta, idx) }
+func (s slabLogistic) U(theta []float64) float64                   { return s.l.U(theta) }
+func (s slabLogistic) Grad(grad, theta []float64)                  { s.l.Grad(grad, theta) }
+func (s slabLogistic) UGrad(grad, theta []float64) float64         { return s.l.UGrad(grad, theta) }
+func (s slabLogistic) Touch(idx []int32) float64                   { return s.l.Touch(idx) }
+func (s slabLogistic) Hessian(h *mat.SymDense, theta []float64)    { s.l.Hessian(h, theta) }
+func (s slabLogistic) Derivs(i int, z float64) (f, f1, f2 float64) { return s.l.Derivs(i, z) }
+func (s slabLogistic) ThirdBound() float64                         { return s.l.ThirdBound() }
 func (s slabLogistic) EnergyOn(theta []float64, rows []int32) float64 {
 	return s.l.EnergyOn(theta, rows)
 }
