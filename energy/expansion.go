@@ -11,15 +11,15 @@ import (
 
 // CubicTerms is implemented by LinearTerms whose terms are functions of the
 // score alone, U_i(θ) = f_i(z_i) with z_i = x_i·θ, and whose third
-// derivatives are bounded everywhere: |f_i”'| ≤ ThirdBound (logistic
+// derivatives are bounded everywhere: |f_i‴| ≤ ThirdBound (logistic
 // regression: 1/(6√3)). The data sum's second-order expansion about any
 // point then leaves a remainder bounded example by example, which decides a
 // swap exactly in law on a few examples (Expansion.Thin).
 type CubicTerms interface {
 	LinearTerms
-	// Derivs returns f_i(z), f_i'(z) and f_i''(z).
+	// Derivs returns f_i(z), f_i′(z) and f_i″(z).
 	Derivs(i int, z float64) (f, f1, f2 float64)
-	// ThirdBound is a bound on |f_i'''(z)| over every example and z.
+	// ThirdBound is a bound on |f_i‴(z)| over every example and z.
 	ThirdBound() float64
 }
 
@@ -28,7 +28,7 @@ type CubicTerms interface {
 //
 //	Σ_i U_i(θ) = const + gᵀΔ + ½ΔᵀHΔ + Σ_i r_i(θ),   Δ = θ − θ̂,
 //
-// g = Σ f_i'(ẑ_i) x_i, H = Σ f_i”(ẑ_i) x_i x_iᵀ, and each remainder
+// g = Σ f_i′(ẑ_i) x_i, H = Σ f_i″(ẑ_i) x_i x_iᵀ, and each remainder
 // |r_i(θ)| ≤ (M/6)|x_i·Δ|³ ≤ (M/6)·w_i·‖Δ‖³_A, where M is ThirdBound,
 // w_i = (x_iᵀA⁻¹x_i)^{3/2} by Cauchy–Schwarz in the metric of
 // A = H + εI (any positive definite A gives a bound; H's makes it tight

@@ -112,9 +112,9 @@ func TestThinPassesWithTheFactorsProduct(t *testing.T) {
 	}
 }
 
-// TestLogisticThirdBound checks ThirdBound against f”' = σ(1 − σ)(1 − 2σ)
+// TestLogisticThirdBound checks ThirdBound against f‴ = σ(1 − σ)(1 − 2σ)
 // on a fine grid: no value above it, the largest within 10⁻⁶ of it, and
-// Derivs' f” the derivative of its f' to finite-difference accuracy.
+// Derivs' f″ the derivative of its f' to finite-difference accuracy.
 func TestLogisticThirdBound(t *testing.T) {
 	l, _, err := SyntheticLogistic(2, 1, 1, 1)
 	if err != nil {
