@@ -46,7 +46,7 @@ type Expansion struct {
 	chol mat.Cholesky  // of A
 	cum  []float64     // cum[i] = Σ_{k ≤ i} w_k
 	m6   float64       // M/6
-	v    *mat.VecDense
+	v, x *mat.VecDense // weight's scratch
 }
 
 // NewExpansion expands t's data sum about at (two passes over the data).
@@ -60,7 +60,7 @@ func NewExpansion(t CubicTerms, at []float64) (*Expansion, error) {
 		return nil, fmt.Errorf("expansion: third-derivative bound %v must be finite and ≥ 0", m)
 	}
 	e := &Expansion{t: t, at: append([]float64(nil), at...), g: make([]float64, p), h: mat.NewSymDense(p, nil),
-		cum: make([]float64, N), m6: m / 6, v: mat.NewVecDense(p, nil)}
+		cum: make([]float64, N), m6: m / 6, v: mat.NewVecDense(p, nil), x: mat.NewVecDense(p, nil)}
 	hr := e.h.RawSymmetric()
 	for i := range N {
 		x := t.Row(i)[:p]
@@ -89,7 +89,11 @@ func NewExpansion(t CubicTerms, at []float64) (*Expansion, error) {
 	}
 	var s float64
 	for i := range N {
-		s += e.weight(t.Row(i)[:p])
+		w, err := e.weight(t.Row(i)[:p])
+		if err != nil {
+			return nil, fmt.Errorf("expansion: example %d: %w", i, err)
+		}
+		s += w
 		e.cum[i] = s
 	}
 	return e, nil
@@ -105,10 +109,13 @@ func dot(x, y []float64) float64 {
 }
 
 // weight is w = (xᵀA⁻¹x)^{3/2}.
-func (e *Expansion) weight(x []float64) float64 {
-	e.v.SolveVec(&e.chol, mat.NewVecDense(len(x), x))
-	q := mat.Dot(e.v, mat.NewVecDense(len(x), x))
-	return q * math.Sqrt(q)
+func (e *Expansion) weight(x []float64) (float64, error) {
+	copy(e.x.RawVector().Data, x)
+	if err := e.chol.SolveVecTo(e.v, e.x); err != nil {
+		return 0, err
+	}
+	q := mat.Dot(e.v, e.x)
+	return q * math.Sqrt(q), nil
 }
 
 // Point is θ̂ (not to be modified).
