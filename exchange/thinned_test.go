@@ -134,3 +134,28 @@ func TestThinnedAllocatesNothing(t *testing.T) {
 		t.Error("no thinning event: the events' allocations were not measured")
 	}
 }
+
+// TestThinnedFarStatesTakeExactEnergies: where the thinning would evaluate
+// more examples than a full pass (a state far from the expansion point),
+// the attempt's log-ratio is τδ times the exact D on the whole data set,
+// and it counts as confirmed on the full data; near the point it is not.
+func TestThinnedFarStatesTakeExactEnergies(t *testing.T) {
+	s, lr, _ := thinnedLadder(t, 1)
+	defer s.Close()
+	m := s.data.expansion.Point()[0]
+	x, y := []float64{m + 30}, []float64{m - 1}
+	if r := s.data.expansion.Rate(s.td[0], x, y); !(thinEventCost*r > 2*float64(lr.Len())) {
+		t.Fatalf("Λ = %v: not far enough for the full pass", r)
+	}
+	lrat, err := s.thinnedRatio(0, x, y)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := s.td[0] * (lr.U(x) - lr.U(y))
+	if math.Abs(lrat-want) > 1e-9*math.Abs(want) || s.pairs[0].Confirmed != 1 {
+		t.Errorf("far states: log-ratio %v, want τδ·D = %v; %d confirmed, want 1", lrat, want, s.pairs[0].Confirmed)
+	}
+	if _, err := s.thinnedRatio(0, []float64{m + 0.1}, []float64{m - 0.1}); err != nil || s.pairs[0].Confirmed != 1 {
+		t.Errorf("near states went to the full data (%d confirmed, %v)", s.pairs[0].Confirmed, err)
+	}
+}
