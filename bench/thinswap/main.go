@@ -18,7 +18,11 @@
 // bias; more swaps must not add to it.
 //
 //	go run ./bench/thinswap                     # N = 10⁶ rows, 10 features
+//	go run ./bench/thinswap -ladders auto       # the adaptive ladder alone
 //	go run ./bench/thinswap -n 100000 -chains 1
+//
+// A run that fails (the adaptive ladder's tuning, for one) gets a row with
+// its error.
 package main
 
 import (
@@ -28,6 +32,7 @@ import (
 	"math"
 	"os"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -43,14 +48,27 @@ func main() {
 	p := flag.Int("p", 10, "features (standard normal, models.SyntheticLogistic)")
 	chains := flag.Int("chains", 2, "chains a run")
 	seed := flag.Uint64("seed", 1, "seed of the data and of the runs")
+	ladders := flag.String("ladders", "2,auto", "comma-separated ladders: 2 (two levels), auto (the adaptive ladder)")
 	flag.Parse()
-	if err := run(*n, *p, *chains, *seed); err != nil {
+	var levels []int
+	for _, l := range strings.Split(*ladders, ",") {
+		switch l {
+		case "2":
+			levels = append(levels, 2)
+		case "auto":
+			levels = append(levels, analysis.AutoLevels)
+		default:
+			fmt.Fprintf(os.Stderr, "thinswap: -ladders: %q is neither 2 nor auto\n", l)
+			os.Exit(2)
+		}
+	}
+	if err := run(*n, *p, *chains, *seed, levels); err != nil {
 		fmt.Fprintln(os.Stderr, "thinswap:", err)
 		os.Exit(1)
 	}
 }
 
-func run(N, p, chains int, seed uint64) error {
+func run(N, p, chains int, seed uint64, ladders []int) error {
 	lr, _, err := models.SyntheticLogistic(N, p, 1, seed)
 	if err != nil {
 		return err
@@ -83,7 +101,7 @@ func run(N, p, chains int, seed uint64) error {
 	fmt.Printf("logistic regression, N = %d rows, %d standard normal features (models.SyntheticLogistic, seed %d), prior N(0, 1); %d chains a run\n\n", N, p, seed, chains)
 	fmt.Println("| ladder | swap energies | levels | swaps accepted / attempted (coldest pair) | round trips per 10⁶ cold steps | swaps' share of cost | tuning's share | hot/cold gradient cost a step | largest mean error (Laplace sds) | sd / Laplace sd | CPU s |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
-	for _, levels := range []int{2, analysis.AutoLevels} {
+	for _, levels := range ladders {
 		for _, swaps := range []string{"exact", "thinned"} {
 			o := analysis.DefaultOptions()
 			o.Method, o.Levels, o.SwapEnergies, o.Seed = exchange.FReSGLDMethod, levels, swaps, seed
@@ -101,7 +119,8 @@ func run(N, p, chains int, seed uint64) error {
 				err = res.Err
 			}
 			if err != nil {
-				return fmt.Errorf("levels %d, swap energies %s: %w", levels, swaps, err)
+				fmt.Printf("| %s | %s | failed: %v | | | | | | | | %.1f |\n", ladderName(levels), swaps, err, cpu)
+				continue
 			}
 			fmt.Println(row(res, levels, cpu, names, mode, sd))
 		}
@@ -135,17 +154,20 @@ func row(res *analysis.Result, levels int, cpu float64, names []string, mode, sd
 			tune += rd.Units()
 		}
 	}
-	ladder := "two levels"
-	if levels == analysis.AutoLevels {
-		ladder = "adaptive"
-	}
 	swapMode := "?"
 	if res.Swap != nil && res.Swap.Swap != nil {
 		swapMode = res.Swap.Swap.Mode
 	}
 	worst, lo, hi := laplace(res.Chains, names, mode, sd)
-	return fmt.Sprintf("| %s | %s | %d | %d / %d | %.4g | %.3f | %.3f | %.3f | %.3f | %.3f–%.3f | %.1f |", ladder, swapMode, K, acc, att,
+	return fmt.Sprintf("| %s | %s | %d | %d / %d | %.4g | %.3f | %.3f | %.3f | %.3f | %.3f–%.3f | %.1f |", ladderName(levels), swapMode, K, acc, att,
 		1e6*float64(trips)/float64(steps), swap/cost, tune/(tune+cost), hot/cold, worst, lo, hi, cpu)
+}
+
+func ladderName(levels int) string {
+	if levels == analysis.AutoLevels {
+		return "adaptive"
+	}
+	return "two levels"
 }
 
 // laplace compares the chains' pooled draws with N(mode, H⁻¹): the largest
