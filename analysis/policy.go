@@ -92,8 +92,7 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 			}
 			return runPilot(ctx, smp, o.SwapPilot)
 		}
-		_, cubic := m.Terms.(energy.CubicTerms)
-		ch, err := chooseSwapEnergies(o.SwapEnergies, N, o.Batch, passLevels(m.Terms, o.startLevels()), o.ExactEvery, o.SwapRate, cubic && curv.Mode != nil, pilot)
+		ch, err := chooseSwapEnergies(o.SwapEnergies, N, o.Batch, passLevels(m.Terms, o.startLevels()), o.ExactEvery, o.SwapRate, pilot)
 		if err != nil {
 			return curv, err
 		}

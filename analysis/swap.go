@@ -51,12 +51,10 @@ type pilotResult struct {
 
 // chooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name)
 // for K levels of n-example cold minibatches on N examples (K as
-// passLevels prices them); cubic says the data's terms have bounded third
-// derivatives and the posterior's mode is known, so that thinned swaps
-// can be expanded about it; pilot runs a short ladder under the given
+// passLevels prices them); pilot runs a short ladder under the given
 // energies. It is called only by auto when exact energies at every attempt
 // are too dear.
-func chooseSwapEnergies(mode string, N, n, K, every int, rate float64, cubic bool, pilot func(exchange.Energies) (pilotResult, error)) (SwapChoice, error) {
+func chooseSwapEnergies(mode string, N, n, K, every int, rate float64, pilot func(exchange.Energies) (pilotResult, error)) (SwapChoice, error) {
 	period := swapPeriod(N, n, K)
 	set := every != 0
 	if !set {
@@ -82,18 +80,6 @@ func chooseSwapEnergies(mode string, N, n, K, every int, rate float64, cubic boo
 	if c := float64(K*N) * rate; c <= float64(n)/4 {
 		e.Mode, e.ExactEvery = exchange.ExactEnergies, max(1, int(math.Round(1/rate)))
 		return SwapChoice{Energies: e, Mode: "exact", Rule: fmt.Sprintf("auto: exact energies at every attempt cost K·N·rate = %.3g ≤ n/4 = %.3g per step (K = %d)", c, float64(n)/4, K)}, nil
-	}
-	if cubic {
-		// Exact in law at a few examples an attempt where the states lie
-		// near the mode, and a full pass where they do not: never dearer
-		// than exact energies at every attempt, and far cheaper after the
-		// burn-in (bench/thinswap: at 10⁶ rows 872 swaps against exact
-		// energies' 1, at half their share of the cost).
-		e.Mode = exchange.ThinnedEnergies
-		if !set {
-			e.ExactEvery = max(1, int(math.Round(1/rate)))
-		}
-		return SwapChoice{Energies: e, Mode: e.Mode.String(), Rule: fmt.Sprintf("auto: the terms' third derivatives are bounded, so swaps are decided exactly on a few examples each (thinned), every %d steps", e.ExactEvery)}, nil
 	}
 	e.Mode = exchange.PairTaylorEnergies
 	r, err := pilot(e)

@@ -196,7 +196,7 @@ func TestPhasesAnswerSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	diabetes, err := filepath.Abs("../../data/diabetes.csv")
+	data, err := filepath.Abs("../../data/wdbc.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,8 +209,7 @@ func TestPhasesAnswerSignals(t *testing.T) {
 		// 20 rounds from 1000 steps: 10⁹ steps of a 4-level ladder.
 		{"tuning", syscall.SIGTERM, []string{"gmm", "--levels", "auto", "--auto-rounds", "20", "--auto-first", "1000", "--out", t.TempDir()},
 			"interrupted while preparing chain 1 (tuning its ladder), before any draw: nothing to keep"},
-		// regress: logistic regression's auto takes thinned swaps, no pilot.
-		{"pilot", syscall.SIGINT, []string{"regress", "--data", diabetes, "--label", "progression", "--method", "fresgld", "--swap-energies", "auto", "--swap-pilot", "1000000000", "--out", t.TempDir()},
+		{"pilot", syscall.SIGINT, []string{"logistic", "--data", data, "--label", "benign", "--method", "fresgld", "--swap-energies", "auto", "--swap-pilot", "1000000000", "--out", t.TempDir()},
 			"swap-energy pilot: interrupted before sampling: nothing to keep"},
 		{"reproduce", syscall.SIGTERM, []string{"reproduce", "gmm", "--out", t.TempDir()}, ""},
 	} {
