@@ -1,13 +1,12 @@
-// Command thinswap measures the thinned swap energies (exchange.
-// ThinnedEnergies: swaps exact in law on a few examples; what
-// --swap-energies auto chooses for logistic regression) against exact
-// energies every W = ⌈4KN/n⌉ steps (what auto chose before, its pilot
-// finding the control-variate screens too noisy), on a logistic regression
-// too large for swaps on the full data at every attempt: f-reSGLD on two
-// levels and on the adaptive ladder, run through analysis.Run as `fresgld
-// logistic --method fresgld [--levels auto] --swap-energies exact|thinned`
-// runs them. For each run it
-// prints the swaps accepted, the round trips per 10⁶ cold steps, the
+// Command thinswap measures the thinned swap energies (--swap-energies
+// thinned, exchange.ThinnedEnergies: swaps exact in law on a few examples)
+// against exact energies every W = ⌈4KN/n⌉ steps (what --swap-energies
+// auto takes at 10⁶ rows, its pilot finding the control-variate screens
+// too noisy), on a logistic regression too large for swaps on the full
+// data at every attempt: f-reSGLD on two levels and on the adaptive
+// ladder, run through analysis.Run as `fresgld logistic --method fresgld
+// [--levels auto] --swap-energies exact|thinned` runs them. For each run
+// it prints the swaps accepted, the round trips per 10⁶ cold steps, the
 // shares of the cost in swaps (energies and anchor or expansion passes)
 // and in tuning, the hot level's gradient cost per step against the cold
 // level's (issue 28's goals at N = 10⁶ for a model without sufficient
