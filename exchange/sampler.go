@@ -68,9 +68,11 @@ type Config struct {
 	// exchange, a log-ratio, the swap noise τδ²V/2 and whether the swap is
 	// made: for diagnostics such as the exact S of accepted swaps. The
 	// log-ratio is the log of what the attempt adds to PairStats.ProbSum:
-	// log Ŝ under DrawEnergies, log S under ExactEnergies; under the other
-	// data modes the confirmation's τδ(D − D̂) when the screen passed, −∞
-	// when it did not (or when the attempt was capped).
+	// log Ŝ under DrawEnergies, log S under ExactEnergies; under
+	// ThinnedEnergies the expansion's factor when the thinning passed, −∞
+	// when it did not; under the other data modes the confirmation's
+	// τδ(D − D̂) when the screen passed, −∞ when it did not (or when the
+	// attempt was capped).
 	OnSwap func(l int, x, y []float64, logRatio, noise float64, accepted bool)
 	// Concurrent steps the levels on separate goroutines where that pays:
 	// the sampler times its levels' steps against the cost of handing a
@@ -572,7 +574,8 @@ func (s *Sampler) energy(l int, theta []float64) (u, v float64, err error) {
 
 // LogRatio draws the log-ratio of a swap of x (at level l) with y (at level
 // l+1) under the sampler's swap rule and energy mode: the penalty rule's
-// log Ŝ under DrawEnergies, log S under ExactEnergies, and the screen's
+// log Ŝ under DrawEnergies, log S under ExactEnergies, the expansion's
+// factor or −∞ (thinnedRatio) under ThinnedEnergies, and the screen's
 // τδ·D̂ under the other data modes (see EnergyMode). Its draws are counted
 // as swap cost.
 func (s *Sampler) LogRatio(l int, x, y []float64) (float64, error) {
@@ -588,7 +591,8 @@ func (s *Sampler) LogRatioNoise(l int, x, y []float64) (logRatio, noise float64,
 }
 
 // screened reports whether swaps are decided by a screen on a noisy D̂ and
-// a confirmation on the exact D (every data mode but ExactEnergies).
+// a confirmation on the exact D (every data mode but ExactEnergies and
+// ThinnedEnergies).
 func (s *Sampler) screened() bool {
 	return s.data != nil && !s.data.Mode.exact() && !s.penaltyScreens
 }
