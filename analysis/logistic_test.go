@@ -1,9 +1,12 @@
 package analysis
 
 import (
+	"context"
+	"slices"
 	"testing"
 
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
 )
 
@@ -45,5 +48,33 @@ func TestSlabLogisticPlan(t *testing.T) {
 	m.Generate(out, []float64{5, 0, 1})
 	if !(out[0] < 0.05 && out[1] > 0.99) {
 		t.Errorf("inclusion at θ = (5, 0, 1): %v, want near 0 and 1 (the intercept's 5 not read)", out)
+	}
+}
+
+// TestThinnedSwapsExpandAtTheMode: under --swap-energies thinned the swaps
+// expand the data sum about the posterior mode the defaults found (the
+// thinning's cost grows as the cube of the states' distance from it), not
+// about the chains' start at θ = 0.
+func TestThinnedSwapsExpandAtTheMode(t *testing.T) {
+	lr, _, err := models.SyntheticLogistic(2000, 3, 1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := LogisticModel(lr, []string{"a", "b", "c"})
+	o := DefaultOptions()
+	o.Method, o.SwapEnergies, o.Out = exchange.FReSGLDMethod, "thinned", t.TempDir()
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	curv, err := Defaults(context.Background(), m, &o, &Result{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := o.swap.Energies
+	if e.Mode != exchange.ThinnedEnergies || curv.Mode == nil || !slices.Equal(e.Expand, curv.Mode) {
+		t.Fatalf("swap energies %v expanded about %v, the mode is %v", e.Mode, e.Expand, curv.Mode)
+	}
+	if slices.Equal(e.Expand, make([]float64, 3)) {
+		t.Error("expanded about θ = 0")
 	}
 }
