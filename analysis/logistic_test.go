@@ -78,3 +78,43 @@ func TestThinnedSwapsExpandAtTheMode(t *testing.T) {
 		t.Error("expanded about θ = 0")
 	}
 }
+
+// TestAutoTakesThinnedSwapsWhereLogConcave checks auto's offer of thinned
+// swaps: on a logistic regression of 20,000 examples, whose exact swaps
+// would cost K·N·rate = 4,000 a step, the Laplace approximation prices a
+// thinned attempt at a few examples and auto takes it, expanded at the
+// mode; the same data under a spike-and-slab prior, whose posterior is not
+// log-concave, are not offered it.
+func TestAutoTakesThinnedSwapsWhereLogConcave(t *testing.T) {
+	lr, _, err := models.SyntheticLogistic(20_000, 3, 1, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slab, err := models.NewSlabLogistic(lr.X, lr.Y, 3, 1, models.SlabPrior{W: 0.5, Spike: 0.01, Slab: 1}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := []string{"a", "b", "c"}
+	for _, c := range []struct {
+		m    Model
+		want bool
+	}{{LogisticModel(lr, names), true}, {LogisticModel(slab, names), false}} {
+		o := DefaultOptions()
+		o.Method, o.Out, o.SwapPilot = exchange.FReSGLDMethod, t.TempDir(), 50
+		if err := o.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		curv, err := Defaults(context.Background(), c.m, &o, &Result{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := o.swap.Energies
+		t.Logf("spike-and-slab %v: %s (%s)", !c.want, o.swap.Mode, o.swap.Rule)
+		if got := e.Mode == exchange.ThinnedEnergies; got != c.want {
+			t.Errorf("spike-and-slab %v: swap energies %v, want thinned %v", !c.want, e.Mode, c.want)
+		}
+		if c.want && (!slices.Equal(e.Expand, curv.Mode) || e.ExactEvery != 10) {
+			t.Errorf("thinned swaps expanded about %v every %d steps; want the mode %v, every 10", e.Expand, e.ExactEvery, curv.Mode)
+		}
+	}
+}

@@ -92,7 +92,11 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 			}
 			return runPilot(ctx, smp, o.SwapPilot)
 		}
-		ch, err := chooseSwapEnergies(o.SwapEnergies, N, o.Batch, passLevels(m.Terms, o.startLevels()), o.ExactEvery, o.SwapRate, pilot)
+		thin, err := thinnedCost(m, *o, curv.Mode)
+		if err != nil {
+			return curv, err
+		}
+		ch, err := chooseSwapEnergies(o.SwapEnergies, N, o.Batch, passLevels(m.Terms, o.startLevels()), o.ExactEvery, o.SwapRate, thin, pilot)
 		if err != nil {
 			return curv, err
 		}
@@ -120,6 +124,30 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 		writeLog(o.Log, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
 	}
 	return curv, nil
+}
+
+// thinnedCost is what auto prices a thinned swap attempt at on the starting
+// ladder (exchange.ThinnedCost at the mode), or 0 where auto does not offer
+// thinned swaps: a model whose terms have no bounded third derivative, a
+// mode unknown, or a posterior not log-concave (a PlanModel's is), whose
+// states in other modes would take full passes the prediction does not
+// see (spike-and-slab logistic regression on wdbc: EXPERIMENTS.md). A
+// grown ladder costs no more events: its pairs' τδ_l sum to 1 − 1/τ_max
+// whatever their number.
+func thinnedCost(m Model, o Options, mode []float64) (float64, error) {
+	ct, ok := m.Terms.(energy.CubicTerms)
+	if _, lc := m.Terms.(PlanModel); !ok || !lc || mode == nil || o.SwapEnergies != "auto" {
+		return 0, nil
+	}
+	taus, err := exchange.Geometric(1, o.Tau2, o.startLevels())
+	if err != nil {
+		return 0, err
+	}
+	e, err := energy.NewExpansion(ct, mode)
+	if err != nil {
+		return 0, fmt.Errorf("swap energies: %w", err)
+	}
+	return exchange.ThinnedCost(e, taus, m.Terms.Len()), nil
 }
 
 // ladder says whether method m runs a ladder of levels that swap.

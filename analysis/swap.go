@@ -51,10 +51,12 @@ type pilotResult struct {
 
 // chooseSwapEnergies resolves mode ("auto" or an exchange.EnergyMode name)
 // for K levels of n-example cold minibatches on N examples (K as
-// passLevels prices them); pilot runs a short ladder under the given
-// energies. It is called only by auto when exact energies at every attempt
-// are too dear.
-func chooseSwapEnergies(mode string, N, n, K, every int, rate float64, pilot func(exchange.Energies) (pilotResult, error)) (SwapChoice, error) {
+// passLevels prices them); thin is a thinned attempt's predicted
+// per-example evaluations (thinnedCost; 0 where thinned swaps are not
+// offered), and pilot runs a short ladder under the given energies, which
+// auto calls only when exact energies at every attempt and thinned ones
+// are both too dear.
+func chooseSwapEnergies(mode string, N, n, K, every int, rate, thin float64, pilot func(exchange.Energies) (pilotResult, error)) (SwapChoice, error) {
 	period := swapPeriod(N, n, K)
 	set := every != 0
 	if !set {
@@ -80,6 +82,12 @@ func chooseSwapEnergies(mode string, N, n, K, every int, rate float64, pilot fun
 	if c := float64(K*N) * rate; c <= float64(n)/4 {
 		e.Mode, e.ExactEvery = exchange.ExactEnergies, max(1, int(math.Round(1/rate)))
 		return SwapChoice{Energies: e, Mode: "exact", Rule: fmt.Sprintf("auto: exact energies at every attempt cost K·N·rate = %.3g ≤ n/4 = %.3g per step (K = %d)", c, float64(n)/4, K)}, nil
+	}
+	// Thinned attempts are exact in law too, at the budget exact ones were
+	// refused: a quarter of n a step.
+	if c := thin * rate; thin > 0 && c <= float64(n)/4 {
+		e.Mode, e.ExactEvery = exchange.ThinnedEnergies, max(1, int(math.Round(1/rate)))
+		return SwapChoice{Energies: e, Mode: "thinned", Rule: fmt.Sprintf("auto: exact energies at every attempt cost K·N·rate = %.3g per step, thinned ones %.3g ≤ n/4 = %.3g (the Laplace approximation's prediction)", float64(K*N)*rate, c, float64(n)/4)}, nil
 	}
 	e.Mode = exchange.PairTaylorEnergies
 	r, err := pilot(e)

@@ -19,32 +19,45 @@ func TestChooseSwapEnergiesRule(t *testing.T) {
 		return pilotResult{pilotNoise, 0.3, pilotSwap, 1234}, nil
 	}
 	// Exact at every attempt is cheap: 2·10·0.1 = 2 ≤ 10/4.
-	c, err := chooseSwapEnergies("auto", 10, 10, 2, 0, 0.1, pilot)
+	c, err := chooseSwapEnergies("auto", 10, 10, 2, 0, 0.1, 0, pilot)
 	if err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 10 || calls != 0 {
 		t.Errorf("cheap exact: %+v, %v, %d pilot calls", c, err, calls)
 	}
 	// Dear: 2·100·0.1 = 20 > 10/4; the pilot decides.
 	pilotNoise = 0.4
-	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairTaylorEnergies || c.PilotCost != 1234 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, 0, pilot); err != nil || c.Energies.Mode != exchange.PairTaylorEnergies || c.PilotCost != 1234 {
 		t.Errorf("quiet pilot: %+v, %v", c, err)
 	}
 	// Quiet but dear: screens confirmed so often that swaps cost 6 > n/2.
 	pilotSwap = 6
-	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, 0, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
 		t.Errorf("dear pilot: %+v, %v", c, err)
 	}
 	pilotNoise, pilotSwap = 3, 5
-	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, 0, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != 80 {
 		t.Errorf("noisy pilot: %+v, %v", c, err)
 	}
-	if c, err = chooseSwapEnergies("pair", 100, 10, 2, 7, 0.1, pilot); err != nil || c.Energies.Mode != exchange.PairEnergies || c.Energies.ExactEvery != 7 {
+	if c, err = chooseSwapEnergies("pair", 100, 10, 2, 7, 0.1, 0, pilot); err != nil || c.Energies.Mode != exchange.PairEnergies || c.Energies.ExactEvery != 7 {
 		t.Errorf("named mode: %+v, %v", c, err)
 	}
-	if _, err = chooseSwapEnergies("bogus", 100, 10, 2, 0, 0.1, pilot); err == nil || !strings.Contains(err.Error(), "--swap-energies") {
+	if _, err = chooseSwapEnergies("bogus", 100, 10, 2, 0, 0.1, 0, pilot); err == nil || !strings.Contains(err.Error(), "--swap-energies") {
 		t.Errorf("bad mode: %v", err)
 	}
+	// Thinned attempts where they are offered and cheap: 30·0.1 = 3 ≤ 10/4
+	// fails, 20·0.1 = 2 passes, at the swap rate and without a pilot.
+	calls = 0
+	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, 30, pilot); err != nil || c.Energies.Mode == exchange.ThinnedEnergies || calls != 1 {
+		t.Errorf("dear thinned: %+v, %v, %d pilot calls", c, err, calls)
+	}
+	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, 20, pilot); err != nil || c.Energies.Mode != exchange.ThinnedEnergies || c.Energies.ExactEvery != 10 || calls != 1 {
+		t.Errorf("cheap thinned: %+v, %v, %d pilot calls", c, err, calls)
+	}
+	// Cheap exact attempts come first.
+	if c, err = chooseSwapEnergies("auto", 10, 10, 2, 0, 0.1, 1, pilot); err != nil || c.Energies.Mode != exchange.ExactEnergies {
+		t.Errorf("cheap exact beside thinned: %+v, %v", c, err)
+	}
 	// Named, thinned attempts come at the swap rate, not every ⌈4KN/n⌉ steps.
-	if c, err = chooseSwapEnergies("thinned", 100, 10, 2, 0, 0.1, pilot); err != nil || c.Energies.Mode != exchange.ThinnedEnergies || c.Energies.ExactEvery != 10 {
+	if c, err = chooseSwapEnergies("thinned", 100, 10, 2, 0, 0.1, 0, pilot); err != nil || c.Energies.Mode != exchange.ThinnedEnergies || c.Energies.ExactEvery != 10 {
 		t.Errorf("named thinned: %+v, %v", c, err)
 	}
 }
@@ -63,7 +76,7 @@ func TestSwapPeriodLevels(t *testing.T) {
 		return pilotResult{3, 0.3, 5, 1}, nil
 	}
 	// 2·10·0.1 = 2 ≤ 10/4, but 4·10·0.1 = 4 is not.
-	c, err := chooseSwapEnergies("auto", 10, 10, 4, 0, 0.1, pilot)
+	c, err := chooseSwapEnergies("auto", 10, 10, 4, 0, 0.1, 0, pilot)
 	if err != nil || calls != 1 || c.Energies.Mode != exchange.ExactEnergies || c.Energies.ExactEvery != swapPeriod(10, 10, 4) {
 		t.Errorf("four levels: %+v, %v, %d pilot calls; want the pilot, then exact every %d", c, err, calls, swapPeriod(10, 10, 4))
 	}

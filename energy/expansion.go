@@ -183,6 +183,18 @@ func (e *Expansion) Rate(c float64, x, y []float64) float64 {
 	return math.Abs(c) * e.m6 * (rx*rx*rx + ry*ry*ry) * e.Weight()
 }
 
+// MeanRate is Rate's mean when x and y are drawn from the Laplace
+// approximation at the expansion point tempered to tx and ty, x − θ̂ ~
+// N(0, tx·A⁻¹): then Radius(x)² is tx times a χ² on p degrees of freedom,
+// whose E[χ³] = 2^{3/2}·Γ((p+3)/2)/Γ(p/2).
+func (e *Expansion) MeanRate(c, tx, ty float64) float64 {
+	p := float64(len(e.at))
+	lg3, _ := math.Lgamma((p + 3) / 2)
+	lg0, _ := math.Lgamma(p / 2)
+	chi3 := math.Pow(2, 1.5) * math.Exp(lg3-lg0)
+	return math.Abs(c) * e.m6 * (math.Pow(tx, 1.5) + math.Pow(ty, 1.5)) * chi3 * e.Weight()
+}
+
 // Thin draws, with probability Π_i min(1, e^{c·ρ_i}) = exp(−Σ_i φ_i),
 // φ_i = max(0, −c·ρ_i) and ρ_i = Remainder(i, x, y), whether a move passes
 // the remainders' factors of a factorised Metropolis test. A factorised

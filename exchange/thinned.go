@@ -61,3 +61,21 @@ func (s *Sampler) thinnedRatio(l int, x, y []float64) (float64, error) {
 	d := t.Prior(nil, x) - t.Prior(nil, y) + e.QuadDiff(x, y)
 	return td * d, finiteDiff(l, s.k, d, 0)
 }
+
+// ThinnedCost predicts the per-example evaluations of a thinned attempt on
+// the ladder taus, every pair offered a swap, when each level's state is
+// drawn from the Laplace approximation at e's point tempered to the level's
+// temperature (Expansion.MeanRate): each pair's events at their mean rate,
+// or the full pass of each of its two states where that is cheaper (as
+// thinnedRatio falls back), and its quadratic's p² multiply-adds as p, as
+// the sampler charges them. Only for a posterior that approximation
+// describes, a log-concave one: states far from the point, in another mode,
+// cost full passes it does not foresee.
+func ThinnedCost(e *energy.Expansion, taus []float64, N int) float64 {
+	var c float64
+	for l := range len(taus) - 1 {
+		td := 1/taus[l] - 1/taus[l+1]
+		c += min(thinEventCost*e.MeanRate(td, taus[l], taus[l+1]), 2*float64(N)) + float64(len(e.Point()))
+	}
+	return c
+}

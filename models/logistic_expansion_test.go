@@ -5,6 +5,9 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
 	"github.com/fresgld/fresgld/energy"
 )
 
@@ -109,6 +112,72 @@ func TestThinPassesWithTheFactorsProduct(t *testing.T) {
 	}
 	if !(math.Abs(pos-neg) > 0.2*(pos+neg)) {
 		t.Errorf("remainders %.4g above and %.4g below zero: too alike to tell the signs apart", pos, neg)
+	}
+}
+
+// TestMeanRateIsRatesMean checks Expansion.MeanRate, which prices thinned
+// swaps for auto, against the mean of Rate over 20,000 pairs of states
+// drawn from the Laplace approximation tempered to τ_x = 1 and τ_y = 4,
+// x − θ̂ ~ N(0, τ_x A⁻¹), A read back from Radius by polarisation. The mean
+// must lie within 4 standard errors of the draws' mean (its own sd/√n).
+// With τ in place of τ^{3/2}, or E[χ]³ in place of E[χ³], it is off by far
+// more.
+func TestMeanRateIsRatesMean(t *testing.T) {
+	_, e, _, _ := expansionCase(t, 500)
+	at := e.Point()
+	p := len(at)
+	v := make([]float64, p)
+	r2 := func(j, k int) float64 { // ‖e_j + e_k‖²_A (k < 0: e_j alone)
+		copy(v, at)
+		v[j]++
+		if k >= 0 {
+			v[k]++
+		}
+		r := e.Radius(v)
+		return r * r
+	}
+	a := mat.NewSymDense(p, nil)
+	for j := range p {
+		for k := j; k < p; k++ {
+			if j == k {
+				a.SetSym(j, j, r2(j, -1))
+			} else {
+				a.SetSym(j, k, (r2(j, k)-r2(j, -1)-r2(k, -1))/2)
+			}
+		}
+	}
+	var ch mat.Cholesky
+	if !ch.Factorize(a) {
+		t.Fatal("A read back from Radius is not positive definite")
+	}
+	var u mat.TriDense
+	ch.UTo(&u) // A = UᵀU, so U⁻¹z ~ N(0, A⁻¹)
+	rng := rand.New(rand.NewPCG(3, 4))
+	draw := func(tau float64) []float64 {
+		z := mat.NewVecDense(p, nil)
+		for j := range p {
+			z.SetVec(j, rng.NormFloat64())
+		}
+		if err := z.SolveVec(&u, z); err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, p)
+		for j := range x {
+			x[j] = at[j] + math.Sqrt(tau)*z.AtVec(j)
+		}
+		return x
+	}
+	const n, c, tx, ty = 20_000, 0.75, 1.0, 4.0
+	rates := make([]float64, n)
+	for i := range rates {
+		rates[i] = e.Rate(c, draw(tx), draw(ty))
+	}
+	mean, sd := stat.MeanStdDev(rates, nil)
+	se := sd / math.Sqrt(n)
+	want := e.MeanRate(c, tx, ty)
+	t.Logf("mean Λ over %d draws %.5g ± %.2g, MeanRate %.5g (%.1f se)", n, mean, se, want, (mean-want)/se)
+	if !(math.Abs(mean-want) <= 4*se) {
+		t.Errorf("MeanRate %.5g, the draws' mean Λ %.5g ± %.2g", want, mean, se)
 	}
 }
 

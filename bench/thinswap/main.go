@@ -1,11 +1,12 @@
 // Command thinswap measures the thinned swap energies (--swap-energies
 // thinned, exchange.ThinnedEnergies: swaps exact in law on a few examples)
 // against exact energies every W = ⌈4KN/n⌉ steps (what --swap-energies
-// auto takes at 10⁶ rows, its pilot finding the control-variate screens
-// too noisy), on a logistic regression too large for swaps on the full
-// data at every attempt: f-reSGLD on two levels and on the adaptive
-// ladder, run through analysis.Run as `fresgld logistic --method fresgld
-// [--levels auto] --swap-energies exact|thinned` runs them. For each run
+// auto took at 10⁶ rows before it offered thinned ones, its pilot finding
+// the control-variate screens too noisy), on a logistic regression too
+// large for swaps on the full data at every attempt: f-reSGLD on two
+// levels and on the adaptive ladder, run through analysis.Run as `fresgld
+// logistic --method fresgld [--levels auto] --swap-energies
+// exact|thinned|auto` runs them. For each run
 // it prints the swaps accepted, the round trips per 10⁶ cold steps, the
 // shares of the cost in swaps (energies and anchor or expansion passes)
 // and in tuning, the hot level's gradient cost per step against the cold
@@ -18,6 +19,7 @@
 //
 //	go run ./bench/thinswap                     # N = 10⁶ rows, 10 features
 //	go run ./bench/thinswap -ladders auto       # the adaptive ladder alone
+//	go run ./bench/thinswap -swaps auto         # what --swap-energies auto chooses
 //	go run ./bench/thinswap -n 100000 -chains 1
 //
 // A run that fails (the adaptive ladder's tuning, for one) gets a row with
@@ -48,6 +50,7 @@ func main() {
 	chains := flag.Int("chains", 2, "chains a run")
 	seed := flag.Uint64("seed", 1, "seed of the data and of the runs")
 	ladders := flag.String("ladders", "2,auto", "comma-separated ladders: 2 (two levels), auto (the adaptive ladder)")
+	swapList := flag.String("swaps", "exact,thinned", "comma-separated --swap-energies settings, run for each ladder (exact: every W; auto: the automatic choice, which the row names)")
 	flag.Parse()
 	var levels []int
 	for _, l := range strings.Split(*ladders, ",") {
@@ -61,13 +64,20 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if err := run(*n, *p, *chains, *seed, levels); err != nil {
+	swaps := strings.Split(*swapList, ",")
+	for _, s := range swaps {
+		if _, err := exchange.ParseEnergyMode(s); err != nil && s != "auto" {
+			fmt.Fprintf(os.Stderr, "thinswap: -swaps: %v\n", err)
+			os.Exit(2)
+		}
+	}
+	if err := run(*n, *p, *chains, *seed, levels, swaps); err != nil {
 		fmt.Fprintln(os.Stderr, "thinswap:", err)
 		os.Exit(1)
 	}
 }
 
-func run(N, p, chains int, seed uint64, ladders []int) error {
+func run(N, p, chains int, seed uint64, ladders []int, swapModes []string) error {
 	lr, _, err := models.SyntheticLogistic(N, p, 1, seed)
 	if err != nil {
 		return err
@@ -101,7 +111,7 @@ func run(N, p, chains int, seed uint64, ladders []int) error {
 	fmt.Println("| ladder | swap energies | levels | swaps accepted / attempted (coldest pair) | round trips per 10⁶ cold steps | swaps' share of cost | tuning's share | hot/cold gradient cost a step | largest mean error (Laplace sds) | sd / Laplace sd | CPU s |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, levels := range ladders {
-		for _, swaps := range []string{"exact", "thinned"} {
+		for _, swaps := range swapModes {
 			o := analysis.DefaultOptions()
 			o.Method, o.Levels, o.SwapEnergies, o.Seed = exchange.FReSGLDMethod, levels, swaps, seed
 			o.Chains = ids(chains)
@@ -156,6 +166,9 @@ func row(res *analysis.Result, levels int, cpu float64, names []string, mode, sd
 	swapMode := "?"
 	if res.Swap != nil && res.Swap.Swap != nil {
 		swapMode = res.Swap.Swap.Mode
+		if res.Options.SwapEnergies == "auto" {
+			swapMode = "auto: " + swapMode
+		}
 	}
 	worst, lo, hi := laplace(res.Chains, names, mode, sd)
 	return fmt.Sprintf("| %s | %s | %d | %d / %d | %.4g | %.3f | %.3f | %.3f | %.3f | %.3f–%.3f | %.1f |", ladderName(levels), swapMode, K, acc, att,
