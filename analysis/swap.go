@@ -89,6 +89,10 @@ func chooseSwapEnergies(mode string, N, n, K, every int, rate, thin float64, pil
 		e.Mode, e.ExactEvery = exchange.ThinnedEnergies, max(1, int(math.Round(1/rate)))
 		return SwapChoice{Energies: e, Mode: "thinned", Rule: fmt.Sprintf("auto: exact energies at every attempt cost K·N·rate = %.3g per step, thinned ones %.3g ≤ n/4 = %.3g (the Laplace approximation's prediction)", float64(K*N)*rate, c, float64(n)/4)}, nil
 	}
+	refused := ""
+	if thin > 0 {
+		refused = fmt.Sprintf(" (thinned attempts, predicted at %.3g per step, exceed n/4)", thin*rate)
+	}
 	e.Mode = exchange.PairTaylorEnergies
 	r, err := pilot(e)
 	if err != nil {
@@ -97,12 +101,12 @@ func chooseSwapEnergies(mode string, N, n, K, every int, rate, thin float64, pil
 	c := SwapChoice{PilotNoise: r.Noise, PilotAccept: r.Accept, PilotSwap: r.SwapPerStep, PilotCost: r.Cost}
 	if r.Noise < 1 && r.SwapPerStep <= float64(n)/2 {
 		c.Energies, c.Mode = e, e.Mode.String()
-		c.Rule = fmt.Sprintf("auto: first-order control-variate screens in the pilot: noise %.3g nats < 1, swap cost %.3g ≤ n/2 = %.3g per step", r.Noise, r.SwapPerStep, float64(n)/2)
+		c.Rule = fmt.Sprintf("auto: first-order control-variate screens in the pilot: noise %.3g nats < 1, swap cost %.3g ≤ n/2 = %.3g per step%s", r.Noise, r.SwapPerStep, float64(n)/2, refused)
 		return c, nil
 	}
 	e.Mode = exchange.ExactEnergies
 	c.Energies, c.Mode = e, "exact"
-	c.Rule = fmt.Sprintf("auto: first-order control-variate screens in the pilot: noise %.3g nats, swap cost %.3g per step against n/2 = %.3g (acceptance %.3g): exact energies every W = %d steps", r.Noise, r.SwapPerStep, float64(n)/2, r.Accept, e.ExactEvery)
+	c.Rule = fmt.Sprintf("auto: first-order control-variate screens in the pilot: noise %.3g nats, swap cost %.3g per step against n/2 = %.3g (acceptance %.3g): exact energies every W = %d steps%s", r.Noise, r.SwapPerStep, float64(n)/2, r.Accept, e.ExactEvery, refused)
 	return c, nil
 }
 

@@ -46,7 +46,7 @@ func TestChooseSwapEnergiesRule(t *testing.T) {
 	// Thinned attempts where they are offered and cheap: 30·0.1 = 3 ≤ 10/4
 	// fails, 20·0.1 = 2 passes, at the swap rate and without a pilot.
 	calls = 0
-	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, 30, pilot); err != nil || c.Energies.Mode == exchange.ThinnedEnergies || calls != 1 {
+	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, 30, pilot); err != nil || c.Energies.Mode == exchange.ThinnedEnergies || calls != 1 || !strings.Contains(c.Rule, "thinned attempts, predicted at 3 per step") {
 		t.Errorf("dear thinned: %+v, %v, %d pilot calls", c, err, calls)
 	}
 	if c, err = chooseSwapEnergies("auto", 100, 10, 2, 0, 0.1, 20, pilot); err != nil || c.Energies.Mode != exchange.ThinnedEnergies || c.Energies.ExactEvery != 10 || calls != 1 {
