@@ -89,14 +89,20 @@ type ModePlan struct {
 	// OneLevelIAT is the pilot's IAT of the kernel on one level, when the
 	// plan tried a ladder of power posteriors against it.
 	OneLevelIAT float64
+	status      *planStatus
 }
 
 // NewModePlan plans the run on the modes s of m: the preconditioner, the
 // ladder, each level's step, and the pilot that measures how fast the
 // planned chain mixes.
 func NewModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool) (*ModePlan, error) {
+	return newModePlan(m, s, seed, oneLevel, nil)
+}
+
+// newModePlan is NewModePlan saying what it does on status (nil: not).
+func newModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool, status *planStatus) (*ModePlan, error) {
 	var err error
-	mp := &ModePlan{Search: s, t: m.Terms, SwapAccept: math.NaN(), kernel: m.Kernel, forced: oneLevel, kernelName: m.KernelName, kernelAbout: m.KernelAbout}
+	mp := &ModePlan{Search: s, t: m.Terms, SwapAccept: math.NaN(), kernel: m.Kernel, forced: oneLevel, kernelName: m.KernelName, kernelAbout: m.KernelAbout, status: status}
 	if mp.Pre, err = modePrecond(s.Modes); err != nil {
 		return nil, err
 	}
@@ -116,7 +122,8 @@ func NewModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool) (*ModePlan,
 	if !oneLevel {
 		mp.Taus = ladderTaus(s.barrierAbove(planModeWeight), m.Terms.Dim())
 	}
-	for _, tau := range mp.Taus {
+	for l, tau := range mp.Taus {
+		status.set("%d modes found; tuning the step of level %d of %d", len(s.Modes), l+1, len(mp.Taus))
 		eta, acc, err := mp.tune(tau, seed)
 		if err != nil {
 			return nil, err
@@ -287,6 +294,7 @@ func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed
 	out := make([]float64, g)
 	var swaps, attempts int
 	for c := range pilotChains {
+		mp.status.set("%d modes found; a pilot of the sampler on %d level(s): chain %d of %d, %d steps each", len(mp.Search.Modes), len(mp.Taus), c+1, pilotChains, pilotSteps)
 		s, err := exchange.New(cfg(exchange.ChainSeed(seed, 1<<20+c)), mp.Start(seed^0x9e3779b9, c+1))
 		if err != nil {
 			return 0, 0, err

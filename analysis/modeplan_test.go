@@ -192,6 +192,28 @@ func TestPlanSaysItIsPlanning(t *testing.T) {
 	}
 }
 
+// A long plan says what it is doing every LineEvery, not once: here every
+// millisecond, so that its pilot, which takes tens of them, is named.
+func TestPlanSaysWhatItIsDoing(t *testing.T) {
+	defer func(f, e time.Duration) { FirstLine, LineEvery = f, e }(FirstLine, LineEvery)
+	FirstLine, LineEvery = 0, time.Millisecond
+	w := &syncBuffer{}
+	o := DefaultOptions()
+	o.Progress, o.Command = w, "test"
+	if _, err := planDefaults(Model{Terms: mixTerms{models.PaperMixture()}}, &o, &Result{}); err != nil {
+		t.Fatal(err)
+	}
+	out := w.String()
+	after := len(out)
+	time.Sleep(5 * time.Millisecond)
+	if n := strings.Count(out, "test: planning the run: "); n < 2 || !strings.Contains(out, "a pilot of the sampler on") || !strings.Contains(out, "modes found") {
+		t.Errorf("%d lines; want several, naming the modes found and the pilot:\n%s", n, out)
+	}
+	if len(w.String()) != after {
+		t.Errorf("lines after the plan returned: %q", w.String()[after:])
+	}
+}
+
 // The swap intensity offers the cold pair planSwapRate a step, unless a
 // pair-starting level's step η_l would make a·η_l exceed 1 (the offer is
 // a probability); the hottest level starts no pair and is not read.

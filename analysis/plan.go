@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/fresgld/fresgld/exchange"
 )
@@ -60,15 +59,13 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 		return nil, err
 	}
 	// A plan that takes longer than FirstLine (a model in another
-	// process, a slow one) says so, as sampling's progress does.
+	// process, a slow one) says so, as sampling's progress does, and then
+	// what it is doing every LineEvery.
+	status := &planStatus{}
 	if o.Progress != nil {
-		start := time.Now()
-		w := time.AfterFunc(FirstLine, func() {
-			fmt.Fprintf(o.Progress, "%s: planning the run: searching the posterior's modes, then a pilot of the sampler (started %s ago)\n", o.Command, time.Since(start).Round(time.Second))
-		})
-		defer w.Stop()
+		defer status.report(o.Progress, o.Command)()
 	}
-	plan, note, err := NewChainPlan(m, o.Seed, o.Levels == 1)
+	plan, note, err := newChainPlan(m, o.Seed, o.Levels == 1, status)
 	if err != nil {
 		return nil, err
 	}
@@ -101,15 +98,22 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 // (--levels 1: the user's choice, which the occupancy warning then
 // watches). note says why, for the output.
 func NewChainPlan(m Model, seed uint64, oneLevel bool) (plan ChainPlan, note string, err error) {
+	return newChainPlan(m, seed, oneLevel, nil)
+}
+
+// newChainPlan is NewChainPlan saying what it does on status (nil: not).
+func newChainPlan(m Model, seed uint64, oneLevel bool, status *planStatus) (plan ChainPlan, note string, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
 		}
 	}()
 	if pm, ok := m.Terms.(PlanModel); ok {
+		status.set("finding the mode and the Hessian there")
 		lc, err := NewLogConcave(pm, seed)
 		return lc, SingleChainNote, err
 	}
+	status.set("searching the posterior's modes")
 	var extra [][]float64
 	if m.Starts != nil {
 		if extra, err = m.Starts(); err != nil {
@@ -124,7 +128,7 @@ func NewChainPlan(m Model, seed uint64, oneLevel bool) (plan ChainPlan, note str
 		lc, err := newLogConcaveAt(m.Terms, s.Modes[0].Theta, s.Modes[0].H, seed)
 		return lc, s.Line() + ": one chain per --chains, no hot chain, which could only idle (for a ladder, give --method fresgld)", err
 	}
-	mp, err := NewModePlan(m, s, seed, oneLevel)
+	mp, err := newModePlan(m, s, seed, oneLevel, status)
 	if err != nil {
 		return nil, "", err
 	}

@@ -111,6 +111,7 @@ func (mp *ModePlan) powerSchedule(seed uint64) ([]float64, error) {
 		lambdas[k] = math.Pow(powerMin, float64(k)/float64(K-1))
 	}
 	for r := range powerRounds {
+		mp.status.set("%d modes found; placing a ladder of %d power posteriors: round %d of %d", len(mp.Search.Modes), len(lambdas), r+1, powerRounds)
 		start := mp.Search.Modes[0].Theta
 		init := make([][]float64, len(lambdas))
 		for l := range init {

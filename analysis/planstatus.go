@@ -1,0 +1,46 @@
+package analysis
+
+import (
+	"fmt"
+	"io"
+	"sync/atomic"
+	"time"
+)
+
+// planStatus is what a plan is doing, for its progress lines: a plan at
+// large N (a spike-and-slab logistic regression of 10⁴ rows pilots its
+// kernel and a ladder for minutes) must not leave its user looking at one
+// line. Its methods do nothing on a nil *planStatus.
+type planStatus struct{ now atomic.Pointer[string] }
+
+func (s *planStatus) set(format string, args ...any) {
+	if s != nil {
+		v := fmt.Sprintf(format, args...)
+		s.now.Store(&v)
+	}
+}
+
+// report writes "<command>: planning the run: <status> (started … ago)"
+// to w after FirstLine and then every LineEvery, until the returned stop
+// is called.
+func (s *planStatus) report(w io.Writer, command string) (stop func()) {
+	start, done, finished := time.Now(), make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		wait := FirstLine
+		for {
+			select {
+			case <-done:
+				return
+			case <-time.After(wait):
+			}
+			now := "starting"
+			if v := s.now.Load(); v != nil {
+				now = *v
+			}
+			fmt.Fprintf(w, "%s: planning the run: %s (started %s ago)\n", command, now, time.Since(start).Round(time.Second))
+			wait = LineEvery
+		}
+	}()
+	return func() { close(done); <-finished }
+}
