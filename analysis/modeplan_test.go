@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -212,6 +213,31 @@ func TestPlanSaysWhatItIsDoing(t *testing.T) {
 	if len(w.String()) != after {
 		t.Errorf("lines after the plan returned: %q", w.String()[after:])
 	}
+}
+
+// The pilot's chains run side by side, but its result must not depend on
+// how many cores run them: the plan on one core and on four is the same
+// to the last bit.
+func TestPilotDoesNotDependOnCores(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	var plans []*ModePlan
+	for _, procs := range []int{1, 4} {
+		runtime.GOMAXPROCS(procs)
+		plan, _, err := NewChainPlan(Model{Terms: mixTerms{models.PaperMixture()}}, 3, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		mp, ok := plan.(*ModePlan)
+		if !ok {
+			t.Fatalf("plan %T, want a ModePlan", plan)
+		}
+		plans = append(plans, mp)
+	}
+	a, b := plans[0], plans[1]
+	if a.IAT != b.IAT || !(a.SwapAccept == b.SwapAccept || math.IsNaN(a.SwapAccept) && math.IsNaN(b.SwapAccept)) {
+		t.Errorf("one core: IAT %v, swap acceptance %v; four: %v, %v", a.IAT, a.SwapAccept, b.IAT, b.SwapAccept)
+	}
+	t.Logf("IAT %v, swap acceptance %v, %d levels", a.IAT, a.SwapAccept, len(a.Taus))
 }
 
 // The swap intensity offers the cold pair planSwapRate a step, unless a
