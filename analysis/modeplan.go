@@ -288,8 +288,8 @@ func (mp *ModePlan) pilot(m Model, seed uint64) error {
 // measure runs pilotChains short chains of the ladder cfg makes and
 // returns the IAT of the slowest quantity at its cold level and the cold
 // pair's swap acceptance (NaN for one level). The chains run side by side,
-// as many at once as there are cores (a pilot of a spike-and-slab logistic
-// regression of 10⁴ rows takes a minute a chain); each has its own seed
+// as many at once as there are cores (the pilots of a spike-and-slab
+// logistic regression of 10⁴ rows take minutes); each has its own seed
 // and writes only its own traces, so the result does not depend on the
 // cores.
 func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed uint64) (iat, swapAccept float64, err error) {
