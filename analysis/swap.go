@@ -91,7 +91,7 @@ func chooseSwapEnergies(mode string, N, n, K, every int, rate, thin float64, pil
 	}
 	refused := ""
 	if thin > 0 {
-		refused = fmt.Sprintf(" (thinned attempts, predicted at %.3g per step, exceed n/4)", thin*rate)
+		refused = fmt.Sprintf(" (thinned attempts, predicted at %.3g per step, exceed n/4 = %.3g)", thin*rate, float64(n)/4)
 	}
 	e.Mode = exchange.PairTaylorEnergies
 	r, err := pilot(e)

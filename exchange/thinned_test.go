@@ -159,3 +159,40 @@ func TestThinnedFarStatesTakeExactEnergies(t *testing.T) {
 		t.Errorf("near states went to the full data (%d confirmed, %v)", s.pairs[0].Confirmed, err)
 	}
 }
+
+// TestThinnedCostPricesEachPair checks the cost auto reads: on the law
+// test's logistic regression, ThinnedCost over a three-level ladder is each
+// pair's three evaluations per mean event (MeanRate at that pair's τδ and
+// temperatures) plus p, and a pair whose events would cost more than its
+// two states' full passes is priced at those passes, as thinnedRatio falls
+// back to them. A price with the events' cost scaled, the pairs' τ swapped
+// for their neighbours', or the cap left out differs.
+func TestThinnedCostPricesEachPair(t *testing.T) {
+	_, lr, _ := thinnedLadder(t, 1)
+	mode, _, err := lr.Mode([]float64{0}, nil, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := energy.NewExpansion(lr, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	taus := []float64{1, 3, 10}
+	low := e.MeanRate(1-1.0/3, 1, 3)
+	high := e.MeanRate(1.0/3-0.1, 3, 10)
+	want := 3*low + 1 + 3*high + 1
+	if got := ThinnedCost(e, taus, lr.Len()); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("ThinnedCost %v, want 3·%v + 1 + 3·%v + 1 = %v", got, low, high, want)
+	}
+	// With N small enough that the hot pair's events cost more than 2N,
+	// that pair is priced at 2N.
+	n := int(math.Floor(1.5 * high))
+	if 3*low > 2*float64(n) {
+		t.Fatalf("the cold pair's %v events outprice N = %d too", low, n)
+	}
+	want = 3*low + 1 + 2*float64(n) + 1
+	if got := ThinnedCost(e, taus, n); math.Abs(got-want) > 1e-12*want {
+		t.Errorf("N = %d: ThinnedCost %v, want %v (the hot pair at its two passes)", n, got, want)
+	}
+	t.Logf("mean events an attempt: %.3g (τ 1–3), %.3g (τ 3–10)", low, high)
+}
