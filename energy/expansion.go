@@ -143,6 +143,27 @@ func (e *Expansion) QuadDiff(x, y []float64) float64 {
 	return s
 }
 
+// Coord is the expansion's quadratic, gᵀΔ + ½ΔᵀHΔ, as a function of
+// coordinate j alone with the others held at theta's: a·θ_j + ½h·θ_j² plus
+// a constant, a = g_j − H_jj·θ̂_j + Σ_{k≠j} H_jk(θ_k − θ̂_k) and h = H_jj.
+// Neither reads θ_j, so a proposal built from them depends on the other
+// coordinates alone, as a Metropolis-within-Gibbs independence proposal
+// must. About p multiply-adds.
+func (e *Expansion) Coord(j int, theta []float64) (a, h float64) {
+	r := e.h.RawSymmetric()
+	a = e.g[j]
+	for k, c := range e.at {
+		v := r.Data[min(j, k)*r.Stride+max(j, k)]
+		if k == j {
+			a -= v * c
+			h = v
+			continue
+		}
+		a += v * (theta[k] - c)
+	}
+	return a, h
+}
+
 // Radius is ‖θ − θ̂‖_A = √(ΔᵀAΔ).
 func (e *Expansion) Radius(theta []float64) float64 {
 	return math.Sqrt(quad(e.a, e.at, theta, theta))

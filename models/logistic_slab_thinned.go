@@ -1,0 +1,117 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/fresgld/fresgld/energy"
+)
+
+// ThinnedSlabMove is SlabMove with the data sum read through a second-order
+// expansion about a point near the posterior (energy.Expansion), so that a
+// sweep costs O(p²) and a few examples, not passes over all N of them. Each
+// coefficient j is drawn as in SlabMove, from
+//
+//	q_j(b) = ½·N(b; 0, s0²) + ½·N(b; m_j, (c·v_j)²)   (the intercept: the second alone),
+//
+// but with m_j and v_j² the mode and inverse curvature of the coefficient's
+// conditional under the expansion's quadratic and the slab (exact for a
+// Gaussian likelihood, and within O(1/√N) of SlabMove's Newton fit), and
+// accepted by a factorised Metropolis test (Cornish et al. 2019): one factor
+// for the prior, the proposal and the quadratic's part of the likelihood,
+// computed exactly in O(1), and one for each example's remainder, all drawn
+// at once by Expansion.Thin on the few examples its Poisson events pick.
+// The product of the factors keeps detailed balance as the single
+// Metropolis factor does, so the sweep keeps the power posterior
+// exp(−λ·Σ_i U_i(θ) − U_0(θ)) exactly, whatever the expansion point; the
+// point sets only the cost. Where a proposal's events would cost more than
+// two passes (a state far from the point), the test reads every example
+// instead; the choice depends on the pair of states alone (Expansion.Rate
+// is symmetric), so each test keeps detailed balance on its own. Not safe
+// for concurrent use: give each chain its own (the expansion may be shared).
+type ThinnedSlabMove struct {
+	l      *Logistic
+	e      *energy.Expansion
+	lambda float64
+	y      []float64 // the proposed state
+}
+
+// thinEventCost is the example scores a thinning event reads: at both
+// states and at the expansion point.
+const thinEventCost = 3
+
+// NewThinnedSlabMove returns the thinned kernel of l's power posterior at
+// lambda ∈ (0, 1], l's data expanded by e (l must have the spike-and-slab
+// prior).
+func (l *Logistic) NewThinnedSlabMove(e *energy.Expansion, lambda float64) *ThinnedSlabMove {
+	return &ThinnedSlabMove{l: l, e: e, lambda: lambda, y: make([]float64, l.P)}
+}
+
+// Step is one sweep over the coefficients, intercept included. Its cost,
+// in example-gradient equivalents as SlabMove's, is the examples its
+// events read (three scores each), the fallbacks' passes, and about 5p² multiply-adds
+// a coefficient for the expansion's radii and conditional.
+func (k *ThinnedSlabMove) Step(theta []float64, rng *rand.Rand) (bool, float64) {
+	l, e, lam := k.l, k.e, k.lambda
+	p, N := float64(l.P), float64(len(l.Y))
+	copy(k.y, theta)
+	moved := false
+	var cost float64
+	s0 := l.Slab.Spike
+	for j, b := range theta {
+		spike := j != l.Intercept
+		prec := 1 / (l.Sigma0 * l.Sigma0)
+		if spike {
+			prec = l.slab.a1
+		}
+		a, h := e.Coord(j, theta)
+		m, sd := -lam*a/(lam*h+prec), slabMoveWiden/math.Sqrt(lam*h+prec)
+		logq := func(x float64) float64 {
+			if !spike {
+				return normLogPDF(x, m, sd)
+			}
+			a, c := normLogPDF(x, 0, s0), normLogPDF(x, m, sd)
+			return math.Max(a, c) + math.Log1p(math.Exp(-math.Abs(a-c))) // the ½s cancel in the ratio
+		}
+		var nb float64
+		if spike && rng.Float64() < 0.5 {
+			nb = s0 * rng.NormFloat64()
+		} else {
+			nb = m + sd*rng.NormFloat64()
+		}
+		k.y[j] = nb
+		u0, _ := l.coefPrior(j, b)
+		u1, _ := l.coefPrior(j, nb)
+		rest := u0 - u1 + logq(b) - logq(nb) // all but the likelihood's
+		cost += 5 * p
+		var accept bool
+		if thinEventCost*e.Rate(lam, theta, k.y) > 2*N {
+			accept = math.Log(rng.Float64()) < lam*k.dataDiff(theta, k.y)+rest
+			cost += 2 * N
+		} else if quad := a*(b-nb) + 0.5*h*(b-nb)*(b+nb); math.Log(rng.Float64()) < lam*quad+rest {
+			// The remainders' factors only where the first passed: the
+			// test accepts when both do, and they are drawn independently.
+			pass, n := e.Thin(rng, lam, theta, k.y)
+			accept = pass
+			cost += thinEventCost * float64(n)
+		}
+		if !accept {
+			k.y[j] = b
+			continue
+		}
+		theta[j], moved = nb, true
+	}
+	return moved, cost
+}
+
+// dataDiff is Σ_i [U_i(x) − U_i(y)], read from every example.
+func (k *ThinnedSlabMove) dataDiff(x, y []float64) float64 {
+	var d float64
+	for i := range k.l.Y {
+		row := k.l.Row(i)
+		fx, _, _ := k.l.Derivs(i, dot(row, x))
+		fy, _, _ := k.l.Derivs(i, dot(row, y))
+		d += fx - fy
+	}
+	return d
+}

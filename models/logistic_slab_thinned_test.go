@@ -1,0 +1,144 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
+)
+
+// slabExpansion expands l's data about its all-slab pattern's mode, or,
+// far, about a point some 10 posterior sds from it.
+func slabExpansion(t *testing.T, l *Logistic, far bool) *energy.Expansion {
+	t.Helper()
+	slab := make([]bool, l.P)
+	for j := range slab {
+		slab[j] = true
+	}
+	mode, err := l.PatternMode(slab)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if far {
+		for j := range mode {
+			mode[j] += 3
+		}
+	}
+	e, err := energy.NewExpansion(l, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// thinnedChain runs the thinned kernel at lambda and returns the inclusion
+// of coefficients 1 and 2 and θ_0..θ_2 at each of n sweeps after 500, and
+// the examples read a sweep.
+func thinnedChain(k *ThinnedSlabMove, l *Logistic, seed uint64, n int) ([][]float64, float64) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	theta := []float64{0, 0, 0}
+	vals := make([][]float64, 5)
+	var cost float64
+	for s := range n + 500 {
+		_, c := k.Step(theta, rng)
+		if s < 500 {
+			continue
+		}
+		cost += c
+		vals[0] = append(vals[0], l.Slab.Inclusion(theta[1]))
+		vals[1] = append(vals[1], l.Slab.Inclusion(theta[2]))
+		for j := range 3 {
+			vals[2+j] = append(vals[2+j], theta[j])
+		}
+	}
+	return vals, cost / float64(n)
+}
+
+// The thinned kernel keeps the posterior exactly, as SlabMove does: on
+// slabTiny (50 examples, where the expansion's remainders are far from
+// small) at the default spike and at a sharp one, and at λ = 0.3, its
+// inclusion probabilities and means lie within 4 MCSE + 0.002 of the
+// grid's, the tolerance of TestSlabMoveAgainstGrid and for its reasons
+// (an ESS-based MCSE per quantity; a normal error beyond 4 happens once in
+// 16,000). So it does expanded about a far point, where most tests read
+// every example. With the remainders' factors left out (the quadratic
+// alone decides), the quadratic's, or either read at power 1 instead of
+// λ, it fails.
+func TestThinnedSlabMoveAgainstGrid(t *testing.T) {
+	for _, c := range []struct {
+		spike, lambda float64
+		far           bool
+	}{{0.02, 1, false}, {0.001, 1, false}, {0.02, 0.3, false}, {0.02, 0.3, true}} {
+		l := slabTiny(t, SlabPrior{W: 0.3, Spike: c.spike, Slab: 1})
+		incl, mean := gridPosteriorOf(l, func(th []float64) float64 {
+			u0 := l.Prior(nil, th)
+			return c.lambda*(l.U(th)-u0) + u0
+		})
+		const n = 20000
+		vals, cost := thinnedChain(l.NewThinnedSlabMove(slabExpansion(t, l, c.far), c.lambda), l, uint64(1/c.spike), n)
+		want := []float64{incl[1], incl[2], mean[0], mean[1], mean[2]}
+		for q, v := range vals {
+			m, se := 0.0, diag.MCSEMean([][]float64{v})
+			for _, x := range v {
+				m += x / n
+			}
+			if d := math.Abs(m - want[q]); !(d <= 4*se+0.002) {
+				t.Errorf("s0 %g, λ %g, far %v, quantity %d: %.4f against the grid's %.4f: off by %.3g, MCSE %.3g", c.spike, c.lambda, c.far, q, m, want[q], d, se)
+			}
+		}
+		t.Logf("s0 %g, λ %g, far %v: %.3g example-gradient equivalents a sweep (SlabMove: %d)", c.spike, c.lambda, c.far, cost, 5*len(l.Y))
+	}
+}
+
+// slabRows is slabTiny's model on N examples.
+func slabRows(t *testing.T, N int, pr SlabPrior) *Logistic {
+	t.Helper()
+	const p = 3
+	rng := rand.New(rand.NewPCG(7, uint64(N)))
+	x, y := make([]float64, N*p), make([]float64, N)
+	for i := range N {
+		z1, z2 := rng.NormFloat64(), rng.NormFloat64()
+		row := x[i*p : (i+1)*p]
+		row[0], row[1], row[2] = 1, z1, 0.9*z1+math.Sqrt(1-0.81)*z2
+		if rng.Float64() < sigmoid(0.3+0.8*row[1]) {
+			y[i] = 1
+		}
+	}
+	l, err := NewSlabLogistic(x, y, p, 1, pr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// A sweep's cost does not grow with N: on slabTiny's model at 2,000 and
+// 20,000 examples, after 200 sweeps from 0, the mean cost of 2,000 sweeps
+// at 20,000 is no more than at 2,000 (its events' share falls as 1/√N;
+// the 5p² multiply-adds a coefficient stay), and a sweep allocates nothing.
+// Reading every example at every test costs 2N a coefficient, and fails.
+func TestThinnedSlabMoveCostDoesNotGrowWithN(t *testing.T) {
+	var costs []float64
+	for _, N := range []int{2000, 20000} {
+		l := slabRows(t, N, SlabPrior{W: 0.5, Spike: 0.001, Slab: 1})
+		k := l.NewThinnedSlabMove(slabExpansion(t, l, false), 1)
+		rng := rand.New(rand.NewPCG(1, 2))
+		theta := []float64{0, 0, 0}
+		var c float64
+		for s := range 2200 {
+			_, cs := k.Step(theta, rng)
+			if s >= 200 {
+				c += cs / 2000
+			}
+		}
+		costs = append(costs, c)
+		t.Logf("N = %d: %.3g example-gradient equivalents a sweep (SlabMove: %d)", N, c, 5*N)
+		if a := testing.AllocsPerRun(20, func() { k.Step(theta, rng) }); a != 0 {
+			t.Errorf("N = %d: a sweep allocates %v times", N, a)
+		}
+	}
+	if !(costs[1] <= costs[0]) {
+		t.Errorf("a sweep costs %.3g at 20,000 examples, more than %.3g at 2,000", costs[1], costs[0])
+	}
+}
