@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -19,7 +20,21 @@ import (
 // presets clone a minibatch for each level); nothing cheap tells, so they
 // pay the four evaluations: the exact rule is a reference to check the
 // noisy ones against, not a way to save cost.
+//
+// Two levels whose kernels are PowerKernels decide the swap by the colder
+// one's SwapLogRatio, its cost charged half to each.
 func (s *Sampler) exactLogRatio(l int, x, y []float64) (float64, error) {
+	if kl, ok := s.lv[l].Kernel.(PowerKernel); ok {
+		if kh, ok := s.lv[l+1].Kernel.(PowerKernel); ok {
+			lr, c := kl.SwapLogRatio(s.srng, kh.Lambda(), x, y)
+			s.spend(l, c/2)
+			s.spend(l+1, c/2)
+			if math.IsNaN(lr) || math.IsInf(lr, 1) {
+				return 0, fmt.Errorf("levels %d and %d: swap log-ratio %v at step %d", l, l+1, lr, s.k)
+			}
+			return lr, nil
+		}
+	}
 	tl, th := s.lv[l].Tau, s.lv[l+1].Tau
 	shared := sameEstimator(s.lv[l].Est, s.lv[l+1].Est)
 	if shared {

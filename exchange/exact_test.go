@@ -2,6 +2,7 @@ package exchange
 
 import (
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -84,5 +85,53 @@ func TestExactRuleOwnEnergies(t *testing.T) {
 	st = s.Stats()
 	if c0, c1 := st.Levels[0].Cost.Energy.Calls, st.Levels[1].Cost.Energy.Calls; c0 != 1 || c1 != 1 {
 		t.Errorf("shared energy: evaluations charged %d and %d, want 1 and 1", c0, c1)
+	}
+}
+
+// stubPower is a PowerKernel that never moves and decides every swap by
+// the log-ratio lr at cost 7, recording the power it was given.
+type stubPower struct {
+	lambda, lr float64
+	hot        *float64
+}
+
+func (k stubPower) Step([]float64, *rand.Rand) (bool, float64) { return false, 0 }
+func (k stubPower) Lambda() float64                             { return k.lambda }
+func (k stubPower) SwapLogRatio(_ *rand.Rand, hot float64, _, _ []float64) (float64, float64) {
+	*k.hot = hot
+	return k.lr, 7
+}
+
+// Two levels whose kernels are PowerKernels take the colder one's
+// SwapLogRatio, given the hotter one's λ, with no energy read and its
+// cost charged half to each level; a NaN or +∞ from it is an error naming
+// the levels.
+func TestExactRuleAsksPowerKernels(t *testing.T) {
+	q := energy.Quadratic{Lambda: []float64{1}}
+	for _, lr := range []float64{-0.5, math.NaN(), math.Inf(1)} {
+		var hot float64
+		cfg := exactPair(energy.Exact{E: q}, energy.Exact{E: q})
+		cfg.Levels[0].Kernel = stubPower{lambda: 1, lr: lr, hot: &hot}
+		cfg.Levels[1].Kernel = stubPower{lambda: 0.25, lr: 99, hot: &hot}
+		s, err := New(cfg, [][]float64{{0}, {0}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.LogRatio(0, []float64{0.5}, []float64{-2})
+		if math.IsNaN(lr) || math.IsInf(lr, 1) {
+			if err == nil || !strings.Contains(err.Error(), "levels 0 and 1") {
+				t.Errorf("log-ratio %v: error %v, want one naming the levels", lr, err)
+			}
+			continue
+		}
+		if err != nil || got != lr || hot != 0.25 {
+			t.Errorf("log S = %v (error %v), hot λ %v; want %v from the cold kernel given 0.25", got, err, hot, lr)
+		}
+		st := s.Stats()
+		for l, c := range st.Levels {
+			if c.Cost.Energy.Units != 3.5 {
+				t.Errorf("level %d charged %v energy units, want half of 7", l, c.Cost.Energy.Units)
+			}
+		}
 	}
 }

@@ -50,6 +50,22 @@ type Kernel interface {
 	Step(theta []float64, rng *rand.Rand) (moved bool, cost float64)
 }
 
+// PowerKernel is a Kernel on a power posterior exp(−λ·L(θ) − U_0(θ)) of a
+// data sum L that can decide a swap with a hotter level of the same model
+// itself, for less than the four energies the exact rule reads. The swap's
+// log S is (λ − λ_hot)·[L(x) − L(y)], whatever U_0. The exact rule uses it
+// when both levels' kernels are PowerKernels.
+type PowerKernel interface {
+	Kernel
+	// Lambda is the level's power λ ∈ (0, 1].
+	Lambda() float64
+	// SwapLogRatio draws a log-ratio for x at this level and y at a level
+	// of power lambdaHot whose min(1, e^lr) has, over its draws, the swap's
+	// acceptance probability as its mean (a factorised test's: −∞ when it
+	// fails); cost is its work in the kernel's units. It must not allocate.
+	SwapLogRatio(rng *rand.Rand, lambdaHot float64, x, y []float64) (lr, cost float64)
+}
+
 // Config is a whole ladder. Levels are ordered from cold to hot.
 type Config struct {
 	Levels []Level

@@ -115,3 +115,26 @@ func (k *ThinnedSlabMove) dataDiff(x, y []float64) float64 {
 	}
 	return d
 }
+
+// Lambda is the kernel's power of the likelihood (exchange.PowerKernel).
+func (k *ThinnedSlabMove) Lambda() float64 { return k.lambda }
+
+// SwapLogRatio decides a swap of x at this level with y at a hotter level
+// of power lambdaHot (exchange.PowerKernel), whose log S is
+// c·Σ_i [U_i(x) − U_i(y)], c = λ − λ_hot, by the same factorised test as a
+// sweep's: the quadratic's factor c·[Q(x) − Q(y)] as the log-ratio returned,
+// the remainders' factors drawn by Expansion.Thin (−∞ when one fails), or,
+// where its events would cost more than two passes, the exact log S.
+func (k *ThinnedSlabMove) SwapLogRatio(rng *rand.Rand, lambdaHot float64, x, y []float64) (lr, cost float64) {
+	c, e := k.lambda-lambdaHot, k.e
+	p, N := float64(k.l.P), float64(len(k.l.Y))
+	if thinEventCost*e.Rate(c, x, y) > 2*N {
+		return c * k.dataDiff(x, y), 2 * N
+	}
+	pass, n := e.Thin(rng, c, x, y)
+	cost = thinEventCost*float64(n) + 5*p
+	if !pass {
+		return math.Inf(-1), cost
+	}
+	return c * e.QuadDiff(x, y), cost
+}

@@ -7,6 +7,8 @@ import (
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/langevin"
 )
 
 // slabExpansion expands l's data about its all-slab pattern's mode, or,
@@ -140,5 +142,68 @@ func TestThinnedSlabMoveCostDoesNotGrowWithN(t *testing.T) {
 	}
 	if !(costs[1] <= costs[0]) {
 		t.Errorf("a sweep costs %.3g at 20,000 examples, more than %.3g at 2,000", costs[1], costs[0])
+	}
+}
+
+// A ladder of thinned kernels at λ = 1, 0.3 and 0.05 swapping by their own
+// factorised test (exchange.PowerKernel) keeps each level's power
+// posterior: on slabTiny at the default spike each level's inclusion of
+// coefficient 1 and mean of θ_1 lie within 4 MCSE + 0.002 of the grid's at
+// its λ (the tolerance of TestThinnedSlabMoveAgainstGrid, for its reasons),
+// expanded at the mode and about a far point (where the swaps read every
+// example). The swaps must also happen: the cold pair accepts at least a
+// tenth of its attempts. With the swap's power difference inverted or
+// taken as the cold level's λ, a level's marginal fails.
+func TestThinnedSlabSwapsKeepEachLevel(t *testing.T) {
+	l := slabTiny(t, SlabPrior{W: 0.3, Spike: 0.02, Slab: 1})
+	lambdas := []float64{1, 0.3, 0.05}
+	for _, far := range []bool{false, true} {
+		e := slabExpansion(t, l, far)
+		lv := make([]exchange.Level, len(lambdas))
+		init := make([][]float64, len(lambdas))
+		for k, lam := range lambdas {
+			lv[k] = exchange.Level{Tau: 1 / lam, Est: energy.Exact{E: l.Power(lam)}, Eta: langevin.Constant{Step: 1}, Kernel: l.NewThinnedSlabMove(e, lam)}
+			init[k] = []float64{0, 0, 0}
+		}
+		s, err := exchange.New(exchange.Config{Levels: lv, Seed: 11, Swap: exchange.Swap{Rule: exchange.Exact, PerStep: true, Scheme: exchange.DEO}}, init)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const n = 20000
+		vals := make([][2][]float64, len(lambdas))
+		for step := range n + 500 {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if step < 500 {
+				continue
+			}
+			for k := range lambdas {
+				th := s.State(k)
+				vals[k][0] = append(vals[k][0], l.Slab.Inclusion(th[1]))
+				vals[k][1] = append(vals[k][1], th[1])
+			}
+		}
+		for k, lam := range lambdas {
+			incl, mean := gridPosteriorOf(l, func(th []float64) float64 {
+				u0 := l.Prior(nil, th)
+				return lam*(l.U(th)-u0) + u0
+			})
+			for q, want := range []float64{incl[1], mean[1]} {
+				v := vals[k][q]
+				m, se := 0.0, diag.MCSEMean([][]float64{v})
+				for _, x := range v {
+					m += x / n
+				}
+				if d := math.Abs(m - want); !(d <= 4*se+0.002) {
+					t.Errorf("far %v, λ %g, quantity %d: %.4f against the grid's %.4f: off by %.3g, MCSE %.3g", far, lam, q, m, want, d, se)
+				}
+			}
+		}
+		if p := s.Stats().Pairs[0]; !(p.Accepts*10 >= p.Attempts) {
+			t.Errorf("far %v: the cold pair accepted %d of %d swaps", far, p.Accepts, p.Attempts)
+		} else {
+			t.Logf("far %v: cold pair accepted %d of %d swaps", far, p.Accepts, p.Attempts)
+		}
 	}
 }
