@@ -96,7 +96,7 @@ type stubPower struct {
 }
 
 func (k stubPower) Step([]float64, *rand.Rand) (bool, float64) { return false, 0 }
-func (k stubPower) Lambda() float64                             { return k.lambda }
+func (k stubPower) Lambda() float64                            { return k.lambda }
 func (k stubPower) SwapLogRatio(_ *rand.Rand, hot float64, _, _ []float64) (float64, float64) {
 	*k.hot = hot
 	return k.lr, 7
