@@ -74,14 +74,16 @@ func LogisticModel(lr *models.Logistic, names []string) Model {
 			out[k] = lr.Slab.Inclusion(theta[j])
 		}
 	}
-	// Its own kernel (models.SlabMove) proposes each coefficient inside
-	// its spike or at its slab fit, the move between patterns that a MALA
-	// step sized for the slab cannot make under a sharp spike.
-	// Its tests read a few examples, not all N (models.ThinnedSlabMove),
-	// through the data's expansion about the all-slab pattern's mode, made
-	// once for every level and chain (two passes); the point sets only the
-	// cost, every mode at large N lying within the posterior's width of
-	// it. Where the expansion cannot be made, SlabMove reads every example.
+	// Its own kernel proposes each coefficient inside its spike or at its
+	// slab fit, the move between patterns that a MALA step sized for the
+	// slab cannot make under a sharp spike. Its tests and swaps read a few
+	// examples, not all N (models.ThinnedSlabMove), through the data's
+	// expansion about the all-slab pattern's mode, made once for every
+	// level and chain (two passes); the point sets only the cost, every
+	// mode at large N lying within the posterior's width of it. Where the
+	// expansion cannot be made, or its remainder bounds are so loose that
+	// its tests would cost more than SlabMove's passes (high-leverage rows,
+	// as wdbc's), models.SlabMove reads every example.
 	expand := sync.OnceValues(func() (*energy.Expansion, error) {
 		slab := make([]bool, lr.Dim())
 		for j := range slab {
@@ -94,12 +96,12 @@ func LogisticModel(lr *models.Logistic, names []string) Model {
 		return energy.NewExpansion(lr, mode)
 	})
 	m.Kernel = func(lambda float64) (exchange.Kernel, energy.Energy) {
-		if e, err := expand(); err == nil {
+		if e, err := expand(); err == nil && lr.ThinnedSlabPays(e) {
 			return lr.NewThinnedSlabMove(e, lambda), lr.Power(lambda)
 		}
 		return lr.NewSlabMove(lambda), lr.Power(lambda)
 	}
-	m.KernelName, m.KernelAbout = "slab_move", "Metropolis-within-Gibbs over the coefficients, each proposed inside its spike or at its slab's fit given the others, exact in law, each test reading a few examples through the data's second-order expansion, no step size"
+	m.KernelName, m.KernelAbout = "slab_move", "Metropolis-within-Gibbs over the coefficients, each proposed inside its spike or at its slab's fit given the others, exact, its tests reading a few examples through the data's second-order expansion where that is predicted cheaper than passes over all of them, no step size"
 	return m
 }
 

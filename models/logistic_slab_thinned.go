@@ -138,3 +138,17 @@ func (k *ThinnedSlabMove) SwapLogRatio(rng *rand.Rand, lambdaHot float64, x, y [
 	}
 	return c * e.QuadDiff(x, y), cost
 }
+
+// ThinnedSlabPays predicts whether ThinnedSlabMove's sweep costs less than
+// SlabMove's on l's data expanded by e: a coefficient's test is predicted
+// at thinEventCost·MeanRate(1, 1, 1) example scores (both states drawn
+// from the Laplace approximation at the point) plus 5p for the expansion's
+// arithmetic, against SlabMove's 5N/p a coefficient. High-leverage rows
+// make the expansion's remainder bounds, and so its events, large: on
+// wdbc's 569 rows the prediction is 16,700 against 259, and every test
+// would read all the examples, while on generated data of 2,000 rows it is
+// 197 against 909.
+func (l *Logistic) ThinnedSlabPays(e *energy.Expansion) bool {
+	p, N := float64(l.P), float64(len(l.Y))
+	return thinEventCost*e.MeanRate(1, 1, 1)+5*p < 5*N/p
+}

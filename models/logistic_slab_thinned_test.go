@@ -94,14 +94,19 @@ func TestThinnedSlabMoveAgainstGrid(t *testing.T) {
 	}
 }
 
-// slabRows is slabTiny's model on N examples.
-func slabRows(t *testing.T, N int, pr SlabPrior) *Logistic {
+// slabRows is slabTiny's model on N examples; heavy draws the first
+// feature from a Cauchy law (a normal over the modulus of another), whose
+// high-leverage rows make the expansion's remainder bounds large.
+func slabRows(t *testing.T, N int, pr SlabPrior, heavy bool) *Logistic {
 	t.Helper()
 	const p = 3
 	rng := rand.New(rand.NewPCG(7, uint64(N)))
 	x, y := make([]float64, N*p), make([]float64, N)
 	for i := range N {
 		z1, z2 := rng.NormFloat64(), rng.NormFloat64()
+		if heavy {
+			z1 /= math.Abs(rng.NormFloat64())
+		}
 		row := x[i*p : (i+1)*p]
 		row[0], row[1], row[2] = 1, z1, 0.9*z1+math.Sqrt(1-0.81)*z2
 		if rng.Float64() < sigmoid(0.3+0.8*row[1]) {
@@ -123,19 +128,12 @@ func slabRows(t *testing.T, N int, pr SlabPrior) *Logistic {
 func TestThinnedSlabMoveCostDoesNotGrowWithN(t *testing.T) {
 	var costs []float64
 	for _, N := range []int{2000, 20000} {
-		l := slabRows(t, N, SlabPrior{W: 0.5, Spike: 0.001, Slab: 1})
+		l := slabRows(t, N, SlabPrior{W: 0.5, Spike: 0.001, Slab: 1}, false)
 		k := l.NewThinnedSlabMove(slabExpansion(t, l, false), 1)
-		rng := rand.New(rand.NewPCG(1, 2))
-		theta := []float64{0, 0, 0}
-		var c float64
-		for s := range 2200 {
-			_, cs := k.Step(theta, rng)
-			if s >= 200 {
-				c += cs / 2000
-			}
-		}
+		c := sweepCost(k)
 		costs = append(costs, c)
 		t.Logf("N = %d: %.3g example-gradient equivalents a sweep (SlabMove: %d)", N, c, 5*N)
+		rng, theta := rand.New(rand.NewPCG(1, 3)), []float64{0, 0, 0}
 		if a := testing.AllocsPerRun(20, func() { k.Step(theta, rng) }); a != 0 {
 			t.Errorf("N = %d: a sweep allocates %v times", N, a)
 		}
@@ -204,6 +202,38 @@ func TestThinnedSlabSwapsKeepEachLevel(t *testing.T) {
 			t.Errorf("far %v: the cold pair accepted %d of %d swaps", far, p.Accepts, p.Attempts)
 		} else {
 			t.Logf("far %v: cold pair accepted %d of %d swaps", far, p.Accepts, p.Attempts)
+		}
+	}
+}
+
+// sweepCost is the kernel's mean cost of 2,000 sweeps after 200 from 0.
+func sweepCost(k *ThinnedSlabMove) float64 {
+	rng := rand.New(rand.NewPCG(1, 2))
+	theta := []float64{0, 0, 0}
+	var c float64
+	for s := range 2200 {
+		_, cs := k.Step(theta, rng)
+		if s >= 200 {
+			c += cs / 2000
+		}
+	}
+	return c
+}
+
+// ThinnedSlabPays foresees which kernel sweeps cheaper: on 2,000 examples
+// of normal features it says the thinned one, whose sweep then costs under
+// SlabMove's 5N; with a Cauchy feature it says SlabMove, and the thinned
+// sweep costs more than 5N there (its tests read every example). Inverted,
+// either case fails.
+func TestThinnedSlabPaysWhereItsSweepIsCheaper(t *testing.T) {
+	const N = 2000
+	for _, heavy := range []bool{false, true} {
+		l := slabRows(t, N, SlabPrior{W: 0.5, Spike: 0.001, Slab: 1}, heavy)
+		e := slabExpansion(t, l, false)
+		pays, c := l.ThinnedSlabPays(e), sweepCost(l.NewThinnedSlabMove(e, 1))
+		t.Logf("Cauchy feature %v: pays %v, a thinned sweep costs %.3g against SlabMove's %d", heavy, pays, c, 5*N)
+		if pays != !heavy || pays != (c < 5*N) {
+			t.Errorf("Cauchy feature %v: ThinnedSlabPays %v, a thinned sweep costs %.3g against SlabMove's %d", heavy, pays, c, 5*N)
 		}
 	}
 }
