@@ -2,6 +2,8 @@ package analysis
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -115,6 +117,42 @@ func TestAutoTakesThinnedSwapsWhereLogConcave(t *testing.T) {
 		}
 		if c.want && (!slices.Equal(e.Expand, curv.Mode) || e.ExactEvery != 10) {
 			t.Errorf("thinned swaps expanded about %v every %d steps; want the mode %v, every 10", e.Expand, e.ExactEvery, curv.Mode)
+		}
+	}
+}
+
+// A spike-and-slab logistic regression's kernel reads a few examples a
+// test where ThinnedSlabPays says so, at every power, and every example
+// where the data's high-leverage rows make the thinned tests dearer: on
+// 5,000 rows of normal features the kernel is a ThinnedSlabMove, with one
+// Cauchy feature a SlabMove.
+func TestSlabLogisticKernelByCost(t *testing.T) {
+	for _, heavy := range []bool{false, true} {
+		const N, p = 5000, 3
+		rng := rand.New(rand.NewPCG(3, 4))
+		x, y := make([]float64, N*p), make([]float64, N)
+		for i := range N {
+			z1, z2 := rng.NormFloat64(), rng.NormFloat64()
+			if heavy {
+				z1 /= math.Abs(rng.NormFloat64())
+			}
+			x[i*p], x[i*p+1], x[i*p+2] = 1, z1, 0.9*z1+0.4*z2
+			if rng.Float64() < 1/(1+math.Exp(-0.3-0.8*z1)) {
+				y[i] = 1
+			}
+		}
+		lr, err := models.NewSlabLogistic(x, y, p, 1, models.SlabPrior{W: 0.5, Spike: 0.001, Slab: 1}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := LogisticModel(lr, []string{"intercept", "a", "b"})
+		for _, lam := range []float64{1, 0.01} {
+			k, _ := m.Kernel(lam)
+			_, thinned := k.(*models.ThinnedSlabMove)
+			_, slab := k.(*models.SlabMove)
+			if thinned == heavy || slab != heavy {
+				t.Errorf("Cauchy feature %v, λ %g: kernel %T", heavy, lam, k)
+			}
 		}
 	}
 }

@@ -49,8 +49,8 @@ func (l *Logistic) NewThinnedSlabMove(e *energy.Expansion, lambda float64) *Thin
 
 // Step is one sweep over the coefficients, intercept included. Its cost,
 // in example-gradient equivalents as SlabMove's, is the examples its
-// events read (three scores each), the fallbacks' passes, and about 5p² multiply-adds
-// a coefficient for the expansion's radii and conditional.
+// events read (three scores each), the fallbacks' passes, and about 5p²
+// multiply-adds a coefficient for the expansion's radii and conditional.
 func (k *ThinnedSlabMove) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 	l, e, lam := k.l, k.e, k.lambda
 	p, N := float64(l.P), float64(len(l.Y))
