@@ -398,3 +398,26 @@ func TestAdaptRoundCostIsSamplerUnits(t *testing.T) {
 		t.Errorf("round cost %v (grad %v, energy %v, anchor %v), the sampler spent %v", got, r.GradUnits, r.EnergyUnits, r.AnchorUnits, want)
 	}
 }
+
+// A first round shorter than the swap energies' spacing offers a pair no
+// swap; the error names that spacing, the cause, not the DEO window.
+func TestAdaptNamesTheSwapSpacing(t *testing.T) {
+	const N, n = 40, 5
+	st, xbar, _ := newShiftTerms(N, 2, 1, 3)
+	build := func(taus []float64) (Config, error) {
+		lv := make([]Level, len(taus))
+		for l, tau := range taus {
+			mb, err := energy.NewMinibatch(st, n)
+			if err != nil {
+				return Config{}, err
+			}
+			lv[l] = Level{Tau: tau, Est: mb, Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.SGLD}
+		}
+		return Config{Levels: lv, Swap: Swap{Rule: FReSGLD, PerStep: true},
+			Energies: Energies{Mode: ExactEnergies, Terms: st, ExactEvery: 500}, Seed: 4}, nil
+	}
+	_, err := Adapt(build, []float64{1, 3, 9}, [][]float64{xbar, xbar, xbar}, AdaptOptions{Rounds: 1, First: 200})
+	if err == nil || !strings.Contains(err.Error(), "attempted every 500 steps") {
+		t.Errorf("error %v, want one naming the spacing of 500 steps", err)
+	}
+}
