@@ -359,18 +359,7 @@ func TestBuildFollowsTaus(t *testing.T) {
 func TestAdaptRoundCostIsSamplerUnits(t *testing.T) {
 	const N, n, steps, every = 40, 5, 200, 50
 	st, xbar, _ := newShiftTerms(N, 2, 1, 3)
-	build := func(taus []float64) (Config, error) {
-		lv := make([]Level, len(taus))
-		for l, tau := range taus {
-			mb, err := energy.NewMinibatch(st, n)
-			if err != nil {
-				return Config{}, err
-			}
-			lv[l] = Level{Tau: tau, Est: mb, Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.SGLD}
-		}
-		return Config{Levels: lv, Swap: Swap{Rule: FReSGLD, PerStep: true},
-			Energies: Energies{Mode: CVEnergies, Terms: st, AnchorEvery: every}, Seed: 4}, nil
-	}
+	build := minibatchBuild(st, n, Energies{Mode: CVEnergies, Terms: st, AnchorEvery: every})
 	taus := []float64{1, 3, 9}
 	init := [][]float64{xbar, xbar, xbar}
 	ad, err := Adapt(build, taus, init, AdaptOptions{Rounds: 1, First: steps})
@@ -399,12 +388,10 @@ func TestAdaptRoundCostIsSamplerUnits(t *testing.T) {
 	}
 }
 
-// A first round shorter than the swap energies' spacing offers a pair no
-// swap; the error names that spacing, the cause, not the DEO window.
-func TestAdaptNamesTheSwapSpacing(t *testing.T) {
-	const N, n = 40, 5
-	st, xbar, _ := newShiftTerms(N, 2, 1, 3)
-	build := func(taus []float64) (Config, error) {
+// minibatchBuild is a ladder of SGLD levels on minibatches of n of st's
+// examples, swapping by f-reSGLD's rule with swap energies en.
+func minibatchBuild(st energy.Terms, n int, en Energies) Build {
+	return func(taus []float64) (Config, error) {
 		lv := make([]Level, len(taus))
 		for l, tau := range taus {
 			mb, err := energy.NewMinibatch(st, n)
@@ -413,9 +400,16 @@ func TestAdaptNamesTheSwapSpacing(t *testing.T) {
 			}
 			lv[l] = Level{Tau: tau, Est: mb, Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.SGLD}
 		}
-		return Config{Levels: lv, Swap: Swap{Rule: FReSGLD, PerStep: true},
-			Energies: Energies{Mode: ExactEnergies, Terms: st, ExactEvery: 500}, Seed: 4}, nil
+		return Config{Levels: lv, Swap: Swap{Rule: FReSGLD, PerStep: true}, Energies: en, Seed: 4}, nil
 	}
+}
+
+// A first round shorter than the swap energies' spacing offers a pair no
+// swap; the error names that spacing, the cause, not the DEO window.
+func TestAdaptNamesTheSwapSpacing(t *testing.T) {
+	const N, n = 40, 5
+	st, xbar, _ := newShiftTerms(N, 2, 1, 3)
+	build := minibatchBuild(st, n, Energies{Mode: ExactEnergies, Terms: st, ExactEvery: 500})
 	_, err := Adapt(build, []float64{1, 3, 9}, [][]float64{xbar, xbar, xbar}, AdaptOptions{Rounds: 1, First: 200})
 	if err == nil || !strings.Contains(err.Error(), "attempted every 500 steps") {
 		t.Errorf("error %v, want one naming the spacing of 500 steps", err)

@@ -44,12 +44,13 @@ func (s *Sampler) expand(at, start []float64) error {
 // the same test, and each test keeps detailed balance on its own.
 func (s *Sampler) thinnedRatio(l int, x, y []float64) (float64, error) {
 	e, td, p := s.data.expansion, s.td[l], &s.pairs[l]
-	if thinEventCost*e.Rate(td, x, y) > 2*float64(s.data.N) {
+	in := e.Intensity(td, x, y)
+	if thinEventCost*in*e.Weight() > 2*float64(s.data.N) {
 		p.Confirmed++
 		d := s.exactDiff(l, x, y)
 		return td * d, finiteDiff(l, s.k, d, 0)
 	}
-	pass, n := e.Thin(s.srng, td, x, y)
+	pass, n := e.ThinAt(s.srng, td, in, x, y)
 	c := float64(thinEventCost*n+len(x)) / 2 // the events and QuadDiff's p² multiply-adds
 	s.spend(l, c)
 	s.spend(l+1, c)

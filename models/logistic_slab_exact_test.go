@@ -8,13 +8,22 @@ import (
 
 // slabTiny is an intercept and two features of correlation 0.9, N = 50,
 // labels from θ* = (0.3, 0.8, 0): a posterior undecided between patterns.
-func slabTiny(t *testing.T, pr SlabPrior) *Logistic {
+func slabTiny(t *testing.T, pr SlabPrior) *Logistic { return slabRows(t, 50, 0, pr, false) }
+
+// slabRows is slabTiny's model on N examples drawn from PCG stream
+// stream; heavy draws the first feature from a Cauchy law (a normal over
+// the modulus of another), whose high-leverage rows make a second-order
+// expansion's remainder bounds large.
+func slabRows(t *testing.T, N int, stream uint64, pr SlabPrior, heavy bool) *Logistic {
 	t.Helper()
-	const N, p = 50, 3
-	rng := rand.New(rand.NewPCG(7, 0))
+	const p = 3
+	rng := rand.New(rand.NewPCG(7, stream))
 	x, y := make([]float64, N*p), make([]float64, N)
 	for i := range N {
 		z1, z2 := rng.NormFloat64(), rng.NormFloat64()
+		if heavy {
+			z1 /= math.Abs(rng.NormFloat64())
+		}
 		row := x[i*p : (i+1)*p]
 		row[0], row[1], row[2] = 1, z1, 0.9*z1+math.Sqrt(1-0.81)*z2
 		if rng.Float64() < sigmoid(0.3+0.8*row[1]) {

@@ -99,24 +99,12 @@ func (k *SlabMove) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 			prec = l.slab.a1
 		}
 		m, sd := k.slabFit(j, b, prec)
-		sd *= slabMoveWiden
-		logq := func(x float64) float64 {
-			if !spike {
-				return normLogPDF(x, m, sd)
-			}
-			a, c := normLogPDF(x, 0, s0), normLogPDF(x, m, sd)
-			return math.Max(a, c) + math.Log1p(math.Exp(-math.Abs(a-c))) // the ½s cancel in the ratio
-		}
-		var nb float64
-		if spike && rng.Float64() < 0.5 {
-			nb = s0 * rng.NormFloat64()
-		} else {
-			nb = m + sd*rng.NormFloat64()
-		}
+		q := coefProposal{spike: spike, m: m, sd: sd * slabMoveWiden, s0: s0}
+		nb := q.draw(rng)
 		next := k.loglik(j, nb-b)
 		u0, _ := l.coefPrior(j, b)
 		u1, _ := l.coefPrior(j, nb)
-		logr := (cur + u0) - (next + u1) + logq(b) - logq(nb)
+		logr := (cur + u0) - (next + u1) + q.logPDF(b) - q.logPDF(nb)
 		if math.IsNaN(logr) || math.Log(rng.Float64()) >= logr {
 			continue
 		}
@@ -126,6 +114,32 @@ func (k *SlabMove) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 		theta[j], cur, moved = nb, next, true
 	}
 	return moved, 5 * float64(len(l.Y))
+}
+
+// coefProposal is a coefficient's independence proposal in SlabMove and
+// ThinnedSlabMove: ½·N(0, s0²) + ½·N(m, sd²) for a coefficient with a
+// spike, N(m, sd²) for the intercept.
+type coefProposal struct {
+	spike     bool
+	m, sd, s0 float64
+}
+
+// draw draws from the proposal.
+func (q coefProposal) draw(rng *rand.Rand) float64 {
+	if q.spike && rng.Float64() < 0.5 {
+		return q.s0 * rng.NormFloat64()
+	}
+	return q.m + q.sd*rng.NormFloat64()
+}
+
+// logPDF is the proposal's log density at x, up to a constant (the ½s
+// cancel in a Metropolis–Hastings ratio).
+func (q coefProposal) logPDF(x float64) float64 {
+	if !q.spike {
+		return normLogPDF(x, q.m, q.sd)
+	}
+	a, c := normLogPDF(x, 0, q.s0), normLogPDF(x, q.m, q.sd)
+	return math.Max(a, c) + math.Log1p(math.Exp(-math.Abs(a-c)))
 }
 
 // coefPrior is coefficient j's −log prior at b and its derivative.

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
@@ -82,53 +81,23 @@ func TestThinnedSlabMoveAgainstGrid(t *testing.T) {
 		vals, cost := thinnedChain(l.NewThinnedSlabMove(slabExpansion(t, l, c.far), c.lambda), l, uint64(1/c.spike), n)
 		want := []float64{incl[1], incl[2], mean[0], mean[1], mean[2]}
 		for q, v := range vals {
-			m, se := 0.0, diag.MCSEMean([][]float64{v})
-			for _, x := range v {
-				m += x / n
-			}
-			if d := math.Abs(m - want[q]); !(d <= 4*se+0.002) {
-				t.Errorf("s0 %g, λ %g, far %v, quantity %d: %.4f against the grid's %.4f: off by %.3g, MCSE %.3g", c.spike, c.lambda, c.far, q, m, want[q], d, se)
+			if m, se, ok := nearGrid(v, want[q]); !ok {
+				t.Errorf("s0 %g, λ %g, far %v, quantity %d: %.4f against the grid's %.4f: off by %.3g, MCSE %.3g", c.spike, c.lambda, c.far, q, m, want[q], math.Abs(m-want[q]), se)
 			}
 		}
 		t.Logf("s0 %g, λ %g, far %v: %.3g example-gradient equivalents a sweep (SlabMove: %d)", c.spike, c.lambda, c.far, cost, 5*len(l.Y))
 	}
 }
 
-// slabRows is slabTiny's model on N examples; heavy draws the first
-// feature from a Cauchy law (a normal over the modulus of another), whose
-// high-leverage rows make the expansion's remainder bounds large.
-func slabRows(t *testing.T, N int, pr SlabPrior, heavy bool) *Logistic {
-	t.Helper()
-	const p = 3
-	rng := rand.New(rand.NewPCG(7, uint64(N)))
-	x, y := make([]float64, N*p), make([]float64, N)
-	for i := range N {
-		z1, z2 := rng.NormFloat64(), rng.NormFloat64()
-		if heavy {
-			z1 /= math.Abs(rng.NormFloat64())
-		}
-		row := x[i*p : (i+1)*p]
-		row[0], row[1], row[2] = 1, z1, 0.9*z1+math.Sqrt(1-0.81)*z2
-		if rng.Float64() < sigmoid(0.3+0.8*row[1]) {
-			y[i] = 1
-		}
-	}
-	l, err := NewSlabLogistic(x, y, p, 1, pr, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
-}
-
 // A sweep's cost does not grow with N: on slabTiny's model at 2,000 and
 // 20,000 examples, after 200 sweeps from 0, the mean cost of 2,000 sweeps
 // at 20,000 is no more than at 2,000 (its events' share falls as 1/√N;
-// the 5p² multiply-adds a coefficient stay), and a sweep allocates nothing.
+// the 2p² + p multiply-adds a coefficient stay), and a sweep allocates nothing.
 // Reading every example at every test costs 2N a coefficient, and fails.
 func TestThinnedSlabMoveCostDoesNotGrowWithN(t *testing.T) {
 	var costs []float64
 	for _, N := range []int{2000, 20000} {
-		l := slabRows(t, N, SlabPrior{W: 0.5, Spike: 0.001, Slab: 1}, false)
+		l := slabRows(t, N, uint64(N), SlabPrior{W: 0.5, Spike: 0.001, Slab: 1}, false)
 		k := l.NewThinnedSlabMove(slabExpansion(t, l, false), 1)
 		c := sweepCost(k)
 		costs = append(costs, c)
@@ -188,13 +157,8 @@ func TestThinnedSlabSwapsKeepEachLevel(t *testing.T) {
 				return lam*(l.U(th)-u0) + u0
 			})
 			for q, want := range []float64{incl[1], mean[1]} {
-				v := vals[k][q]
-				m, se := 0.0, diag.MCSEMean([][]float64{v})
-				for _, x := range v {
-					m += x / n
-				}
-				if d := math.Abs(m - want); !(d <= 4*se+0.002) {
-					t.Errorf("far %v, λ %g, quantity %d: %.4f against the grid's %.4f: off by %.3g, MCSE %.3g", far, lam, q, m, want, d, se)
+				if m, se, ok := nearGrid(vals[k][q], want); !ok {
+					t.Errorf("far %v, λ %g, quantity %d: %.4f against the grid's %.4f: off by %.3g, MCSE %.3g", far, lam, q, m, want, math.Abs(m-want), se)
 				}
 			}
 		}
@@ -228,7 +192,7 @@ func sweepCost(k *ThinnedSlabMove) float64 {
 func TestThinnedSlabPaysWhereItsSweepIsCheaper(t *testing.T) {
 	const N = 2000
 	for _, heavy := range []bool{false, true} {
-		l := slabRows(t, N, SlabPrior{W: 0.5, Spike: 0.001, Slab: 1}, heavy)
+		l := slabRows(t, N, uint64(N), SlabPrior{W: 0.5, Spike: 0.001, Slab: 1}, heavy)
 		e := slabExpansion(t, l, false)
 		pays, c := l.ThinnedSlabPays(e), sweepCost(l.NewThinnedSlabMove(e, 1))
 		t.Logf("Cauchy feature %v: pays %v, a thinned sweep costs %.3g against SlabMove's %d", heavy, pays, c, 5*N)

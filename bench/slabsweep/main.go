@@ -92,7 +92,7 @@ func run(n, sweeps int) error {
 		fmt.Printf("%-16s %10.1f µs a sweep, cost %.4g a sweep (%d sweeps timed)\n", k.name, float64(time.Since(start).Nanoseconds())/1e3/float64(done), c/float64(done), done)
 	}
 	p, N := float64(lr.P), float64(lr.Len())
-	fmt.Printf("Σ_i w_i = %.4g; a coefficient's test predicted at %.4g example scores + 5p = %.4g, against SlabMove's 5N/p = %.4g: ThinnedSlabPays %v\n",
-		e.Weight(), 3*e.MeanRate(1, 1, 1), 3*e.MeanRate(1, 1, 1)+5*p, 5*N/p, lr.ThinnedSlabPays(e))
+	fmt.Printf("Σ_i w_i = %.4g; a coefficient's test predicted at %.4g example scores + 2p + 1 = %.4g, against SlabMove's 5N/p = %.4g: ThinnedSlabPays %v\n",
+		e.Weight(), 3*e.MeanRate(1, 1, 1), 3*e.MeanRate(1, 1, 1)+2*p+1, 5*N/p, lr.ThinnedSlabPays(e))
 	return nil
 }
