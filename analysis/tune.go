@@ -21,8 +21,9 @@ const AutoLevels = 0
 // tuning costs what burning in does whatever the data's size (a fixed
 // count of steps once cost more than a whole run at N = 10⁶); but the
 // first round offers each pair MinAttempts swaps on average, First ≥
-// MinAttempts/--swap-rate, since a pair never offered one has no
-// rejection rate to tune by (the chance of that is e^−MinAttempts).
+// MinAttempts/rate at the rate a pair is offered swaps (attemptRate),
+// since a pair never offered one has no rejection rate to tune by (the
+// chance of that is e^−MinAttempts).
 var AutoTune = struct {
 	Start, Rounds, MinAttempts, MaxLevels int
 }{Start: 4, Rounds: 6, MinAttempts: 20, MaxLevels: 16}
@@ -52,7 +53,7 @@ func tuneLadder(ctx context.Context, m Model, o Options, energies exchange.Energ
 	if err != nil {
 		return nil, fmt.Errorf("--tau2: %w", err)
 	}
-	opt := tuneOptions(o.Burn, o.SwapRate, ctx.Done())
+	opt := tuneOptions(o.Burn, attemptRate(o.SwapRate, energies), ctx.Done())
 	// Said before it starts: tuning runs before the progress lines do.
 	writeLog(o.Log, "tuning the ladder (--levels auto): %d rounds, %d steps from %d levels\n", opt.Rounds, opt.First*(1<<opt.Rounds-1), len(taus))
 	ad, err := exchange.Adapt(o.Method.Build(setup), taus, starts(len(taus), m.Terms.Dim()), opt)
@@ -60,6 +61,17 @@ func tuneLadder(ctx context.Context, m Model, o Options, energies exchange.Energ
 		return nil, fmt.Errorf("--levels auto: %w", err)
 	}
 	return &ad, nil
+}
+
+// attemptRate is how often a pair is offered a swap a step: every
+// Spacing steps where the swap energies fix the attempts (exact or
+// thinned energies every W steps, whatever --swap-rate says), else at
+// --swap-rate.
+func attemptRate(rate float64, e exchange.Energies) float64 {
+	if w := e.Spacing(); w > 0 {
+		return 1 / float64(w)
+	}
+	return rate
 }
 
 // startLevels is the number of levels the swap energies are chosen for:

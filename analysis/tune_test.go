@@ -138,7 +138,7 @@ func TestTunedSamplerRunsTunedLadder(t *testing.T) {
 	if smps[0].State(0)[0] == smps[1].State(0)[0] {
 		t.Errorf("chains 1 and 2 at the same state %v after 10 steps: one random stream", smps[0].State(0))
 	}
-	if want := tuneOptions(o.Burn, o.SwapRate, nil).First * (1<<AutoTune.Rounds - 1); ad.Steps != want {
+	if want := tuneOptions(o.Burn, attemptRate(o.SwapRate, o.swap.Energies), nil).First * (1<<AutoTune.Rounds - 1); ad.Steps != want {
 		t.Errorf("tuning of %d steps for a burn-in of %d at swap rate %v, want %d", ad.Steps, o.Burn, o.SwapRate, want)
 	}
 	geo, err := exchange.Geometric(1, o.Tau2, AutoTune.Start)
@@ -147,6 +147,33 @@ func TestTunedSamplerRunsTunedLadder(t *testing.T) {
 	}
 	if slices.EqualFunc(ad.Taus, geo, func(a, b float64) bool { return math.Abs(a-b) < 1e-9 }) {
 		t.Errorf("tuning left the starting ladder %v as it was", geo)
+	}
+}
+
+// Under exact swap energies every W steps a pair is offered a swap every W
+// steps, whatever --swap-rate says, so the first round runs MinAttempts·W
+// steps: sized from --swap-rate (1/0.1 = 10 steps an offer, 200 steps) it
+// would offer no pair a swap at W = 500, and the tuning would fail.
+func TestTuningSizedBySwapSpacing(t *testing.T) {
+	defer func(r int) { AutoTune.Rounds = r }(AutoTune.Rounds)
+	AutoTune.Rounds = 2 // two rounds keep the test short; the sizing is the first's
+	m, o := bimodal(t), autoOptions(t)
+	o.SwapEnergies, o.ExactEvery, o.Burn, o.SwapRate = "exact", 500, 100, 0.1
+	if err := o.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Defaults(context.Background(), m, &o, &Result{}); err != nil {
+		t.Fatal(err)
+	}
+	if w := o.swap.Energies.Spacing(); w != 500 {
+		t.Fatalf("swap energies %s attempted every %d steps, want 500", o.swap.Mode, w)
+	}
+	ad, err := tuneLadder(context.Background(), m, o, o.swap.Energies)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := AutoTune.MinAttempts * 500 * 3; ad.Steps != want {
+		t.Errorf("tuning of %d steps, want %d: a first round of MinAttempts·W", ad.Steps, want)
 	}
 }
 

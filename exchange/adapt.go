@@ -164,7 +164,7 @@ func adaptRound(build Build, taus []float64, states [][]float64, steps, n int, s
 	for l, p := range st.Pairs {
 		r := p.Rejection()
 		if math.IsNaN(r) {
-			if e := cfg.Energies.ExactEvery; e > 1 {
+			if e := cfg.Energies.Spacing(); e > 1 {
 				return rep, nil, fmt.Errorf("pair %d was never offered a swap in %d steps, its swaps attempted every %d steps (the swap energies' spacing): lengthen the first round to several times that", l, steps, e)
 			}
 			return rep, nil, fmt.Errorf("pair %d was never offered a swap in %d steps: lengthen the first round (DEO window %d)", l, steps, cfg.Swap.window())

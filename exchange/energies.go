@@ -174,6 +174,17 @@ type Energies struct {
 	MaxNoise float64
 }
 
+// Spacing is the number of steps between a pair's swap attempts where the
+// mode fixes them (exact and thinned energies: every ExactEvery steps,
+// whatever the swap's rate), and 0 where attempts come at the swap's own
+// rate.
+func (e Energies) Spacing() int {
+	if e.Mode.exact() {
+		return max(e.ExactEvery, 1)
+	}
+	return 0
+}
+
 // EnergySizer is implemented by estimators with an energy minibatch size.
 type EnergySizer interface{ EnergySize() int }
 

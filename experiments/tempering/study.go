@@ -106,7 +106,7 @@ func measure(w *Workload, sz Size, work string, progress func(string)) (*Result,
 		say(row)
 	}
 	if !sz.NUTS {
-		res.NUTSNote = "NUTS not run at this size"
+		res.NUTSNote = "NUTS not run (--smoke, or --nuts=false)"
 		return res, nil
 	}
 	runs, err := nuts(w, sz.Seeds, res.Target, work)

@@ -130,7 +130,24 @@ var builders = []struct {
 		}
 		return Logistic("wdbc-logistic-s0-0.001", sw)
 	}},
+	{"synthetic10k-logistic-s0-0.00024", func() (*Workload, error) { return SyntheticLogistic("synthetic10k-logistic-s0-0.00024", 10000) }},
 	{"galaxies-mixture-k4", Galaxies},
+}
+
+// SyntheticLogistic is slablogit's generated workload of N rows (seed 1)
+// under its prior with the spike 20 times sharper, as the regressions'
+// SharpSpike against regress's default: s0 = 0.02·√(569/N)/20.
+func SyntheticLogistic(name string, N int) (*Workload, error) {
+	sw, err := slablogit.Synthetic(N, 1)
+	if err != nil {
+		return nil, err
+	}
+	pr := slablogit.SyntheticPrior(N)
+	pr.Spike /= 20
+	if sw.LR, err = models.NewSlabLogistic(sw.LR.X, sw.LR.Y, sw.LR.P, 1, pr, 0); err != nil {
+		return nil, err
+	}
+	return Logistic(name, sw)
 }
 
 // ErrNoWorkload is the error, wrapped, for a name that is no workload's,
