@@ -19,6 +19,7 @@ type temperingFlags struct {
 	Smoke     bool
 	NUTS      bool
 	Workloads string
+	Methods   string
 	out       outFlags
 }
 
@@ -50,6 +51,7 @@ writes them into docs/results/tempering instead (full size only).`,
 	fl.BoolVar(&f.Smoke, "smoke", false, "a short run (100 draws a chain), without NUTS (for tests)")
 	fl.BoolVar(&f.NUTS, "nuts", true, "run NUTS through rstan where installed (--nuts=false skips it: at 10⁴ rows a NUTS run takes about half an hour)")
 	fl.StringVar(&f.Workloads, "workloads", "", "run only these workloads, a comma list (names as the tables give them; default: all)")
+	fl.StringVar(&f.Methods, "methods", "", "run only these methods besides the default, whose CPU time sets theirs: a comma list of one-level, csgld, resgld, fresgld, fresgld-ladder, nuts (default: all)")
 	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
@@ -69,6 +71,9 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 	if f.Workloads != "" {
 		sz.Workloads = strings.Split(f.Workloads, ",")
 	}
+	if f.Methods != "" {
+		sz.Methods = strings.Split(f.Methods, ",")
+	}
 	results, _, err := f.out.dirs(cmd, "tempering", "workloads") // each workload's own file
 	if err != nil {
 		return err
@@ -87,11 +92,14 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 	}
 	for _, r := range res {
 		var b bytes.Buffer
-		skip := ""
+		sel := ""
 		if !f.NUTS {
-			skip = " --nuts=false"
+			sel += " --nuts=false"
 		}
-		fmt.Fprintf(&b, "Command: `fresgld reproduce tempering --seeds %d%s --workloads %s`\n\n", sz.Seeds, skip, r.Workload.Name)
+		if f.Methods != "" {
+			sel += " --methods " + f.Methods
+		}
+		fmt.Fprintf(&b, "Command: `fresgld reproduce tempering --seeds %d%s --workloads %s`\n\n", sz.Seeds, sel, r.Workload.Name)
 		tempering.Write(&b, []*tempering.Result{r})
 		os.Stdout.Write(b.Bytes())
 		if err := os.WriteFile(filepath.Join(results, r.Workload.Name+".md"), b.Bytes(), 0o644); err != nil {

@@ -6,7 +6,7 @@ import (
 )
 
 // Bad settings are refused, naming the flag: --seeds before any work, an
-// unknown workload before any run, and --docs at the smoke size (the study
+// unknown workload or method before any run, and --docs at the smoke size (the study
 // itself is tested at a small size in experiments/tempering).
 func TestReproduceTemperingFlags(t *testing.T) {
 	out := t.TempDir()
@@ -17,6 +17,7 @@ func TestReproduceTemperingFlags(t *testing.T) {
 		{[]string{"--out", out, "--seeds", "1"}, "--seeds"},
 		{[]string{"--docs", "--smoke"}, "--docs with --smoke"},
 		{[]string{"--out", out, "--workloads", "nope"}, `--workloads: no workload "nope"`},
+		{[]string{"--out", out, "--methods", "one level"}, `--methods: no method "one level"`},
 	} {
 		err := run(t, append([]string{"reproduce", "tempering"}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {

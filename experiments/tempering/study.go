@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/experiments/multimodal"
@@ -16,6 +18,35 @@ type Size struct {
 	NUTS  bool // run NUTS through rstan where installed
 	// Workloads, if set, are the names of those to run.
 	Workloads []string
+	// Methods, if set, are the methods to run besides the default (whose
+	// CPU time sets the others'), by their Key; NUTS is "nuts".
+	Methods []string
+}
+
+// Key is the method's name as --methods takes it: its Name, hyphenated.
+func (m Method) Key() string { return strings.ReplaceAll(m.Name, " ", "-") }
+
+// ErrNoMethod is the error, wrapped, for a name that is no method's.
+var ErrNoMethod = errors.New("no method")
+
+// checkMethods refuses a name in names that is no method's Key or "nuts".
+func checkMethods(names []string) error {
+	keys := []string{}
+	for _, m := range Methods {
+		keys = append(keys, m.Key())
+	}
+	keys = append(keys, "nuts")
+	for _, n := range names {
+		if !slices.Contains(keys, n) {
+			return fmt.Errorf("%w %q (there are %s)", ErrNoMethod, n, strings.Join(keys, ", "))
+		}
+	}
+	return nil
+}
+
+// runs reports whether the size runs the method of key k.
+func (sz Size) runs(k string) bool {
+	return len(sz.Methods) == 0 || k == "default" || slices.Contains(sz.Methods, k)
 }
 
 // Full is the published study's size; Smoke a seconds-long run for tests.
@@ -55,6 +86,9 @@ type Result struct {
 // Measure runs the study; progress, if set, hears after each method. work
 // is a directory for NUTS's files.
 func Measure(sz Size, work string, progress func(string)) ([]*Result, error) {
+	if err := checkMethods(sz.Methods); err != nil {
+		return nil, fmt.Errorf("--methods: %w", err)
+	}
 	ws, err := Workloads(sz.Workloads...)
 	if errors.Is(err, ErrNoWorkload) {
 		return nil, fmt.Errorf("--workloads: %w", err)
@@ -81,6 +115,9 @@ func measure(w *Workload, sz Size, work string, progress func(string)) (*Result,
 		}
 	}
 	for _, m := range Methods {
+		if !sz.runs(m.Key()) {
+			continue
+		}
 		l := Length{Keep: sz.Keep}
 		note := ""
 		if m.Name != "default" {
@@ -105,8 +142,8 @@ func measure(w *Workload, sz Size, work string, progress func(string)) (*Result,
 		res.Rows = append(res.Rows, row)
 		say(row)
 	}
-	if !sz.NUTS {
-		res.NUTSNote = "NUTS not run (--smoke, or --nuts=false)"
+	if !sz.NUTS || !sz.runs("nuts") {
+		res.NUTSNote = "NUTS not run (--smoke, --nuts=false or --methods)"
 		return res, nil
 	}
 	runs, err := nuts(w, sz.Seeds, res.Target, work)

@@ -1,6 +1,7 @@
 package tempering
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -209,5 +210,27 @@ func TestRunOnceLadderShares(t *testing.T) {
 	}
 	if two.Levels != 2 || two.TuneShare != 0 {
 		t.Errorf("fresgld on two levels: levels %d, tuning's share %v", two.Levels, two.TuneShare)
+	}
+}
+
+// --methods runs the default (whose CPU time sets the others') and the
+// methods named; none named runs them all; a name that is no method's is
+// refused, listing the others.
+func TestMethodsSelect(t *testing.T) {
+	sel := Size{Methods: []string{"nuts", "fresgld-ladder"}}
+	for _, m := range Methods {
+		want := m.Name == "default" || m.Name == "fresgld ladder"
+		if sel.runs(m.Key()) != want || !(Size{}).runs(m.Key()) {
+			t.Errorf("%s: runs %v under --methods nuts,fresgld-ladder (want %v), %v under none", m.Name, sel.runs(m.Key()), want, (Size{}).runs(m.Key()))
+		}
+	}
+	if !sel.runs("nuts") || (Size{Methods: []string{"csgld"}}).runs("nuts") {
+		t.Error("nuts not selected as named")
+	}
+	if err := checkMethods([]string{"one-level", "nuts"}); err != nil {
+		t.Error(err)
+	}
+	if err := checkMethods([]string{"one level"}); !errors.Is(err, ErrNoMethod) || !strings.Contains(err.Error(), "one-level") {
+		t.Errorf("error %v, want ErrNoMethod listing one-level", err)
 	}
 }
