@@ -23,16 +23,26 @@ const AutoLevels = 0
 // first round offers each pair MinAttempts swaps on average, First ≥
 // MinAttempts/rate at the rate a pair is offered swaps (attemptRate),
 // since a pair never offered one has no rejection rate to tune by (the
-// chance of that is e^−MinAttempts).
+// chance of that is e^−MinAttempts). Where the burn-in cannot hold Rounds
+// rounds so long, the tuning runs fewer (at least one): under exact swap
+// energies every W steps a first round is 20·W steps, and at N = 10⁶ (W
+// in the thousands) six rounds of doubling length would cost some 63
+// times that, many times the run.
 var AutoTune = struct {
 	Start, Rounds, MinAttempts, MaxLevels int
 }{Start: 4, Rounds: 6, MinAttempts: 20, MaxLevels: 16}
 
 // tuneOptions are the tuning's rounds for a burn-in of burn steps, with
-// swaps attempted at rate a step.
+// each pair offered swaps at rate a step: as many rounds, up to
+// AutoTune.Rounds, as the burn-in holds with a first round of at least
+// MinAttempts/rate steps.
 func tuneOptions(burn int, rate float64, stop <-chan struct{}) exchange.AdaptOptions {
+	least := int(math.Ceil(float64(AutoTune.MinAttempts) / rate))
 	rounds := AutoTune.Rounds
-	first := max(int(math.Ceil(float64(AutoTune.MinAttempts)/rate)), (burn+(1<<rounds)-2)/((1<<rounds)-1))
+	for rounds > 1 && least*((1<<rounds)-1) > burn {
+		rounds--
+	}
+	first := max(least, (burn+(1<<rounds)-2)/((1<<rounds)-1))
 	return exchange.AdaptOptions{Rounds: rounds, First: first, Grow: true, MaxLevels: AutoTune.MaxLevels, Stop: stop}
 }
 
@@ -55,7 +65,11 @@ func tuneLadder(ctx context.Context, m Model, o Options, energies exchange.Energ
 	}
 	opt := tuneOptions(o.Burn, attemptRate(o.SwapRate, energies), ctx.Done())
 	// Said before it starts: tuning runs before the progress lines do.
-	writeLog(o.Log, "tuning the ladder (--levels auto): %d rounds, %d steps from %d levels\n", opt.Rounds, opt.First*(1<<opt.Rounds-1), len(taus))
+	rounds := fmt.Sprintf("%d rounds", opt.Rounds)
+	if opt.Rounds == 1 {
+		rounds = "1 round"
+	}
+	writeLog(o.Log, "tuning the ladder (--levels auto): %s, %d steps from %d levels\n", rounds, opt.First*(1<<opt.Rounds-1), len(taus))
 	ad, err := exchange.Adapt(o.Method.Build(setup), taus, starts(len(taus), m.Terms.Dim()), opt)
 	if err != nil {
 		return nil, fmt.Errorf("--levels auto: %w", err)

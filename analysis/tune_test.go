@@ -16,19 +16,31 @@ import (
 )
 
 // The tuning takes as many steps as the burn-in, rounded up to whole
-// rounds, and never so few that a pair of its first round is likely to go
-// without a swap attempt.
+// rounds, in AutoTune.Rounds rounds where the burn-in holds them with a
+// first round long enough that a pair is unlikely to go without a swap
+// attempt (MinAttempts/rate steps), in fewer where it does not, and in one
+// such round where the burn-in is shorter still.
 func TestTuneOptionsMatchBurn(t *testing.T) {
-	whole := 1<<AutoTune.Rounds - 1 // First·(2^Rounds − 1) steps in all
-	for _, rate := range []float64{0.1, 1} {
+	for _, rate := range []float64{0.1, 1, 1.0 / 500} {
 		least := int(math.Ceil(float64(AutoTune.MinAttempts) / rate))
-		for _, burn := range []int{0, 1, 100, least * whole, 5000, 123457} {
+		full := least * (1<<AutoTune.Rounds - 1)
+		for _, burn := range []int{0, 1, 100, least, 3 * least, 5000, full - 1, full, 123457, 10_000_000} {
 			o := tuneOptions(burn, rate, nil)
+			whole := 1<<o.Rounds - 1
 			steps := o.First * whole
-			if o.Rounds != AutoTune.Rounds || !o.Grow || o.MaxLevels != AutoTune.MaxLevels {
-				t.Errorf("burn %d: %+v", burn, o)
+			if !o.Grow || o.MaxLevels != AutoTune.MaxLevels || o.First < least {
+				t.Errorf("burn %d, swap rate %v: %+v (first round under %d steps)", burn, rate, o, least)
 			}
-			if want := max(burn, least*whole); steps < want || steps >= want+whole {
+			// The most rounds, at most Rounds, whose first is least steps
+			// long within the burn-in; one where none fits.
+			fits := func(r int) bool { return least*(1<<r-1) <= burn }
+			if o.Rounds < 1 || o.Rounds > AutoTune.Rounds || o.Rounds > 1 && !fits(o.Rounds) || o.Rounds < AutoTune.Rounds && fits(o.Rounds+1) {
+				t.Errorf("burn %d, swap rate %v: %d rounds", burn, rate, o.Rounds)
+			}
+			if burn >= full && o.Rounds != AutoTune.Rounds {
+				t.Errorf("burn %d ≥ %d, swap rate %v: %d rounds, want all %d", burn, full, rate, o.Rounds, AutoTune.Rounds)
+			}
+			if want := max(burn, least); steps < want || steps >= want+whole {
 				t.Errorf("burn %d, swap rate %v: tuning of %d steps, want [%d, %d)", burn, rate, steps, want, want+whole)
 			}
 		}
@@ -138,7 +150,8 @@ func TestTunedSamplerRunsTunedLadder(t *testing.T) {
 	if smps[0].State(0)[0] == smps[1].State(0)[0] {
 		t.Errorf("chains 1 and 2 at the same state %v after 10 steps: one random stream", smps[0].State(0))
 	}
-	if want := tuneOptions(o.Burn, attemptRate(o.SwapRate, o.swap.Energies), nil).First * (1<<AutoTune.Rounds - 1); ad.Steps != want {
+	opt := tuneOptions(o.Burn, attemptRate(o.SwapRate, o.swap.Energies), nil)
+	if want := opt.First * (1<<opt.Rounds - 1); ad.Steps != want {
 		t.Errorf("tuning of %d steps for a burn-in of %d at swap rate %v, want %d", ad.Steps, o.Burn, o.SwapRate, want)
 	}
 	geo, err := exchange.Geometric(1, o.Tau2, AutoTune.Start)
@@ -153,10 +166,9 @@ func TestTunedSamplerRunsTunedLadder(t *testing.T) {
 // Under exact swap energies every W steps a pair is offered a swap every W
 // steps, whatever --swap-rate says, so the first round runs MinAttempts·W
 // steps: sized from --swap-rate (1/0.1 = 10 steps an offer, 200 steps) it
-// would offer no pair a swap at W = 500, and the tuning would fail.
+// would offer no pair a swap at W = 500, and the tuning would fail. A
+// burn-in of 100 steps holds no more than that one round.
 func TestTuningSizedBySwapSpacing(t *testing.T) {
-	defer func(r int) { AutoTune.Rounds = r }(AutoTune.Rounds)
-	AutoTune.Rounds = 2 // two rounds keep the test short; the sizing is the first's
 	m, o := bimodal(t), autoOptions(t)
 	o.SwapEnergies, o.ExactEvery, o.Burn, o.SwapRate = "exact", 500, 100, 0.1
 	if err := o.Validate(); err != nil {
@@ -172,8 +184,8 @@ func TestTuningSizedBySwapSpacing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := AutoTune.MinAttempts * 500 * 3; ad.Steps != want {
-		t.Errorf("tuning of %d steps, want %d: a first round of MinAttempts·W", ad.Steps, want)
+	if want := AutoTune.MinAttempts * 500; ad.Steps != want {
+		t.Errorf("tuning of %d steps, want %d: one round of MinAttempts·W", ad.Steps, want)
 	}
 }
 
