@@ -31,18 +31,19 @@ func init() {
 		Long: `tempering samples posteriors whose modes are separated (spike-and-slab
 linear and logistic regressions with a sharp spike, s0 = 0.001, or
 0.00024 on the logistic's 10⁴ generated rows, and a mixture of four
-normals on the galaxies data) as a user would: the default
-plan, the plan's sampler forced onto one level (--levels 1), cyclical SGLD,
-reSGLD and f-reSGLD on two levels, each run of 4 chains through the same
-library call the commands make, and Stan's NUTS through rstan (4 chains,
-cores = 1) where Rscript with rstan is installed. The default's CPU time a
-run sets every other method's: each runs ` + fmt.Sprint(tempering.Stretch) + `× as long and is scored on
-its draws up to the default's CPU seconds; NUTS's iterations are scaled to
-it. The score is the largest error against the reference (exact enumeration
-or exact samplers) in an inclusion probability, or in the probability of
-k clusters, with its MCSE from the runs' spread. It
-prints and writes <workload>.md for each workload under --out; --docs
-writes them into docs/results/tempering instead (full size only).`,
+normals on the galaxies data) as a user would: the default plan, the
+plan's sampler forced onto one level (--levels 1), cyclical SGLD, reSGLD
+and f-reSGLD on two levels and f-reSGLD on the adaptive ladder, each run
+of 4 chains through the same library call the commands make, and Stan's
+NUTS through rstan (4 chains, cores = 1) where Rscript with rstan is
+installed. The default's CPU time a run sets every other method's: each
+runs ` + fmt.Sprint(tempering.Stretch) + `× as long and is scored on its draws up to the default's CPU
+seconds; NUTS's iterations are scaled to it. The score is the largest
+error against the reference (exact enumeration or exact samplers) in an
+inclusion probability, or in the probability of k clusters, with its MCSE
+from the runs' spread. It prints and writes <workload>.md for each
+workload under --out; --docs writes them into docs/results/tempering
+instead (full size only).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runTempering(cmd, f) },
 	}

@@ -6,8 +6,8 @@ import (
 )
 
 // Bad settings are refused, naming the flag: --seeds before any work, an
-// unknown workload or method before any run, and --docs at the smoke size (the study
-// itself is tested at a small size in experiments/tempering).
+// unknown workload or method before any run, and --docs at the smoke size
+// (the study itself is tested at a small size in experiments/tempering).
 func TestReproduceTemperingFlags(t *testing.T) {
 	out := t.TempDir()
 	for _, c := range []struct {
