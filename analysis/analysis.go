@@ -45,8 +45,10 @@ type Model struct {
 	// posteriors where that pays.
 	Kernel func(lambda float64) (exchange.Kernel, energy.Energy)
 	// KernelName names the kernel in the chain CSVs' algorithm line
-	// (model_<name>) and KernelAbout says what it does, for the output.
-	KernelName, KernelAbout string
+	// (model_<name>); KernelAbout says what it does, for the output, once
+	// Kernel has made one (so it can name the form Kernel chose).
+	KernelName  string
+	KernelAbout func() string
 	// Starts, when set, are starts of the plan's mode search besides θ = 0
 	// and its random ones (SearchModesFrom): points in basins too narrow
 	// for random starts to hit.

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"fmt"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -101,7 +102,19 @@ func LogisticModel(lr *models.Logistic, names []string) Model {
 		}
 		return lr.NewSlabMove(lambda), lr.Power(lambda)
 	}
-	m.KernelName, m.KernelAbout = "slab_move", "Metropolis-within-Gibbs over the coefficients, each proposed inside its spike or at its slab's fit given the others, exact, its tests reading a few examples through the data's second-order expansion where that is predicted cheaper than passes over all of them, no step size"
+	m.KernelName = "slab_move"
+	m.KernelAbout = func() string {
+		s := "Metropolis-within-Gibbs over the coefficients, each proposed inside its spike or at its slab's fit given the others, exact, no step size; "
+		e, err := expand()
+		if err != nil {
+			return s + "its tests read every example (the data's expansion could not be made: " + err.Error() + ")"
+		}
+		thinned, every := lr.ThinnedSlabCost(e)
+		if thinned < every {
+			return s + fmt.Sprintf("its tests read a few examples through the data's second-order expansion, predicted at %.3g example scores a coefficient against %.3g reading every example", thinned, every)
+		}
+		return s + fmt.Sprintf("its tests read every example, predicted at %.3g example scores a coefficient against %.3g through the data's second-order expansion", every, thinned)
+	}
 	return m
 }
 

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/fresgld/fresgld/energy"
@@ -125,7 +126,7 @@ func TestAutoTakesThinnedSwapsWhereLogConcave(t *testing.T) {
 // test where ThinnedSlabPays says so, at every power, and every example
 // where the data's high-leverage rows make the thinned tests dearer: on
 // 5,000 rows of normal features the kernel is a ThinnedSlabMove, with one
-// Cauchy feature a SlabMove.
+// Cauchy feature a SlabMove; the plan's description says which.
 func TestSlabLogisticKernelByCost(t *testing.T) {
 	for _, heavy := range []bool{false, true} {
 		const N, p = 5000, 3
@@ -153,6 +154,14 @@ func TestSlabLogisticKernelByCost(t *testing.T) {
 			if thinned == heavy || slab != heavy {
 				t.Errorf("Cauchy feature %v, λ %g: kernel %T", heavy, lam, k)
 			}
+		}
+		// The plan's line names the form that runs.
+		want := "its tests read a few examples"
+		if heavy {
+			want = "its tests read every example"
+		}
+		if about := m.KernelAbout(); !strings.Contains(about, want) {
+			t.Errorf("Cauchy feature %v: kernel described as %q, want it to say %q", heavy, about, want)
 		}
 	}
 }

@@ -86,7 +86,7 @@ type ModePlan struct {
 	kernel      func(lambda float64) (exchange.Kernel, energy.Energy)
 	forced      bool // one level, as the user asked (--levels 1)
 	kernelName  string
-	kernelAbout string
+	kernelAbout func() string
 	// Lambdas are the powers of the likelihood of a ladder of the model's
 	// own kernels (Taus = 1/Lambdas), cold first; nil under MALA.
 	Lambdas []float64
@@ -390,9 +390,9 @@ func (mp *ModePlan) Note() string {
 	s := mp.Search.Line() + "; "
 	switch {
 	case mp.kernel != nil && len(mp.Lambdas) == 1:
-		s += "one level: the model's own exact kernel (" + mp.kernelAbout + ")"
+		s += "one level: the model's own exact kernel (" + mp.kernelAbout() + ")"
 	case mp.kernel != nil:
-		s += fmt.Sprintf("a ladder of %d power posteriors (the likelihood raised to λ from 1 down to %.3g, placed by the swaps' rejection rates) each stepped by the model's own exact kernel ("+mp.kernelAbout+"), swapping by the exact rule on the even–odd scheme: τ_int %.3g steps × %d levels against %.3g on one level; swap acceptance %.2f on the pilot", len(mp.Lambdas), mp.Lambdas[len(mp.Lambdas)-1], mp.IAT, len(mp.Lambdas), mp.OneLevelIAT, mp.SwapAccept)
+		s += fmt.Sprintf("a ladder of %d power posteriors (the likelihood raised to λ from 1 down to %.3g, placed by the swaps' rejection rates) each stepped by the model's own exact kernel (%s), swapping by the exact rule on the even–odd scheme: τ_int %.3g steps × %d levels against %.3g on one level; swap acceptance %.2f on the pilot", len(mp.Lambdas), mp.Lambdas[len(mp.Lambdas)-1], mp.kernelAbout(), mp.IAT, len(mp.Lambdas), mp.OneLevelIAT, mp.SwapAccept)
 	case len(mp.Taus) == 1 && mp.forced:
 		s += fmt.Sprintf("one level (--levels 1): preconditioned MALA on exact energies, step h = %.3g in the whitened coordinates, acceptance %.2f on the pilot", mp.Etas[0], mp.Accept[0])
 	case len(mp.Taus) == 1:

@@ -287,7 +287,9 @@ func (x JSONNum) MarshalJSON() ([]byte, error) {
 func RegressModel(lr *models.LinReg, names []string, pr models.SlabPrior) Model {
 	m := Model{Terms: lr, Names: names, NoChainChecks: true, Kernel: func(lambda float64) (exchange.Kernel, energy.Energy) {
 		return lr.NewTemperedGibbs(lambda), lr.Power(lambda)
-	}, KernelName: "gibbs", KernelAbout: "George and McCulloch's Gibbs sampler: each inclusion indicator given β, then β from its Gaussian given them, no step size and no pass over the data"}
+	}, KernelName: "gibbs", KernelAbout: func() string {
+		return "George and McCulloch's Gibbs sampler: each inclusion indicator given β, then β from its Gaussian given them, no step size and no pass over the data"
+	}}
 	m.Curvature = func(uint64) (Curvature, error) {
 		lmin, lmax, dist, err := regressCurvature(lr.X, lr.Y, lr.Len(), lr.Dim(), lr.Sigma, pr)
 		return Curvature{Lmin: lmin, Lmax: lmax, Dist: dist, Note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/σ² + (largest prior curvature) = %.4g over all β", lmax)}, err
