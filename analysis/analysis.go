@@ -164,12 +164,14 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	}
 	build := func(id int) (*exchange.Sampler, error) { return buildSampler(m, o, id, energies, autos) }
 	var tuned *exchange.Adapted // under --levels auto, the chains' ladder
+	var tuneWarn []Warning
 	if o.Levels == AutoLevels {
 		var once sync.Once
 		var tuneErr error
 		build = func(id int) (*exchange.Sampler, error) {
 			once.Do(func() {
 				if tuned, tuneErr = tuneLadder(ctx, m, o, energies); tuneErr == nil {
+					tuneWarn = longTuning(o, tuned.Steps, energies)
 					energies = tunedPeriod(m, o, energies, len(tuned.Taus))
 				}
 			})
@@ -223,7 +225,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		res.Tuning = tuned
 		res.Notes = append(res.Notes, tuneNote(tuned))
 	}
-	extra := before // those found before sampling
+	extra := append(before, tuneWarn...) // those found before sampling
 	var chosen []int
 	for _, id := range o.Chains {
 		if a := autos[id]; a != nil && o.Method != exchange.ReSGLDMethod && o.Method != exchange.SGLDMethod {

@@ -77,6 +77,20 @@ func tuneLadder(ctx context.Context, m Model, o Options, energies exchange.Energ
 	return &ad, nil
 }
 
+// longTuning warns where the tuning took more than twice the burn-in's
+// steps: its first round offers each pair MinAttempts swaps whatever the
+// burn-in, MinAttempts·W steps under exact or thinned energies every W
+// steps, which at large N can outlast the run.
+func longTuning(o Options, steps int, e exchange.Energies) []Warning {
+	if steps <= 2*max(o.Burn, 1) {
+		return nil
+	}
+	ratio := float64(steps) / float64(max(o.Burn, 1))
+	remedy := "raise --burn (the tuning then runs as many steps as the burn-in), offer swaps more often (--swap-energies thinned where offered, or a smaller --exact-every), or give the ladder with --levels K"
+	return []Warning{{Code: "long-tuning", Number: ratio, Remedy: remedy,
+		Message: fmt.Sprintf("--levels auto: the ladder's tuning took %d steps, %.3g times the burn-in's %d, since its first round offers each pair %d swaps, one every %.3g steps; %s", steps, ratio, o.Burn, AutoTune.MinAttempts, 1/attemptRate(o.SwapRate, e), remedy)}}
+}
+
 // attemptRate is how often a pair is offered a swap a step: every
 // Spacing steps where the swap energies fix the attempts (exact or
 // thinned energies every W steps, whatever --swap-rate says), else at

@@ -187,6 +187,15 @@ func TestTuningSizedBySwapSpacing(t *testing.T) {
 	if want := AutoTune.MinAttempts * 500; ad.Steps != want {
 		t.Errorf("tuning of %d steps, want %d: one round of MinAttempts·W", ad.Steps, want)
 	}
+	// 10,000 steps against a burn-in of 100: the run says so, with the
+	// spacing that set them; a tuning within twice the burn-in does not.
+	ws := longTuning(o, ad.Steps, o.swap.Energies)
+	if len(ws) != 1 || ws[0].Code != "long-tuning" || ws[0].Number != 100 || !strings.Contains(ws[0].Message, "one every 500 steps") || !strings.HasSuffix(ws[0].Message, ws[0].Remedy) {
+		t.Errorf("warnings %+v, want one long-tuning at 100 times the burn-in naming the 500-step spacing", ws)
+	}
+	if ws := longTuning(o, 2*o.Burn, o.swap.Energies); len(ws) != 0 {
+		t.Errorf("a tuning of twice the burn-in warned: %+v", ws)
+	}
 }
 
 // The tuned ladder's cold level samples the target: every chain visits
