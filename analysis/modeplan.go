@@ -114,6 +114,9 @@ func newModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool, status *pla
 		if mp.kernelName == "" {
 			mp.kernelName = "kernel"
 		}
+		if mp.kernelAbout == nil {
+			mp.kernelAbout = func() string { return "the model's Kernel" }
+		}
 		return mp, mp.planKernel(m, seed, oneLevel)
 	}
 	// The ladder is sized from the segments' barrier, an upper bound, not
