@@ -415,3 +415,17 @@ func TestAdaptNamesTheSwapSpacing(t *testing.T) {
 		t.Errorf("error %v, want one naming the spacing of 500 steps", err)
 	}
 }
+
+// Exact and thinned energies fix a pair's attempts every ExactEvery steps;
+// the other modes attempt at the swap's rate, whatever ExactEvery holds
+// (its default, 10, is set in every mode).
+func TestSpacingOnlyWhereFixed(t *testing.T) {
+	for _, c := range []struct {
+		mode EnergyMode
+		want int
+	}{{ExactEnergies, 7}, {ThinnedEnergies, 7}, {PairTaylorEnergies, 0}, {MinibatchEnergies, 0}, {DrawEnergies, 0}} {
+		if got := (Energies{Mode: c.mode, ExactEvery: 7}).Spacing(); got != c.want {
+			t.Errorf("%v: spacing %d, want %d", c.mode, got, c.want)
+		}
+	}
+}
