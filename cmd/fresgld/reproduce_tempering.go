@@ -87,10 +87,11 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 		return err
 	}
 	defer os.RemoveAll(work)
-	res, err := tempering.Measure(sz, work, func(s string) { fmt.Fprintln(os.Stderr, s) })
-	if err != nil {
-		return err
-	}
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	// An interrupt stops the run under way; the workloads finished
+	// before it are written all the same.
+	res, err := tempering.Measure(ctx, sz, work, func(s string) { fmt.Fprintln(os.Stderr, s) })
 	for _, r := range res {
 		var b bytes.Buffer
 		sel := ""
@@ -107,5 +108,5 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 			return err
 		}
 	}
-	return nil
+	return err
 }

@@ -1,8 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"os"
+	"os/exec"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // Bad settings are refused, naming the flag: --seeds before any work, an
@@ -28,4 +34,75 @@ func TestReproduceTemperingFlags(t *testing.T) {
 			t.Errorf("%v: error %v, want one saying %s", c.args, err, c.want)
 		}
 	}
+}
+
+// An interrupt stops the study at the run under way: the command exits
+// non-zero saying so, soon, and leaves none of its scratch directories
+// (each run's output, NUTS's files) behind in TMPDIR.
+func TestReproduceTemperingInterrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the command and runs a study's first method (about 20 s)")
+	}
+	tmp, out := t.TempDir(), t.TempDir()
+	cmd := exec.Command(binary(t), "reproduce", "tempering", "--smoke", "--workloads", "uscrime-s0-0.001", "--out", out)
+	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
+	stderr := new(syncBuffer)
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	// The first method's line: the study is in its second method's runs.
+	deadline := time.After(2 * time.Minute)
+	for !strings.Contains(stderr.String(), "uscrime-s0-0.001 default:") {
+		select {
+		case err := <-done:
+			t.Fatalf("the study ended before its interrupt (%v); stderr:\n%s", err, stderr.String())
+		case <-deadline:
+			cmd.Process.Kill()
+			t.Fatalf("no first method after 2 minutes; stderr:\n%s", stderr.String())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatalf("an interrupted study exited 0; stderr:\n%s", stderr.String())
+		}
+	case <-time.After(30 * time.Second):
+		cmd.Process.Kill()
+		t.Fatalf("the study did not stop within 30 s of SIGINT; stderr:\n%s", stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("stderr does not say the study was interrupted:\n%s", stderr.String())
+	}
+	left, err := os.ReadDir(tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range left {
+		t.Errorf("left behind in TMPDIR: %s", e.Name())
+	}
+}
+
+// syncBuffer is a bytes.Buffer the command writes while the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -1,6 +1,7 @@
 package tempering
 
 import (
+	"context"
 	_ "embed"
 	"fmt"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/experiments/multimodal"
 	"github.com/fresgld/fresgld/models"
 )
@@ -20,7 +22,7 @@ var nutsR []byte
 // nuts runs nuts.R on w: seeds runs of 4 chains, each about target CPU
 // seconds, warmup included, compilation excluded. Each run's estimate
 // is scored as the others' are, over all its draws (its AtTarget).
-func nuts(w *Workload, seeds int, target float64, work string) ([]*Run, error) {
+func nuts(ctx context.Context, w *Workload, seeds int, target float64, work string) ([]*Run, error) {
 	if !multimodal.HaveR() {
 		return nil, multimodal.ErrNoR
 	}
@@ -53,7 +55,10 @@ func nuts(w *Workload, seeds int, target float64, work string) ([]*Run, error) {
 	if err := os.WriteFile(filepath.Join(dir, "settings.csv"), []byte(st), 0o644); err != nil {
 		return nil, err
 	}
-	if out, err := exec.Command("Rscript", filepath.Join(dir, "nuts.R"), dir).CombinedOutput(); err != nil {
+	if out, err := exec.CommandContext(ctx, "Rscript", filepath.Join(dir, "nuts.R"), dir).CombinedOutput(); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("NUTS on %s: %w", w.Name, analysis.ErrInterrupted)
+		}
 		return nil, fmt.Errorf("Rscript nuts.R: %v\n%s", err, out)
 	}
 	var runs []*Run

@@ -97,7 +97,7 @@ type Length struct{ Burn, Keep, Thin int }
 // runOnce runs m on w with seed at length l, and scores its draws at
 // their prefixes and at target CPU seconds (AtTarget; the whole run's if
 // it ended sooner, 0: not scored).
-func runOnce(w *Workload, m Method, seed uint64, l Length, target float64) (*Run, error) {
+func runOnce(ctx context.Context, w *Workload, m Method, seed uint64, l Length, target float64) (*Run, error) {
 	dir, err := os.MkdirTemp("", "fresgld-tempering-")
 	if err != nil {
 		return nil, err
@@ -127,8 +127,11 @@ func runOnce(w *Workload, m Method, seed uint64, l Length, target float64) (*Run
 		}
 		return nil
 	}
-	res, err := analysis.Run(context.Background(), w.Model, o)
+	res, err := analysis.Run(ctx, w.Model, o)
 	cpu := (cputime.Process() - start).Seconds()
+	if ctx.Err() != nil { // a run cut short is no score
+		return nil, fmt.Errorf("%s, %s, seed %d: %w", w.Name, m.Name, seed, analysis.ErrInterrupted)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%s, %s, seed %d: %w", w.Name, m.Name, seed, err)
 	}

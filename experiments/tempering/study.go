@@ -1,6 +1,7 @@
 package tempering
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -84,8 +85,10 @@ type Result struct {
 }
 
 // Measure runs the study; progress, if set, hears after each method. work
-// is a directory for NUTS's files.
-func Measure(sz Size, work string, progress func(string)) ([]*Result, error) {
+// is a directory for NUTS's files. Once ctx is done it stops at the run
+// under way and returns the workloads finished before it with an error
+// wrapping analysis.ErrInterrupted.
+func Measure(ctx context.Context, sz Size, work string, progress func(string)) ([]*Result, error) {
 	if err := checkMethods(sz.Methods); err != nil {
 		return nil, fmt.Errorf("--methods: %w", err)
 	}
@@ -98,16 +101,16 @@ func Measure(sz Size, work string, progress func(string)) ([]*Result, error) {
 	}
 	var out []*Result
 	for _, w := range ws {
-		r, err := measure(w, sz, work, progress)
+		r, err := measure(ctx, w, sz, work, progress)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		out = append(out, r)
 	}
 	return out, nil
 }
 
-func measure(w *Workload, sz Size, work string, progress func(string)) (*Result, error) {
+func measure(ctx context.Context, w *Workload, sz Size, work string, progress func(string)) (*Result, error) {
 	res := &Result{Workload: w}
 	say := func(row Row) {
 		if progress != nil {
@@ -122,13 +125,13 @@ func measure(w *Workload, sz Size, work string, progress func(string)) (*Result,
 		note := ""
 		if m.Name != "default" {
 			var err error
-			if l, note, err = lengthFor(w, m, sz, res.Target); err != nil {
+			if l, note, err = lengthFor(ctx, w, m, sz, res.Target); err != nil {
 				return nil, err
 			}
 		}
 		var runs []*Run
 		for s := range sz.Seeds {
-			r, err := runOnce(w, m, uint64(s+1), l, res.Target)
+			r, err := runOnce(ctx, w, m, uint64(s+1), l, res.Target)
 			if err != nil {
 				return nil, err
 			}
@@ -146,8 +149,10 @@ func measure(w *Workload, sz Size, work string, progress func(string)) (*Result,
 		res.NUTSNote = "NUTS not run (--smoke, --nuts=false or --methods)"
 		return res, nil
 	}
-	runs, err := nuts(w, sz.Seeds, res.Target, work)
+	runs, err := nuts(ctx, w, sz.Seeds, res.Target, work)
 	switch {
+	case errors.Is(err, analysis.ErrInterrupted):
+		return nil, err
 	case errors.Is(err, multimodal.ErrNoR):
 		res.NUTSNote = "NUTS not run: " + err.Error()
 	case err != nil:
@@ -164,13 +169,13 @@ func measure(w *Workload, sz Size, work string, progress func(string)) (*Result,
 // CPU seconds: the plan's own length, kept longer as needed, for a plan
 // method; for the others, from a pilot of 1000 steps a chain on seed 1
 // that measures the CPU time a step.
-func lengthFor(w *Workload, m Method, sz Size, target float64) (Length, string, error) {
+func lengthFor(ctx context.Context, w *Workload, m Method, sz Size, target float64) (Length, string, error) {
 	keep := sz.Keep
 	if keep == 0 {
 		keep = analysis.PlanKeep
 	}
 	if m.Plan {
-		r, err := runOnce(w, m, 1, Length{Keep: keep}, 0)
+		r, err := runOnce(ctx, w, m, 1, Length{Keep: keep}, 0)
 		if err != nil {
 			return Length{}, "", err
 		}
@@ -190,7 +195,7 @@ func lengthFor(w *Workload, m Method, sz Size, target float64) (Length, string, 
 	var cpu [2]float64
 	var setup float64
 	for i, n := range []int{2000, 20000} {
-		r, err := runOnce(w, m, 1, Length{Burn: 1, Keep: 100, Thin: n / 100}, 0)
+		r, err := runOnce(ctx, w, m, 1, Length{Burn: 1, Keep: 100, Thin: n / 100}, 0)
 		if err != nil {
 			return Length{}, "", err
 		}

@@ -1,6 +1,7 @@
 package tempering
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -117,7 +118,7 @@ func TestPool(t *testing.T) {
 // MCSE ≤ 0.5/√640.
 func TestRunOnceDefault(t *testing.T) {
 	w := small(t)
-	r, err := runOnce(w, Methods[0], 1, Length{Keep: 400}, 0)
+	r, err := runOnce(context.Background(), w, Methods[0], 1, Length{Keep: 400}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,16 +134,16 @@ func TestRunOnceDefault(t *testing.T) {
 func TestRunOnceTarget(t *testing.T) {
 	w := small(t)
 	one := Methods[1]
-	r, err := runOnce(w, one, 1, Length{Keep: 200}, 1e-9)
+	r, err := runOnce(context.Background(), w, one, 1, Length{Keep: 200}, 1e-9)
 	if err == nil || !strings.Contains(err.Error(), "no draw by") {
 		t.Fatalf("a target before the first draw: %v", err)
 	}
-	r, err = runOnce(w, one, 1, Length{Keep: 200}, math.Inf(1))
+	r, err = runOnce(context.Background(), w, one, 1, Length{Keep: 200}, math.Inf(1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	half := (r.Setup + r.CPU) / 2
-	h, err := runOnce(w, one, 1, Length{Keep: 200}, half)
+	h, err := runOnce(context.Background(), w, one, 1, Length{Keep: 200}, half)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,14 +198,14 @@ func TestStanClusters(t *testing.T) {
 func TestRunOnceLadderShares(t *testing.T) {
 	w := small(t)
 	i := slices.IndexFunc(Methods, func(m Method) bool { return m.Name == "fresgld ladder" })
-	r, err := runOnce(w, Methods[i], 1, Length{Burn: 100, Keep: 50, Thin: 2}, 0)
+	r, err := runOnce(context.Background(), w, Methods[i], 1, Length{Burn: 100, Keep: 50, Thin: 2}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r.Levels < 2 || !(r.TuneShare > 0 && r.TuneShare < 1) || !(r.SwapShare >= 0 && r.SwapShare < 1) || math.IsNaN(r.SwapAccept) {
 		t.Errorf("levels %d, tuning's share %v, swaps' %v, acceptance %v", r.Levels, r.TuneShare, r.SwapShare, r.SwapAccept)
 	}
-	two, err := runOnce(w, Methods[i-1], 1, Length{Burn: 100, Keep: 50, Thin: 2}, 0)
+	two, err := runOnce(context.Background(), w, Methods[i-1], 1, Length{Burn: 100, Keep: 50, Thin: 2}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
