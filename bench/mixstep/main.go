@@ -46,7 +46,7 @@ func runSeeds(eta float64, hot, burn, thin, keep int, seed uint64, seeds int) er
 	if seeds < 1 {
 		return fmt.Errorf("-seeds %d: want at least 1", seeds)
 	}
-	w, err := tempering.Galaxies()
+	w, err := tempering.Galaxies("galaxies-mixture-k4", 4, 1)
 	if err != nil {
 		return err
 	}

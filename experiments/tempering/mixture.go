@@ -11,13 +11,13 @@ import (
 	"github.com/fresgld/fresgld/models"
 )
 
-// Mixture is fresgld mixture's model of y with k components (Dirichlet
-// weight 1), scored by the posterior probability of each number of
+// Mixture is fresgld mixture's model of y with k components and
+// Dirichlet(e0) weights (fresgld mixture --dirichlet), scored by the posterior probability of each number of
 // clusters K+, with the exact data-augmentation Gibbs sampler
 // (models.FiniteMixture.Reference) as the reference: 8 chains of 100,000
 // sweeps, its MCSE from their effective sample size.
-func Mixture(name string, y []float64, k int) (*Workload, error) {
-	m, err := models.NewFiniteMixture(y, k, 1)
+func Mixture(name string, y []float64, k int, e0 float64) (*Workload, error) {
+	m, err := models.NewFiniteMixture(y, k, e0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -28,7 +28,7 @@ func Mixture(name string, y []float64, k int) (*Workload, error) {
 	w := &Workload{Name: name, Model: analysis.MixtureModel(m), Ref: ref.Mean, Quantity: "probability of k clusters",
 		RefNote: fmt.Sprintf("models.FiniteMixture.Reference: the exact data-augmentation Gibbs sampler, %d chains × %d sweeps (%.3g s), largest MCSE %.2g, largest R̂ %.4f",
 			ref.Chains, ref.Sweeps, ref.Seconds, slices.Max(ref.MCSE), slices.Max(ref.Rhat)),
-		About: fmt.Sprintf("%d values, K = %d normals, Richardson and Green's prior (β fixed at its prior mean), ordered means, Dirichlet(1) weights", len(y), k),
+		About: fmt.Sprintf("%d values, K = %d normals, Richardson and Green's prior (β fixed at its prior mean), ordered means, Dirichlet(%g) weights", len(y), k, e0),
 		value: func(x float64) float64 { return x },
 		stan:  stanData{kind: "mixture", y: m.Z, n: len(y), mix: m, values: stanClusters(m)}}
 	for j := range k {

@@ -131,7 +131,8 @@ var builders = []struct {
 		return Logistic("wdbc-logistic-s0-0.001", sw)
 	}},
 	{"synthetic10k-logistic-s0-0.00024", func() (*Workload, error) { return SyntheticLogistic("synthetic10k-logistic-s0-0.00024", 10000) }},
-	{"galaxies-mixture-k4", Galaxies},
+	{"galaxies-mixture-k4", func() (*Workload, error) { return Galaxies("galaxies-mixture-k4", 4, 1) }},
+	{"galaxies-sparse-k6", func() (*Workload, error) { return Galaxies("galaxies-sparse-k6", 6, 0.1) }},
 }
 
 // SyntheticLogistic is slablogit's generated workload of N rows (seed 1)
@@ -181,12 +182,15 @@ func Workloads(names ...string) ([]*Workload, error) {
 	return ws, nil
 }
 
-// Galaxies is the study's mixture workload: four normals on the galaxies
-// data, with its Gibbs reference.
-func Galaxies() (*Workload, error) {
+// Galaxies is a mixture of k normals with Dirichlet(e0) weights on the
+// galaxies data, with its Gibbs reference: the study's uniform weights on
+// four components, and the sparse finite mixture of Malsiner-Walli,
+// Frühwirth-Schnatter and Grün (2016), more components than clusters with
+// e0 < 1, under which the components the data do not need empty.
+func Galaxies(name string, k int, e0 float64) (*Workload, error) {
 	y, err := galaxies(data.Galaxies)
 	if err != nil {
 		return nil, err
 	}
-	return Mixture("galaxies-mixture-k4", y, 4)
+	return Mixture(name, y, k, e0)
 }
