@@ -32,9 +32,9 @@ func init() {
 linear and logistic regressions with a sharp spike, s0 = 0.001, or
 0.00024 on the logistic's 10⁴ generated rows; a mixture of four normals
 on the galaxies data, and a sparse one of six, Dirichlet(0.1) weights)
-as a user would: the default plan, the
-plan's sampler forced onto one level (--levels 1), cyclical SGLD, reSGLD
-and f-reSGLD on two levels and f-reSGLD on the adaptive ladder, each run
+as a user would: the default plan, the plan's sampler forced onto one
+level (--levels 1), cyclical SGLD, reSGLD and f-reSGLD on two levels and
+f-reSGLD on the adaptive ladder, each run
 of 4 chains through the same library call the commands make, and Stan's
 NUTS through rstan (4 chains, cores = 1) where Rscript with rstan is
 installed. The default's CPU time a run sets every other method's: each

@@ -86,8 +86,8 @@ type Result struct {
 
 // Measure runs the study; progress, if set, hears after each method. work
 // is a directory for NUTS's files. Once ctx is done it stops at the run
-// under way and returns the workloads finished before it with an error
-// wrapping analysis.ErrInterrupted.
+// under way (its error wraps analysis.ErrInterrupted); on any error it
+// returns the workloads finished before it, for the caller to keep.
 func Measure(ctx context.Context, sz Size, work string, progress func(string)) ([]*Result, error) {
 	if err := checkMethods(sz.Methods); err != nil {
 		return nil, fmt.Errorf("--methods: %w", err)
