@@ -37,7 +37,8 @@ level (--levels 1), cyclical SGLD, reSGLD and f-reSGLD on two levels and
 f-reSGLD on the adaptive ladder, each run of 4 chains through the same
 library call the commands make, and Stan's NUTS through rstan (4
 chains, cores = 1) where Rscript with rstan is installed. The default's
-CPU time a run sets every other method's: each runs ` + fmt.Sprint(tempering.Stretch) + `× as long and is scored on its draws up to the default's CPU
+CPU time a run sets every other method's: each
+runs ` + fmt.Sprint(tempering.Stretch) + `× as long and is scored on its draws up to the default's CPU
 seconds; NUTS's iterations are scaled to it. The score is the largest
 error against the reference (exact enumeration or exact samplers) in an
 inclusion probability, or in the probability of k clusters, with its MCSE
