@@ -58,6 +58,20 @@ instead (full size only).`,
 	reproduceCmd.AddCommand(cmd)
 }
 
+// command is the command line that runs the study of workload as f did,
+// for its file's first line: a part of the study (--nuts=false,
+// --methods) is named there, so that it is not read as the whole.
+func (f *temperingFlags) command(seeds int, workload string) string {
+	c := fmt.Sprintf("fresgld reproduce tempering --seeds %d", seeds)
+	if !f.NUTS {
+		c += " --nuts=false"
+	}
+	if f.Methods != "" {
+		c += " --methods " + f.Methods
+	}
+	return c + " --workloads " + workload
+}
+
 func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 	if f.Seeds < 2 || f.Seeds > 1000 {
 		return fmt.Errorf("--seeds = %d: must lie in [2, 1000] (the MCSE is the runs' spread)", f.Seeds)
@@ -95,14 +109,7 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 	res, err := tempering.Measure(ctx, sz, work, func(s string) { fmt.Fprintln(os.Stderr, s) })
 	for _, r := range res {
 		var b bytes.Buffer
-		sel := ""
-		if !f.NUTS {
-			sel += " --nuts=false"
-		}
-		if f.Methods != "" {
-			sel += " --methods " + f.Methods
-		}
-		fmt.Fprintf(&b, "Command: `fresgld reproduce tempering --seeds %d%s --workloads %s`\n\n", sz.Seeds, sel, r.Workload.Name)
+		fmt.Fprintf(&b, "Command: `%s`\n\n", f.command(sz.Seeds, r.Workload.Name))
 		tempering.Write(&b, []*tempering.Result{r})
 		os.Stdout.Write(b.Bytes())
 		if err := os.WriteFile(filepath.Join(results, r.Workload.Name+".md"), b.Bytes(), 0o644); err != nil {

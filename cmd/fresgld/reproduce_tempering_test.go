@@ -115,3 +115,19 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// A result file's first line names the part of the study it holds.
+func TestTemperingCommandLine(t *testing.T) {
+	for _, c := range []struct {
+		f    temperingFlags
+		want string
+	}{
+		{temperingFlags{NUTS: true}, "fresgld reproduce tempering --seeds 5 --workloads w"},
+		{temperingFlags{NUTS: false}, "fresgld reproduce tempering --seeds 5 --nuts=false --workloads w"},
+		{temperingFlags{NUTS: true, Methods: "one-level,nuts"}, "fresgld reproduce tempering --seeds 5 --methods one-level,nuts --workloads w"},
+	} {
+		if got := c.f.command(5, "w"); got != c.want {
+			t.Errorf("%+v: %q, want %q", c.f, got, c.want)
+		}
+	}
+}
