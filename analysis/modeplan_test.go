@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -255,6 +256,44 @@ func TestSwapIntensity(t *testing.T) {
 	for _, e := range etas[:len(etas)-1] {
 		if a*e > 1 {
 			t.Errorf("a·η = %v > 1 at η = %v", a*e, e)
+		}
+	}
+}
+
+// The plan's line describes a model's kernel by its KernelAbout, and a
+// kernel given without one by a default, not a call of nil.
+func TestModePlanNoteNamesTheKernel(t *testing.T) {
+	const N, p = 40, 2
+	rng := rand.New(rand.NewPCG(7, 8))
+	x, y := make([]float64, N*p), make([]float64, N)
+	for i := range N {
+		x[i*p], x[i*p+1] = rng.NormFloat64(), rng.NormFloat64()
+		y[i] = 0.5*x[i*p] + rng.NormFloat64()
+	}
+	pr := models.SlabPrior{W: 0.5, Spike: 0.02, Slab: 1}
+	lr, err := models.NewLinReg(x, y, p, 1, pr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := RegressModel(lr, []string{"a", "b"}, pr)
+	s, err := SearchModes(m.Terms, make([]float64, p), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		about func() string
+		want  string
+	}{
+		{m.KernelAbout, "own exact kernel (" + m.KernelAbout() + ")"},
+		{nil, "own exact kernel (the model's Kernel)"},
+	} {
+		m.KernelAbout = c.about
+		mp, err := NewModePlan(m, s, 1, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if note := mp.Note(); !strings.Contains(note, c.want) {
+			t.Errorf("plan's line %q, want one with %q", note, c.want)
 		}
 	}
 }
