@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -46,7 +45,8 @@ func TestReproduceTemperingInterrupt(t *testing.T) {
 	tmp, out := t.TempDir(), t.TempDir()
 	cmd := exec.Command(binary(t), "reproduce", "tempering", "--smoke", "--workloads", "uscrime-s0-0.001", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)
-	stderr := new(syncBuffer)
+	// Read only once the command has ended: no write races the read.
+	stderr := new(bytes.Buffer)
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -70,6 +70,7 @@ func TestReproduceTemperingInterrupt(t *testing.T) {
 			t.Fatalf("the study ended before its interrupt (%v); stderr:\n%s", err, stderr.String())
 		case <-deadline:
 			cmd.Process.Kill()
+			<-done
 			t.Fatalf("no run under way after a minute; stderr:\n%s", stderr.String())
 		case <-time.After(20 * time.Millisecond):
 		}
@@ -84,6 +85,7 @@ func TestReproduceTemperingInterrupt(t *testing.T) {
 		}
 	case <-time.After(30 * time.Second):
 		cmd.Process.Kill()
+		<-done
 		t.Fatalf("the study did not stop within 30 s of SIGINT; stderr:\n%s", stderr.String())
 	}
 	if !strings.Contains(stderr.String(), "interrupted") {
@@ -96,24 +98,6 @@ func TestReproduceTemperingInterrupt(t *testing.T) {
 	for _, e := range left {
 		t.Errorf("left behind in TMPDIR: %s", e.Name())
 	}
-}
-
-// syncBuffer is a bytes.Buffer the command writes while the test reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // A result file's first line names the part of the study it holds.
