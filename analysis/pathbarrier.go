@@ -179,10 +179,25 @@ func norm(v []float64) float64 {
 // pair's mean Hessian): at most the segment barrier Barrier reads, and
 // nearer the pass the chains cross. t is the model the search ran on.
 func (s *ModeSearch) PathBarrier(t energy.Terms) (float64, error) {
+	bs, err := s.PathBarriers(t)
+	if err != nil {
+		return 0, err
+	}
+	var b float64
+	for _, v := range bs {
+		b = math.Max(b, v)
+	}
+	return b, nil
+}
+
+// PathBarriers are the barriers PathBarrier's maximum is taken over, one
+// for each mode in s.Modes' order: 0 for the heaviest and for the modes
+// below the plan's weight, whose paths are not read.
+func (s *ModeSearch) PathBarriers(t energy.Terms) ([]float64, error) {
 	e := modeEnergy(t)
 	a := s.Modes[0]
-	var b float64
-	for _, m := range s.Modes[1:] {
+	bs := make([]float64, len(s.Modes))
+	for i, m := range s.Modes[1:] {
 		if m.Weight < planModeWeight {
 			continue
 		}
@@ -191,9 +206,9 @@ func (s *ModeSearch) PathBarrier(t energy.Terms) (float64, error) {
 		mean.ScaleSym(0.5, mean)
 		v, err := PathBarrier(e, a.Theta, m.Theta, mean)
 		if err != nil {
-			return 0, err
+			return nil, err
 		}
-		b = math.Max(b, v)
+		bs[i+1] = v
 	}
-	return b, nil
+	return bs, nil
 }

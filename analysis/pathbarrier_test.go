@@ -131,6 +131,13 @@ func TestModeSearchPathBarrier(t *testing.T) {
 	if got < v.h-1e-9 || got > v.h+0.01 { // as TestPathBarrierValley
 		t.Errorf("path barrier %.4f, exact %g", got, v.h)
 	}
+	bs, err := s.PathBarriers(terms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(bs) != 2 || bs[0] != 0 || bs[1] != got {
+		t.Errorf("PathBarriers %v, want [0 %g]: the heaviest mode's own, then the other's", bs, got)
+	}
 }
 
 // The plan sizes its ladder of MALA levels from the segment's barrier, not

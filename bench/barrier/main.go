@@ -9,13 +9,23 @@
 //	go run ./bench/barrier                          # every workload, seeds 1–5
 //	go run ./bench/barrier -workloads galaxies-mixture-k4 -seeds 3
 //	go run ./bench/barrier -data FILE.csv -column NAME -components 4   # a mixture of normals on a column of your own
+//	go run ./bench/barrier -data FILE.csv -column 1 -components 6 -dirichlet 0.1 -reference
+//
+// With -reference a mixture's line first gives the Gibbs reference's
+// posterior of the number of clusters K+, and each seed's line the total
+// variation between P(K+ | θ) at the heaviest mode and at the mode behind
+// the highest lowest-path pass: near 0 when the pass separates two
+// explanations with the same number of clusters, which a score in K+
+// cannot tell apart.
 package main
 
 import (
 	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,11 +41,14 @@ func main() {
 	data := flag.String("data", "", "instead of the workloads, a mixture of normals (fresgld mixture's model) on a column of this CSV file")
 	column := flag.String("column", "", "with -data: the column, a header name or a number from 1")
 	k := flag.Int("components", 4, "with -data: the mixture's components")
+	e0 := flag.Float64("dirichlet", 1, "with -data: the weights' Dirichlet parameter e0")
+	ref := flag.Bool("reference", false, "with -data: the Gibbs reference's P(K+ = k), and K+ on either side of the highest pass")
 	flag.Parse()
 	var ws []*tempering.Workload
+	var kplus func(theta []float64) []float64
 	var err error
 	if *data != "" {
-		ws, err = mixture(*data, *column, *k)
+		ws, kplus, err = mixture(*data, *column, *k, *e0, *ref)
 	} else {
 		var want []string
 		if *names != "" {
@@ -46,7 +59,7 @@ func main() {
 		}
 	}
 	if err == nil {
-		err = run(ws, *seeds)
+		err = run(ws, *seeds, kplus)
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "barrier:", err)
@@ -55,21 +68,45 @@ func main() {
 }
 
 // mixture is fresgld mixture's model on the column of the file, as a
-// workload without a reference (none is read here).
-func mixture(path, column string, k int) ([]*tempering.Workload, error) {
+// workload without a reference (none is read here). With ref it prints
+// the Gibbs reference's posterior of K+ (as tempering.Mixture's) and
+// returns P(K+ = k | θ) for the seeds' lines.
+func mixture(path, column string, k int, e0 float64, ref bool) ([]*tempering.Workload, func(theta []float64) []float64, error) {
 	c, err := dataset.ReadColumn(path, column, false)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	m, err := models.NewFiniteMixture(c.Values, k, 1)
+	m, err := models.NewFiniteMixture(c.Values, k, e0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return []*tempering.Workload{{Name: fmt.Sprintf("%s-k%d", c.Name, k), Model: analysis.MixtureModel(m)}}, nil
+	w := &tempering.Workload{Name: fmt.Sprintf("%s-k%d", c.Name, k), Model: analysis.MixtureModel(m)}
+	if !ref {
+		return []*tempering.Workload{w}, nil, nil
+	}
+	kplus := func(theta []float64) []float64 {
+		r, out := make([]float64, m.K*m.Len()), make([]float64, m.K)
+		m.Responsibilities(r, m.NewParams(), theta)
+		m.Clusters(out, r)
+		return out
+	}
+	g, err := m.Reference(8, 100_000, 1, func(out, theta []float64, _ []int) { copy(out, kplus(theta)) }, k)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Printf("%s: %d values, e0 = %g; the Gibbs reference's P(K+ = 1..%d): %.3f (largest MCSE %.2g, largest R̂ %.4f, %.3g s)\n",
+		w.Name, len(c.Values), e0, k, g.Mean, slices.Max(g.MCSE), slices.Max(g.Rhat), g.Seconds)
+	return []*tempering.Workload{w}, kplus, nil
 }
 
-func run(ws []*tempering.Workload, seeds int) error {
-	fmt.Printf("%-24s %4s %5s %13s %10s %8s\n", "workload", "seed", "modes", "segment_nats", "path_nats", "path_s")
+// run prints each seed's search and barriers; with kplus (a mixture's
+// P(K+ = k | θ)) also the total variation in K+ across the highest pass.
+func run(ws []*tempering.Workload, seeds int, kplus func(theta []float64) []float64) error {
+	fmt.Printf("%-24s %4s %5s %13s %10s %8s", "workload", "seed", "modes", "segment_nats", "path_nats", "path_s")
+	if kplus != nil {
+		fmt.Printf(" %10s", "kplus_tv")
+	}
+	fmt.Println()
 	for _, w := range ws {
 		m := w.Model
 		for seed := uint64(1); seed <= uint64(seeds); seed++ {
@@ -85,12 +122,32 @@ func run(ws []*tempering.Workload, seeds int) error {
 				return fmt.Errorf("%s, seed %d: %w", w.Name, seed, err)
 			}
 			start := time.Now()
-			path, err := s.PathBarrier(m.Terms)
+			bs, err := s.PathBarriers(m.Terms)
 			if err != nil {
 				return fmt.Errorf("%s, seed %d: %w", w.Name, seed, err)
 			}
-			fmt.Printf("%-24s %4d %5d %13.3g %10.3g %8.2f\n", w.Name, seed, len(s.Modes), s.Barrier(), path, time.Since(start).Seconds())
+			far := 0 // the mode behind the highest pass; 0 where no path was read
+			for i, b := range bs {
+				if b > bs[far] {
+					far = i
+				}
+			}
+			fmt.Printf("%-24s %4d %5d %13.3g %10.3g %8.2f", w.Name, seed, len(s.Modes), s.Barrier(), bs[far], time.Since(start).Seconds())
+			if kplus != nil {
+				fmt.Printf(" %10.3f", kplusTV(kplus, s.Modes[0].Theta, s.Modes[far].Theta))
+			}
+			fmt.Println()
 		}
 	}
 	return nil
+}
+
+// kplusTV is the total variation between P(K+ = k | θ) at a and at b.
+func kplusTV(kplus func(theta []float64) []float64, a, b []float64) float64 {
+	pa, pb := kplus(a), kplus(b)
+	var tv float64
+	for i := range pa {
+		tv += math.Abs(pa[i]-pb[i]) / 2
+	}
+	return tv
 }
