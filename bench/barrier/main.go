@@ -16,7 +16,8 @@
 // variation between P(K+ | θ) at the heaviest mode and at the mode behind
 // the highest lowest-path pass: near 0 when the pass separates two
 // explanations with the same number of clusters, which a score in K+
-// cannot tell apart.
+// cannot tell apart. screen-data.R writes the data sets of the screen in
+// EXPERIMENTS.md that runs this on many columns.
 package main
 
 import (
