@@ -48,9 +48,12 @@ func main() {
 	var ws []*tempering.Workload
 	var kplus func(theta []float64) []float64
 	var err error
-	if *data != "" {
+	switch {
+	case *data != "":
 		ws, kplus, err = mixture(*data, *column, *k, *e0, *ref)
-	} else {
+	case *ref:
+		err = errors.New("-reference: needs -data (the study's workloads carry their own references)")
+	default:
 		var want []string
 		if *names != "" {
 			want = strings.Split(*names, ",")
@@ -69,7 +72,7 @@ func main() {
 }
 
 // mixture is fresgld mixture's model on the column of the file, as a
-// workload without a reference (none is read here). With ref it prints
+// workload with no reference of its own. With ref it prints
 // the Gibbs reference's posterior of K+ (as tempering.Mixture's) and
 // returns P(K+ = k | θ) for the seeds' lines.
 func mixture(path, column string, k int, e0 float64, ref bool) ([]*tempering.Workload, func(theta []float64) []float64, error) {
