@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"math"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -72,8 +71,8 @@ func main() {
 }
 
 // mixture is fresgld mixture's model on the column of the file, as a
-// workload with no reference of its own. With ref it prints
-// the Gibbs reference's posterior of K+ (as tempering.Mixture's) and
+// workload. With ref it is the study's mixture workload
+// (tempering.Mixture), whose Gibbs reference of K+ it prints, and it
 // returns P(K+ = k | θ) for the seeds' lines.
 func mixture(path, column string, k int, e0 float64, ref bool) ([]*tempering.Workload, func(theta []float64) []float64, error) {
 	c, err := dataset.ReadColumn(path, column, false)
@@ -84,22 +83,21 @@ func mixture(path, column string, k int, e0 float64, ref bool) ([]*tempering.Wor
 	if err != nil {
 		return nil, nil, err
 	}
-	w := &tempering.Workload{Name: fmt.Sprintf("%s-k%d", c.Name, k), Model: analysis.MixtureModel(m)}
+	name := fmt.Sprintf("%s-k%d", c.Name, k)
 	if !ref {
-		return []*tempering.Workload{w}, nil, nil
+		return []*tempering.Workload{{Name: name, Model: analysis.MixtureModel(m)}}, nil, nil
 	}
+	w, err := tempering.Mixture(name, c.Values, k, e0)
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Printf("%s: %d values, e0 = %g; the Gibbs reference's P(K+ = 1..%d): %.3f (%s)\n", name, len(c.Values), e0, k, w.Ref, w.RefNote)
 	kplus := func(theta []float64) []float64 {
 		r, out := make([]float64, m.K*m.Len()), make([]float64, m.K)
 		m.Responsibilities(r, m.NewParams(), theta)
 		m.Clusters(out, r)
 		return out
 	}
-	g, err := m.Reference(8, 100_000, 1, func(out, theta []float64, _ []int) { copy(out, kplus(theta)) }, k)
-	if err != nil {
-		return nil, nil, err
-	}
-	fmt.Printf("%s: %d values, e0 = %g; the Gibbs reference's P(K+ = 1..%d): %.3f (largest MCSE %.2g, largest R̂ %.4f, %.3g s)\n",
-		w.Name, len(c.Values), e0, k, g.Mean, slices.Max(g.MCSE), slices.Max(g.Rhat), g.Seconds)
 	return []*tempering.Workload{w}, kplus, nil
 }
 
