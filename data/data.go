@@ -28,3 +28,9 @@ var UScrime []byte
 //
 //go:embed galaxies.csv
 var Galaxies []byte
+
+// Iris is the petal lengths (cm) of R's iris data as CSV: a header and the
+// column "petal_length" of 150 flowers, 50 of each of three species.
+//
+//go:embed iris.csv
+var Iris []byte

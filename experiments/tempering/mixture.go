@@ -59,14 +59,15 @@ func stanClusters(m *models.FiniteMixture) func(out, draw []float64) {
 	}
 }
 
-// galaxies are the velocities of data.Galaxies.
-func galaxies(csv []byte) ([]float64, error) {
+// oneColumn are the values of an embedded CSV file of one column under a
+// header (data.Galaxies, data.Iris); file names it in errors.
+func oneColumn(file string, csv []byte) ([]float64, error) {
 	lines := strings.Fields(string(csv))
 	var y []float64
 	for i, l := range lines[1:] {
 		v, err := strconv.ParseFloat(l, 64)
 		if err != nil {
-			return nil, fmt.Errorf("galaxies.csv line %d: %w", i+2, err)
+			return nil, fmt.Errorf("%s line %d: %w", file, i+2, err)
 		}
 		y = append(y, v)
 	}

@@ -133,6 +133,7 @@ var builders = []struct {
 	{"synthetic10k-logistic-s0-0.00024", func() (*Workload, error) { return SyntheticLogistic("synthetic10k-logistic-s0-0.00024", 10000) }},
 	{"galaxies-mixture-k4", func() (*Workload, error) { return Galaxies("galaxies-mixture-k4", 4, 1) }},
 	{"galaxies-sparse-k6", func() (*Workload, error) { return Galaxies("galaxies-sparse-k6", 6, 0.1) }},
+	{"iris-petal-length-k4", func() (*Workload, error) { return IrisPetals("iris-petal-length-k4", 4, 1) }},
 }
 
 // SyntheticLogistic is slablogit's generated workload of N rows (seed 1)
@@ -188,7 +189,18 @@ func Workloads(names ...string) ([]*Workload, error) {
 // Frühwirth-Schnatter and Grün (2016), more components than clusters with
 // e0 < 1, under which the components the data do not need empty.
 func Galaxies(name string, k int, e0 float64) (*Workload, error) {
-	y, err := galaxies(data.Galaxies)
+	y, err := oneColumn("galaxies.csv", data.Galaxies)
+	if err != nil {
+		return nil, err
+	}
+	return Mixture(name, y, k, e0)
+}
+
+// IrisPetals is a mixture of k normals with Dirichlet(e0) weights on the
+// petal lengths of data.Iris, whose setosa group lies far below the
+// others: its modes differ in where the components not needed there sit.
+func IrisPetals(name string, k int, e0 float64) (*Workload, error) {
+	y, err := oneColumn("iris.csv", data.Iris)
 	if err != nil {
 		return nil, err
 	}
