@@ -198,7 +198,8 @@ func Galaxies(name string, k int, e0 float64) (*Workload, error) {
 
 // IrisPetals is a mixture of k normals with Dirichlet(e0) weights on the
 // petal lengths of data.Iris, whose setosa group lies far below the
-// others: its modes differ in where the components not needed there sit.
+// others: its modes differ in how many components the other two species'
+// petals fill.
 func IrisPetals(name string, k int, e0 float64) (*Workload, error) {
 	y, err := oneColumn("iris.csv", data.Iris)
 	if err != nil {
