@@ -235,3 +235,34 @@ func TestMethodsSelect(t *testing.T) {
 		t.Errorf("error %v, want ErrNoMethod listing one-level", err)
 	}
 }
+
+// Measure hands back the workloads it finished when a later one stops:
+// the context is cancelled as the first workload's default reports, so the
+// second workload's first run is interrupted, and the first workload's
+// result comes back beside the error for the command to write.
+func TestMeasureKeepsFinishedWorkloads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds two workloads' references and runs one")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sz := Smoke
+	sz.Seeds = 1
+	sz.Workloads = []string{"uscrime-s0-0.001", "diabetes-s0-0.001"}
+	sz.Methods = []string{"nuts"} // with NUTS off: the default alone
+	res, err := Measure(ctx, sz, t.TempDir(), func(s string) {
+		if strings.HasPrefix(s, "uscrime-s0-0.001 default") {
+			cancel()
+		}
+	})
+	if !errors.Is(err, analysis.ErrInterrupted) {
+		t.Errorf("error %v, want one wrapping analysis.ErrInterrupted", err)
+	}
+	if len(res) != 1 || res[0].Workload.Name != "uscrime-s0-0.001" || len(res[0].Rows) != 1 {
+		var names []string
+		for _, r := range res {
+			names = append(names, fmt.Sprintf("%s (%d rows)", r.Workload.Name, len(r.Rows)))
+		}
+		t.Errorf("results for %v, want uscrime-s0-0.001's default alone", names)
+	}
+}
