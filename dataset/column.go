@@ -31,10 +31,12 @@ func ReadColumn(path, col string, noHeader bool) (*Column, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return readColumn(f, path, col, noHeader)
+	return ReadColumnFrom(f, path, col, noHeader)
 }
 
-func readColumn(r io.Reader, file, col string, noHeader bool) (*Column, error) {
+// ReadColumnFrom is ReadColumn on the CSV text r, named file in errors
+// (an embedded data set, say).
+func ReadColumnFrom(r io.Reader, file, col string, noHeader bool) (*Column, error) {
 	next, bad, err := records(r, file)
 	if err != nil {
 		return nil, err

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/models"
@@ -57,19 +55,4 @@ func stanClusters(m *models.FiniteMixture) func(out, draw []float64) {
 		m.Pack(theta, p)
 		clusters(m, out, theta)
 	}
-}
-
-// oneColumn are the values of an embedded CSV file of one column under a
-// header (data.Galaxies, data.Iris); file names it in errors.
-func oneColumn(file string, csv []byte) ([]float64, error) {
-	lines := strings.Fields(string(csv))
-	var y []float64
-	for i, l := range lines[1:] {
-		v, err := strconv.ParseFloat(l, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%s line %d: %w", file, i+2, err)
-		}
-		y = append(y, v)
-	}
-	return y, nil
 }

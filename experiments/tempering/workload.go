@@ -189,11 +189,11 @@ func Workloads(names ...string) ([]*Workload, error) {
 // Frühwirth-Schnatter and Grün (2016), more components than clusters with
 // e0 < 1, under which the components the data do not need empty.
 func Galaxies(name string, k int, e0 float64) (*Workload, error) {
-	y, err := oneColumn("galaxies.csv", data.Galaxies)
+	c, err := dataset.ReadColumnFrom(bytes.NewReader(data.Galaxies), "galaxies.csv", "velocity", false)
 	if err != nil {
 		return nil, err
 	}
-	return Mixture(name, y, k, e0)
+	return Mixture(name, c.Values, k, e0)
 }
 
 // IrisPetals is a mixture of k normals with Dirichlet(e0) weights on the
@@ -201,9 +201,9 @@ func Galaxies(name string, k int, e0 float64) (*Workload, error) {
 // others: its modes differ in how many components the other two species'
 // petals fill.
 func IrisPetals(name string, k int, e0 float64) (*Workload, error) {
-	y, err := oneColumn("iris.csv", data.Iris)
+	c, err := dataset.ReadColumnFrom(bytes.NewReader(data.Iris), "iris.csv", "petal_length", false)
 	if err != nil {
 		return nil, err
 	}
-	return Mixture(name, y, k, e0)
+	return Mixture(name, c.Values, k, e0)
 }
