@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/internal/procgroup"
 )
 
 // Options configure a model process.
@@ -176,7 +177,7 @@ func (m *Model) spawn(stderr io.Writer) (*proc, error) {
 	if stderr != nil {
 		c.cmd.Stderr = io.MultiWriter(c.tail, stderr)
 	}
-	ownGroup(c.cmd)
+	procgroup.Own(c.cmd)
 	err = c.cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -319,7 +320,7 @@ func (c *proc) close() {
 
 // kill ends the process group and waits for it.
 func (c *proc) kill() {
-	killGroup(c.cmd)
+	procgroup.Kill(c.cmd)
 	<-c.done
 }
 

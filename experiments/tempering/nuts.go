@@ -10,9 +10,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/experiments/multimodal"
+	"github.com/fresgld/fresgld/internal/procgroup"
 	"github.com/fresgld/fresgld/models"
 )
 
@@ -55,7 +57,13 @@ func nuts(ctx context.Context, w *Workload, seeds int, target float64, work stri
 	if err := os.WriteFile(filepath.Join(dir, "settings.csv"), []byte(st), 0o644); err != nil {
 		return nil, err
 	}
-	if out, err := exec.CommandContext(ctx, "Rscript", filepath.Join(dir, "nuts.R"), dir).CombinedOutput(); err != nil {
+	// An interrupt kills Rscript's whole process group: rstan's compiler,
+	// its child, would otherwise run on and hold the output open.
+	cmd := exec.CommandContext(ctx, "Rscript", filepath.Join(dir, "nuts.R"), dir)
+	procgroup.Own(cmd)
+	cmd.Cancel = func() error { return procgroup.Kill(cmd) }
+	cmd.WaitDelay = time.Second
+	if out, err := cmd.CombinedOutput(); err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("NUTS on %s: %w", w.Name, analysis.ErrInterrupted)
 		}

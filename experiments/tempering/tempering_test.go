@@ -6,12 +6,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/models"
@@ -267,29 +264,5 @@ func TestMeasureKeepsFinishedWorkloads(t *testing.T) {
 			names = append(names, fmt.Sprintf("%s (%d rows)", r.Workload.Name, len(r.Rows)))
 		}
 		t.Errorf("results for %v, want uscrime-s0-0.001's default alone", names)
-	}
-}
-
-// An interrupt stops NUTS's Rscript at once: with a stand-in Rscript first
-// on PATH, which passes HaveR's check and then sleeps a minute, nuts, its
-// context done after 200 ms, returns an error wrapping
-// analysis.ErrInterrupted within 10 s, not after the minute.
-func TestNUTSStopsOnInterrupt(t *testing.T) {
-	bin := t.TempDir()
-	script := "#!/bin/sh\ncase \"$1\" in -e) exit 0 ;; esac\nexec sleep 60\n"
-	if err := os.WriteFile(filepath.Join(bin, "Rscript"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	w := small(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	_, err := nuts(ctx, w, 1, 10, t.TempDir())
-	if !errors.Is(err, analysis.ErrInterrupted) {
-		t.Errorf("error %v, want one wrapping analysis.ErrInterrupted", err)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("nuts returned %.3g s after its start, its context done after 0.2 s", d.Seconds())
 	}
 }

@@ -1,9 +1,0 @@
-//go:build !unix
-
-package modelproc
-
-import "os/exec"
-
-func ownGroup(*exec.Cmd) {}
-
-func killGroup(c *exec.Cmd) { c.Process.Kill() }
