@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"math"
+	"sort"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -24,6 +26,7 @@ type Occupancy struct {
 	Chain  [][]float64 // Chain[c][k]: chain c's share at mode k
 	Pooled []float64
 	Rhat   []float64 // split R̂ of each mode's indicator over the chains
+	names  []string  // the parameters, as the modes' coordinates are named
 }
 
 // occupancy assigns every draw of the chains (their columns names, the
@@ -57,7 +60,7 @@ func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
 			}
 		}
 	}
-	o := &Occupancy{Chain: make([][]float64, len(chains)), Pooled: make([]float64, K), Rhat: make([]float64, K)}
+	o := &Occupancy{Chain: make([][]float64, len(chains)), Pooled: make([]float64, K), Rhat: make([]float64, K), names: names}
 	var n float64
 	for c := range chains {
 		o.Chain[c] = make([]float64, K)
@@ -106,10 +109,37 @@ func (o *Occupancy) Warnings(s *ModeSearch, ids []int) []Warning {
 	return []Warning{{
 		Code:   "modes-not-crossed",
 		Number: gap,
-		Message: fmt.Sprintf("the chains did not cross between the modes the search found: chain %d spent %.0f%% of its draws nearest mode %d (U = %.6g, Laplace weight %.3g), the chains together %.0f%% (%s)",
-			ids[c], 100*o.Chain[c][worst], worst+1, s.Modes[worst].U, s.Modes[worst].Weight, 100*o.Pooled[worst], rhat),
+		Message: fmt.Sprintf("the chains did not cross between the modes the search found: chain %d spent %.0f%% of its draws nearest mode %d (U = %.6g, Laplace weight %.3g), the chains together %.0f%% (%s); %s",
+			ids[c], 100*o.Chain[c][worst], worst+1, s.Modes[worst].U, s.Modes[worst].Weight, 100*o.Pooled[worst], rhat, o.differ(s, worst)),
 		Remedy: "let the plan run its ladder (drop --levels 1 if given), or run a ladder of your own (--method fresgld, more --levels and a higher --tau2), or a longer run (raise --keep); the modes' weights in this run are not to be trusted",
 	}}
+}
+
+// differ says in which parameters mode k differs most from the heaviest
+// other mode, so that the user knows which of their estimates the chains'
+// disagreement moves: the two farthest apart in the other mode's
+// conditional sds (1/√H_jj), with both modes' values; the second only
+// if it is a sd or more apart.
+func (o *Occupancy) differ(s *ModeSearch, k int) string {
+	ref := 0
+	if k == 0 {
+		ref = 1
+	}
+	a, b := s.Modes[k], s.Modes[ref]
+	z := make([]float64, len(o.names))
+	idx := make([]int, len(o.names))
+	for j := range z {
+		z[j], idx[j] = math.Abs(a.Theta[j]-b.Theta[j])*math.Sqrt(b.H.At(j, j)), j
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return z[idx[i]] > z[idx[j]] })
+	var parts []string
+	for i, j := range idx[:min(2, len(idx))] {
+		if i > 0 && z[j] < 1 { // within a sd: not where they differ
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%.4g against %.4g, %.3g sds apart)", o.names[j], a.Theta[j], b.Theta[j], z[j]))
+	}
+	return fmt.Sprintf("mode %d differs most from mode %d in %s", k+1, ref+1, strings.Join(parts, " and "))
 }
 
 // disagree reports whether the chains' shares at mode k differ.

@@ -82,3 +82,25 @@ func TestForcedOneLevelWarns(t *testing.T) {
 		t.Errorf("fresgld on one level: %v", err)
 	}
 }
+
+// The warning names the parameters in which the mode the chains disagree
+// on differs most from the heaviest other mode, in that mode's conditional
+// sds: here b (4 apart at sd 0.5, 8 sds) before c (6 apart at sd 1, 6
+// sds), and not a (10 apart at sd 10, 1 sd), which the raw distance would
+// name first. Against mode 1 itself, the heaviest other is mode 2, which
+// differs in c alone.
+func TestOccupancyNamesWhatDiffers(t *testing.T) {
+	h := mat.NewSymDense(3, []float64{0.01, 0, 0, 0, 4, 0, 0, 0, 1})
+	s := &ModeSearch{Modes: []Mode{
+		{Theta: []float64{0, 0, 0}, H: h, Weight: 0.6},
+		{Theta: []float64{0, 0, 3}, H: h, Weight: 0.3},
+		{Theta: []float64{10, 4, 6}, H: h, Weight: 0.1},
+	}}
+	o := &Occupancy{names: []string{"a", "b", "c"}}
+	if got, want := o.differ(s, 2), "mode 3 differs most from mode 1 in b (4 against 0, 8 sds apart) and c (6 against 0, 6 sds apart)"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got, want := o.differ(s, 0), "mode 1 differs most from mode 2 in c (0 against 3, 3 sds apart)"; got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+}
