@@ -93,9 +93,8 @@ func mixture(path, column string, k int, e0 float64, ref bool) ([]*tempering.Wor
 	}
 	fmt.Printf("%s: %d values, e0 = %g; the Gibbs reference's P(K+ = 1..%d): %.3f (%s)\n", name, len(c.Values), e0, k, w.Ref, w.RefNote)
 	kplus := func(theta []float64) []float64 {
-		r, out := make([]float64, m.K*m.Len()), make([]float64, m.K)
-		m.Responsibilities(r, m.NewParams(), theta)
-		m.Clusters(out, r)
+		out := make([]float64, m.K)
+		tempering.Clusters(m, out, theta)
 		return out
 	}
 	return []*tempering.Workload{w}, kplus, nil

@@ -30,8 +30,9 @@ func init() {
 		Short: "Where tempering is necessary: posteriors with separated modes against trusted answers; the default, one level, cyclical SGLD, reSGLD, f-reSGLD and NUTS at equal CPU time",
 		Long: `tempering samples posteriors whose modes are separated (spike-and-slab
 linear and logistic regressions with a sharp spike, s0 = 0.001, or
-0.00024 on the logistic's 10⁴ generated rows; a mixture of four normals
-on the galaxies data, and a sparse one of six, Dirichlet(0.1) weights;
+0.00024 on the logistic's 10⁴ generated rows; mixtures of four, five
+and six normals on the galaxies data, and a sparse one of six,
+Dirichlet(0.1) weights;
 a mixture of four normals on the iris petal lengths)
 as a user would: the default plan, the plan's sampler forced onto one
 level (--levels 1), cyclical SGLD, reSGLD and f-reSGLD on two levels and

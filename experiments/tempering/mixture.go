@@ -19,7 +19,7 @@ func Mixture(name string, y []float64, k int, e0 float64) (*Workload, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	ref, err := m.Reference(8, 100_000, 1, func(out, theta []float64, _ []int) { clusters(m, out, theta) }, k)
+	ref, err := m.Reference(8, 100_000, 1, func(out, theta []float64, _ []int) { Clusters(m, out, theta) }, k)
 	if err != nil {
 		return nil, fmt.Errorf("%s: the Gibbs reference: %w", name, err)
 	}
@@ -35,8 +35,8 @@ func Mixture(name string, y []float64, k int, e0 float64) (*Workload, error) {
 	return w, nil
 }
 
-// clusters writes P(K+ = j | θ), j = 1 … K, into out.
-func clusters(m *models.FiniteMixture, out, theta []float64) {
+// Clusters writes P(K+ = j | θ), j = 1 … K, into out.
+func Clusters(m *models.FiniteMixture, out, theta []float64) {
 	r := make([]float64, m.K*m.Len())
 	m.Responsibilities(r, m.NewParams(), theta)
 	m.Clusters(out, r)
@@ -53,6 +53,6 @@ func stanClusters(m *models.FiniteMixture) func(out, draw []float64) {
 		}
 		theta := make([]float64, m.Dim())
 		m.Pack(theta, p)
-		clusters(m, out, theta)
+		Clusters(m, out, theta)
 	}
 }

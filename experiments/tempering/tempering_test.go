@@ -179,7 +179,7 @@ func TestStanClusters(t *testing.T) {
 		draw = append(draw, p.W...)
 		got, want := make([]float64, 3), make([]float64, 3)
 		stanClusters(m)(got, draw)
-		clusters(m, want, theta)
+		Clusters(m, want, theta)
 		sum := 0.0
 		for k := range want {
 			sum += got[k]

@@ -132,6 +132,8 @@ var builders = []struct {
 	}},
 	{"synthetic10k-logistic-s0-0.00024", func() (*Workload, error) { return SyntheticLogistic("synthetic10k-logistic-s0-0.00024", 10000) }},
 	{"galaxies-mixture-k4", func() (*Workload, error) { return Galaxies("galaxies-mixture-k4", 4, 1) }},
+	{"galaxies-mixture-k5", func() (*Workload, error) { return Galaxies("galaxies-mixture-k5", 5, 1) }},
+	{"galaxies-mixture-k6", func() (*Workload, error) { return Galaxies("galaxies-mixture-k6", 6, 1) }},
 	{"galaxies-sparse-k6", func() (*Workload, error) { return Galaxies("galaxies-sparse-k6", 6, 0.1) }},
 	{"iris-petal-length-k4", func() (*Workload, error) { return IrisPetals("iris-petal-length-k4", 4, 1) }},
 }
@@ -185,7 +187,7 @@ func Workloads(names ...string) ([]*Workload, error) {
 
 // Galaxies is a mixture of k normals with Dirichlet(e0) weights on the
 // galaxies data, with its Gibbs reference: the study's uniform weights on
-// four components, and the sparse finite mixture of Malsiner-Walli,
+// four to six components, and the sparse finite mixture of Malsiner-Walli,
 // Frühwirth-Schnatter and Grün (2016), more components than clusters with
 // e0 < 1, under which the components the data do not need empty.
 func Galaxies(name string, k int, e0 float64) (*Workload, error) {
