@@ -32,8 +32,8 @@ func init() {
 linear and logistic regressions with a sharp spike, s0 = 0.001, or
 0.00024 on the logistic's 10⁴ generated rows; mixtures of four, five
 and six normals on the galaxies data, and a sparse one of six,
-Dirichlet(0.1) weights;
-a mixture of four normals on the iris petal lengths)
+Dirichlet(0.1) weights; a mixture of four normals on the iris petal
+lengths)
 as a user would: the default plan, the plan's sampler forced onto one
 level (--levels 1), cyclical SGLD, reSGLD and f-reSGLD on two levels and
 f-reSGLD on the adaptive ladder, each run of 4 chains through the same
