@@ -34,3 +34,10 @@ var Galaxies []byte
 //
 //go:embed iris.csv
 var Iris []byte
+
+// JohnsonJohnson is R's quarterly earnings per Johnson & Johnson share
+// (US dollars), 1960–1980, as CSV: a header, the column "quarter" (such as
+// "1960 Q1") and the column "earnings", 84 rows in time order.
+//
+//go:embed johnsonjohnson.csv
+var JohnsonJohnson []byte

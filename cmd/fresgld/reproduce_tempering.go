@@ -33,8 +33,8 @@ linear and logistic regressions with a sharp spike, s0 = 0.001, or
 0.00024 on the logistic's 10⁴ generated rows; mixtures of four, five
 and six normals on the galaxies data, and a sparse one of six,
 Dirichlet(0.1) weights; a mixture of four normals on the iris petal
-lengths)
-as a user would: the default plan, the plan's sampler forced onto one
+lengths; a line and one sinusoid of unknown period through the log of
+Johnson & Johnson's quarterly earnings) as a user would: the default plan, the plan's sampler forced onto one
 level (--levels 1), cyclical SGLD, reSGLD and f-reSGLD on two levels and
 f-reSGLD on the adaptive ladder, each run of 4 chains through the same
 library call the commands make, and Stan's NUTS through rstan (4
@@ -43,7 +43,8 @@ CPU time a run sets every other method's: each
 runs ` + fmt.Sprint(tempering.Stretch) + `× as long and is scored on its draws up to the default's CPU
 seconds; NUTS's iterations are scaled to it. The score is the largest
 error against the reference (exact enumeration or exact samplers) in an
-inclusion probability, or in the probability of k clusters, with its MCSE
+inclusion probability, the probability of k clusters or of a peak of
+the period's posterior, with its MCSE
 from the runs' spread. It prints and writes <workload>.md for each
 workload under --out; --docs writes them into docs/results/tempering
 instead (full size only).`,

@@ -5,11 +5,14 @@
 # ~ N(0, sigma0²) (kind "logistic"); or (kind "mixture", the design one
 # column of standardised data) fresgld mixture's K normals: ordered means
 # ~ N(xi, R²), precisions ~ Gamma(alpha, rate beta), weights
-# ~ Dirichlet(e0), drawn as mu, tau, w.
+# ~ Dirichlet(e0), drawn as mu, tau, w; or (kind "harmonic", the one
+# column a standardised series) models.Harmonic: a line and a sinusoid of
+# frequency w ~ U(lo, pi), coefficients ~ N(0, (sigma S)^2), p(sigma) ∝
+# 1/sigma, drawn as w alone.
 #   Rscript nuts.R DIR
 # DIR holds design.csv (the coefficients' features, then the response; no
 # header; a mixture: its one column of data) and settings.csv (kind, sigma,
-# sigma0, w, s0, s1, seeds, target, K, xi, R, alpha, beta, e0; target:
+# sigma0, w, s0, s1, seeds, target, K, xi, R, alpha, beta, e0, S, lo; target:
 # CPU seconds a run). Each seed 1 … seeds runs with the sampling
 # iterations that make warmup plus sampling about target CPU seconds (at
 # least 10), measured by a first run of seed 1 at 2000 iterations where
@@ -43,6 +46,16 @@ model {
   for (i in 1:N) { vector[K] lp; for (k in 1:K) lp[k] = lw[k] + normal_lpdf(y[i] | mu[k], s[k]); target += log_sum_exp(lp); }
 }
 "
+harmcode <- "
+data { int<lower=8> N; vector[N] y; real<lower=0> S; real<lower=0> lo; }
+transformed data { vector[N] t; for (i in 1:N) t[i] = i - 1; }
+parameters { real<lower=lo, upper=pi()> w; vector[4] b; real<lower=0> sigma; }
+model {
+  target += -log(sigma);
+  b ~ normal(0, sigma * S);
+  y ~ normal(b[1] + b[2] * t / (N - 1) + b[3] * cos(w * t) + b[4] * sin(w * t), sigma);
+}
+"
 dir <- commandArgs(trailingOnly = TRUE)[1]
 d <- as.matrix(read.csv(file.path(dir, "design.csv"), header = FALSE))
 st <- read.csv(file.path(dir, "settings.csv"))
@@ -51,6 +64,10 @@ if (st$kind == "mixture") {
   m <- stan_model(model_code = mixcode)
   dat <- list(N = nrow(d), K = st$K, y = d[, 1], xi = st$xi, R = st$R, alpha = st$alpha, beta = st$beta, e0 = st$e0)
   vars <- c("mu", "tau", "w")
+} else if (st$kind == "harmonic") {
+  m <- stan_model(model_code = harmcode)
+  dat <- list(N = nrow(d), y = d[, 1], S = st$S, lo = st$lo)
+  vars <- "w"
 } else {
   m <- stan_model(model_code = code)
   dat <- list(N = nrow(d), p = p, X = d[, 1:p, drop = FALSE], y = d[, p + 1], logistic = as.integer(st$kind == "logistic"),

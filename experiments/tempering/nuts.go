@@ -52,8 +52,12 @@ func nuts(ctx context.Context, w *Workload, seeds int, target float64, work stri
 	if sd.mix != nil {
 		mix = *sd.mix
 	}
-	st := fmt.Sprintf("kind,sigma,sigma0,w,s0,s1,seeds,target,K,xi,R,alpha,beta,e0\n%s,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%d,%.17g,%.17g,%.17g,%.17g,%.17g\n",
-		sd.kind, sd.sigma, sd.sigma0, w.Prior.W, w.Prior.Spike, w.Prior.Slab, seeds, target, mix.K, mix.Xi, mix.R, mix.Alpha, mix.Beta, mix.E0)
+	var harm models.Harmonic // the sinusoid's prior; zero for the others
+	if sd.harmonic != nil {
+		harm = *sd.harmonic
+	}
+	st := fmt.Sprintf("kind,sigma,sigma0,w,s0,s1,seeds,target,K,xi,R,alpha,beta,e0,S,lo\n%s,%.17g,%.17g,%.17g,%.17g,%.17g,%d,%.17g,%d,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g,%.17g\n",
+		sd.kind, sd.sigma, sd.sigma0, w.Prior.W, w.Prior.Spike, w.Prior.Slab, seeds, target, mix.K, mix.Xi, mix.R, mix.Alpha, mix.Beta, mix.E0, harm.S, harm.Lo)
 	if err := os.WriteFile(filepath.Join(dir, "settings.csv"), []byte(st), 0o644); err != nil {
 		return nil, err
 	}

@@ -46,6 +46,8 @@ type stanData struct {
 	sigma  float64 // linear: the noise sd
 	sigma0 float64
 	mix    *models.FiniteMixture // kind "mixture": the model, whose prior Stan writes
+	// harmonic is kind "harmonic"'s model (y its standardised series).
+	harmonic *models.Harmonic
 	// values writes into out the scored quantities of one NUTS draw (the
 	// row Stan writes: the coefficients, or the mixture's μ, τ and w).
 	values func(out, draw []float64)
@@ -136,6 +138,7 @@ var builders = []struct {
 	{"galaxies-mixture-k6", func() (*Workload, error) { return Galaxies("galaxies-mixture-k6", 6, 1) }},
 	{"galaxies-sparse-k6", func() (*Workload, error) { return Galaxies("galaxies-sparse-k6", 6, 0.1) }},
 	{"iris-petal-length-k4", func() (*Workload, error) { return IrisPetals("iris-petal-length-k4", 4, 1) }},
+	{"jj-log-earnings-harmonic", func() (*Workload, error) { return JohnsonJohnson("jj-log-earnings-harmonic") }},
 }
 
 // SyntheticLogistic is slablogit's generated workload of N rows (seed 1)
