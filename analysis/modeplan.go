@@ -46,6 +46,12 @@ const (
 	// planMaxIAT bounds the steps per effective draw the run is planned
 	// for: beyond it the plan says the run did not mix and R̂ will say so.
 	planMaxIAT = 2000
+	// planJumpRate is the share of each MALA level's steps that are jumps
+	// between the modes found (exchange.Jumps): a jump costs what a MALA
+	// step does, so the steps within a mode slow by a tenth at most, while
+	// a chain whose step suits the narrowest mode is offered a move to
+	// every other mode some tenth of the time.
+	planJumpRate = 0.1
 )
 
 // ModePlan is the default plan for a posterior whose modes are found by a
@@ -94,6 +100,8 @@ type ModePlan struct {
 	// plan tried a ladder of power posteriors against it.
 	OneLevelIAT float64
 	status      *planStatus
+	// jumps are each MALA level's jumps between the modes (modeJumps).
+	jumps []*exchange.Jumps
 }
 
 // NewModePlan plans the run on the modes s of m: the preconditioner, the
@@ -128,6 +136,9 @@ func newModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool, status *pla
 	mp.Taus = []float64{1}
 	if !oneLevel {
 		mp.Taus = ladderTaus(s.barrierAbove(planModeWeight), m.Terms.Dim())
+	}
+	if mp.jumps, err = modeJumps(s.Modes, mp.Taus); err != nil {
+		return nil, err
 	}
 	for l, tau := range mp.Taus {
 		status.set("%d modes found; tuning the step of level %d of %d", len(s.Modes), l+1, len(mp.Taus))
@@ -202,9 +213,38 @@ func (mp *ModePlan) levels(etas []float64) []exchange.Level {
 	est := energy.Exact{E: mp.energyFor()}
 	lv := make([]exchange.Level, len(mp.Taus))
 	for l, tau := range mp.Taus {
-		lv[l] = exchange.Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: etas[l]}, Precond: mp.Pre, Metropolis: true}
+		lv[l] = exchange.Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: etas[l]}, Precond: mp.Pre, Metropolis: true, Jumps: mp.jumps[l]}
 	}
 	return lv
+}
+
+// modeJumps are each level's jumps between the modes: their Laplace
+// approximations at the level's τ, weighted as the tempered posterior
+// weighs them, e^(−U_k/τ)·det(H_k)^(−1/2).
+func modeJumps(modes []Mode, taus []float64) ([]*exchange.Jumps, error) {
+	means := make([][]float64, len(modes))
+	hess := make([]mat.Symmetric, len(modes))
+	logDet := make([]float64, len(modes))
+	for k, m := range modes {
+		var ch mat.Cholesky
+		if !ch.Factorize(m.H) {
+			return nil, fmt.Errorf("mode %d: its Hessian is not positive definite", k+1)
+		}
+		means[k], hess[k], logDet[k] = m.Theta, m.H, ch.LogDet()
+	}
+	var out []*exchange.Jumps
+	for _, tau := range taus {
+		logW := make([]float64, len(modes))
+		for k, m := range modes {
+			logW[k] = -m.U/tau - logDet[k]/2
+		}
+		j, err := exchange.NewJumps(planJumpRate, means, hess, logW)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, j)
+	}
+	return out, nil
 }
 
 // tune is the MALA step at temperature tau, as LogConcave tunes it: rounds

@@ -2,12 +2,16 @@ package analysis
 
 import (
 	"context"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/fresgld/fresgld/diag"
 
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
@@ -50,10 +54,15 @@ func TestOccupancyWarnings(t *testing.T) {
 
 // --levels 1 under the plan runs its sampler on one level across a barrier
 // that would otherwise get a ladder (two modes 8 sds from the middle, a
-// barrier of about 32 nats, which MALA at τ = 1 crosses about never), and
-// the run says the chains did not cross; without it, the plan's ladder
-// runs. Other methods refuse one level.
-func TestForcedOneLevelWarns(t *testing.T) {
+// barrier of about 32 nats, which a MALA step at τ = 1 crosses about
+// never); its jumps between the modes found (planJumpRate) cross it, so
+// the chains share the modes as the target does (half each, within 4
+// MCSE of the pooled share, from the chains' ESS) and the run does not
+// warn that they did not cross. Without the jumps every chain stays where
+// it started (the first at the heavier-listed mode, the second at the
+// other: a share of exactly one half, but with R̂ of 0/0 and the warning).
+// Other methods refuse one level.
+func TestForcedOneLevelCrossesByJumps(t *testing.T) {
 	mix, err := models.NewMixture([]float64{0.5, 0.5}, []float64{-8, 8}, []float64{1, 1})
 	if err != nil {
 		t.Fatal(err)
@@ -67,8 +76,21 @@ func TestForcedOneLevelWarns(t *testing.T) {
 	if res.Plan == nil || res.Plan.Levels != 1 || res.Plan.Modes != 2 {
 		t.Fatalf("plan %+v", res.Plan)
 	}
-	if !slices.ContainsFunc(res.Warnings, func(w Warning) bool { return w.Code == "modes-not-crossed" }) {
-		t.Errorf("one level across 32 nats, no modes-not-crossed warning: %+v", res.Warnings)
+	var right [][]float64
+	for _, c := range res.Chains {
+		var r []float64
+		for _, x := range c.Cols[slices.Index(c.Columns, "x")] {
+			r = append(r, b2f(x > 0))
+		}
+		right = append(right, r)
+	}
+	share, se := stat.Mean(slices.Concat(right...), nil), diag.MCSEMean(right)
+	t.Logf("the right mode's share %.3f ± %.3f", share, se)
+	if !(math.Abs(share-0.5) <= 4*se) {
+		t.Errorf("one level with jumps: the right mode's share %.3f ± %.3f, want 0.5", share, se)
+	}
+	if slices.ContainsFunc(res.Warnings, func(w Warning) bool { return w.Code == "modes-not-crossed" }) {
+		t.Errorf("one level with jumps warned that its chains did not cross: %+v", res.Warnings)
 	}
 	s, err := SearchModes(EnergyTerms(mix), []float64{0}, 1)
 	if err != nil {
@@ -81,6 +103,13 @@ func TestForcedOneLevelWarns(t *testing.T) {
 	if err := o.Validate(); err == nil || !strings.Contains(err.Error(), "--levels = 1") {
 		t.Errorf("fresgld on one level: %v", err)
 	}
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // The warning names the parameters in which the mode the chains disagree

@@ -61,6 +61,10 @@ func (s *Sampler) metropolisStep(l int, lv *level, r *replica, k int) {
 			return
 		}
 	}
+	if lv.jumps != nil && r.rng.Float64() < lv.jumps.Rate {
+		s.jumpStep(l, lv, r, k)
+		return
+	}
 	sd := math.Sqrt(2 * tau * eta)
 	var w2 float64
 	for j := range m.d {
@@ -116,4 +120,33 @@ func failed(e energy.Energy) error {
 		return f.Err()
 	}
 	return nil
+}
+
+// jumpStep is level l's jump (Level.Jumps): a draw y of the modes'
+// mixture q at the level's τ, accepted with probability
+// min(1, exp(−(U(y) − U(θ))/τ)·q(θ)/q(y)). Like a MALA step it costs one
+// pass, U and ∇U at y, so that an accepted jump leaves the next step its
+// gradient.
+func (s *Sampler) jumpStep(l int, lv *level, r *replica, k int) {
+	m, j, tau := lv.mh, lv.jumps, lv.Tau
+	lv.stats.Jumps++
+	j.draw(m.y, tau, r.rng)
+	uy := energy.UGrad(m.e, m.gy, m.y)
+	lv.pre.Whiten(m.gy)
+	s.countPass(lv)
+	if math.IsNaN(uy) {
+		if err := failed(m.e); err != nil {
+			lv.err = fmt.Errorf("level %d at step %d: the energy failed: %w", l, k, err)
+			return
+		}
+	}
+	logA := (m.ux-uy)/tau + j.logQ(r.theta, tau) - j.logQ(m.y, tau)
+	if !(logA >= 0 || -r.rng.ExpFloat64() < logA) { // NaN: rejected
+		return
+	}
+	copy(r.theta, m.y)
+	copy(m.x, m.y)
+	m.gx, m.gy = m.gy, m.gx
+	m.ux = uy
+	lv.stats.JumpsAccepted++
 }

@@ -35,6 +35,10 @@ type Level struct {
 	// energy.Exact and its policy SGLD; a step costs one pass of U and ∇U
 	// together (energy.EnergyGrad) at the proposal.
 	Metropolis bool
+	// Jumps, if set, makes some of a Metropolis-adjusted level's steps
+	// jumps between known modes (see Jumps; the sampler jumps with a clone
+	// of its own).
+	Jumps *Jumps
 	// Kernel, if set, replaces the level's Langevin step by a Markov
 	// kernel of the model's own that leaves exp(−U/τ) invariant at the
 	// level's τ (models.LinReg's Gibbs sampler), built for this sampler
@@ -117,8 +121,12 @@ type LevelStats struct {
 	Clamped      int64 `json:"clamped"`
 	ClampedSteps int64 `json:"clamped_steps"`
 	// Accepted counts the accepted proposals of a Metropolis-adjusted
-	// level (Level.Metropolis); one is made at every step.
+	// level (Level.Metropolis); one is made at every step but a jump.
 	Accepted int64 `json:"accepted,omitempty"`
+	// Jumps counts a level's jumps between modes (Level.Jumps), and
+	// JumpsAccepted those accepted.
+	Jumps         int64 `json:"jumps,omitempty"`
+	JumpsAccepted int64 `json:"jumps_accepted,omitempty"`
 }
 
 // Stats is what the whole ladder did.
@@ -156,9 +164,10 @@ type level struct {
 	err         error
 
 	// full takes the CorrectedFull steps; nil under other policies.
-	full *fullNoise
-	pre  *langevin.Precond // the level's own clone of Level.Precond
-	mh   *mala             // a Metropolis-adjusted level's state; else nil
+	full  *fullNoise
+	pre   *langevin.Precond // the level's own clone of Level.Precond
+	mh    *mala             // a Metropolis-adjusted level's state; else nil
+	jumps *Jumps            // the level's own clone of Level.Jumps
 }
 
 // Sampler runs a replica-exchange ladder. It is not safe for concurrent use.
@@ -256,6 +265,9 @@ func New(cfg Config, init [][]float64) (*Sampler, error) {
 		}
 		if L.Precond != nil {
 			lv.pre = L.Precond.Clone()
+		}
+		if L.Jumps != nil {
+			lv.jumps = L.Jumps.Clone()
 		}
 		if L.Metropolis {
 			var err error
@@ -363,6 +375,12 @@ func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) erro
 		case L.Noise == langevin.CorrectedFull, L.Noise == langevin.Corrected && !pc.Diagonal():
 			return fmt.Errorf("level %d: a preconditioned step counts gradient noise only with a diagonal preconditioner (noise policy %v); use the SGLD policy or a diagonal preconditioner", l, L.Noise)
 		}
+	}
+	if L.Jumps != nil && !L.Metropolis {
+		return fmt.Errorf("level %d: jumps between modes need a Metropolis-adjusted level", l)
+	}
+	if L.Jumps != nil && len(L.Jumps.z) != p {
+		return fmt.Errorf("level %d: jumps of dimension %d for a state of %d", l, len(L.Jumps.z), p)
 	}
 	if L.Kernel != nil && (L.Metropolis || L.Precond != nil) {
 		return fmt.Errorf("level %d: a level with a kernel of its own takes no Metropolis step and no preconditioner", l)

@@ -1,0 +1,132 @@
+package exchange
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Jumps is an independence proposal between known modes for a
+// Metropolis-adjusted level (Level.Jumps): a mixture of Gaussians
+// N(m_k, τ·H_k⁻¹), the modes' Laplace approximations widened to the
+// level's temperature, drawn in place of the level's MALA step with
+// probability Rate and accepted with probability
+// min(1, exp(−(U(θ') − U(θ))/τ)·q(θ)/q(θ')), q the mixture's density. A
+// mixture of Metropolis–Hastings kernels that each leave exp(−U/τ)
+// invariant leaves it invariant, whatever the modes, their Hessians and
+// weights: they set how often a jump is accepted, not the law.
+//
+// A MALA step whose size suits the narrowest mode crosses a wide one in
+// many steps, and a barrier not at all; a jump moves a chain between
+// modes in one step where the Laplace approximations fit.
+type Jumps struct {
+	Rate   float64
+	means  [][]float64
+	chol   []blas64.Triangular // the lower Cholesky factors L_k of H_k
+	logDet []float64           // log |L_k|
+	logW   []float64           // log mixture weights, normalised
+	// Scratch of one sampler: a Jumps belongs to one level of one sampler
+	// (Clone).
+	z, lq []float64
+}
+
+// NewJumps is the proposal from the modes' centres, their Hessians H_k
+// (of U, positive definite) and log weights (normalised here), at rate
+// jumps a step.
+func NewJumps(rate float64, means [][]float64, hess []mat.Symmetric, logW []float64) (*Jumps, error) {
+	if !(rate > 0 && rate <= 1) {
+		return nil, fmt.Errorf("jumps: rate %v: need 0 < rate ≤ 1", rate)
+	}
+	if len(means) == 0 || len(hess) != len(means) || len(logW) != len(means) {
+		return nil, errors.New("jumps: need as many centres, Hessians and weights, at least one")
+	}
+	p := len(means[0])
+	j := &Jumps{Rate: rate, z: make([]float64, p), lq: make([]float64, len(means))}
+	top := math.Inf(-1)
+	for _, w := range logW {
+		top = math.Max(top, w)
+	}
+	var s float64
+	for _, w := range logW {
+		s += math.Exp(w - top)
+	}
+	for k, m := range means {
+		if len(m) != p || hess[k].SymmetricDim() != p {
+			return nil, fmt.Errorf("jumps: mode %d has dimension %d and a %d×%d Hessian, want %d", k, len(m), hess[k].SymmetricDim(), hess[k].SymmetricDim(), p)
+		}
+		var ch mat.Cholesky
+		if !ch.Factorize(hess[k]) {
+			return nil, fmt.Errorf("jumps: the Hessian of mode %d is not positive definite", k)
+		}
+		var l mat.TriDense
+		ch.LTo(&l)
+		raw := l.RawTriangular()
+		var ld float64
+		for i := range p {
+			ld += math.Log(raw.Data[i*raw.Stride+i])
+		}
+		w := logW[k] - top - math.Log(s)
+		if math.IsNaN(w) || math.IsNaN(ld) {
+			return nil, fmt.Errorf("jumps: mode %d: log weight %v, log det %v", k, logW[k], ld)
+		}
+		j.means = append(j.means, append([]float64(nil), m...))
+		j.chol, j.logDet, j.logW = append(j.chol, raw), append(j.logDet, ld), append(j.logW, w)
+	}
+	return j, nil
+}
+
+// Clone is a copy with scratch of its own; the modes are shared.
+func (j *Jumps) Clone() *Jumps {
+	c := *j
+	c.z, c.lq = make([]float64, len(j.z)), make([]float64, len(j.lq))
+	return &c
+}
+
+// draw writes a draw of the mixture at temperature tau into y.
+func (j *Jumps) draw(y []float64, tau float64, rng *rand.Rand) {
+	u, k := rng.Float64(), len(j.logW)-1
+	for i, w := range j.logW {
+		if u -= math.Exp(w); u < 0 {
+			k = i
+			break
+		}
+	}
+	st := math.Sqrt(tau)
+	for i := range y {
+		y[i] = st * rng.NormFloat64()
+	}
+	// y = m_k + √τ·L_k⁻ᵀ z.
+	blas64.Trsv(blas.Trans, j.chol[k], blas64.Vector{N: len(y), Data: y, Inc: 1})
+	for i, m := range j.means[k] {
+		y[i] += m
+	}
+}
+
+// logQ is the log density of the mixture at temperature tau at x.
+func (j *Jumps) logQ(x []float64, tau float64) float64 {
+	p := float64(len(x))
+	top := math.Inf(-1)
+	for k, m := range j.means {
+		for i := range x {
+			j.z[i] = x[i] - m[i]
+		}
+		// z ← L_kᵀ(x − m_k), whose squared length over τ is the exponent.
+		blas64.Trmv(blas.Trans, j.chol[k], blas64.Vector{N: len(x), Data: j.z, Inc: 1})
+		var q float64
+		for _, v := range j.z {
+			q += v * v
+		}
+		j.lq[k] = j.logW[k] + j.logDet[k] - p/2*math.Log(2*math.Pi*tau) - q/(2*tau)
+		top = math.Max(top, j.lq[k])
+	}
+	var s float64
+	for _, v := range j.lq {
+		s += math.Exp(v - top)
+	}
+	return top + math.Log(s)
+}

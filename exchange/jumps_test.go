@@ -1,0 +1,149 @@
+package exchange
+
+import (
+	"math"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/langevin"
+)
+
+// twoModes is exp(−U) = 0.7·N(θ; (−5, 0), I) + 0.3·N(θ; (5, 0), I): 12.5
+// nats of barrier at θ_0 = 0, which no MALA step crosses in a test's run.
+type twoModes struct{}
+
+func (twoModes) Dim() int { return 2 }
+func (twoModes) U(x []float64) float64 {
+	return twoModes{}.UGrad(nil, x)
+}
+func (twoModes) Grad(g, x []float64) { twoModes{}.UGrad(g, x) }
+func (twoModes) UGrad(g, x []float64) float64 {
+	a := math.Log(0.7) - ((x[0]+5)*(x[0]+5)+x[1]*x[1])/2
+	b := math.Log(0.3) - ((x[0]-5)*(x[0]-5)+x[1]*x[1])/2
+	top := math.Max(a, b)
+	pa, pb := math.Exp(a-top), math.Exp(b-top)
+	pa, pb = pa/(pa+pb), pb/(pa+pb)
+	if g != nil {
+		g[0] = pa*(x[0]+5) + pb*(x[0]-5)
+		g[1] = x[1]
+	}
+	return -top - math.Log(math.Exp(a-top)+math.Exp(b-top))
+}
+
+// wrongJumps is a deliberately poor fit of twoModes' modes: centres off
+// by 0.4, Hessians 1.6·I and 0.8·I, equal weights. The law must not
+// depend on it.
+func wrongJumps(t *testing.T, rate float64) *Jumps {
+	t.Helper()
+	h1 := mat.NewSymDense(2, []float64{1.6, 0, 0, 1.6})
+	h2 := mat.NewSymDense(2, []float64{0.8, 0.2, 0.2, 0.8})
+	j, err := NewJumps(rate, [][]float64{{-4.6, 0.4}, {5.4, 0}}, []mat.Symmetric{h1, h2}, []float64{0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
+// jumpLaw runs a two-level ladder (τ = 1 and 2, no swaps) of MALA levels
+// with jumps drawn from wrongJumps, and returns each level's share of
+// draws with θ_0 > 0, its MCSE, and E[θ_1²] with its MCSE.
+func jumpLaw(t *testing.T, j *Jumps, steps int) (share, shareSE, m2, m2SE [2]float64, st Stats) {
+	t.Helper()
+	var lv []Level
+	for _, tau := range []float64{1, 2} {
+		lv = append(lv, Level{Tau: tau, Est: energy.Exact{E: twoModes{}}, Eta: langevin.Constant{Step: 0.8}, Metropolis: true, Jumps: j})
+	}
+	s, err := New(Config{Levels: lv, Seed: 5}, [][]float64{{-5, 0}, {-5, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var right, sq [2][]float64
+	for k := range steps {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		if k < 1000 {
+			continue
+		}
+		for l := range 2 {
+			x := s.State(l)
+			v := 0.0
+			if x[0] > 0 {
+				v = 1
+			}
+			right[l] = append(right[l], v)
+			sq[l] = append(sq[l], x[1]*x[1])
+		}
+	}
+	for l := range 2 {
+		share[l], shareSE[l] = stat.Mean(right[l], nil), diag.MCSEMean([][]float64{right[l]})
+		m2[l], m2SE[l] = stat.Mean(sq[l], nil), diag.MCSEMean([][]float64{sq[l]})
+	}
+	return share, shareSE, m2, m2SE, s.Stats()
+}
+
+// TestJumpsKeepTheLaw: MALA levels at τ = 1 and 2 that jump between the
+// modes of twoModes by a poor fit of them must give the right mode's
+// exact share, 0.3^(1/τ)/(0.7^(1/τ) + 0.3^(1/τ)) (the modes' overlap is
+// e^−12.5, below any test's reach), and the exact E[θ_1²] = τ. 2·10⁵
+// steps at a jump rate of 0.2 hold some 10⁴ accepted jumps; each estimate
+// must lie within the Bonferroni threshold over the 4 comparisons of its
+// own MCSE. Without the jumps' density ratio (or with it at τ = 1) the
+// poor fit's equal weights and wrong widths bias the share, and without
+// jumps the chains never leave the left mode.
+func TestJumpsKeepTheLaw(t *testing.T) {
+	const steps = 200_000
+	zMax := lawThreshold(4)
+	share, shareSE, m2, m2SE, st := jumpLaw(t, wrongJumps(t, 0.2), steps)
+	for l, tau := range []float64{1, 2} {
+		a, b := math.Pow(0.7, 1/tau), math.Pow(0.3, 1/tau)
+		want := b / (a + b)
+		t.Logf("τ = %g: right mode's share %.4f ± %.4f, exact %.4f; E[θ_1²] %.4f ± %.4f, exact %g; jumps %d, accepted %d", tau, share[l], shareSE[l], want, m2[l], m2SE[l], tau, st.Levels[l].Jumps, st.Levels[l].JumpsAccepted)
+		if z := (share[l] - want) / shareSE[l]; !(math.Abs(z) <= zMax) {
+			t.Errorf("τ = %g: the right mode's share is %.4f ± %.4f, exact %.4f (%.2f MCSE; allowed %.2f)", tau, share[l], shareSE[l], want, z, zMax)
+		}
+		if z := (m2[l] - tau) / m2SE[l]; !(math.Abs(z) <= zMax) {
+			t.Errorf("τ = %g: E[θ_1²] is %.4f ± %.4f, exact %g (%.2f MCSE; allowed %.2f)", tau, m2[l], m2SE[l], tau, z, zMax)
+		}
+		if n, a := st.Levels[l].Jumps, st.Levels[l].JumpsAccepted; !(n > steps/10 && a > n/20 && a < n) {
+			t.Errorf("τ = %g: %d jumps, %d accepted: the test needs many of both", tau, n, a)
+		}
+	}
+}
+
+func TestJumpsRefused(t *testing.T) {
+	h := []mat.Symmetric{mat.NewSymDense(2, []float64{1, 0, 0, 1})}
+	for _, c := range []struct {
+		rate float64
+		hess []mat.Symmetric
+		want string
+	}{
+		{0, h, "rate"},
+		{1.5, h, "rate"},
+		{0.1, []mat.Symmetric{mat.NewSymDense(2, []float64{1, 2, 2, 1})}, "positive definite"},
+	} {
+		if _, err := NewJumps(c.rate, [][]float64{{0, 0}}, c.hess, []float64{0}); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("rate %v: error %v, want one saying %q", c.rate, err, c.want)
+		}
+	}
+	j := wrongJumps(t, 0.1)
+	_, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: twoModes{}}, Eta: langevin.Constant{Step: 0.5}, Jumps: j}}}, [][]float64{{0, 0}})
+	if err == nil || !strings.Contains(err.Error(), "Metropolis") {
+		t.Errorf("jumps on a level without Metropolis: error %v", err)
+	}
+}
+
+func TestJumpsAllocs(t *testing.T) {
+	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: twoModes{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true, Jumps: wrongJumps(t, 0.5)}}, Seed: 1}, [][]float64{{-5, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := testing.AllocsPerRun(1000, func() { s.Step() }); a != 0 {
+		t.Errorf("%v allocations a step", a)
+	}
+}
