@@ -443,6 +443,9 @@ func (mp *ModePlan) Note() string {
 	default:
 		s += fmt.Sprintf("a ladder of %d preconditioned MALA levels on exact energies, τ from 1 to %.3g (barrier %.3g nats / %g), steps %.3g, acceptances %.2f, swap acceptance %.2f on the pilot", len(mp.Taus), mp.Taus[len(mp.Taus)-1], mp.Search.barrierAbove(planModeWeight), planBarrier, mp.Etas, mp.Accept, mp.SwapAccept)
 	}
+	if mp.kernel == nil {
+		s += fmt.Sprintf("; %.0f%% of each level's steps are jumps between the modes' Laplace approximations", 100*planJumpRate)
+	}
 	return s + fmt.Sprintf("; the pilot's %d chains mix in τ_int = %.3g steps", pilotChains, mp.IAT)
 }
 

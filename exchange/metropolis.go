@@ -148,5 +148,6 @@ func (s *Sampler) jumpStep(l int, lv *level, r *replica, k int) {
 	copy(m.x, m.y)
 	m.gx, m.gy = m.gy, m.gx
 	m.ux = uy
+	lv.stats.Accepted++
 	lv.stats.JumpsAccepted++
 }

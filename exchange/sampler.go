@@ -121,10 +121,10 @@ type LevelStats struct {
 	Clamped      int64 `json:"clamped"`
 	ClampedSteps int64 `json:"clamped_steps"`
 	// Accepted counts the accepted proposals of a Metropolis-adjusted
-	// level (Level.Metropolis); one is made at every step but a jump.
+	// level (Level.Metropolis), jumps included; one is made at every step.
 	Accepted int64 `json:"accepted,omitempty"`
 	// Jumps counts a level's jumps between modes (Level.Jumps), and
-	// JumpsAccepted those accepted.
+	// JumpsAccepted those accepted (also counted in Accepted).
 	Jumps         int64 `json:"jumps,omitempty"`
 	JumpsAccepted int64 `json:"jumps_accepted,omitempty"`
 }
