@@ -8,6 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -47,14 +48,7 @@ func NewJumps(rate float64, means [][]float64, hess []mat.Symmetric, logW []floa
 	}
 	p := len(means[0])
 	j := &Jumps{Rate: rate, z: make([]float64, p), lq: make([]float64, len(means))}
-	top := math.Inf(-1)
-	for _, w := range logW {
-		top = math.Max(top, w)
-	}
-	var s float64
-	for _, w := range logW {
-		s += math.Exp(w - top)
-	}
+	norm := floats.LogSumExp(logW)
 	for k, m := range means {
 		if len(m) != p || hess[k].SymmetricDim() != p {
 			return nil, fmt.Errorf("jumps: mode %d has dimension %d and a %d×%d Hessian, want %d", k, len(m), hess[k].SymmetricDim(), hess[k].SymmetricDim(), p)
@@ -70,7 +64,7 @@ func NewJumps(rate float64, means [][]float64, hess []mat.Symmetric, logW []floa
 		for i := range p {
 			ld += math.Log(raw.Data[i*raw.Stride+i])
 		}
-		w := logW[k] - top - math.Log(s)
+		w := logW[k] - norm
 		if math.IsNaN(w) || math.IsNaN(ld) {
 			return nil, fmt.Errorf("jumps: mode %d: log weight %v, log det %v", k, logW[k], ld)
 		}
@@ -110,7 +104,6 @@ func (j *Jumps) draw(y []float64, tau float64, rng *rand.Rand) {
 // logQ is the log density of the mixture at temperature tau at x.
 func (j *Jumps) logQ(x []float64, tau float64) float64 {
 	p := float64(len(x))
-	top := math.Inf(-1)
 	for k, m := range j.means {
 		for i := range x {
 			j.z[i] = x[i] - m[i]
@@ -122,11 +115,6 @@ func (j *Jumps) logQ(x []float64, tau float64) float64 {
 			q += v * v
 		}
 		j.lq[k] = j.logW[k] + j.logDet[k] - p/2*math.Log(2*math.Pi*tau) - q/(2*tau)
-		top = math.Max(top, j.lq[k])
 	}
-	var s float64
-	for _, v := range j.lq {
-		s += math.Exp(v - top)
-	}
-	return top + math.Log(s)
+	return floats.LogSumExp(j.lq)
 }

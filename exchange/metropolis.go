@@ -77,17 +77,9 @@ func (s *Sampler) metropolisStep(l int, lv *level, r *replica, k int) {
 	for j, x := range r.theta {
 		m.y[j] += x
 	}
-	uy := energy.UGrad(m.e, m.gy, m.y)
-	lv.pre.Whiten(m.gy)
-	s.countPass(lv)
-	if math.IsNaN(uy) {
-		// A NaN proposal is rejected, as the Metropolis rule says; but an
-		// energy that failed (a model process that died answers NaN from
-		// then on) would leave the chain repeating its state as draws.
-		if err := failed(m.e); err != nil {
-			lv.err = fmt.Errorf("level %d at step %d: the energy failed: %w", l, k, err)
-			return
-		}
+	uy, ok := s.evalProposal(l, lv, k)
+	if !ok {
+		return
 	}
 	// φ − φ' + η∇_φU(θ') = −d + η∇_φU(θ').
 	var b2 float64
@@ -95,15 +87,42 @@ func (s *Sampler) metropolisStep(l int, lv *level, r *replica, k int) {
 		b := eta*g - m.d[j]
 		b2 += b * b
 	}
-	logA := (m.ux-uy)/tau - (b2-w2)/(4*tau*eta)
-	if !(logA >= 0 || -r.rng.ExpFloat64() < logA) { // NaN: rejected
-		return
+	s.acceptProposal(lv, r, uy, (m.ux-uy)/tau-(b2-w2)/(4*tau*eta))
+}
+
+// evalProposal computes U and ∇U (whitened) at the level's proposal m.y,
+// one pass. It reports false when the energy failed: a NaN proposal is
+// rejected, as the Metropolis rule says, but an energy that failed (a
+// model process that died answers NaN from then on) would leave the chain
+// repeating its state as draws, so the level stops with an error.
+func (s *Sampler) evalProposal(l int, lv *level, k int) (uy float64, ok bool) {
+	m := lv.mh
+	uy = energy.UGrad(m.e, m.gy, m.y)
+	lv.pre.Whiten(m.gy)
+	s.countPass(lv)
+	if math.IsNaN(uy) {
+		if err := failed(m.e); err != nil {
+			lv.err = fmt.Errorf("level %d at step %d: the energy failed: %w", l, k, err)
+			return uy, false
+		}
 	}
+	return uy, true
+}
+
+// acceptProposal moves the replica to the proposal m.y, whose energy is
+// uy, with probability min(1, e^logA) (NaN: rejected), keeping U and ∇U
+// at the state for the next step. It reports whether it moved.
+func (s *Sampler) acceptProposal(lv *level, r *replica, uy, logA float64) bool {
+	if !(logA >= 0 || -r.rng.ExpFloat64() < logA) {
+		return false
+	}
+	m := lv.mh
 	copy(r.theta, m.y)
 	copy(m.x, m.y)
 	m.gx, m.gy = m.gy, m.gx
 	m.ux = uy
 	lv.stats.Accepted++
+	return true
 }
 
 // countPass counts one U and ∇U pass as a gradient draw: the energy comes
@@ -131,23 +150,11 @@ func (s *Sampler) jumpStep(l int, lv *level, r *replica, k int) {
 	m, j, tau := lv.mh, lv.jumps, lv.Tau
 	lv.stats.Jumps++
 	j.draw(m.y, tau, r.rng)
-	uy := energy.UGrad(m.e, m.gy, m.y)
-	lv.pre.Whiten(m.gy)
-	s.countPass(lv)
-	if math.IsNaN(uy) {
-		if err := failed(m.e); err != nil {
-			lv.err = fmt.Errorf("level %d at step %d: the energy failed: %w", l, k, err)
-			return
-		}
-	}
-	logA := (m.ux-uy)/tau + j.logQ(r.theta, tau) - j.logQ(m.y, tau)
-	if !(logA >= 0 || -r.rng.ExpFloat64() < logA) { // NaN: rejected
+	uy, ok := s.evalProposal(l, lv, k)
+	if !ok {
 		return
 	}
-	copy(r.theta, m.y)
-	copy(m.x, m.y)
-	m.gx, m.gy = m.gy, m.gx
-	m.ux = uy
-	lv.stats.Accepted++
-	lv.stats.JumpsAccepted++
+	if s.acceptProposal(lv, r, uy, (m.ux-uy)/tau+j.logQ(r.theta, tau)-j.logQ(m.y, tau)) {
+		lv.stats.JumpsAccepted++
+	}
 }

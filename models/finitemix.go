@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/fresgld/fresgld/energy"
 )
 
@@ -51,27 +53,15 @@ func NewFiniteMixture(y []float64, k int, e0 float64) (*FiniteMixture, error) {
 	if len(y) < 2 {
 		return nil, fmt.Errorf("mixture: %d values: need at least 2", len(y))
 	}
-	var mean, lo, hi float64 = 0, math.Inf(1), math.Inf(-1)
-	for i, v := range y {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("mixture: value %d is %v", i+1, v)
-		}
-		mean += v
-		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	z, mean, sd, err := standardise(y)
+	if err != nil {
+		return nil, fmt.Errorf("mixture: %w", err)
 	}
-	mean /= float64(len(y))
-	var ss float64
-	for _, v := range y {
-		ss += (v - mean) * (v - mean)
-	}
-	sd := math.Sqrt(ss / float64(len(y)-1))
 	if !(sd > 0) {
 		return nil, fmt.Errorf("mixture: all %d values are %v: nothing to mix", len(y), y[0])
 	}
-	m := &FiniteMixture{Z: make([]float64, len(y)), Mean: mean, SD: sd, K: k, Alpha: 2, E0: e0}
-	for i, v := range y {
-		m.Z[i] = (v - mean) / sd
-	}
+	m := &FiniteMixture{Z: z, Mean: mean, SD: sd, K: k, Alpha: 2, E0: e0}
+	lo, hi := floats.Min(y), floats.Max(y)
 	m.Xi, m.R = ((lo+hi)/2-mean)/sd, (hi-lo)/sd
 	m.Beta = 0.02 * m.R * m.R
 	return m, nil
@@ -295,4 +285,29 @@ func (m *FiniteMixture) UGrad(grad, theta []float64) float64 {
 		m.chainMu(grad, dmu, theta)
 	}
 	return u
+}
+
+// standardise returns (y − mean)/sd with y's mean and sd (n − 1 in the
+// divisor), or an error naming the first value that is NaN or ±Inf; a
+// constant y gives sd = 0 and z of NaN, which the caller refuses.
+func standardise(y []float64) (z []float64, mean, sd float64, err error) {
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil, 0, 0, fmt.Errorf("value %d is %v", i+1, v)
+		}
+	}
+	for _, v := range y {
+		mean += v
+	}
+	mean /= float64(len(y))
+	var ss float64
+	for _, v := range y {
+		ss += (v - mean) * (v - mean)
+	}
+	sd = math.Sqrt(ss / float64(len(y)-1))
+	z = make([]float64, len(y))
+	for i, v := range y {
+		z[i] = (v - mean) / sd
+	}
+	return z, mean, sd, nil
 }

@@ -48,26 +48,14 @@ func NewHarmonic(y []float64) (*Harmonic, error) {
 	if len(y) < 8 {
 		return nil, fmt.Errorf("harmonic: %d values: need at least 8", len(y))
 	}
-	var mean float64
-	for i, v := range y {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("harmonic: value %d is %v", i+1, v)
-		}
-		mean += v
+	z, mean, sd, err := standardise(y)
+	if err != nil {
+		return nil, fmt.Errorf("harmonic: %w", err)
 	}
-	mean /= float64(len(y))
-	var ss float64
-	for _, v := range y {
-		ss += (v - mean) * (v - mean)
-	}
-	sd := math.Sqrt(ss / float64(len(y)-1))
 	if !(sd > 0) {
 		return nil, fmt.Errorf("harmonic: all %d values are %v: no signal", len(y), y[0])
 	}
-	m := &Harmonic{Z: make([]float64, len(y)), Mean: mean, SD: sd, S: HarmonicPriorSD, Lo: 2 * math.Pi / float64(len(y))}
-	for i, v := range y {
-		m.Z[i] = (v - mean) / sd
-	}
+	m := &Harmonic{Z: z, Mean: mean, SD: sd, S: HarmonicPriorSD, Lo: 2 * math.Pi / float64(len(y))}
 	return m, nil
 }
 
