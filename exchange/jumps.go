@@ -13,9 +13,11 @@ import (
 )
 
 // Jumps is an independence proposal between known modes for a
-// Metropolis-adjusted level (Level.Jumps): a mixture of Gaussians
-// N(m_k, τ·H_k⁻¹), the modes' Laplace approximations widened to the
-// level's temperature, drawn in place of the level's MALA step with
+// Metropolis-adjusted level (Level.Jumps): a mixture over the modes of
+// their Laplace approximations N(m_k, τ·H_k⁻¹), widened to the level's
+// temperature, each with a heavy-tailed defensive part (jumpTailShare of
+// it: Cauchy along each of the axes that whiten H_k), drawn in place of
+// the level's MALA step with
 // probability Rate and accepted with probability
 // min(1, exp(−(U(θ') − U(θ))/τ)·q(θ)/q(θ')), q the mixture's density. A
 // mixture of Metropolis–Hastings kernels that each leave exp(−U/τ)
@@ -25,6 +27,17 @@ import (
 // A MALA step whose size suits the narrowest mode crosses a wide one in
 // many steps, and a barrier not at all; a jump moves a chain between
 // modes in one step where the Laplace approximations fit.
+//
+// Where a mode is skewed, its Gaussian misses the long side. A sinusoid's
+// frequency whose peak lies against the end of its range, mapped to ℝ by
+// a logit, has an exponential tail that reaches 8 sds of its Laplace
+// approximation, where the Gaussian's density is e^−32 of its centre's:
+// a chain that reaches the tail by MALA steps waits there for a jump to
+// be accepted, and one that has not is never proposed it, so that a run
+// of ordinary length misses the tail's mass. The defensive part bounds
+// the ratio of the target to q along the axes by a polynomial, so that
+// the tail is proposed, and left, at a rate a run can see (Hesterberg's
+// defensive importance sampling).
 type Jumps struct {
 	Rate   float64
 	means  [][]float64
@@ -35,6 +48,12 @@ type Jumps struct {
 	// (Clone).
 	z, lq []float64
 }
+
+// jumpTailShare is the share of each mode's proposal drawn from its
+// defensive part. A fifth costs a fit that is right at most a fifth of
+// its acceptance, and Cauchy tails, the heaviest whose density and draws
+// are closed-form, dominate every tail lighter than |z|⁻².
+const jumpTailShare = 0.2
 
 // NewJumps is the proposal from the modes' centres, their Hessians H_k
 // (of U, positive definite) and log weights (normalised here), at rate
@@ -91,8 +110,14 @@ func (j *Jumps) draw(y []float64, tau float64, rng *rand.Rand) {
 		}
 	}
 	st := math.Sqrt(tau)
-	for i := range y {
-		y[i] = st * rng.NormFloat64()
+	if rng.Float64() < jumpTailShare {
+		for i := range y {
+			y[i] = st * math.Tan(math.Pi*(rng.Float64()-0.5))
+		}
+	} else {
+		for i := range y {
+			y[i] = st * rng.NormFloat64()
+		}
 	}
 	// y = m_k + √τ·L_k⁻ᵀ z.
 	blas64.Trsv(blas.Trans, j.chol[k], blas64.Vector{N: len(y), Data: y, Inc: 1})
@@ -104,17 +129,23 @@ func (j *Jumps) draw(y []float64, tau float64, rng *rand.Rand) {
 // logQ is the log density of the mixture at temperature tau at x.
 func (j *Jumps) logQ(x []float64, tau float64) float64 {
 	p := float64(len(x))
+	st := math.Sqrt(tau)
 	for k, m := range j.means {
 		for i := range x {
-			j.z[i] = x[i] - m[i]
+			j.z[i] = (x[i] - m[i]) / st
 		}
-		// z ← L_kᵀ(x − m_k), whose squared length over τ is the exponent.
+		// z ← L_kᵀ(x − m_k)/√τ: standard normal under the Gaussian part,
+		// standard Cauchy in each coordinate under the defensive part.
 		blas64.Trmv(blas.Trans, j.chol[k], blas64.Vector{N: len(x), Data: j.z, Inc: 1})
-		var q float64
+		var gauss, cauchy float64
 		for _, v := range j.z {
-			q += v * v
+			gauss -= v * v / 2
+			cauchy -= math.Log1p(v * v)
 		}
-		j.lq[k] = j.logW[k] + j.logDet[k] - p/2*math.Log(2*math.Pi*tau) - q/(2*tau)
+		gauss += math.Log1p(-jumpTailShare) - p/2*math.Log(2*math.Pi)
+		cauchy += math.Log(jumpTailShare) - p*math.Log(math.Pi)
+		both := math.Max(gauss, cauchy) + math.Log1p(math.Exp(-math.Abs(gauss-cauchy)))
+		j.lq[k] = j.logW[k] + j.logDet[k] - p/2*math.Log(tau) + both
 	}
 	return floats.LogSumExp(j.lq)
 }

@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
@@ -110,8 +111,14 @@ func TestJumpsKeepTheLaw(t *testing.T) {
 		if z := (m2[l] - tau) / m2SE[l]; !(math.Abs(z) <= zMax) {
 			t.Errorf("τ = %g: E[θ_1²] is %.4f ± %.4f, exact %g (%.2f MCSE; allowed %.2f)", tau, m2[l], m2SE[l], tau, z, zMax)
 		}
-		if n, a := st.Levels[l].Jumps, st.Levels[l].JumpsAccepted; !(n > steps/10 && a > n/20 && a < n) {
-			t.Errorf("τ = %g: %d jumps, %d accepted: the test needs many of both", tau, n, a)
+		// Jumps are drawn at their rate: their count is binomial, within
+		// 4 of its sds of rate·steps.
+		n, acc := st.Levels[l].Jumps, st.Levels[l].JumpsAccepted
+		if mean, sd := 0.2*steps, math.Sqrt(0.2*0.8*steps); !(math.Abs(float64(n)-mean) <= 4*sd) {
+			t.Errorf("τ = %g: %d jumps in %d steps at rate 0.2: want %.0f ± %.0f", tau, n, steps, mean, 4*sd)
+		}
+		if !(acc > n/20 && acc < n) {
+			t.Errorf("τ = %g: %d jumps, %d accepted: the test needs many of both", tau, n, acc)
 		}
 	}
 }
@@ -145,5 +152,79 @@ func TestJumpsAllocs(t *testing.T) {
 	}
 	if a := testing.AllocsPerRun(1000, func() { s.Step() }); a != 0 {
 		t.Errorf("%v allocations a step", a)
+	}
+}
+
+// farMass is exp(−U) = 0.85·N(θ; 0, I) + 0.15·N(θ; (−10, 0), diag(9, 1)):
+// a mode and mass 10 of its sds away along θ_0, which a Laplace fit of
+// the mode alone puts e^−50 below its centre.
+type farMass struct{}
+
+func (farMass) Dim() int { return 2 }
+func (farMass) U(x []float64) float64 {
+	return farMass{}.UGrad(nil, x)
+}
+func (farMass) Grad(g, x []float64) { farMass{}.UGrad(g, x) }
+func (farMass) UGrad(g, x []float64) float64 {
+	a := math.Log(0.85) - (x[0]*x[0]+x[1]*x[1])/2
+	d := (x[0] + 10) / 3
+	b := math.Log(0.15/3) - (d*d+x[1]*x[1])/2
+	top := math.Max(a, b)
+	pa, pb := math.Exp(a-top), math.Exp(b-top)
+	if g != nil {
+		g[0] = (pa*x[0] + pb*d/3) / (pa + pb)
+		g[1] = x[1]
+	}
+	return -top - math.Log(pa+pb)
+}
+
+// TestJumpsReachMassTheFitMisses: jumps alone (rate 1, no MALA step)
+// from the Laplace fit N(0, I) of farMass's first mode, which knows
+// nothing of the mass at θ_0 ≈ −10, must give its exact share of
+// θ_0 < −5, 0.85·Φ(−5) + 0.15·Φ(5/3), and its exact mean of θ_0, −1.5,
+// each within the Bonferroni threshold over the 2 comparisons of its own
+// MCSE. Only the defensive Cauchy part proposes there: with Gaussian
+// draws alone the share is 0, some 20 MCSE below.
+func TestJumpsReachMassTheFitMisses(t *testing.T) {
+	const steps, rate = 200_000, 1.0
+	j, err := NewJumps(rate, [][]float64{{0, 0}}, []mat.Symmetric{mat.NewSymDense(2, []float64{1, 0, 0, 1})}, []float64{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: farMass{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true, Jumps: j}}, Seed: 3}, [][]float64{{0, 0}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	far, x0 := make([]float64, 0, steps), make([]float64, 0, steps)
+	for range steps {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+		x := s.State(0)
+		v := 0.0
+		if x[0] < -5 {
+			v = 1
+		}
+		far, x0 = append(far, v), append(x0, x[0])
+	}
+	zMax := lawThreshold(2)
+	want := 0.85*distuv.UnitNormal.CDF(-5) + 0.15*distuv.UnitNormal.CDF(5.0/3)
+	for _, c := range []struct {
+		name      string
+		got, want float64
+	}{{"share of θ_0 < −5", stat.Mean(far, nil), want}, {"mean of θ_0", stat.Mean(x0, nil), -1.5}} {
+		se := diag.MCSEMean([][]float64{far})
+		if c.name == "mean of θ_0" {
+			se = diag.MCSEMean([][]float64{x0})
+		}
+		t.Logf("%s: %.4f ± %.4f, exact %.4f", c.name, c.got, se, c.want)
+		if z := (c.got - c.want) / se; !(math.Abs(z) <= zMax) {
+			t.Errorf("%s is %.4f ± %.4f, exact %.4f (%.2f MCSE; allowed %.2f)", c.name, c.got, se, c.want, z, zMax)
+		}
+	}
+	st := s.Stats().Levels[0]
+	t.Logf("jumps %d, accepted %d", st.Jumps, st.JumpsAccepted)
+	if st.Jumps != steps {
+		t.Errorf("%d jumps in %d steps at rate 1", st.Jumps, steps)
 	}
 }
