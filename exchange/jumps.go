@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -47,6 +48,12 @@ type Jumps struct {
 	// Scratch of one sampler: a Jumps belongs to one level of one sampler
 	// (Clone).
 	z, lq []float64
+	// at, atTau and atLQ are the last state whose density was kept
+	// (keep): the state a jump leaves is most often the state the last
+	// jump left or arrived at, and its density costs as much as the
+	// proposal's.
+	at          []float64
+	atTau, atLQ float64
 }
 
 // jumpTailShare is the share of each mode's proposal drawn from its
@@ -66,7 +73,7 @@ func NewJumps(rate float64, means [][]float64, hess []mat.Symmetric, logW []floa
 		return nil, errors.New("jumps: need as many centres, Hessians and weights, at least one")
 	}
 	p := len(means[0])
-	j := &Jumps{Rate: rate, z: make([]float64, p), lq: make([]float64, len(means))}
+	j := &Jumps{Rate: rate, z: make([]float64, p), lq: make([]float64, len(means)), at: make([]float64, p), atTau: math.NaN()}
 	norm := floats.LogSumExp(logW)
 	for k, m := range means {
 		if len(m) != p || hess[k].SymmetricDim() != p {
@@ -97,6 +104,7 @@ func NewJumps(rate float64, means [][]float64, hess []mat.Symmetric, logW []floa
 func (j *Jumps) Clone() *Jumps {
 	c := *j
 	c.z, c.lq = make([]float64, len(j.z)), make([]float64, len(j.lq))
+	c.at, c.atTau = make([]float64, len(j.z)), math.NaN()
 	return &c
 }
 
@@ -126,6 +134,23 @@ func (j *Jumps) draw(y []float64, tau float64, rng *rand.Rand) {
 	}
 }
 
+// logQKept is logQ(x, tau), from the kept value where x and tau are
+// those kept, and kept for the next call.
+func (j *Jumps) logQKept(x []float64, tau float64) float64 {
+	if tau == j.atTau && slices.Equal(x, j.at) {
+		return j.atLQ
+	}
+	lq := j.logQ(x, tau)
+	j.keep(x, tau, lq)
+	return lq
+}
+
+// keep keeps lq as the density at x and tau.
+func (j *Jumps) keep(x []float64, tau, lq float64) {
+	copy(j.at, x)
+	j.atTau, j.atLQ = tau, lq
+}
+
 // logQ is the log density of the mixture at temperature tau at x.
 func (j *Jumps) logQ(x []float64, tau float64) float64 {
 	p := float64(len(x))
@@ -137,14 +162,25 @@ func (j *Jumps) logQ(x []float64, tau float64) float64 {
 		// z ← L_kᵀ(x − m_k)/√τ: standard normal under the Gaussian part,
 		// standard Cauchy in each coordinate under the defensive part.
 		blas64.Trmv(blas.Trans, j.chol[k], blas64.Vector{N: len(x), Data: j.z, Inc: 1})
+		// Σ log(1 + z_i²) as the log of a product, one logarithm for the
+		// many (they were most of a jump's cost), flushed before it could
+		// overflow.
 		var gauss, cauchy float64
+		prod := 1.0
 		for _, v := range j.z {
 			gauss -= v * v / 2
-			cauchy -= math.Log1p(v * v)
+			if prod *= 1 + v*v; prod > 1e150 {
+				cauchy -= math.Log(prod)
+				prod = 1
+			}
 		}
+		cauchy -= math.Log(prod)
 		gauss += math.Log1p(-jumpTailShare) - p/2*math.Log(2*math.Pi)
 		cauchy += math.Log(jumpTailShare) - p*math.Log(math.Pi)
-		both := math.Max(gauss, cauchy) + math.Log1p(math.Exp(-math.Abs(gauss-cauchy)))
+		both := math.Max(gauss, cauchy)
+		if !math.IsInf(both, -1) { // −∞ far out in both parts: no NaN
+			both += math.Log1p(math.Exp(-math.Abs(gauss - cauchy)))
+		}
 		j.lq[k] = j.logW[k] + j.logDet[k] - p/2*math.Log(tau) + both
 	}
 	return floats.LogSumExp(j.lq)

@@ -154,7 +154,9 @@ func (s *Sampler) jumpStep(l int, lv *level, r *replica, k int) {
 	if !ok {
 		return
 	}
-	if s.acceptProposal(lv, r, uy, (m.ux-uy)/tau+j.logQ(r.theta, tau)-j.logQ(m.y, tau)) {
+	lqy := j.logQ(m.y, tau)
+	if s.acceptProposal(lv, r, uy, (m.ux-uy)/tau+j.logQKept(r.theta, tau)-lqy) {
 		lv.stats.JumpsAccepted++
+		j.keep(m.y, tau, lqy)
 	}
 }
