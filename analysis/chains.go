@@ -237,6 +237,7 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 		}
 		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm, Frozen: frozenNote(res[i].Stats.Frozen)}
 		accepted, adjusted := make([]int64, K), false
+		jumps, jumpsAcc, jumped := make([]int64, K), make([]int64, K), false
 		for l := range K {
 			st.Clamped = append(st.Clamped, s.ClampedSteps(l))
 			n, mh := s.Accepted(l)
@@ -244,9 +245,16 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 			if mh {
 				accepted[l], adjusted = n, true
 			}
+			jumps[l], jumpsAcc[l] = -1, -1
+			if n, a, on := s.Jumps(l); on {
+				jumps[l], jumpsAcc[l], jumped = n, a, true
+			}
 		}
 		if adjusted {
 			st.Accepted = accepted
+		}
+		if jumped {
+			st.Jumps, st.JumpsAccepted = jumps, jumpsAcc
 		}
 		for l := 0; l+1 < K; l++ {
 			st.Attempts, st.Accepts = append(st.Attempts, s.Attempts(l)), append(st.Accepts, s.Accepts(l))

@@ -92,6 +92,15 @@ func TestForcedOneLevelCrossesByJumps(t *testing.T) {
 	if slices.ContainsFunc(res.Warnings, func(w Warning) bool { return w.Code == "modes-not-crossed" }) {
 		t.Errorf("one level with jumps warned that its chains did not cross: %+v", res.Warnings)
 	}
+	// The summary counts the jumps, a binomial share planJumpRate of the
+	// steps (within 4 sds).
+	lv := res.Summary.Clamped[0]
+	if lv.Jumps == nil || lv.JumpRate == nil {
+		t.Fatalf("the summary counts no jumps: %+v", lv)
+	}
+	if n, mean, sd := float64(*lv.Jumps), planJumpRate*float64(lv.Steps), math.Sqrt(planJumpRate*(1-planJumpRate)*float64(lv.Steps)); !(math.Abs(n-mean) <= 4*sd) {
+		t.Errorf("%v jumps in %d steps: want %.0f ± %.0f", n, lv.Steps, mean, 4*sd)
+	}
 	s, err := SearchModes(EnergyTerms(mix), []float64{0}, 1)
 	if err != nil {
 		t.Fatal(err)

@@ -78,9 +78,13 @@ type chainStats struct {
 	// Accepted are the accepted proposals per level, −1 at a level that
 	// is not Metropolis-adjusted (nil: none is).
 	Accepted []int64
-	Attempts []int // swap attempts per pair of adjacent levels
-	Accepts  []int
-	Stopped  string // the error that stopped the chain, if any
+	// Jumps and JumpsAccepted are the jumps between the modes per level
+	// (exchange.Jumps; also counted in Accepted), −1 at a level that does
+	// not jump (nil: none does).
+	Jumps, JumpsAccepted []int64
+	Attempts             []int // swap attempts per pair of adjacent levels
+	Accepts              []int
+	Stopped              string // the error that stopped the chain, if any
 	// Frozen says what adaptation settled on at the end of burn-in
 	// (frozenNote), empty when nothing adapted.
 	Frozen string
@@ -97,6 +101,7 @@ const (
 	statCost     = "#   cost: "
 	statClamped  = "#   clamped steps at level "
 	statAccepted = "#   accepted proposals at level "
+	statJumps    = "#   jumps between the modes at level "
 	statSwaps    = "#   swaps between levels "
 	statFrozen   = "#   frozen after step "
 	StatStopped  = "#   stopped: "
@@ -120,6 +125,11 @@ func (st chainStats) Lines() []string {
 	for i, a := range st.Accepted {
 		if a >= 0 {
 			l = append(l, fmt.Sprintf("%s%d: %d", statAccepted, i+1, a))
+		}
+	}
+	for i, n := range st.Jumps {
+		if n >= 0 {
+			l = append(l, fmt.Sprintf("%s%d: %d accepted of %d", statJumps, i+1, st.JumpsAccepted[i], n))
 		}
 	}
 	for i := range st.Attempts {
@@ -415,6 +425,18 @@ func (st *chainStats) parse(t string) error {
 				st.Accepted = append(st.Accepted, -1)
 			}
 			st.Accepted[l-1] = a
+		}
+	case strings.HasPrefix(t, statJumps):
+		var l int
+		var a, n int64
+		if _, err = fmt.Sscanf(t[len(statJumps):], "%d: %d accepted of %d", &l, &a, &n); err == nil {
+			if l < 1 || l > len(st.Clamped) || a < 0 || a > n {
+				return fmt.Errorf("jumps at level %d: no such level, or %d accepted of %d", l, a, n)
+			}
+			for len(st.Jumps) < len(st.Clamped) {
+				st.Jumps, st.JumpsAccepted = append(st.Jumps, -1), append(st.JumpsAccepted, -1)
+			}
+			st.Jumps[l-1], st.JumpsAccepted[l-1] = n, a
 		}
 	case strings.HasPrefix(t, statFrozen):
 		st.Frozen = t[len(statFrozen):]

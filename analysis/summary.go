@@ -112,6 +112,11 @@ type LevelRow struct {
 	// and their share of the steps; nil elsewhere.
 	Accepted   *int64   `json:"accepted,omitempty"`
 	AcceptRate *float64 `json:"accept_rate,omitempty"`
+	// At a level that jumps between the modes (exchange.Jumps): its
+	// jumps, those accepted (also in Accepted) and their share.
+	Jumps         *int64   `json:"jumps,omitempty"`
+	JumpsAccepted *int64   `json:"jumps_accepted,omitempty"`
+	JumpRate      *float64 `json:"jump_accept_rate,omitempty"`
 }
 
 // ChainDraws is what one chain contributed.
@@ -268,6 +273,13 @@ func summarizeChains(chains []*Chain) (Summary, error) {
 				}
 				*s.Clamped[l].Accepted += c.Stats.Accepted[l]
 			}
+			if l < len(c.Stats.Jumps) && c.Stats.Jumps[l] >= 0 {
+				if s.Clamped[l].Jumps == nil {
+					s.Clamped[l].Jumps, s.Clamped[l].JumpsAccepted = new(int64), new(int64)
+				}
+				*s.Clamped[l].Jumps += c.Stats.Jumps[l]
+				*s.Clamped[l].JumpsAccepted += c.Stats.JumpsAccepted[l]
+			}
 		}
 		for l := range s.Swaps {
 			s.Swaps[l].Attempts += c.Stats.Attempts[l]
@@ -283,6 +295,10 @@ func summarizeChains(chains []*Chain) (Summary, error) {
 		if a := s.Clamped[l].Accepted; a != nil {
 			r := float64(*a) / float64(max(s.Clamped[l].Steps, 1))
 			s.Clamped[l].AcceptRate = &r
+		}
+		if n := s.Clamped[l].Jumps; n != nil && *n > 0 {
+			r := float64(*s.Clamped[l].JumpsAccepted) / float64(*n)
+			s.Clamped[l].JumpRate = &r
 		}
 	}
 	for l := range s.Swaps {
@@ -549,16 +565,22 @@ func WriteTable(w io.Writer, s Summary) {
 	}
 	// A Metropolis-adjusted level injects its noise whole and clamps
 	// nothing: its acceptance is what says how it went.
-	var cl, acc []string
+	var cl, acc, jumps []string
 	for _, l := range s.Clamped {
 		if l.AcceptRate != nil {
 			acc = append(acc, fmt.Sprintf("level %d %.3f (%d of %d proposals)", l.Level, *l.AcceptRate, *l.Accepted, l.Steps))
 		} else {
 			cl = append(cl, fmt.Sprintf("level %d %.2f%%", l.Level, 100*l.Share))
 		}
+		if l.JumpRate != nil {
+			jumps = append(jumps, fmt.Sprintf("level %d %.3f (%d of %d)", l.Level, *l.JumpRate, *l.JumpsAccepted, *l.Jumps))
+		}
 	}
 	if len(acc) > 0 {
 		fmt.Fprintf(w, "Metropolis acceptance: %s\n", strings.Join(acc, ", "))
+	}
+	if len(jumps) > 0 {
+		fmt.Fprintf(w, "jumps between the modes accepted (of those proposals): %s\n", strings.Join(jumps, ", "))
 	}
 	if len(cl) > 0 {
 		fmt.Fprintf(w, "clamped steps: %s\n", strings.Join(cl, ", "))

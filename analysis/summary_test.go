@@ -231,20 +231,22 @@ func TestWarningNaNJSON(t *testing.T) {
 // A Metropolis-adjusted level's accepted proposals survive the chain
 // file's trailing lines, are summed over the chains and shown as a share
 // of the steps in place of that level's clamped steps; a level without
-// them keeps its clamp line.
+// them keeps its clamp line. So do a level's jumps between the modes,
+// shown as the share of them accepted.
 func TestMetropolisAcceptance(t *testing.T) {
-	st := chainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 30}, Accepted: []int64{600, -1}, Attempts: []int{100}, Accepts: []int{10}}
+	st := chainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 30}, Accepted: []int64{600, -1}, Jumps: []int64{200, -1}, JumpsAccepted: []int64{50, -1}, Attempts: []int{100}, Accepts: []int{10}}
 	var back chainStats
 	for _, l := range st.Lines() {
 		if err := back.parse(l); err != nil {
 			t.Fatalf("%q: %v", l, err)
 		}
 	}
-	if !slices.Equal(back.Accepted, st.Accepted) {
-		t.Fatalf("accepted read back as %v, want %v", back.Accepted, st.Accepted)
+	if !slices.Equal(back.Accepted, st.Accepted) || !slices.Equal(back.Jumps, st.Jumps) || !slices.Equal(back.JumpsAccepted, st.JumpsAccepted) {
+		t.Fatalf("accepted, jumps and accepted jumps read back as %v, %v, %v, want %v, %v, %v", back.Accepted, back.Jumps, back.JumpsAccepted, st.Accepted, st.Jumps, st.JumpsAccepted)
 	}
 	other := st
 	other.Accepted = []int64{500, -1}
+	other.Jumps, other.JumpsAccepted = []int64{100, -1}, []int64{30, -1}
 	s, err := summarizeChains([]*Chain{fakeChain(1, 100, 0, st), fakeChain(2, 100, 0, other)})
 	if err != nil {
 		t.Fatal(err)
@@ -253,9 +255,12 @@ func TestMetropolisAcceptance(t *testing.T) {
 	if l0.Accepted == nil || *l0.Accepted != 1100 || *l0.AcceptRate != 1100.0/2000 || l1.Accepted != nil || l1.AcceptRate != nil {
 		t.Fatalf("levels %+v, %+v: want 1100 of 2000 accepted at level 1, none counted at level 2", l0, l1)
 	}
+	if l0.Jumps == nil || *l0.Jumps != 300 || *l0.JumpsAccepted != 80 || *l0.JumpRate != 80.0/300 || l1.Jumps != nil || l1.JumpRate != nil {
+		t.Fatalf("levels %+v, %+v: want 80 of 300 jumps accepted at level 1, none at level 2", l0, l1)
+	}
 	var b strings.Builder
 	WriteTable(&b, s)
-	for _, want := range []string{"Metropolis acceptance: level 1 0.550 (1100 of 2000 proposals)\n", "clamped steps: level 2 3.00%\n"} {
+	for _, want := range []string{"Metropolis acceptance: level 1 0.550 (1100 of 2000 proposals)\n", "clamped steps: level 2 3.00%\n", "jumps between the modes accepted (of those proposals): level 1 0.267 (80 of 300)\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
@@ -267,5 +272,10 @@ func TestMetropolisAcceptance(t *testing.T) {
 	bad.Clamped = []int64{0}
 	if err := bad.parse(statAccepted + "2: 5"); err == nil {
 		t.Error("accepted proposals at a level the file does not have were read")
+	}
+	for _, l := range []string{statJumps + "2: 5 accepted of 9", statJumps + "1: 10 accepted of 9"} {
+		if err := bad.parse(l); err == nil {
+			t.Errorf("%q was read", l)
+		}
 	}
 }

@@ -107,6 +107,13 @@ func (s *Sampler) Accepted(l int) (n int64, metropolis bool) {
 	return s.lv[l].stats.Accepted, s.lv[l].mh != nil || s.lv[l].Kernel != nil
 }
 
+// Jumps is level l's jumps between the modes (Level.Jumps) and those
+// accepted, and whether the level jumps at all.
+func (s *Sampler) Jumps(l int) (n, accepted int64, on bool) {
+	st := s.lv[l].stats
+	return st.Jumps, st.JumpsAccepted, s.lv[l].jumps != nil
+}
+
 // Units is the cost spent so far by the whole ladder, in the estimators'
 // units (per-example evaluations for minibatch estimators): every gradient
 // and energy draw of every level, variance estimation and anchor passes
