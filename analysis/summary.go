@@ -573,14 +573,14 @@ func WriteTable(w io.Writer, s Summary) {
 			cl = append(cl, fmt.Sprintf("level %d %.2f%%", l.Level, 100*l.Share))
 		}
 		if l.JumpRate != nil {
-			jumps = append(jumps, fmt.Sprintf("level %d %.3f (%d of %d)", l.Level, *l.JumpRate, *l.JumpsAccepted, *l.Jumps))
+			jumps = append(jumps, fmt.Sprintf("level %d %.3f (%d of %d jumps)", l.Level, *l.JumpRate, *l.JumpsAccepted, *l.Jumps))
 		}
 	}
 	if len(acc) > 0 {
 		fmt.Fprintf(w, "Metropolis acceptance: %s\n", strings.Join(acc, ", "))
 	}
 	if len(jumps) > 0 {
-		fmt.Fprintf(w, "jumps between the modes accepted (of those proposals): %s\n", strings.Join(jumps, ", "))
+		fmt.Fprintf(w, "jumps between the modes, share accepted: %s\n", strings.Join(jumps, ", "))
 	}
 	if len(cl) > 0 {
 		fmt.Fprintf(w, "clamped steps: %s\n", strings.Join(cl, ", "))

@@ -260,7 +260,7 @@ func TestMetropolisAcceptance(t *testing.T) {
 	}
 	var b strings.Builder
 	WriteTable(&b, s)
-	for _, want := range []string{"Metropolis acceptance: level 1 0.550 (1100 of 2000 proposals)\n", "clamped steps: level 2 3.00%\n", "jumps between the modes accepted (of those proposals): level 1 0.267 (80 of 300)\n"} {
+	for _, want := range []string{"Metropolis acceptance: level 1 0.550 (1100 of 2000 proposals)\n", "clamped steps: level 2 3.00%\n", "jumps between the modes, share accepted: level 1 0.267 (80 of 300 jumps)\n"} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, b.String())
 		}
