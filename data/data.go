@@ -41,3 +41,10 @@ var Iris []byte
 //
 //go:embed johnsonjohnson.csv
 var JohnsonJohnson []byte
+
+// LakeHuron is R's annual level of Lake Huron (feet), 1875–1972, as CSV:
+// a header, the column "year" and the column "level", 98 rows in time
+// order.
+//
+//go:embed lakehuron.csv
+var LakeHuron []byte

@@ -34,7 +34,8 @@ linear and logistic regressions with a sharp spike, s0 = 0.001, or
 and six normals on the galaxies data, and a sparse one of six,
 Dirichlet(0.1) weights; a mixture of four normals on the iris petal
 lengths; a line and one sinusoid of unknown period through the log of
-Johnson & Johnson's quarterly earnings) as a user would: the default plan, the plan's sampler forced onto one
+Johnson & Johnson's quarterly earnings and through Lake Huron's annual
+levels) as a user would: the default plan, the plan's sampler forced onto one
 level (--levels 1), cyclical SGLD, reSGLD and f-reSGLD on two levels and
 f-reSGLD on the adaptive ladder, each run of 4 chains through the same
 library call the commands make, and Stan's NUTS through rstan (4

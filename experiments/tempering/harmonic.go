@@ -29,6 +29,17 @@ func JohnsonJohnson(name string) (*Workload, error) {
 	return Harmonic(name, y)
 }
 
+// LakeHuron is a line and one sinusoid (models.Harmonic) through
+// data.LakeHuron's annual levels, whose frequency posterior has a peak at
+// a swing of some 32 years and another at the series' length.
+func LakeHuron(name string) (*Workload, error) {
+	c, err := dataset.ReadColumnFrom(bytes.NewReader(data.LakeHuron), "lakehuron.csv", "level", false)
+	if err != nil {
+		return nil, err
+	}
+	return Harmonic(name, c.Values)
+}
+
 // Harmonic is a line and one sinusoid of unknown frequency through the
 // series y (models.Harmonic), scored by the posterior probability of each
 // of the frequency posterior's peaks that holds at least 1% of it, with

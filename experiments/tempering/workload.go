@@ -139,6 +139,7 @@ var builders = []struct {
 	{"galaxies-sparse-k6", func() (*Workload, error) { return Galaxies("galaxies-sparse-k6", 6, 0.1) }},
 	{"iris-petal-length-k4", func() (*Workload, error) { return IrisPetals("iris-petal-length-k4", 4, 1) }},
 	{"jj-log-earnings-harmonic", func() (*Workload, error) { return JohnsonJohnson("jj-log-earnings-harmonic") }},
+	{"lakehuron-level-harmonic", func() (*Workload, error) { return LakeHuron("lakehuron-level-harmonic") }},
 }
 
 // SyntheticLogistic is slablogit's generated workload of N rows (seed 1)
