@@ -34,7 +34,7 @@ func (unequalModes) UGrad(g, x []float64) float64 {
 
 // TestModeJumpsTemperedWeights: modeJumps's proposal for a level at τ is
 // the exact tempered law of unequalModes but for the defensive share
-// (the modes' overlap, e^−25 at τ = 4, aside). Then the target's density
+// (the modes' overlap, some e^−12 at τ = 4, aside). Then the target's density
 // over the proposal's is at most 1/(1 − jumpTailShare), and an
 // independence sampler accepts at least its inverse: with the mode at
 // the current state, min(1, w(y)/w(x)) ≥ w(y)·(1 − share), whose mean

@@ -31,11 +31,12 @@ import (
 //
 // Where a mode is skewed, its Gaussian misses the long side. A sinusoid's
 // frequency whose peak lies against the end of its range, mapped to ℝ by
-// a logit, has an exponential tail that reaches 8 sds of its Laplace
-// approximation, where the Gaussian's density is e^−32 of its centre's:
+// a logit, has an exponential tail that runs many of its Laplace
+// approximation's sds, where the Gaussian's density is vanishingly small:
 // a chain that reaches the tail by MALA steps waits there for a jump to
 // be accepted, and one that has not is never proposed it, so that a run
-// of ordinary length misses the tail's mass. The defensive part bounds
+// of ordinary length misses the tail's mass (models.Harmonic on Johnson
+// & Johnson's earnings: EXPERIMENTS.md). The defensive part bounds
 // the ratio of the target to q along the axes by a polynomial, so that
 // the tail is proposed, and left, at a rate a run can see (Hesterberg's
 // defensive importance sampling).
