@@ -32,17 +32,16 @@ func (unequalModes) UGrad(g, x []float64) float64 {
 	return -top - math.Log(pa+pb)
 }
 
-// TestModeJumpsTemperedWeights: modeJumps's proposal for a level at τ is
-// the exact tempered law of unequalModes but for the defensive share
-// (the modes' overlap, some e^−12 at τ = 4, aside). Then the target's density
-// over the proposal's is at most 1/(1 − jumpTailShare), and an
-// independence sampler accepts at least its inverse: with the mode at
-// the current state, min(1, w(y)/w(x)) ≥ w(y)·(1 − share), whose mean
-// under the proposal is 1 − share. Jumps alone at τ = 1 and 4 must
-// accept that often, less 4 binomial sds. Weights at τ = 1 on the
-// level at τ = 4 put 6 times too little on the wide mode, weights without
-// the Hessians' determinants 4 times, and the acceptance at τ = 4 falls
-// below the floor, to 0.44 and 0.62.
+// TestModeJumpsTemperedWeights: modeJumps's proposal q for a level at τ
+// is the exact tempered law π of unequalModes but for its defensive
+// share (and the modes' overlap, some e^−12 at τ = 4). Then w = π/q is at
+// most 1/(1 − share), so an independence sampler accepts a draw y with
+// probability min(1, w(y)/w(x)) ≥ w(y)·(1 − share), whose mean under q is
+// 1 − share. Jumps alone at τ = 1 and 4 must be accepted that often, less
+// 4 binomial sds. Weights at τ = 1 on the level at τ = 4 put 6 times too
+// little on the wide mode, weights without the Hessians' determinants 4
+// times, and the acceptance at τ = 4 falls below the floor, to 0.44 and
+// 0.62.
 func TestModeJumpsTemperedWeights(t *testing.T) {
 	const steps, share = 100_000, 0.2 // share: exchange's jumpTailShare
 	modes := []Mode{
