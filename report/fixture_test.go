@@ -63,7 +63,7 @@ func fakeRun(t *testing.T, dir string) []string {
 		"swap_noise":        []float64{0.3},
 		"swap_confirmed":    []int{7},
 		"swap_declined":     []int{3},
-		"clamped":           []map[string]any{{"level": 1, "steps": 2000, "clamped_steps": 0, "share": 0}, {"level": 2, "steps": 2000, "clamped_steps": 30, "share": 0.015}},
+		"clamped":           []map[string]any{{"level": 1, "steps": 2000, "clamped_steps": 0, "share": 0, "accepted": 1100, "jumps": 200, "jumps_accepted": 50}, {"level": 2, "steps": 2000, "clamped_steps": 30, "share": 0.015}},
 		"total_cost":        123456,
 		"chains_counted":    2,
 		"cost_unit":         "per-example evaluations",

@@ -67,6 +67,9 @@ type summary struct {
 		Clamped int64 `json:"clamped_steps"`
 		// A Metropolis-adjusted level's accepted proposals.
 		Accepted *int64 `json:"accepted"`
+		// A level's jumps between the modes and those accepted.
+		Jumps         *int64 `json:"jumps"`
+		JumpsAccepted *int64 `json:"jumps_accepted"`
 	} `json:"clamped"`
 	Stopped []struct {
 		Chain int    `json:"chain"`
@@ -194,7 +197,7 @@ func Load(dir string) (*Report, error) {
 			r.Pairs = append(r.Pairs, q)
 		}
 		for _, l := range s.Clamped {
-			r.Levels = append(r.Levels, Level{Level: l.Level, Steps: l.Steps, Clamped: l.Clamped, Accepted: l.Accepted})
+			r.Levels = append(r.Levels, Level{Level: l.Level, Steps: l.Steps, Clamped: l.Clamped, Accepted: l.Accepted, Jumps: l.Jumps, JumpsAccepted: l.JumpsAccepted})
 		}
 	}
 	r.Ladders = ladderTable(byKey["ladders"], s)

@@ -128,6 +128,18 @@ type Level struct {
 	// Accepted are a Metropolis-adjusted level's accepted proposals (nil
 	// at other levels).
 	Accepted *int64
+	// Jumps and JumpsAccepted are a level's jumps between the modes and
+	// those accepted (nil at a level that does not jump).
+	Jumps, JumpsAccepted *int64
+}
+
+// JumpAcceptance is the share of jumps between the modes accepted, with
+// the counts, or "—" at a level that makes none.
+func (l Level) JumpAcceptance() string {
+	if l.Jumps == nil || l.JumpsAccepted == nil || *l.Jumps == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.3f (%d of %d)", float64(*l.JumpsAccepted)/float64(*l.Jumps), *l.JumpsAccepted, *l.Jumps)
 }
 
 // Acceptance is the share of proposals accepted, or "—" at a level that

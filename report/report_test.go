@@ -80,6 +80,13 @@ func TestReportIsSelfContained(t *testing.T) {
 			t.Errorf("no row for %q in %q", n, rows)
 		}
 	}
+	// The level that jumps shows its share of jumps accepted and its
+	// Metropolis acceptance; the other shows neither.
+	for _, s := range []string{`<td class="num">0.550</td><td class="num">0.250 (50 of 200)</td>`, `<td class="num">—</td><td class="num">—</td>`} {
+		if !strings.Contains(page, s) {
+			t.Errorf("the levels' table lacks %q", s)
+		}
+	}
 	for _, s := range []string{"<b>bold</b>", "<now>"} {
 		if strings.Contains(page, s) {
 			t.Errorf("%q (a setting's value, a warning) is in the page unescaped", s)
