@@ -156,6 +156,10 @@ func (j *Jumps) keep(x []float64, tau, lq float64) {
 func (j *Jumps) logQ(x []float64, tau float64) float64 {
 	p := float64(len(x))
 	st := math.Sqrt(tau)
+	// Each part's log normalising constant, and the temperature's.
+	gaussC := math.Log1p(-jumpTailShare) - p/2*math.Log(2*math.Pi)
+	cauchyC := math.Log(jumpTailShare) - p*math.Log(math.Pi)
+	tauC := p / 2 * math.Log(tau)
 	for k, m := range j.means {
 		for i := range x {
 			j.z[i] = (x[i] - m[i]) / st
@@ -176,13 +180,13 @@ func (j *Jumps) logQ(x []float64, tau float64) float64 {
 			}
 		}
 		cauchy -= math.Log(prod)
-		gauss += math.Log1p(-jumpTailShare) - p/2*math.Log(2*math.Pi)
-		cauchy += math.Log(jumpTailShare) - p*math.Log(math.Pi)
+		gauss += gaussC
+		cauchy += cauchyC
 		both := math.Max(gauss, cauchy)
 		if !math.IsInf(both, -1) { // −∞ far out in both parts: no NaN
 			both += math.Log1p(math.Exp(-math.Abs(gauss - cauchy)))
 		}
-		j.lq[k] = j.logW[k] + j.logDet[k] - p/2*math.Log(tau) + both
+		j.lq[k] = j.logW[k] + j.logDet[k] - tauC + both
 	}
 	return floats.LogSumExp(j.lq)
 }
