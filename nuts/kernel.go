@@ -1,0 +1,67 @@
+package nuts
+
+import (
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/fresgld/fresgld/energy"
+)
+
+// Kernel is a NUTS transition with a fixed step size and metric: a Markov
+// kernel that leaves exp(−U) invariant. It implements exchange.Kernel. It
+// keeps buffers and the last state's energy and gradient, so it is not safe
+// for concurrent use; give each chain its own.
+type Kernel struct {
+	s *sampler
+}
+
+// NewKernel returns the kernel of t's step size and inverse metric (whose
+// kind, diagonal or dense, t.Dense gives) on the target exp(−U) of e, with
+// cfg's MaxDepth and MaxDeltaH (zero: the defaults). The kernel assumes e
+// is a fixed function: it reuses U and ∇U at the state it left.
+func NewKernel(e energy.Energy, t Tuned, cfg Config) (*Kernel, error) {
+	cfg, err := cfg.filled()
+	if err != nil {
+		return nil, err
+	}
+	p := e.Dim()
+	if p == 0 {
+		return nil, errDim
+	}
+	if err := checkTuned(t, p); err != nil {
+		return nil, err
+	}
+	m, err := newMetric(p, t.Dense, t.InvMetric)
+	if err != nil {
+		return nil, fmt.Errorf("nuts: %w", err)
+	}
+	return &Kernel{s: newSampler(e, m, t.StepSize, cfg.MaxDepth, cfg.MaxDeltaH)}, nil
+}
+
+// Step moves theta in place by one NUTS transition, drawing from rng. It
+// reports whether the state changed and the gradient evaluations made: the
+// leapfrog steps, and one more when theta is not the state the last Step
+// left (the energy and gradient there are then computed). It does not
+// allocate. A theta where U or ∇U is not finite stays put, and the
+// transition counts as divergent.
+func (k *Kernel) Step(theta []float64, rng *rand.Rand) (moved bool, cost float64) {
+	mv, c := k.s.transition(theta, rng)
+	return mv, float64(c)
+}
+
+// Last is the last transition's report.
+func (k *Kernel) Last() Transition { return k.s.last }
+
+// Transitions is the number of Steps taken.
+func (k *Kernel) Transitions() int { return k.s.transitions }
+
+// Divergences is the number of divergent transitions so far.
+func (k *Kernel) Divergences() int { return k.s.divergences }
+
+// GradEvals is the number of gradient evaluations so far.
+func (k *Kernel) GradEvals() int { return k.s.gradEvals }
+
+// Tuned returns the kernel's step size and inverse metric.
+func (k *Kernel) Tuned() Tuned {
+	return Tuned{StepSize: k.s.eps, Dense: k.s.m.dense, InvMetric: k.s.m.values()}
+}
