@@ -49,6 +49,10 @@ type Model struct {
 	// Kernel has made one (so it can name the form Kernel chose).
 	KernelName  string
 	KernelAbout func() string
+	// Init, when set, is where the plan's mode search starts first (nil:
+	// θ = 0), such as a Stan model's start where its density at 0 is not
+	// finite.
+	Init []float64
 	// Starts, when set, are starts of the plan's mode search besides θ = 0
 	// and its random ones (SearchModesFrom): points in basins too narrow
 	// for random starts to hit.
@@ -406,6 +410,9 @@ func (m Model) validate() error {
 	}
 	if m.Names != nil && len(m.Names) != m.Terms.Dim() {
 		return fmt.Errorf("analysis: %d names for %d coordinates", len(m.Names), m.Terms.Dim())
+	}
+	if m.Init != nil && len(m.Init) != m.Terms.Dim() {
+		return fmt.Errorf("analysis: a start of %d values for %d coordinates", len(m.Init), m.Terms.Dim())
 	}
 	return nil
 }

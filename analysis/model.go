@@ -16,7 +16,7 @@ func energyOf(t energy.Terms) func(theta []float64) float64 {
 }
 
 // curvature is the model's own Curvature, or the generic one: the mode by
-// Newton's method from θ = 0 and the Hessian's extreme eigenvalues there,
+// Newton's method from Init (θ = 0 by default) and the Hessian's extreme eigenvalues there,
 // by finite differences of the full gradient.
 func (m Model) curvature(seed uint64) (Curvature, error) {
 	if m.Curvature != nil {
@@ -26,7 +26,11 @@ func (m Model) curvature(seed uint64) (Curvature, error) {
 	if own, ok := m.Terms.(energy.Energy); ok {
 		e = own
 	}
-	mode, lmin, lmax, err := mala.Curvature(e, make([]float64, m.Terms.Dim()))
+	start := m.Init
+	if start == nil {
+		start = make([]float64, m.Terms.Dim())
+	}
+	mode, lmin, lmax, err := mala.Curvature(e, start)
 	if err != nil {
 		return Curvature{}, err
 	}

@@ -120,7 +120,11 @@ func newChainPlan(m Model, seed uint64, oneLevel bool, status *planStatus) (plan
 			return nil, "", err
 		}
 	}
-	s, err := SearchModesFrom(m.Terms, make([]float64, m.Terms.Dim()), extra, seed)
+	first := m.Init
+	if first == nil {
+		first = make([]float64, m.Terms.Dim())
+	}
+	s, err := SearchModesFrom(m.Terms, first, extra, seed)
 	if err != nil {
 		return nil, "", err
 	}

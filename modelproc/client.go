@@ -57,15 +57,18 @@ type Model struct {
 	binary  bool
 	timeout time.Duration
 
-	procs []*proc
-	free  chan *proc
-	calls atomic.Int64
+	procs   []*proc
+	free    chan *proc
+	calls   atomic.Int64
+	rejects atomic.Int64
 
-	mu     sync.Mutex // guards err and prior
-	err    error
-	prior  []priorEntry // a ring of the priors the latest replies carried
-	next   int
-	closed bool
+	mu  sync.Mutex // guards err, rejected and prior
+	err error
+	// lastReject is the message of the latest reject reply.
+	lastReject string
+	prior      []priorEntry // a ring of the priors the latest replies carried
+	next       int
+	closed     bool
 }
 
 // proc is one model process and the buffers of its requests.
@@ -336,8 +339,11 @@ func (m *Model) Prior(grad, theta []float64) float64 {
 	c := m.take()
 	defer m.put(c)
 	c.req = request{method: "prior", grad: grad != nil, x: theta}
-	if !c.call() {
+	switch c.call() {
+	case failed:
 		return nan(grad)
+	case rejected:
+		return outside(grad)
 	}
 	m.keepPrior(c, theta, grad != nil)
 	copy(grad, c.vals[1:])
@@ -398,8 +404,15 @@ func (m *Model) Batch(mo *energy.Moments, x, y []float64, idx []int32) {
 func (c *proc) batch(mo *energy.Moments, x, y []float64, idx []int32, all bool) {
 	m := c.m
 	c.req = request{method: "terms", grad: mo.G != nil, x: x, y: y, idx: idx, all: all}
-	if !c.call() {
+	switch c.call() {
+	case failed:
 		mo.U, mo.USum, mo.USq = nan(mo.G), nan(mo.GSum), nan(mo.GSq)
+		return
+	case rejected:
+		mo.U = outside(mo.G)
+		mo.USum, mo.USq = 0, 0
+		clear(mo.GSum)
+		clear(mo.GSq)
 		return
 	}
 	v := c.vals
@@ -431,8 +444,11 @@ func (m *Model) UGrad(grad, theta []float64) float64 {
 	c := m.take()
 	defer m.put(c)
 	c.req = request{method: "terms", grad: grad != nil, x: theta, all: true}
-	if !c.call() {
+	switch c.call() {
+	case failed:
 		return nan(grad)
+	case rejected:
+		return outside(grad)
 	}
 	m.keepPrior(c, theta, grad != nil)
 	v, p, n := c.vals, m.p, float64(m.n)
@@ -453,27 +469,66 @@ func nan(g []float64) float64 {
 	return math.NaN()
 }
 
-// call sends c.req and reads its reply into c.vals; on failure it kills
-// the process, keeps the first error and returns false.
-func (c *proc) call() bool {
+// outside is the energy of a state the model rejects, +Inf: a sampler
+// rejects a proposal there. Its gradient is set to 0, so that a proposal
+// ratio that reads it stays −∞, not NaN.
+func outside(g []float64) float64 {
+	clear(g)
+	return math.Inf(1)
+}
+
+// The outcomes of a request.
+type outcome int
+
+const (
+	answered outcome = iota
+	rejected         // the model rejected the state (a reject reply)
+	failed           // the model failed: Err says how
+)
+
+// call sends c.req and reads its reply into c.vals. On failure it kills
+// the process and keeps the first error; a reject reply is counted and its
+// message kept.
+func (c *proc) call() outcome {
 	m := c.m
 	m.mu.Lock()
 	err, closed := m.err, m.closed
 	m.mu.Unlock()
 	if err != nil {
-		return false
+		return failed
 	}
 	if closed {
 		c.fail(errors.New("the model was closed"))
-		return false
+		return failed
 	}
 	m.calls.Add(1)
 	if err := c.exchange(); err != nil {
+		var rej rejection
+		if errors.As(err, &rej) {
+			m.rejects.Add(1)
+			m.mu.Lock()
+			m.lastReject = string(rej)
+			m.mu.Unlock()
+			return rejected
+		}
 		c.kill()
 		c.fail(err)
-		return false
+		return failed
 	}
-	return true
+	return answered
+}
+
+// rejection is a reject reply's message.
+type rejection string
+
+func (r rejection) Error() string { return "the model rejected the state: " + string(r) }
+
+// Rejected is the number of states the model rejected and the message of
+// the latest.
+func (m *Model) Rejected() (int64, string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.rejects.Load(), m.lastReject
 }
 
 // fail keeps the first failure of any process.
@@ -505,8 +560,11 @@ func (c *proc) exchange() error {
 	if len(c.toks) > 0 && string(c.toks[0]) == "error" {
 		return fmt.Errorf("the model answered: %s", clip(string(bytes.TrimSpace(line[len("error"):]))))
 	}
+	if len(c.toks) > 0 && string(c.toks[0]) == "reject" {
+		return rejection(clip(string(bytes.TrimSpace(line[len("reject"):]))))
+	}
 	if len(c.toks) == 0 || string(c.toks[0]) != "ok" {
-		return fmt.Errorf("the reply %q starts with neither ok nor error", clip(string(line)))
+		return fmt.Errorf("the reply %q starts with none of ok, reject or error", clip(string(line)))
 	}
 	vals := c.vals[:want]
 	if m.binary {

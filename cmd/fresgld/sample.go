@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -17,7 +18,10 @@ import (
 
 // sampleFlags are the settings of a run on a model in another process.
 type sampleFlags struct {
-	ModelCmd     string        `json:"model_cmd"`
+	ModelCmd     string        `json:"model_cmd,omitempty"`
+	Stan         string        `json:"stan,omitempty"`
+	Data         string        `json:"data,omitempty"`
+	Init         string        `json:"init,omitempty"`
 	Timeout      time.Duration `json:"-"` // changes no draw
 	Procs        int           `json:"-"` // changes no draw
 	Method       string        `json:"method"`
@@ -50,7 +54,10 @@ func init() {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runSample(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.ModelCmd, "model-cmd", "", "command that runs the model process, e.g. 'python3 model.py data.csv' (required)")
+	fl.StringVar(&f.ModelCmd, "model-cmd", "", "command that runs the model process, e.g. 'python3 model.py data.csv' (this or --stan)")
+	fl.StringVar(&f.Stan, "stan", "", "a Stan model (.stan), compiled once into a native model process (needs rstan, StanHeaders and g++; docs/stan.md)")
+	fl.StringVar(&f.Data, "data", "", "with --stan: the model's data, JSON as CmdStan reads it, or an R dump (.R)")
+	fl.StringVar(&f.Init, "init", "", "with --stan: a start, JSON or an R dump of the parameters, as CmdStan's --init (default: θ = 0 on the unconstrained scale, or uniform in (−2, 2) there where the model rejects 0, as Stan starts)")
 	fl.DurationVar(&f.Timeout, "model-timeout", modelproc.DefaultTimeout, "longest wait for any one reply of the model, its handshake included")
 	fl.IntVar(&f.Procs, "model-procs", 0, "copies of the model process to run, requests going to whichever is free (0: one per chain; 1 for a model that cannot run twice at once)")
 	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: the plan searches the model's modes, preconditions by the Hessians there and runs Metropolis-adjusted levels on exact energies, a ladder only where a barrier needs one; the output's sampler line says what it chose), or "+methodHelp)
@@ -73,8 +80,22 @@ func init() {
 
 // validate checks the flags before the model starts.
 func (f *sampleFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
-	if strings.TrimSpace(f.ModelCmd) == "" {
-		return "", errors.New("--model-cmd: no command given (e.g. --model-cmd 'python3 model.py data.csv')")
+	switch {
+	case f.Stan != "" && f.ModelCmd != "":
+		return "", errors.New("--stan and --model-cmd: give one model, not both")
+	case f.Stan == "" && strings.TrimSpace(f.ModelCmd) == "":
+		return "", errors.New("no model: give --stan model.stan (with --data data.json), or --model-cmd with a command (e.g. --model-cmd 'python3 model.py data.csv')")
+	case f.Stan == "" && (f.Data != "" || f.Init != ""):
+		return "", errors.New("--data and --init are a Stan model's (--stan); a --model-cmd reads its own data")
+	case f.Stan != "":
+		for _, fl := range [][2]string{{"--stan", f.Stan}, {"--data", f.Data}, {"--init", f.Init}} {
+			if fl[1] == "" {
+				continue
+			}
+			if _, err := os.Stat(fl[1]); err != nil {
+				return "", fmt.Errorf("%s %s: %w", fl[0], fl[1], errors.Unwrap(err))
+			}
+		}
 	}
 	if f.Timeout <= 0 {
 		return "", fmt.Errorf("--model-timeout = %v: must be positive", f.Timeout)
@@ -122,31 +143,56 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if procs == 0 {
 		procs = len(o.Chains)
 	}
-	m, err := modelproc.Start(f.ModelCmd, modelproc.Options{Timeout: f.Timeout, Stderr: cmd.ErrOrStderr(), Procs: procs})
+	ctx, stop := interruptible(cmd.Context())
+	defer stop()
+	var sm *stanModel
+	command := f.ModelCmd
+	if f.Stan != "" {
+		if sm, err = openStan(ctx, f, cmd.ErrOrStderr()); err != nil {
+			return err
+		}
+		defer sm.close()
+		command = sm.Command()
+	}
+	m, err := modelproc.Start(command, modelproc.Options{Timeout: f.Timeout, Stderr: cmd.ErrOrStderr(), Procs: procs})
 	if err != nil {
+		if f.Stan != "" {
+			return fmt.Errorf("--stan %s: %w", f.Stan, err)
+		}
 		return fmt.Errorf("--model-cmd: %w", err)
 	}
 	defer m.Close()
 	o.ProgressNote = modelBusy(m)
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
-	res, err := analysis.Run(ctx, analysis.Model{Terms: m, Names: m.Names()}, o)
+	model := analysis.Model{Terms: m, Names: m.Names()}
+	if sm != nil {
+		if model, err = sm.analysisModel(m, f.Seed); err != nil {
+			return err
+		}
+	}
+	res, err := analysis.Run(ctx, model, o)
 	stop()
 	if err != nil {
-		return modelError(m, f.ModelCmd, err)
+		return modelError(m, command, err)
+	}
+	if sm != nil {
+		sm.notes(m, res)
 	}
 	var modelErr string
 	if m.Err() != nil {
-		blameModel(&res.Summary, f.ModelCmd)
+		blameModel(&res.Summary, command)
 		modelErr = m.Err().Error()
 	}
-	fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
+	if sm != nil {
+		fmt.Printf("%s on the Stan model %s (%d unconstrained parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.Stan, m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
+	} else {
+		fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
+	}
 	printLines(res.Notes)
 	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), ModelError: modelErr, LadderTuning: res.Tuning, Summary: res.Summary}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
-	return modelError(m, f.ModelCmd, report(cmd, res, &sum))
+	return modelError(m, command, report(cmd, res, &sum))
 }
 
 // sampleSummary is summary.json of a sample run.

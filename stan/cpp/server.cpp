@@ -1,0 +1,259 @@
+// The model process of a Stan model: fresgld's model protocol (version 1,
+// docs/model-protocol.md) over the model's log density on the
+// unconstrained scale, with the Jacobian, as CmdStan samples it. Package
+// stan compiles this file with the C++ that stanc makes of a model, which
+// it includes as FRESGLD_STAN_MODEL, and runs it as
+//
+//   model serve DATA           the protocol on stdin/stdout
+//   model info DATA            the names (unconstrained, then constrained)
+//   model write DATA SEED      unconstrained draws in, Stan's draws out
+//   model init DATA INIT       the unconstrained values of an init file
+//
+// DATA and INIT are R dump files (package stan writes them from JSON); an
+// empty DATA is a model without data.
+//
+// The density is one term: the protocol's prior U_0 = −log p(θ) and one
+// example whose value is 0, so a full pass is one request. A state the
+// model rejects (a reject(), a failed check, which Stan throws as
+// std::domain_error; a log density of −∞ or NaN; a gradient that is not
+// finite) is answered "reject <message>": the sampler takes it as a
+// rejected proposal. Any other exception is an error, which stops the run.
+#include FRESGLD_STAN_MODEL
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <limits>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <stan/io/dump.hpp>
+#include <stan/io/empty_var_context.hpp>
+#include <stan/model/log_prob_grad.hpp>
+
+namespace {
+
+std::unique_ptr<stan::io::var_context> read_dump(const std::string& path) {
+  if (path.empty()) return std::unique_ptr<stan::io::var_context>(new stan::io::empty_var_context());
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("cannot open " + path);
+  return std::unique_ptr<stan::io::var_context>(new stan::io::dump(in));
+}
+
+// one_line keeps a message on one line of the protocol.
+std::string one_line(std::string s) {
+  for (char& c : s)
+    if (c == '\n' || c == '\r') c = ' ';
+  return s;
+}
+
+struct Server {
+  stan_model& model;
+  size_t p;
+  bool binary = false;
+  std::vector<double> theta, phi, grad, out;
+  std::vector<int> ints;
+  std::string line;
+
+  Server(stan_model& m) : model(m), p(m.num_params_r()), theta(p), phi(p), grad(p) {}
+
+  // eval sets U = −log p(θ) and its gradient; it returns "" or the reason
+  // the state is rejected, and throws on an error.
+  std::string eval(std::vector<double>& x, bool want_grad, double& u) {
+    double lp;
+    try {
+      lp = stan::model::log_prob_grad<true, true>(model, x, ints, grad, nullptr);
+    } catch (const std::domain_error& e) {
+      return one_line(e.what());
+    }
+    if (!std::isfinite(lp)) return lp != lp ? "the log density is NaN" : "the log density is -inf";
+    if (want_grad)
+      for (size_t j = 0; j < p; j++)
+        if (!std::isfinite(grad[j])) return "the gradient of the log density is not finite";
+    u = -lp;
+    for (double& g : grad) g = -g;
+    return "";
+  }
+
+  bool read_vec(std::istringstream& ts, std::vector<double>& v) {
+    if (binary) return std::fread(v.data(), sizeof(double), v.size(), stdin) == v.size();
+    for (double& x : v) {
+      std::string tok;
+      if (!(ts >> tok)) return false;
+      x = std::strtod(tok.c_str(), nullptr);
+    }
+    return true;
+  }
+
+  void reply() {
+    if (binary) {
+      std::printf("ok %zu\n", out.size());
+      std::fwrite(out.data(), sizeof(double), out.size(), stdout);
+    } else {
+      std::fputs("ok", stdout);
+      for (double v : out) std::printf(" %.17g", v);
+      std::fputc('\n', stdout);
+    }
+    std::fflush(stdout);
+  }
+
+  void say(const char* what, const std::string& msg) {
+    std::printf("%s %s\n", what, msg.c_str());
+    std::fflush(stdout);
+  }
+
+  bool getline_stdin() {
+    line.clear();
+    int c;
+    while ((c = std::getc(stdin)) != EOF && c != '\n') line.push_back(static_cast<char>(c));
+    return c != EOF || !line.empty();
+  }
+
+  int run() {
+    std::vector<std::string> names;
+    model.unconstrained_param_names(names, false, false);
+    std::printf("fresgld-model 1 text,binary %zu 1", p);
+    for (auto& n : names) std::printf(" %s", n.c_str());
+    std::printf("\n");
+    std::fflush(stdout);
+    if (!getline_stdin()) return 0;
+    binary = line.find("binary") != std::string::npos;
+    while (getline_stdin()) {
+      std::istringstream ts(line);
+      std::string method;
+      int g = 0, d = 0;
+      std::string n;
+      ts >> method >> g;
+      bool terms = method == "terms";
+      if (terms) ts >> d >> n;
+      if (method != "prior" && !terms) {
+        say("error", "unknown request " + method);
+        continue;
+      }
+      if (!read_vec(ts, theta) || (d && !read_vec(ts, phi))) return 1;
+      if (terms && n != "all") {
+        long k = std::strtol(n.c_str(), nullptr, 10);
+        for (long i = 0; i < k; i++) {
+          int32_t idx;
+          if (binary) {
+            if (std::fread(&idx, 4, 1, stdin) != 1) return 1;
+          } else {
+            std::string tok;
+            ts >> tok;
+          }
+        }
+      }
+      double u = 0;
+      std::string why;
+      try {
+        why = eval(theta, g != 0, u);
+      } catch (const std::exception& e) {
+        say("error", one_line(e.what()));
+        continue;
+      }
+      if (!why.empty()) {
+        say("reject", why);
+        continue;
+      }
+      out.assign(1, u);
+      if (g) out.insert(out.end(), grad.begin(), grad.end());
+      if (terms) out.resize(out.size() + (g ? 3 + 3 * p : 3), 0.0);
+      reply();
+    }
+    return 0;
+  }
+};
+
+void print_names(const char* what, const std::vector<std::string>& names) {
+  std::printf("%s %zu", what, names.size());
+  for (auto& n : names) std::printf(" %s", n.c_str());
+  std::printf("\n");
+}
+
+int info(stan_model& model) {
+  std::vector<std::string> unc, par, tp, all;
+  model.unconstrained_param_names(unc, false, false);
+  model.constrained_param_names(par, false, false);
+  model.constrained_param_names(tp, true, false);
+  model.constrained_param_names(all, true, true);
+  std::printf("model %s\n", model.model_name().c_str());
+  print_names("unconstrained", unc);
+  print_names("constrained", all);
+  std::printf("parameters %zu\ntransformed %zu\n", par.size(), tp.size() - par.size());
+  return 0;
+}
+
+// write reads unconstrained draws, p float64 each, and writes Stan's
+// values for each: the constrained parameters, transformed parameters and
+// generated quantities, m float64. The generated quantities' random
+// numbers are seeded by the run's seed and the draw's bits, so that a draw
+// gets the same values whenever it is written (a resumed run's too). A
+// draw whose generated quantities throw gets NaN for those not yet written,
+// and the message on stderr.
+int write(stan_model& model, unsigned long seed) {
+  size_t p = model.num_params_r();
+  std::vector<double> x(p), vars;
+  std::vector<int> ints;
+  std::vector<std::string> all;
+  model.constrained_param_names(all, true, true);
+  while (std::fread(x.data(), sizeof(double), p, stdin) == p) {
+    uint64_t h = seed * 0x9E3779B97F4A7C15ull;
+    for (double v : x) {
+      uint64_t b;
+      std::memcpy(&b, &v, 8);
+      h = (h ^ b) * 0xBF58476D1CE4E5B9ull;
+      h ^= h >> 31;
+    }
+    boost::ecuyer1988 rng = stan::services::util::create_rng(static_cast<unsigned int>(h), static_cast<unsigned int>(h >> 32));
+    vars.clear();
+    try {
+      model.write_array(rng, x, ints, vars, true, true, nullptr);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "generated quantities: %s\n", one_line(e.what()).c_str());
+    }
+    vars.resize(all.size(), std::numeric_limits<double>::quiet_NaN());
+    std::fwrite(vars.data(), sizeof(double), vars.size(), stdout);
+    std::fflush(stdout);
+  }
+  return 0;
+}
+
+int init(stan_model& model, const std::string& path) {
+  auto ctx = read_dump(path);
+  std::vector<int> ints;
+  std::vector<double> x;
+  model.transform_inits(*ctx, ints, x, nullptr);
+  for (size_t j = 0; j < x.size(); j++) std::printf("%s%.17g", j ? " " : "", x[j]);
+  std::printf("\n");
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s serve|info|write|init DATA [SEED|INIT]\n", argv[0]);
+    return 2;
+  }
+  std::string mode = argv[1];
+  try {
+    auto data = read_dump(argv[2]);
+    std::stringstream msg;
+    stan_model model(*data, 0, &msg);
+    if (!msg.str().empty()) std::fputs(msg.str().c_str(), stderr);
+    if (mode == "serve") return Server(model).run();
+    if (mode == "info") return info(model);
+    if (mode == "write" && argc > 3) return write(model, std::strtoul(argv[3], nullptr, 10));
+    if (mode == "init" && argc > 3) return init(model, argv[3]);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
+  return 2;
+}

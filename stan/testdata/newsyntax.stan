@@ -1,0 +1,10 @@
+data {
+  int N;
+  array[N] real y;
+}
+parameters {
+  real mu;
+}
+model {
+  y ~ normal(mu, 1);
+}
