@@ -275,6 +275,9 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		res.Occupancy = mp.Search.occupancy(chains, names[:m.Terms.Dim()])
 		extra = append(extra, res.Occupancy.Warnings(mp.Search, ids)...)
 	}
+	if np, ok := plan.(*NUTSPlan); ok {
+		extra = append(extra, np.Warnings()...)
+	}
 	if o.swap != nil {
 		res.Swap = &SwapSummary{Swap: o.swap}
 		var ws []Warning

@@ -57,6 +57,11 @@ type LogConcave struct {
 	Accept float64
 	t      energy.Terms
 	cv     *energy.CVGrad
+	// why, when set, ends Note: why the plan chose this over NUTS; and
+	// warmupGrads the gradients NUTS's warmup spent before it was not
+	// chosen.
+	why         string
+	warmupGrads int
 }
 
 // NewLogConcave finds the mode and the Hessian there, the preconditioner,
@@ -177,7 +182,7 @@ func (lc *LogConcave) Note() string {
 	if !lc.Choice.CV {
 		s += fmt.Sprintf("; step h = %.3g in those coordinates, acceptance %.2f on the pilot", lc.Eta, lc.Accept)
 	}
-	return s
+	return s + lc.why
 }
 
 // SingleChainNote says why the default runs no ladder, and how to ask for

@@ -65,7 +65,7 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 	if o.Progress != nil {
 		defer status.report(o.Progress, o.Command)()
 	}
-	plan, note, err := newChainPlan(m, o.Seed, o.Levels == 1, status)
+	plan, note, err := newChainPlan(m, o.Seed, o.Levels == 1, o.Chains, status)
 	if err != nil {
 		return nil, err
 	}
@@ -98,11 +98,12 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 // (--levels 1: the user's choice, which the occupancy warning then
 // watches). note says why, for the output.
 func NewChainPlan(m Model, seed uint64, oneLevel bool) (plan ChainPlan, note string, err error) {
-	return newChainPlan(m, seed, oneLevel, nil)
+	return newChainPlan(m, seed, oneLevel, []int{1, 2, 3, 4}, nil)
 }
 
-// newChainPlan is NewChainPlan saying what it does on status (nil: not).
-func newChainPlan(m Model, seed uint64, oneLevel bool, status *planStatus) (plan ChainPlan, note string, err error) {
+// newChainPlan is NewChainPlan for the chains ids, saying what it does on
+// status (nil: not).
+func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planStatus) (plan ChainPlan, note string, err error) {
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
@@ -126,11 +127,17 @@ func newChainPlan(m Model, seed uint64, oneLevel bool, status *planStatus) (plan
 	}
 	s, err := SearchModesFrom(m.Terms, first, extra, seed)
 	if err != nil {
-		return nil, "", err
+		if m.Kernel != nil {
+			return nil, "", err
+		}
+		np, nerr := newNUTSPlan(m.Terms, ids, seed, m.Init, nil, "the mode search found no mode ("+err.Error()+"), so no preconditioner fixed at one", status)
+		if nerr != nil {
+			return nil, "", fmt.Errorf("%w; and NUTS: %w", err, nerr)
+		}
+		return np, "one chain per --chains, each after its own warmup", nil
 	}
 	if len(s.Modes) == 1 && m.Kernel == nil {
-		lc, err := newLogConcaveAt(m.Terms, s.Modes[0].Theta, s.Modes[0].H, seed)
-		return lc, s.Line() + ": one chain per --chains, no hot chain, which could only idle (for a ladder, give --method fresgld)", err
+		return oneModePlan(m, s, seed, ids, status)
 	}
 	mp, err := newModePlan(m, s, seed, oneLevel, status)
 	if err != nil {

@@ -19,6 +19,14 @@ const (
 	// the pair too rarely for the cold chain to inherit the hot chain's
 	// moves between modes, and levels should be added.
 	SwapAcceptMin = 0.1
+	// EBFMIMin is the least E-BFMI of a NUTS chain (Stan's threshold,
+	// Betancourt 2016): below it the momenta's resampling changes the
+	// energy too little between transitions for the chain to reach the
+	// tails.
+	EBFMIMin = 0.3
+	// TreedepthShareMax is the largest share of a NUTS chain's
+	// transitions that may stop at the largest tree depth.
+	TreedepthShareMax = 0.01
 )
 
 // Verdict levels.

@@ -1,0 +1,308 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/nuts"
+	"github.com/fresgld/fresgld/report"
+)
+
+// NUTSPlan runs one chain of the No-U-Turn Sampler (package nuts) per
+// chain, each after a warmup of its own: Stan's windowed adaptation of the
+// step size and a metric, from a start of its own. The warmup is the
+// chains' burn-in and every adaptation ends with it: the chains then step
+// a fixed kernel. The plan chooses it where the posterior's scale changes
+// with position, so that a preconditioner fixed at a mode (the log-concave
+// plan's, the mode plan's) cannot follow it: funnels, Gaussian processes'
+// length-scales, ODE parameters near their bounds, posteriors with no mode.
+type NUTSPlan struct {
+	t     energy.Terms
+	cfg   nuts.Config
+	warm  map[int]*warmChain
+	why   string
+	leap  float64 // mean leapfrog steps a transition at the end of warmup
+	iters int
+	// chains are the kernels Sampler made, by chain id, which count what
+	// the chains' transitions did.
+	mu     sync.Mutex
+	chains map[int]*nutsChain
+}
+
+// nutsChain is a chain's NUTS kernel with Stan's diagnostics of its
+// transitions after warmup: divergences, trajectories cut at the largest
+// depth, and the energies for E-BFMI (Betancourt 2016: the mean squared
+// change of the Hamiltonian between transitions over its variance, Stan's
+// e_bfmi; below report.EBFMIMin the momenta explore the energy levels too
+// slowly). Running sums: a step allocates nothing.
+type nutsChain struct {
+	*nuts.Kernel
+	maxDepth            int
+	n, divergent, atMax int
+	prev, dSq, mean, m2 float64
+}
+
+func (c *nutsChain) Step(theta []float64, rng *rand.Rand) (bool, float64) {
+	moved, cost := c.Kernel.Step(theta, rng)
+	t := c.Last()
+	if t.Divergent {
+		c.divergent++
+	}
+	if t.Depth >= c.maxDepth {
+		c.atMax++
+	}
+	c.n++
+	if c.n > 1 {
+		d := t.Energy - c.prev
+		c.dSq += d * d
+	}
+	c.prev = t.Energy
+	d := t.Energy - c.mean
+	c.mean += d / float64(c.n)
+	c.m2 += d * (t.Energy - c.mean)
+	return moved, cost
+}
+
+// ebfmi is Σ(E_t − E_{t−1})² / Σ(E_t − Ē)², NaN under two transitions.
+func (c *nutsChain) ebfmi() float64 {
+	if c.n < 2 {
+		return math.NaN()
+	}
+	return c.dSq / c.m2
+}
+
+// warmChain is one chain after its warmup.
+type warmChain struct {
+	tuned nuts.Tuned
+	state []float64
+	stats nuts.WarmupStats
+	err   error
+}
+
+// Stan's warmup length, and the most coordinates for which the plan adapts
+// a dense metric: a dense one needs the warmup's draws to pin p(p+1)/2
+// covariances, and costs p² a leapfrog step, which past 50 coordinates a
+// diagonal one does not.
+const (
+	nutsWarmup   = 1000
+	nutsDenseMax = 50
+	// nutsIAT is the transitions per effective draw that the run length
+	// assumes of an adapted NUTS chain: on a Gaussian target its bulk ESS
+	// is about its number of draws (nuts's tests).
+	nutsIAT = 1
+	// nutsStartTries are Stan's tries at a start of finite density.
+	nutsStartTries = 100
+)
+
+// newNUTSPlan warms up one chain per id, at once on as many cores as there
+// are, from starts uniform in (−2, 2) about start (Stan's, about θ = 0 when
+// start is nil), or at a mode's Laplace spread when fallback is set and no
+// start of finite density is found. why says why the plan chose NUTS.
+func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback []float64, why string, status *planStatus) (*NUTSPlan, error) {
+	p := t.Dim()
+	np := &NUTSPlan{t: t, cfg: nuts.DefaultConfig(), warm: map[int]*warmChain{}, why: why, iters: nutsWarmup, chains: map[int]*nutsChain{}}
+	np.cfg.Dense = p <= nutsDenseMax
+	status.set("warming up %d NUTS chains (%d transitions each)", len(ids), nutsWarmup)
+	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
+	var wg sync.WaitGroup
+	for _, id := range ids {
+		w := &warmChain{}
+		np.warm[id] = w
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			e := modeEnergy(t)
+			rng := rand.New(rand.NewPCG(exchange.ChainSeed(seed, id), 1<<43))
+			x0, err := nutsStart(e, start, fallback, rng)
+			if err != nil {
+				w.err = err
+				return
+			}
+			w.tuned, w.state, w.stats, w.err = nuts.Warmup(e, x0, nutsWarmup, rng, np.cfg)
+		}()
+	}
+	wg.Wait()
+	var leaps, n float64
+	for _, id := range ids {
+		w := np.warm[id]
+		if w.err != nil {
+			return nil, fmt.Errorf("NUTS warmup of chain %d: %w", id, w.err)
+		}
+		tr := w.stats.Trace
+		for _, x := range tr[len(tr)-min(len(tr), 100):] {
+			leaps += float64(x.NLeapfrog)
+			n++
+		}
+	}
+	np.leap = leaps / n
+	return np, nil
+}
+
+// nutsStart is a start of finite energy and gradient: start (θ = 0 when
+// nil) plus uniform(−2, 2) in each coordinate, as Stan draws its inits,
+// tried nutsStartTries times; then fallback, if set.
+func nutsStart(e energy.Energy, start, fallback []float64, rng *rand.Rand) ([]float64, error) {
+	p := e.Dim()
+	x, g := make([]float64, p), make([]float64, p)
+	for range nutsStartTries {
+		for j := range x {
+			x[j] = -2 + 4*rng.Float64()
+			if start != nil {
+				x[j] += start[j]
+			}
+		}
+		if finiteAt(e, g, x) {
+			return x, nil
+		}
+	}
+	if fallback != nil && finiteAt(e, g, fallback) {
+		return append([]float64(nil), fallback...), nil
+	}
+	return nil, fmt.Errorf("no start of finite energy and gradient in %d draws uniform in (−2, 2) about the start", nutsStartTries)
+}
+
+func finiteAt(e energy.Energy, g, x []float64) bool {
+	u := energy.UGrad(e, g, x)
+	if math.IsNaN(u) || math.IsInf(u, 0) {
+		return false
+	}
+	for _, v := range g {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// Sampler is chain id's NUTS chain at the state its warmup ended in, with
+// the step size and metric it settled on.
+func (np *NUTSPlan) Sampler(seed uint64, id int) (*exchange.Sampler, error) {
+	w := np.warm[id]
+	if w == nil {
+		return nil, fmt.Errorf("NUTS plan: chain %d was not warmed up", id)
+	}
+	e := modeEnergy(np.t)
+	k, err := nuts.NewKernel(e, w.tuned, np.cfg)
+	if err != nil {
+		return nil, err
+	}
+	c := &nutsChain{Kernel: k, maxDepth: np.cfg.MaxDepth}
+	np.mu.Lock()
+	np.chains[id] = c
+	np.mu.Unlock()
+	lv := exchange.Level{Tau: 1, Est: energy.Exact{E: e}, Eta: langevin.Constant{Step: w.tuned.StepSize}, Kernel: c}
+	return exchange.New(exchange.Config{Levels: []exchange.Level{lv}, Seed: exchange.ChainSeed(seed, id)}, [][]float64{w.state})
+}
+
+// Note is the plan's line for the output.
+func (np *NUTSPlan) Note() string {
+	kind := "diagonal"
+	if np.cfg.Dense {
+		kind = "dense"
+	}
+	steps := make([]float64, 0, len(np.warm))
+	div := 0
+	for _, w := range np.warm {
+		steps = append(steps, w.tuned.StepSize)
+		div += w.stats.Divergences
+	}
+	lo, hi := math.Inf(1), 0.0
+	for _, s := range steps {
+		lo, hi = min(lo, s), max(hi, s)
+	}
+	return fmt.Sprintf("NUTS (the No-U-Turn Sampler, as Stan's: a %s metric and the step size adapted in each chain's warmup of %d transitions, then fixed); %s; step sizes %.3g–%.3g, %.1f leapfrog steps a transition at the end of warmup, %d divergent warmup transitions",
+		kind, np.iters, np.why, lo, hi, np.leap, div)
+}
+
+// Rate is 1/nutsIAT: a transition's draw is taken as independent.
+func (np *NUTSPlan) Rate() float64 { return 1 / float64(nutsIAT+1) }
+
+// RunLength: no burn-in after the warmup, and thinning for PlanESS.
+func (np *NUTSPlan) RunLength(keep int) (burn, thin int, iat float64) {
+	return 0, max(1, int(math.Ceil(PlanESS*nutsIAT/float64(keep)))), nutsIAT
+}
+
+// StartDistance is 0: the chains start where their warmups ended.
+func (np *NUTSPlan) StartDistance() float64 { return 0 }
+
+func (np *NUTSPlan) Algorithm() string { return "hmc_nuts" }
+
+// Step is the first chain's step size.
+func (np *NUTSPlan) Step() float64 {
+	for _, w := range np.warm {
+		return w.tuned.StepSize
+	}
+	return math.NaN()
+}
+
+// SDBias is 0: NUTS is exact in law.
+func (np *NUTSPlan) SDBias() float64 { return 0 }
+
+// WarmupGrads is the gradient evaluations of every chain's warmup.
+func (np *NUTSPlan) WarmupGrads() int {
+	n := 0
+	for _, w := range np.warm {
+		n += w.stats.GradEvals
+	}
+	return n
+}
+
+// metricVariances is the first chain's warmup's posterior variances (its
+// metric's diagonal), for the Laplace fit's check.
+func (np *NUTSPlan) metricVariances(id int) []float64 {
+	w := np.warm[id]
+	p := np.t.Dim()
+	v := make([]float64, p)
+	for j := range p {
+		if w.tuned.Dense {
+			v[j] = w.tuned.InvMetric[j*p+j]
+		} else {
+			v[j] = w.tuned.InvMetric[j]
+		}
+	}
+	return v
+}
+
+// Warnings are Stan's warnings on the chains' transitions after warmup:
+// any divergent transition (the trajectory met a region its step size
+// cannot follow, so the draws may miss it), an E-BFMI below
+// report.EBFMIMin, and more than report.TreedepthShareMax of the
+// transitions cut at the largest depth.
+func (np *NUTSPlan) Warnings() []Warning {
+	np.mu.Lock()
+	defer np.mu.Unlock()
+	var ws []Warning
+	div, n := 0, 0
+	for _, c := range np.chains {
+		div += c.divergent
+		n += c.n
+	}
+	if div > 0 {
+		remedy := "the draws may miss a region the step size cannot follow (a funnel, a boundary): reparameterise the model (non-centred), or check it against another sampler"
+		ws = append(ws, Warning{Code: "divergent", Number: float64(div), Remedy: remedy,
+			Message: fmt.Sprintf("%d of %d NUTS transitions after warmup were divergent: %s", div, n, remedy)})
+	}
+	for id, c := range np.chains {
+		if e := c.ebfmi(); !(e >= report.EBFMIMin) && c.n >= 2 {
+			remedy := "the momenta explore the energy levels slowly, so the tails may be under-sampled: reparameterise the model"
+			ws = append(ws, Warning{Code: "e-bfmi", Chain: id, Number: e, Remedy: remedy,
+				Message: fmt.Sprintf("chain %d: E-BFMI %.3f, below %g: %s", id, e, report.EBFMIMin, remedy)})
+		}
+		if share := float64(c.atMax) / float64(max(c.n, 1)); share > report.TreedepthShareMax {
+			remedy := "the trajectories were cut short, so the chain moves less far than NUTS would: reparameterise the model, or its scales differ more than the metric adapted to"
+			ws = append(ws, Warning{Code: "treedepth", Chain: id, Number: share, Remedy: remedy,
+				Message: fmt.Sprintf("chain %d: %.1f%% of NUTS transitions reached the largest tree depth, %d: %s", id, 100*share, c.maxDepth, remedy)})
+		}
+	}
+	slices.SortFunc(ws, func(a, b Warning) int { return a.Chain - b.Chain })
+	return ws
+}

@@ -1,0 +1,97 @@
+package analysis
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Where one mode is found and the model has no kernel of its own, the plan
+// weighs two samplers: MALA preconditioned by the Hessian at the mode (the
+// log-concave plan), cheap where the Laplace fit is good, and NUTS with a
+// metric adapted in warmup, which follows a posterior whose scale changes
+// with position. NUTS's warmup is the pilot that tells them apart: its
+// metric is the posterior's variances as the chains met them.
+const (
+	// laplaceMisfit is the largest ratio, either way, of a coordinate's
+	// variance in NUTS's warmup to the inverse Hessian's at the mode for
+	// which the Laplace fit is taken as good: past it the fit's sd is off
+	// by more than √2 (one_comp_mm_elim_abs's were 0.37–0.53 of the
+	// reference's). The warmup's last window holds some hundreds of
+	// draws, so its variances are within about 20% of the truth.
+	laplaceMisfit = 2
+	// malaMinAccept is the MALA pilot's acceptance under which the Laplace
+	// fit is taken as poor whatever the variances: the plan's MALA aims at
+	// MALAAccept, and a pilot far below it found no step that the
+	// posterior's shape allows.
+	malaMinAccept = 0.2
+)
+
+// oneModePlan chooses between the log-concave plan at the one mode s found
+// and NUTS.
+func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planStatus) (ChainPlan, string, error) {
+	mode := s.Modes[0]
+	lc, lerr := newLogConcaveAt(m.Terms, mode.Theta, mode.H, seed)
+	oneNote := s.Line() + ": one chain per --chains, no hot chain, which could only idle (for a ladder, give --method fresgld)"
+	if lerr == nil && lc.Choice.CV {
+		// Control variates on minibatches cost less than a full pass a
+		// step, which NUTS takes at every leapfrog step.
+		return lc, oneNote, nil
+	}
+	np, nerr := newNUTSPlan(m.Terms, ids, seed, m.Init, mode.Theta, "", status)
+	switch {
+	case nerr != nil && lerr != nil:
+		return nil, "", fmt.Errorf("%w; and NUTS: %w", lerr, nerr)
+	case nerr != nil:
+		return lc, oneNote + "; NUTS was not tried: " + nerr.Error(), nil
+	case lerr != nil:
+		np.why = "MALA at the mode failed: " + lerr.Error()
+		return np, oneNote, nil
+	}
+	_, _, malaIAT := lc.RunLength(PlanKeep)
+	misfit, worst := laplaceFit(np.metricVariances(ids[0]), mode.H)
+	names := m.Names
+	name := fmt.Sprintf("coordinate %d", worst+1)
+	if names != nil {
+		name = names[worst]
+	}
+	nutsCost := np.leap * nutsIAT
+	costs := fmt.Sprintf("gradients per effective draw: NUTS about %.3g, MALA at the mode's Hessian about %.3g", nutsCost, malaIAT)
+	switch {
+	case !(lc.Accept >= malaMinAccept):
+		np.why = fmt.Sprintf("chosen over MALA at the mode's Hessian, whose pilot accepted %.2f of its proposals (the Laplace fit is poor)", lc.Accept)
+	case !(misfit <= laplaceMisfit):
+		np.why = fmt.Sprintf("chosen over MALA at the mode's Hessian: the Laplace fit is poor, NUTS's warmup found %s's variance %.3g times the inverse Hessian's", name, misfit)
+	case nutsCost < malaIAT:
+		np.why = "chosen over MALA at the mode's Hessian, " + costs
+	default:
+		lc.why = fmt.Sprintf("; chosen over NUTS: the Laplace fit is good (variances within %.2g× of NUTS's warmup's), %s", misfit, costs)
+		lc.warmupGrads = np.WarmupGrads()
+		return lc, oneNote, nil
+	}
+	return np, oneNote, nil
+}
+
+// laplaceFit is the largest ratio, either way, of the variances v to the
+// diagonal of H⁻¹, and the coordinate where it is; +Inf where H is not
+// positive definite.
+func laplaceFit(v []float64, h *mat.SymDense) (float64, int) {
+	var ch mat.Cholesky
+	if !ch.Factorize(h) {
+		return math.Inf(1), 0
+	}
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
+		return math.Inf(1), 0
+	}
+	worst, at := 1.0, 0
+	for j, vj := range v {
+		r := vj / inv.At(j, j)
+		r = max(r, 1/r)
+		if !(r <= worst) {
+			worst, at = r, j
+		}
+	}
+	return worst, at
+}
