@@ -75,7 +75,7 @@ func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planSta
 
 // laplaceFit is the largest ratio, either way, of the variances v to the
 // diagonal of H⁻¹, and the coordinate where it is; +Inf where H is not
-// positive definite.
+// positive definite, NaN where a variance is.
 func laplaceFit(v []float64, h *mat.SymDense) (float64, int) {
 	var ch mat.Cholesky
 	if !ch.Factorize(h) {
@@ -88,8 +88,11 @@ func laplaceFit(v []float64, h *mat.SymDense) (float64, int) {
 	worst, at := 1.0, 0
 	for j, vj := range v {
 		r := vj / inv.At(j, j)
+		if math.IsNaN(r) {
+			return r, j
+		}
 		r = max(r, 1/r)
-		if !(r <= worst) {
+		if r > worst {
 			worst, at = r, j
 		}
 	}

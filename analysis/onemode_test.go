@@ -1,0 +1,156 @@
+package analysis
+
+import (
+	"math"
+	"testing"
+
+	"github.com/fresgld/fresgld/diag"
+	"gonum.org/v1/gonum/mat"
+)
+
+// hyperbolic is exp(−Σ_j √(1 + (x_j/s_j)²)): independent coordinates of
+// the symmetric hyperbolic law, heavier-tailed than its Laplace fit. At
+// the mode 0 the Hessian is 1/s_j², but the variance is s_j²·K₂(1)/K₁(1)
+// ≈ 2.70·s_j², so the Laplace fit's variance is off by 2.7×, past
+// laplaceMisfit.
+type hyperbolic struct{ s []float64 }
+
+func (h hyperbolic) Dim() int { return len(h.s) }
+func (h hyperbolic) U(x []float64) float64 {
+	u := 0.0
+	for j, s := range h.s {
+		u += math.Sqrt(1 + x[j]*x[j]/(s*s))
+	}
+	return u
+}
+func (h hyperbolic) Grad(g, x []float64) {
+	for j, s := range h.s {
+		z := x[j] / s
+		g[j] = z / (s * math.Sqrt(1+z*z))
+	}
+}
+
+// hyperbolicMoments are E z² and E z⁴ of z with density ∝ e^{−√(1+z²)},
+// by the trapezoid rule on [−60, 60] (the mass beyond is below e^{−59}),
+// step 1e-3: the integrand is smooth, so the error is far below the
+// tests' tolerances.
+func hyperbolicMoments() (m2, m4 float64) {
+	var z0, z2, z4 float64
+	for z := -60.0; z <= 60; z += 1e-3 {
+		w := math.Exp(-math.Sqrt(1 + z*z))
+		z0 += w
+		z2 += w * z * z
+		z4 += w * z * z * z * z
+	}
+	return z2 / z0, z4 / z0
+}
+
+// Where the Laplace fit at the one mode is poor, the plan runs NUTS, and
+// its chains' draws have the exact law: each coordinate's mean within 4
+// MCSE of 0 and its variance within 4 standard errors √((m4 − m2²)/ESS) of
+// the exact one, with the bulk ESS of the four chains. A plan that kept
+// MALA at the mode's Hessian fails the first check; NUTS with a wrong
+// metric or step (or one still adapting) fails the law.
+func TestPlanRunsNUTSWhereLaplaceIsPoor(t *testing.T) {
+	h := hyperbolic{s: []float64{1, 30}}
+	plan, _, err := NewChainPlan(Model{Terms: EnergyTerms(h)}, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	np, ok := plan.(*NUTSPlan)
+	if !ok {
+		t.Fatalf("plan %T, want NUTS: %s", plan, plan.Note())
+	}
+	t.Log(np.Note())
+	const draws = 2000
+	chains := make([][][]float64, 2) // coordinate, chain, draw
+	for j := range chains {
+		chains[j] = make([][]float64, 4)
+	}
+	for id := 1; id <= 4; id++ {
+		s, err := np.Sampler(5, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range draws {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+			for j, x := range s.State(0) {
+				chains[j][id-1] = append(chains[j][id-1], x)
+			}
+		}
+		s.Close()
+	}
+	m2, m4 := hyperbolicMoments()
+	for j, sc := range h.s {
+		sum := diag.Summarize(chains[j])
+		ess := diag.ESSBulk(chains[j])
+		v := sum.SD * sum.SD
+		want := m2 * sc * sc
+		se := math.Sqrt((m4-m2*m2)/ess) * sc * sc
+		t.Logf("coordinate %d: mean %.4g (MCSE %.3g), variance %.4g (exact %.4g, se %.3g), bulk ESS %.0f", j+1, sum.Mean, sum.MCSEMean, v, want, se, ess)
+		if !(math.Abs(sum.Mean) <= 4*sum.MCSEMean) {
+			t.Errorf("coordinate %d: mean %v, %.1f MCSE from 0", j+1, sum.Mean, math.Abs(sum.Mean)/sum.MCSEMean)
+		}
+		if !(math.Abs(v-want) <= 4*se) {
+			t.Errorf("coordinate %d: variance %v, exact %v: %.1f standard errors off", j+1, v, want, math.Abs(v-want)/se)
+		}
+	}
+	if ws := np.Warnings(); len(ws) > 0 {
+		t.Errorf("warnings on a smooth target: %v", ws)
+	}
+}
+
+// On a Gaussian the Laplace fit is exact and MALA at the mode's Hessian
+// costs fewer gradients per effective draw than NUTS: the plan keeps it.
+func TestPlanKeepsMALAWhereLaplaceIsExact(t *testing.T) {
+	plan, _, err := NewChainPlan(Model{Terms: EnergyTerms(gaussian{s: []float64{1, 30}})}, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lc, ok := plan.(*LogConcave)
+	if !ok {
+		t.Fatalf("plan %T, want MALA at the mode: %s", plan, plan.Note())
+	}
+	t.Log(lc.Note())
+}
+
+// gaussian is exp(−Σ_j x_j²/(2s_j²)).
+type gaussian struct{ s []float64 }
+
+func (h gaussian) Dim() int { return len(h.s) }
+func (h gaussian) U(x []float64) float64 {
+	u := 0.0
+	for j, s := range h.s {
+		u += x[j] * x[j] / (2 * s * s)
+	}
+	return u
+}
+func (h gaussian) Grad(g, x []float64) {
+	for j, s := range h.s {
+		g[j] = x[j] / (s * s)
+	}
+}
+
+// laplaceFit reads the worst ratio either way.
+func TestLaplaceFit(t *testing.T) {
+	h := hessianOf([]float64{4, 1})
+	if r, j := laplaceFit([]float64{0.25, 3}, h); r != 3 || j != 1 {
+		t.Errorf("variances (0.25, 3) against H⁻¹ = diag(0.25, 1): %v at %d, want 3 at 1", r, j)
+	}
+	if r, j := laplaceFit([]float64{0.05, 1}, h); math.Abs(r-5) > 1e-12 || j != 0 {
+		t.Errorf("variances (0.05, 1): %v at %d, want 5 at 0", r, j)
+	}
+	if r, _ := laplaceFit([]float64{math.NaN(), 1}, h); !math.IsNaN(r) && r <= laplaceMisfit {
+		t.Errorf("a NaN variance passes as a fit of %v", r)
+	}
+}
+
+func hessianOf(d []float64) *mat.SymDense {
+	h := mat.NewSymDense(len(d), nil)
+	for j, v := range d {
+		h.SetSym(j, j, v)
+	}
+	return h
+}
