@@ -165,6 +165,16 @@ func (w *welford) regularized(cur []float64) []float64 {
 			out[i] = v / (w.k - 1)
 		}
 	}
+	if w.dense {
+		// The sums of (q_i − m_i)·δ_j are symmetric only to rounding.
+		n := w.n
+		for i := range n {
+			for j := range i {
+				v := 0.5 * (out[i*n+j] + out[j*n+i])
+				out[i*n+j], out[j*n+i] = v, v
+			}
+		}
+	}
 	a, b := w.k/(w.k+5), 1e-3*5/(w.k+5)
 	for i := range out {
 		out[i] *= a

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -17,9 +18,9 @@ type metric struct {
 	inv []float64
 	// invSqrt is 1/√(M⁻¹_jj) for the diagonal metric: p_j = ξ_j·invSqrt_j.
 	invSqrt []float64
-	// chol is the lower Cholesky factor L of a dense M⁻¹ = LLᵀ, row by
-	// row; p = L⁻ᵀξ then has covariance (LLᵀ)⁻¹ = M.
-	chol []float64
+	// up is Lᵀ, row by row, for the lower Cholesky factor L of a dense
+	// M⁻¹ = LLᵀ; p = L⁻ᵀξ then has covariance (LLᵀ)⁻¹ = M.
+	up []float64
 }
 
 // newMetric returns the metric of the inverse metric inv (a diagonal, or
@@ -62,7 +63,7 @@ func (m *metric) set(inv []float64) error {
 	for i := range n {
 		for j := i; j < n; j++ {
 			a, b := inv[i*n+j], inv[j*n+i]
-			if math.Abs(a-b) > 1e-12*(math.Abs(a)+math.Abs(b)) {
+			if math.Abs(a-b) > 1e-12*math.Sqrt(math.Abs(inv[i*n+i]*inv[j*n+j])) {
 				return fmt.Errorf("nuts: dense inverse metric is not symmetric at (%d,%d): %v and %v", i, j, a, b)
 			}
 			sym.SetSym(i, j, 0.5*(a+b))
@@ -74,13 +75,13 @@ func (m *metric) set(inv []float64) error {
 	}
 	var l mat.TriDense
 	ch.LTo(&l)
-	m.chol = make([]float64, n*n)
+	m.up = make([]float64, n*n)
 	m.inv = make([]float64, n*n)
 	for i := range n {
 		for j := range n {
 			m.inv[i*n+j] = sym.At(i, j)
 			if j <= i {
-				m.chol[i*n+j] = l.At(i, j)
+				m.up[j*n+i] = l.At(i, j)
 			}
 		}
 	}
@@ -100,12 +101,7 @@ func (m *metric) sharp(dst, p []float64) {
 	}
 	n := m.n
 	for i := range n {
-		row := m.inv[i*n : i*n+n]
-		var s float64
-		for j, v := range row {
-			s += v * p[j]
-		}
-		dst[i] = s
+		dst[i] = floats.Dot(m.inv[i*n:i*n+n], p)
 	}
 }
 
@@ -120,13 +116,10 @@ func (m *metric) sample(p []float64, rng *rand.Rand) {
 	for j := range p {
 		p[j] = rng.NormFloat64()
 	}
-	// Solve Lᵀp = ξ by back substitution, in place: (Lᵀ)_ik = L_ki.
+	// Solve Lᵀp = ξ by back substitution, in place, along the rows of Lᵀ.
 	n := m.n
 	for i := n - 1; i >= 0; i-- {
-		s := p[i]
-		for k := i + 1; k < n; k++ {
-			s -= m.chol[k*n+i] * p[k]
-		}
-		p[i] = s / m.chol[i*n+i]
+		row := m.up[i*n : i*n+n]
+		p[i] = (p[i] - floats.Dot(row[i+1:], p[i+1:])) / row[i]
 	}
 }

@@ -40,7 +40,6 @@ func (a *proposal) copyFrom(b *proposal) {
 type level struct {
 	pInitEnd, sInitEnd, rhoInit    []float64
 	pFinalBeg, sFinalBeg, rhoFinal []float64
-	prop                           proposal
 }
 
 // mutation switches off or breaks one mechanism, for the tests that show
@@ -85,6 +84,7 @@ type sampler struct {
 	h0       float64
 	nLeap    int
 	sumMetro float64
+	subSum   float64 // log of the current subtree's weight so far
 	div      bool
 	rng      *rand.Rand
 
@@ -114,7 +114,6 @@ func newSampler(e energy.Energy, m *metric, eps float64, maxDepth int, maxDeltaH
 		s.lv[d] = level{
 			pInitEnd: vec(), sInitEnd: vec(), rhoInit: vec(),
 			pFinalBeg: vec(), sFinalBeg: vec(), rhoFinal: vec(),
-			prop: pr(),
 		}
 	}
 	return s
@@ -207,22 +206,6 @@ func logSumExp(a, b float64) float64 {
 	}
 }
 
-// noUTurn is the generalised no-U-turn criterion for a trajectory with
-// summed momentum rho and sharp momenta sMinus, sPlus at its ends: it goes
-// on while both ends still move along rho.
-func (s *sampler) noUTurn(sMinus, sPlus, pMinus, pPlus, rho []float64) bool {
-	if s.mut == mutPNotSharp {
-		return dot(pPlus, rho) > 0 && dot(pMinus, rho) > 0
-	}
-	return dot(sPlus, rho) > 0 && dot(sMinus, rho) > 0
-}
-
-func add(dst, a, b []float64) {
-	for j, v := range a {
-		dst[j] = v + b[j]
-	}
-}
-
 // transition moves theta in place by one NUTS transition of step size
 // s.eps. It returns whether theta changed and the gradient evaluations.
 func (s *sampler) transition(theta []float64, rng *rand.Rand) (bool, int) {
@@ -261,32 +244,27 @@ func (s *sampler) transition(theta []float64, rng *rand.Rand) (bool, int) {
 	for depth < s.maxDepth {
 		clear(s.rhoF)
 		clear(s.rhoB)
-		logSumWSub := math.Inf(-1)
+		s.subSum = math.Inf(-1)
 		var valid bool
 		if rng.Float64() > 0.5 {
 			copy(s.rhoB, s.rho)
 			copy(s.pBF, s.pFF)
 			copy(s.sBF, s.sFF)
-			valid = s.build(&s.fwd, depth, &s.prop, s.sFB, s.sFF, s.rhoF, s.pFB, s.pFF, s.eps, &logSumWSub)
+			valid = s.build(&s.fwd, depth, s.sFB, s.sFF, s.rhoF, s.pFB, s.pFF, s.eps)
 		} else {
 			copy(s.rhoF, s.rho)
 			copy(s.pFB, s.pBB)
 			copy(s.sFB, s.sBB)
-			valid = s.build(&s.bck, depth, &s.prop, s.sBF, s.sBB, s.rhoB, s.pBF, s.pBB, -s.eps, &logSumWSub)
+			valid = s.build(&s.bck, depth, s.sBF, s.sBB, s.rhoB, s.pBF, s.pBB, -s.eps)
 		}
 		if !valid {
 			break
 		}
 		depth++
+		logSumWSub := s.subSum
 
-		add(s.rho, s.rhoB, s.rhoF)
-		persist := s.noUTurn(s.sBB, s.sFF, s.pBB, s.pFF, s.rho)
-		if s.mut != mutNoExtraUT {
-			add(s.tmp, s.rhoB, s.pFB)
-			persist = persist && s.noUTurn(s.sBB, s.sFB, s.pBB, s.pFB, s.tmp)
-			add(s.tmp, s.rhoF, s.pBF)
-			persist = persist && s.noUTurn(s.sBF, s.sFF, s.pBF, s.pFF, s.tmp)
-		}
+		// The whole trajectory: the backward part then the forward part.
+		persist := s.merged(s.rho, s.rhoB, s.rhoF, s.sBB, s.sFF, s.pBF, s.sBF, s.pFB, s.sFB, s.pBB, s.pFF, true)
 
 		// Biased progressive sampling: the new subtree's draw replaces the
 		// sample with probability min(1, w_new/w_old).
@@ -322,81 +300,145 @@ func (s *sampler) transition(theta []float64, rng *rand.Rand) (bool, int) {
 }
 
 // build extends the trajectory from z by a subtree of 2^depth leapfrog
-// steps of size eps, as Stan's base_nuts::build_tree: it draws the
-// subtree's proposal into prop (uniformly in the weights e^{H0−H}), adds
-// the subtree's log weight to *logSumW and its momenta to rho, and writes
-// the momenta and sharp momenta at its first (pBeg, sBeg) and last (pEnd,
-// sEnd) states. It reports whether the subtree is valid: no divergence and
-// no U-turn within it.
-func (s *sampler) build(z *point, depth int, prop *proposal, sBeg, sEnd, rho, pBeg, pEnd []float64, eps float64, logSumW *float64) bool {
+// steps of size eps, as Stan's base_nuts::build_tree: it adds the
+// subtree's states' weights e^{H0−H} to s.subSum, draws the subtree's
+// proposal into s.prop, adds its momenta to rho, and writes the momenta
+// and sharp momenta at its first (pBeg, sBeg) and last (pEnd, sEnd) states.
+// It reports whether the subtree is valid: no divergence and no U-turn
+// within it, nor across the halves of any of its merges.
+//
+// Stan draws a subtree's proposal at each merge, the second half's with
+// probability W_final/(W_init + W_final). Here the draw is made leaf by
+// leaf instead: each new state replaces the proposal with probability
+// w/W, W the subtree's weight so far. Both pick state i with probability
+// w_i/W_subtree (the product Π_{j>i} W_{j−1}/W_j telescopes), and an
+// invalid subtree is discarded whole either way; leaf by leaf copies a
+// state about log n times instead of n.
+func (s *sampler) build(z *point, depth int, sBeg, sEnd, rho, pBeg, pEnd []float64, eps float64) bool {
 	if depth == 0 {
-		s.leapfrog(z, eps)
-		s.nLeap++
-		s.m.sharp(sBeg, z.p)
-		h := energyOf(z.u + 0.5*dot(z.p, sBeg))
-		if h-s.h0 > s.maxDeltaH {
-			s.div = true
-		}
-		lw := s.h0 - h
-		if s.mut == mutFlatWeights {
-			lw = 0
-			if math.IsInf(h, 1) {
-				lw = math.Inf(-1)
-			}
-		}
-		*logSumW = logSumExp(*logSumW, lw)
-		if s.h0-h > 0 {
-			s.sumMetro++
-		} else {
-			s.sumMetro += math.Exp(s.h0 - h)
-		}
-		copy(prop.q, z.q)
-		copy(prop.g, z.g)
-		prop.u, prop.h = z.u, h
-		copy(sEnd, sBeg)
-		for j, v := range z.p {
-			rho[j] += v
-			pBeg[j] = v
-			pEnd[j] = v
-		}
-		return !s.div
+		return s.leaf(z, sBeg, sEnd, rho, pBeg, pEnd, eps)
 	}
-
 	l := &s.lv[depth]
-	logSumWInit := math.Inf(-1)
 	clear(l.rhoInit)
-	if !s.build(z, depth-1, prop, sBeg, l.sInitEnd, l.rhoInit, pBeg, l.pInitEnd, eps, &logSumWInit) {
+	if !s.build(z, depth-1, sBeg, l.sInitEnd, l.rhoInit, pBeg, l.pInitEnd, eps) {
 		return false
 	}
-	logSumWFinal := math.Inf(-1)
 	clear(l.rhoFinal)
-	if !s.build(z, depth-1, &l.prop, l.sFinalBeg, sEnd, l.rhoFinal, l.pFinalBeg, pEnd, eps, &logSumWFinal) {
+	if !s.build(z, depth-1, l.sFinalBeg, sEnd, l.rhoFinal, l.pFinalBeg, pEnd, eps) {
 		return false
 	}
-
-	// Multinomial sampling within the subtree.
-	logSumWSub := logSumExp(logSumWInit, logSumWFinal)
-	*logSumW = logSumExp(*logSumW, logSumWSub)
-	if logSumWFinal > logSumWSub || s.rng.Float64() < math.Exp(logSumWFinal-logSumWSub) {
-		prop.copyFrom(&l.prop)
-	}
-
 	if s.mut == mutNoSubtreeUT {
 		for j := range rho {
 			rho[j] += l.rhoInit[j] + l.rhoFinal[j]
 		}
 		return true
 	}
-	add(s.tmp, l.rhoInit, l.rhoFinal)
-	for j, v := range s.tmp {
-		rho[j] += v
+	return s.merged(rho, l.rhoInit, l.rhoFinal, sBeg, sEnd, l.pInitEnd, l.sInitEnd, l.pFinalBeg, l.sFinalBeg, pBeg, pEnd, false)
+}
+
+// merged is the no-U-turn criterion of a trajectory made of a first part
+// (summed momenta r1, last state's momenta p1e, s1e) and a second (r2,
+// first state's p2b, s2b), whose ends have sharp momenta sb and se (and
+// momenta pb, pe): both ends move along the summed momenta r1 + r2, and,
+// the checks Stan added in 2.21, the first part's first state and the
+// second part's first state move along r1 + p2b, the first part's last
+// state and the second part's last along r2 + p1e. It adds r1 + r2 to rho
+// (sets it, when set), and computes the six dot products in one pass.
+func (s *sampler) merged(rho, r1, r2, sb, se, p1e, s1e, p2b, s2b, pb, pe []float64, set bool) bool {
+	if s.mut == mutPNotSharp {
+		sb, se, s1e, s2b = pb, pe, p1e, p2b
 	}
-	persist := s.noUTurn(sBeg, sEnd, pBeg, pEnd, s.tmp)
-	if s.mut != mutNoExtraUT {
-		add(s.tmp, l.rhoInit, l.pFinalBeg)
-		persist = persist && s.noUTurn(sBeg, l.sFinalBeg, pBeg, l.pFinalBeg, s.tmp)
-		add(s.tmp, l.rhoFinal, l.pInitEnd)
-		persist = persist && s.noUTurn(l.sInitEnd, sEnd, l.pInitEnd, pEnd, s.tmp)
+	n := len(rho)
+	// Reslicing to n lets the compiler drop the bounds checks.
+	r1, r2, sb, se, p1e, s1e, p2b, s2b = r1[:n], r2[:n], sb[:n], se[:n], p1e[:n], s1e[:n], p2b[:n], s2b[:n]
+	var d1, d2, d3, d4, d5, d6 float64
+	for j := range rho {
+		r := r1[j] + r2[j]
+		if set {
+			rho[j] = r
+		} else {
+			rho[j] += r
+		}
+		d1 += sb[j] * r
+		d2 += se[j] * r
+		a := r1[j] + p2b[j]
+		d3 += sb[j] * a
+		d4 += s2b[j] * a
+		b := r2[j] + p1e[j]
+		d5 += s1e[j] * b
+		d6 += se[j] * b
 	}
-	return persist
+	if s.mut == mutNoExtraUT {
+		return d1 > 0 && d2 > 0
+	}
+	return d1 > 0 && d2 > 0 && d3 > 0 && d4 > 0 && d5 > 0 && d6 > 0
+}
+
+// leaf is build's base case: one leapfrog step from z, its state weighed,
+// counted and offered as the subtree's proposal.
+func (s *sampler) leaf(z *point, sBeg, sEnd, rho, pBeg, pEnd []float64, eps float64) bool {
+	var kin float64
+	if s.m.dense {
+		s.leapfrog(z, eps)
+		s.m.sharp(sBeg, z.p)
+		for j, v := range z.p {
+			kin += v * sBeg[j]
+			rho[j] += v
+		}
+		copy(sEnd, sBeg)
+		copy(pBeg, z.p)
+		copy(pEnd, z.p)
+	} else {
+		// The leapfrog fused with what follows it, for the diagonal metric.
+		h := 0.5 * eps
+		inv := s.m.inv
+		n := len(inv)
+		// Reslicing to n lets the compiler drop the bounds checks.
+		q, p, g := z.q[:n], z.p[:n], z.g[:n]
+		sBeg, sEnd, pBeg, pEnd, rho = sBeg[:n], sEnd[:n], pBeg[:n], pEnd[:n], rho[:n]
+		for j, m := range inv {
+			v := p[j] - h*g[j]
+			p[j] = v
+			q[j] += eps * m * v
+		}
+		z.u = s.ugrad(g, q)
+		for j, m := range inv {
+			v := p[j] - h*g[j]
+			p[j] = v
+			w := m * v
+			kin += v * w
+			sBeg[j], sEnd[j] = w, w
+			pBeg[j], pEnd[j] = v, v
+			rho[j] += v
+		}
+	}
+	s.nLeap++
+	h := energyOf(z.u + 0.5*kin)
+	if h-s.h0 > s.maxDeltaH {
+		s.div = true
+	}
+	if s.h0-h > 0 {
+		s.sumMetro++
+	} else {
+		s.sumMetro += math.Exp(s.h0 - h)
+	}
+	lw := s.h0 - h
+	if s.mut == mutFlatWeights {
+		lw = 0
+		if math.IsInf(h, 1) {
+			lw = math.Inf(-1)
+		}
+	}
+	s.subSum = logSumExp(s.subSum, lw)
+	if s.div {
+		return false
+	}
+	// Progressive multinomial draw: replace the proposal with probability
+	// w/W (always for the subtree's first state).
+	if r := lw - s.subSum; r >= 0 || s.rng.Float64() < math.Exp(r) {
+		copy(s.prop.q, z.q)
+		copy(s.prop.g, z.g)
+		s.prop.u, s.prop.h = z.u, h
+	}
+	return true
 }
