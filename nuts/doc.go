@@ -32,7 +32,10 @@
 // and window overflow it) Stan announces a 15%/75%/10% split but, not
 // restarting its window counter, never ends a metric window, so its metric
 // stays the identity; here the split is carried out, one metric window over
-// the middle 75%. There is no step-size jitter (Stan's default is none).
+// the middle 75%. A subtree's proposal is drawn leaf by leaf (each new state
+// replaces it with probability w/W, W the subtree's weight so far) rather
+// than at each merge as Stan does: the same law, fewer copies. There is no
+// step-size jitter (Stan's default is none).
 //
 // Why by hand: no maintained Go module implements NUTS with Stan's
 // adaptation (none of the Go modules this project can install offers NUTS

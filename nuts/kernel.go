@@ -43,7 +43,7 @@ func NewKernel(e energy.Energy, t Tuned, cfg Config) (*Kernel, error) {
 // leapfrog steps, and one more when theta is not the state the last Step
 // left (the energy and gradient there are then computed). It does not
 // allocate. A theta where U or ∇U is not finite stays put, and the
-// transition counts as divergent.
+// transition counts as divergent. A theta of the wrong length panics.
 func (k *Kernel) Step(theta []float64, rng *rand.Rand) (moved bool, cost float64) {
 	mv, c := k.s.transition(theta, rng)
 	return mv, float64(c)

@@ -1,6 +1,7 @@
 package nuts
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -209,6 +210,9 @@ func logSumExp(a, b float64) float64 {
 // transition moves theta in place by one NUTS transition of step size
 // s.eps. It returns whether theta changed and the gradient evaluations.
 func (s *sampler) transition(theta []float64, rng *rand.Rand) (bool, int) {
+	if len(theta) != s.n {
+		panic(fmt.Sprintf("nuts: state of dimension %d, the energy's is %d", len(theta), s.n))
+	}
 	s.rng = rng
 	s.transitions++
 	evals, ok := s.load(theta)
