@@ -57,11 +57,8 @@ type LogConcave struct {
 	Accept float64
 	t      energy.Terms
 	cv     *energy.CVGrad
-	// why, when set, ends Note: why the plan chose this over NUTS; and
-	// warmupGrads the gradients NUTS's warmup spent before it was not
-	// chosen.
-	why         string
-	warmupGrads int
+	// why, when set, ends Note: why the plan chose this over NUTS.
+	why string
 }
 
 // NewLogConcave finds the mode and the Hessian there, the preconditioner,

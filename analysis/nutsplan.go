@@ -103,12 +103,10 @@ const (
 
 // newNUTSPlan warms up one chain per id, at once on as many cores as there
 // are, from starts uniform in (−2, 2) about start (Stan's, about θ = 0 when
-// start is nil), or at a mode's Laplace spread when fallback is set and no
-// start of finite density is found. why says why the plan chose NUTS.
+// start is nil), or at fallback (a mode) when set and no start of finite
+// density is found. why says why the plan chose NUTS.
 func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback []float64, why string, status *planStatus) (*NUTSPlan, error) {
-	p := t.Dim()
-	np := &NUTSPlan{t: t, cfg: nuts.DefaultConfig(), warm: map[int]*warmChain{}, why: why, iters: nutsWarmup, chains: map[int]*nutsChain{}}
-	np.cfg.Dense = p <= nutsDenseMax
+	np := &NUTSPlan{t: t, cfg: nutsConfig(t.Dim()), warm: map[int]*warmChain{}, why: why, iters: nutsWarmup, chains: map[int]*nutsChain{}}
 	status.set("warming up %d NUTS chains (%d transitions each)", len(ids), nutsWarmup)
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
@@ -120,31 +118,65 @@ func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback []float
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			e := modeEnergy(t)
-			rng := rand.New(rand.NewPCG(exchange.ChainSeed(seed, id), 1<<43))
-			x0, err := nutsStart(e, start, fallback, rng)
-			if err != nil {
-				w.err = err
-				return
-			}
-			w.tuned, w.state, w.stats, w.err = nuts.Warmup(e, x0, nutsWarmup, rng, np.cfg)
+			*w = warmUp(t, np.cfg, nutsWarmup, exchange.ChainSeed(seed, id), start, fallback)
 		}()
 	}
 	wg.Wait()
-	var leaps, n float64
 	for _, id := range ids {
-		w := np.warm[id]
-		if w.err != nil {
-			return nil, fmt.Errorf("NUTS warmup of chain %d: %w", id, w.err)
-		}
-		tr := w.stats.Trace
-		for _, x := range tr[len(tr)-min(len(tr), 100):] {
-			leaps += float64(x.NLeapfrog)
-			n++
+		if err := np.warm[id].err; err != nil {
+			return nil, fmt.Errorf("NUTS warmup of chain %d: %w", id, err)
 		}
 	}
-	np.leap = leaps / n
+	np.leap = meanLeapfrogs(np.warm[ids[0]].stats.Trace)
 	return np, nil
+}
+
+// nutsConfig is Stan's, with a dense metric up to nutsDenseMax coordinates.
+func nutsConfig(p int) nuts.Config {
+	cfg := nuts.DefaultConfig()
+	cfg.Dense = p <= nutsDenseMax
+	return cfg
+}
+
+// warmUp is one chain's warmup of iters transitions, drawing from its own
+// stream.
+func warmUp(t energy.Terms, cfg nuts.Config, iters int, seed uint64, start, fallback []float64) warmChain {
+	var w warmChain
+	e := modeEnergy(t)
+	rng := rand.New(rand.NewPCG(seed, 1<<43))
+	x0, err := nutsStart(e, start, fallback, rng)
+	if err != nil {
+		w.err = err
+		return w
+	}
+	w.tuned, w.state, w.stats, w.err = nuts.Warmup(e, x0, iters, rng, cfg)
+	return w
+}
+
+// meanLeapfrogs is the mean leapfrog steps a transition over the last 100
+// of a warmup, when the step size has settled.
+func meanLeapfrogs(tr []nuts.Transition) float64 {
+	tail := tr[len(tr)-min(len(tr), 100):]
+	n := 0.0
+	for _, x := range tail {
+		n += float64(x.NLeapfrog)
+	}
+	return n / float64(max(len(tail), 1))
+}
+
+// variances are w's posterior variances as its warmup met them: its
+// metric's diagonal.
+func (w *warmChain) variances() []float64 {
+	inv := w.tuned.InvMetric
+	if !w.tuned.Dense {
+		return inv
+	}
+	p := int(math.Sqrt(float64(len(inv))))
+	v := make([]float64, p)
+	for j := range p {
+		v[j] = inv[j*p+j]
+	}
+	return v
 }
 
 // nutsStart is a start of finite energy and gradient: start (θ = 0 when
@@ -254,22 +286,6 @@ func (np *NUTSPlan) WarmupGrads() int {
 		n += w.stats.GradEvals
 	}
 	return n
-}
-
-// metricVariances is the first chain's warmup's posterior variances (its
-// metric's diagonal), for the Laplace fit's check.
-func (np *NUTSPlan) metricVariances(id int) []float64 {
-	w := np.warm[id]
-	p := np.t.Dim()
-	v := make([]float64, p)
-	for j := range p {
-		if w.tuned.Dense {
-			v[j] = w.tuned.InvMetric[j*p+j]
-		} else {
-			v[j] = w.tuned.InvMetric[j]
-		}
-	}
-	return v
 }
 
 // Warnings are Stan's warnings on the chains' transitions after warmup:

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fresgld/fresgld/exchange"
+
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -26,6 +28,12 @@ const (
 	// MALAAccept, and a pilot far below it found no step that the
 	// posterior's shape allows.
 	malaMinAccept = 0.2
+	// nutsPilotWarmup is the transitions of the one NUTS warmup that
+	// decides: Stan's short-warmup schedule gives it one metric window of
+	// 225 transitions, whose variances are within about 20% at the
+	// hundreds of effective draws NUTS takes there. Only a chosen NUTS
+	// warms up every chain in full.
+	nutsPilotWarmup = 300
 )
 
 // oneModePlan chooses between the log-concave plan at the one mode s found
@@ -39,38 +47,48 @@ func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planSta
 		// step, which NUTS takes at every leapfrog step.
 		return lc, oneNote, nil
 	}
-	np, nerr := newNUTSPlan(m.Terms, ids, seed, m.Init, mode.Theta, "", status)
-	switch {
-	case nerr != nil && lerr != nil:
-		return nil, "", fmt.Errorf("%w; and NUTS: %w", lerr, nerr)
-	case nerr != nil:
-		return lc, oneNote + "; NUTS was not tried: " + nerr.Error(), nil
-	case lerr != nil:
-		np.why = "MALA at the mode failed: " + lerr.Error()
+	status.set("a NUTS pilot (%d warmup transitions) against MALA at the mode's Hessian", nutsPilotWarmup)
+	pilot := warmUp(m.Terms, nutsConfig(m.Terms.Dim()), nutsPilotWarmup, exchange.ChainSeed(seed, 0), m.Init, mode.Theta)
+	nuts := func(why string) (ChainPlan, string, error) {
+		np, err := newNUTSPlan(m.Terms, ids, seed, m.Init, mode.Theta, why, status)
+		if err != nil && lerr == nil {
+			return lc, oneNote + "; NUTS failed: " + err.Error(), nil
+		}
+		if err != nil {
+			return nil, "", fmt.Errorf("%w; and NUTS: %w", lerr, err)
+		}
 		return np, oneNote, nil
 	}
-	_, _, malaIAT := lc.RunLength(PlanKeep)
-	misfit, worst := laplaceFit(np.metricVariances(ids[0]), mode.H)
-	names := m.Names
-	name := fmt.Sprintf("coordinate %d", worst+1)
-	if names != nil {
-		name = names[worst]
+	switch {
+	case pilot.err != nil && lerr != nil:
+		return nil, "", fmt.Errorf("%w; and NUTS: %w", lerr, pilot.err)
+	case pilot.err != nil:
+		return lc, oneNote + "; NUTS was not tried: its pilot failed: " + pilot.err.Error(), nil
+	case lerr != nil:
+		return nuts("MALA at the mode failed: " + lerr.Error())
 	}
-	nutsCost := np.leap * nutsIAT
+	// MALA's τ_int from the rate of its slowest direction assumes the
+	// Laplace fit; below 1 (an antithetic step on a Gaussian) it is taken
+	// as 1, a gradient an effective draw, which no other target grants.
+	_, _, malaIAT := lc.RunLength(PlanKeep)
+	malaIAT = max(malaIAT, 1)
+	misfit, worst := laplaceFit(pilot.variances(), mode.H)
+	name := fmt.Sprintf("coordinate %d", worst+1)
+	if m.Names != nil {
+		name = m.Names[worst]
+	}
+	nutsCost := meanLeapfrogs(pilot.stats.Trace) * nutsIAT
 	costs := fmt.Sprintf("gradients per effective draw: NUTS about %.3g, MALA at the mode's Hessian about %.3g", nutsCost, malaIAT)
 	switch {
 	case !(lc.Accept >= malaMinAccept):
-		np.why = fmt.Sprintf("chosen over MALA at the mode's Hessian, whose pilot accepted %.2f of its proposals (the Laplace fit is poor)", lc.Accept)
+		return nuts(fmt.Sprintf("chosen over MALA at the mode's Hessian, whose pilot accepted %.2f of its proposals (the Laplace fit is poor)", lc.Accept))
 	case !(misfit <= laplaceMisfit):
-		np.why = fmt.Sprintf("chosen over MALA at the mode's Hessian: the Laplace fit is poor, NUTS's warmup found %s's variance %.3g times the inverse Hessian's", name, misfit)
+		return nuts(fmt.Sprintf("chosen over MALA at the mode's Hessian: the Laplace fit is poor, NUTS's pilot found %s's variance %.3g times the inverse Hessian's", name, misfit))
 	case nutsCost < malaIAT:
-		np.why = "chosen over MALA at the mode's Hessian, " + costs
-	default:
-		lc.why = fmt.Sprintf("; chosen over NUTS: the Laplace fit is good (variances within %.2g× of NUTS's warmup's), %s", misfit, costs)
-		lc.warmupGrads = np.WarmupGrads()
-		return lc, oneNote, nil
+		return nuts("chosen over MALA at the mode's Hessian, " + costs)
 	}
-	return np, oneNote, nil
+	lc.why = fmt.Sprintf("; chosen over NUTS: the Laplace fit is good (variances within %.2g× of NUTS's pilot's), %s", misfit, costs)
+	return lc, oneNote, nil
 }
 
 // laplaceFit is the largest ratio, either way, of the variances v to the

@@ -84,7 +84,7 @@ func (f *sampleFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
 	case f.Stan != "" && f.ModelCmd != "":
 		return "", errors.New("--stan and --model-cmd: give one model, not both")
 	case f.Stan == "" && strings.TrimSpace(f.ModelCmd) == "":
-		return "", errors.New("no model: give --stan model.stan (with --data data.json), or --model-cmd with a command (e.g. --model-cmd 'python3 model.py data.csv')")
+		return "", errors.New("--model-cmd: no command given (e.g. --model-cmd 'python3 model.py data.csv'); or give a Stan model, --stan model.stan --data data.json")
 	case f.Stan == "" && (f.Data != "" || f.Init != ""):
 		return "", errors.New("--data and --init are a Stan model's (--stan); a --model-cmd reads its own data")
 	case f.Stan != "":

@@ -67,7 +67,9 @@ func TestFailedResumeKeepsDraws(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := draws(t, analysis.ChainFile(out, 1))
-	t.Setenv("FRESGLD_TEST_DIE_AFTER", "1000")
+	// The resume plans anew (about 2500 requests with its NUTS pilot),
+	// then dies sooner in its sampling than the first run did.
+	t.Setenv("FRESGLD_TEST_DIE_AFTER", "4000")
 	err = run(t, "resume", out)
 	if err == nil || !strings.Contains(err.Error(), "keeps that run's draws") {
 		t.Errorf("resume: %v; want it to say the file keeps the earlier draws", err)
