@@ -32,9 +32,11 @@ func (d db) path(parts ...string) string {
 	return filepath.Join(append([]string{d.root, "posterior_database"}, parts...)...)
 }
 
-// Posteriors are the checkout's posteriors that have a reference
-// posterior named, sorted by name, those whose names filter keeps: a
-// comma list of names, or else a regular expression.
+// Posteriors are the checkout's posteriors that filter keeps: a comma
+// list of names (or one name), in its order, those without a reference
+// and those not in the checkout among them (Model "": the study says
+// so); or a regular expression, or "" for all, keeping those with a
+// reference posterior, sorted by name.
 func (d db) Posteriors(filter string) ([]Posterior, error) {
 	files, err := filepath.Glob(d.path("posteriors", "*.json"))
 	if err != nil {
@@ -43,10 +45,14 @@ func (d db) Posteriors(filter string) ([]Posterior, error) {
 	if len(files) == 0 {
 		return nil, fmt.Errorf("--pdb %s: no posteriors in %s", d.root, d.path("posteriors"))
 	}
-	keep, err := filterFunc(filter)
-	if err != nil {
-		return nil, err
+	names := listFilter(filter)
+	var re *regexp.Regexp
+	if names == nil && filter != "" {
+		if re, err = regexp.Compile(filter); err != nil {
+			return nil, fmt.Errorf("--posteriors: %w", err)
+		}
 	}
+	all := map[string]Posterior{}
 	var ps []Posterior
 	for _, f := range files {
 		b, err := os.ReadFile(f)
@@ -57,34 +63,38 @@ func (d db) Posteriors(filter string) ([]Posterior, error) {
 		if err := json.Unmarshal(b, &p); err != nil {
 			return nil, fmt.Errorf("%s: %w", f, err)
 		}
-		if p.Reference == "" || !keep(p.Name) {
-			continue
+		all[p.Name] = p
+		if names == nil && p.Reference != "" && (re == nil || re.MatchString(p.Name)) {
+			ps = append(ps, p)
+		}
+	}
+	if names == nil {
+		sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
+		return ps, nil
+	}
+	for _, n := range names {
+		p, ok := all[n]
+		if !ok {
+			p = Posterior{Name: n}
 		}
 		ps = append(ps, p)
 	}
-	sort.Slice(ps, func(i, j int) bool { return ps[i].Name < ps[j].Name })
 	return ps, nil
 }
 
-// filterFunc reads --posteriors: empty keeps all; a list of names with
-// commas (or one name that exists as written) keeps those; otherwise a
-// regular expression matched against the name.
-func filterFunc(filter string) (func(string) bool, error) {
-	if filter == "" {
-		return func(string) bool { return true }, nil
+// listFilter is --posteriors's names where it is a list (commas, or one
+// name: nothing a regular expression would treat specially), else nil.
+func listFilter(filter string) []string {
+	if filter == "" || !strings.Contains(filter, ",") && regexp.QuoteMeta(filter) != filter {
+		return nil
 	}
-	if strings.Contains(filter, ",") || regexp.QuoteMeta(filter) == filter {
-		set := map[string]bool{}
-		for _, n := range strings.Split(filter, ",") {
-			set[strings.TrimSpace(n)] = true
+	var names []string
+	for _, n := range strings.Split(filter, ",") {
+		if n = strings.TrimSpace(n); n != "" {
+			names = append(names, n)
 		}
-		return func(s string) bool { return set[s] }, nil
 	}
-	re, err := regexp.Compile(filter)
-	if err != nil {
-		return nil, fmt.Errorf("--posteriors: %w", err)
-	}
-	return re.MatchString, nil
+	return names
 }
 
 // Code is the model's Stan code.

@@ -93,7 +93,13 @@ func (c Config) Run(ctx context.Context) (*Study, error) {
 	}
 	var old map[string]*Result
 	if c.Resume {
-		old = readOld(filepath.Join(c.Out, "results.json"), binHash)
+		// The same binary's study goes on: its posteriors stay, those
+		// run again replaced in place.
+		var same bool
+		old, s.Results, same = readOld(filepath.Join(c.Out, "results.json"), binHash)
+		if !same {
+			s.Results = nil
+		}
 	}
 	for _, p := range ps {
 		if ctx.Err() != nil {
@@ -104,7 +110,7 @@ func (c Config) Run(ctx context.Context) (*Study, error) {
 		r := c.posterior(ctx, d, p, script, binHash, old[p.Name])
 		r.Seconds = time.Since(start).Seconds()
 		fmt.Fprintf(c.Log, "%s (%.0f s)\n", r.Status, r.Seconds)
-		s.Results = append(s.Results, r)
+		s.put(r)
 		if err := s.write(c.Out); err != nil {
 			return s, err
 		}
@@ -118,6 +124,14 @@ func (c Config) posterior(ctx context.Context, d db, p Posterior, script, binHas
 	dir := filepath.Join(c.Out, p.Name)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		r.Status = err.Error()
+		return r
+	}
+	switch {
+	case p.Model == "":
+		r.Status = "not in the posteriordb checkout"
+		return r
+	case p.Reference == "":
+		r.Status = "posteriordb has no reference posterior for it"
 		return r
 	}
 	ref, err := d.Reference(p)
@@ -290,29 +304,40 @@ func (r *Result) find(method string, seed int) *Run {
 	return nil
 }
 
-// readOld reads a previous results.json for --resume: its NUTS runs, and
-// its fresgld runs where the same fresgld binary made them.
-func readOld(path, binHash string) map[string]*Result {
+// readOld reads a previous results.json for --resume: per posterior its
+// NUTS runs, and its fresgld runs where the same fresgld binary made
+// them; the results in their order, and whether the binary was the same.
+func readOld(path, binHash string) (map[string]*Result, []*Result, bool) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil
+		return nil, nil, false
 	}
 	var s Study
 	if json.Unmarshal(b, &s) != nil {
-		return nil
+		return nil, nil, false
 	}
 	m := map[string]*Result{}
 	for _, r := range s.Results {
-		var keep []*Run
+		keep := &Result{Posterior: r.Posterior}
 		for _, x := range r.Runs {
 			if x.Method == "nuts" || s.Binary == binHash {
-				keep = append(keep, x)
+				keep.Runs = append(keep.Runs, x)
 			}
 		}
-		r.Runs = keep
-		m[r.Posterior] = r
+		m[r.Posterior] = keep
 	}
-	return m
+	return m, s.Results, s.Binary == binHash
+}
+
+// put replaces r's posterior's result, or appends it.
+func (s *Study) put(r *Result) {
+	for i, x := range s.Results {
+		if x.Posterior == r.Posterior {
+			s.Results[i] = r
+			return
+		}
+	}
+	s.Results = append(s.Results, r)
 }
 
 func (s *Study) write(out string) error {
