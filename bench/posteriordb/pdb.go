@@ -139,7 +139,7 @@ type Reference struct {
 func (d db) Reference(p Posterior) (*Reference, error) {
 	path := d.path("reference_posteriors", "draws", "draws", p.Reference+".json.zip")
 	if _, err := os.Stat(path); err != nil {
-		return nil, fmt.Errorf("reference draws absent from the checkout: %w", err)
+		return nil, fmt.Errorf("reference draws %s absent from the checkout", filepath.Base(path))
 	}
 	b, err := unzipOne(path)
 	if err != nil {
