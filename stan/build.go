@@ -18,6 +18,7 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -38,13 +39,72 @@ type Toolchain struct {
 	StanHeaders, Eigen, Boost  string // include folders
 	StanVersion, RstanVersion  string
 	StanHeadersLib, CXXVersion string
+	RstanDir                   string // rstan's package folder
 }
 
 // ErrNoToolchain is the error of a machine without the toolchain.
 var ErrNoToolchain = errors.New("a Stan model needs R with rstan, StanHeaders, RcppEigen and BH, Boost's headers and g++; on Debian: apt-get install r-cran-rstan r-cran-stanheaders r-cran-rcppeigen r-cran-bh libboost-dev g++")
 
-// FindToolchain locates the toolchain, or says what is missing.
+// FindToolchain locates the toolchain, or says what is missing. R takes
+// half a second to start, as long as the whole run of a small model, so
+// what it found is kept in the cache folder (toolchain.json) beside the
+// sizes and times of the files it found, and asked again only when one of
+// them changed.
 func FindToolchain() (*Toolchain, error) {
+	dir, err := defaultCache()
+	if err != nil {
+		return probeToolchain()
+	}
+	path := filepath.Join(dir, "toolchain.json")
+	var kept struct {
+		T     Toolchain
+		Stamp string
+	}
+	if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &kept) == nil && kept.Stamp != "" && kept.Stamp == kept.T.stamp() {
+		return &kept.T, nil
+	}
+	t, err := probeToolchain()
+	if err != nil {
+		return nil, err
+	}
+	kept.T, kept.Stamp = *t, t.stamp()
+	if b, err := json.Marshal(kept); err == nil && os.MkdirAll(dir, 0o755) == nil {
+		writeOnce(path, b)
+	}
+	return t, nil
+}
+
+// stamp is the sizes and times of the toolchain's files: a new R, rstan,
+// StanHeaders, RcppEigen, Boost or compiler changes it. "" when one is
+// missing.
+func (t *Toolchain) stamp() string {
+	cxx, err := exec.LookPath(t.CXX)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, f := range []string{t.Rscript, cxx, filepath.Join(t.RstanDir, "DESCRIPTION"), filepath.Join(t.StanHeaders, "..", "DESCRIPTION"), filepath.Join(t.Eigen, "..", "DESCRIPTION"), filepath.Join(t.Boost, "boost", "version.hpp"), "/usr/include/boost/version.hpp"} {
+		st, err := os.Stat(f)
+		if err != nil {
+			fmt.Fprintf(&b, "%s:-;", f)
+			continue
+		}
+		fmt.Fprintf(&b, "%s:%d:%d;", f, st.Size(), st.ModTime().UnixNano())
+	}
+	return b.String()
+}
+
+// defaultCache is the folder of compiled models and the toolchain's probe.
+func defaultCache() (string, error) {
+	dir, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache folder for compiled models: %w", err)
+	}
+	return filepath.Join(dir, "fresgld", "stan"), nil
+}
+
+// probeToolchain asks R where the toolchain is.
+func probeToolchain() (*Toolchain, error) {
 	t := &Toolchain{CXX: os.Getenv("CXX")}
 	if t.CXX == "" {
 		t.CXX = "g++"
@@ -58,15 +118,15 @@ func FindToolchain() (*Toolchain, error) {
 	}
 	out, err := exec.Command(t.Rscript, "--vanilla", "-e", `f <- function(p, d) { x <- system.file(d, package = p); if (x == "") "-" else x }
 v <- function(p) tryCatch(as.character(packageVersion(p)), error = function(e) "-")
-cat(f("StanHeaders", "include"), f("RcppEigen", "include"), f("BH", "include"), f("StanHeaders", "lib"), v("StanHeaders"), v("rstan"), sep = "\n")`).Output()
+cat(f("StanHeaders", "include"), f("RcppEigen", "include"), f("BH", "include"), f("StanHeaders", "lib"), v("StanHeaders"), v("rstan"), f("rstan", ""), sep = "\n")`).Output()
 	if err != nil {
 		return nil, fmt.Errorf("%w (Rscript failed: %v)", ErrNoToolchain, err)
 	}
 	f := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(f) != 6 {
+	if len(f) != 7 {
 		return nil, fmt.Errorf("%w (R answered %q)", ErrNoToolchain, out)
 	}
-	t.StanHeaders, t.Eigen, t.Boost, t.StanHeadersLib, t.StanVersion, t.RstanVersion = f[0], f[1], f[2], f[3], f[4], f[5]
+	t.StanHeaders, t.Eigen, t.Boost, t.StanHeadersLib, t.StanVersion, t.RstanVersion, t.RstanDir = f[0], f[1], f[2], f[3], f[4], f[5], f[6]
 	for name, v := range map[string]string{"StanHeaders": t.StanHeaders, "RcppEigen": t.Eigen, "rstan": t.RstanVersion} {
 		if v == "-" {
 			return nil, fmt.Errorf("%w (R's package %s is not installed)", ErrNoToolchain, name)
@@ -109,6 +169,7 @@ func (t *Toolchain) libs() []string {
 // Binary is a compiled Stan model.
 type Binary struct {
 	Path string // the program
+	Lib  string // the same model as a shared library, for in-process use
 	Name string // the model's name, from its file's
 	// Source is the .stan file it was compiled from.
 	Source string
@@ -129,10 +190,9 @@ func Compile(ctx context.Context, path, cacheDir string, log io.Writer) (*Binary
 	}
 	name := modelName(path)
 	if cacheDir == "" {
-		if cacheDir, err = os.UserCacheDir(); err != nil {
-			return nil, fmt.Errorf("no cache folder for compiled models: %w", err)
+		if cacheDir, err = defaultCache(); err != nil {
+			return nil, err
 		}
-		cacheDir = filepath.Join(cacheDir, "fresgld", "stan")
 	}
 	h := sha256.New()
 	for _, part := range [][]byte{code, serverCode, []byte(name), []byte(t.StanVersion), []byte(t.RstanVersion), []byte(t.CXXVersion), []byte(strings.Join(t.flags(), " "))} {
@@ -140,8 +200,8 @@ func Compile(ctx context.Context, path, cacheDir string, log io.Writer) (*Binary
 		h.Write(part)
 	}
 	dir := filepath.Join(cacheDir, name+"-"+hex.EncodeToString(h.Sum(nil))[:16])
-	b := &Binary{Path: filepath.Join(dir, "model"), Name: name, Source: path}
-	if _, err := os.Stat(b.Path); err == nil {
+	b := &Binary{Path: filepath.Join(dir, "model"), Lib: filepath.Join(dir, "model.so"), Name: name, Source: path}
+	if _, err := os.Stat(b.Lib); err == nil {
 		return b, nil
 	}
 	if err := os.MkdirAll(cacheDir, 0o755); err != nil {
@@ -161,14 +221,23 @@ func Compile(ctx context.Context, path, cacheDir string, log io.Writer) (*Binary
 	if err := os.WriteFile(cpp, serverCode, 0o644); err != nil {
 		return nil, err
 	}
-	args := append(t.flags(), `-DFRESGLD_STAN_MODEL="model.hpp"`, "-I"+tmp, cpp, "-o", filepath.Join(tmp, "model"))
-	args = append(args, t.libs()...)
-	cmd := exec.CommandContext(ctx, t.CXX, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return nil, fmt.Errorf("compiling %s: %s %v: %w\n%s", path, t.CXX, "(Stan Math)", err, lastLines(stderr.String(), 20))
+	// One object, linked twice: the program (the protocol, info, write,
+	// init) and the shared library that package stan loads in process.
+	obj := filepath.Join(tmp, "model.o")
+	steps := [][]string{
+		append(t.flags(), "-fPIC", `-DFRESGLD_STAN_MODEL="model.hpp"`, "-I"+tmp, "-c", cpp, "-o", obj),
+		append([]string{obj, "-o", filepath.Join(tmp, "model")}, t.libs()...),
+		append([]string{"-shared", obj, "-o", filepath.Join(tmp, "model.so")}, t.libs()...),
 	}
+	for _, args := range steps {
+		cmd := exec.CommandContext(ctx, t.CXX, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("compiling %s with Stan Math: %s: %w\n%s", path, t.CXX, err, lastLines(stderr.String(), 20))
+		}
+	}
+	os.Remove(obj)
 	// Published whole or not at all: a rename is atomic, and another
 	// fresgld that compiled the same model first has already put it there.
 	if err := os.Rename(tmp, dir); err != nil {

@@ -15,7 +15,7 @@ import (
 
 // testCache is where the tests' models are compiled, kept between runs
 // (a compilation takes about 40 s): the user's cache folder, as a run's.
-func openTest(t *testing.T, model, data string) *Model {
+func openTest(t testing.TB, model, data string) *Model {
 	t.Helper()
 	if _, err := FindToolchain(); err != nil {
 		t.Skipf("no Stan toolchain, the Stan bridge is not tested: %v", err)

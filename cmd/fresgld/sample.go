@@ -137,22 +137,25 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	// A copy of the model for each chain by default, so that chains
-	// sampling at once do not take turns at one process.
-	procs := f.Procs
-	if procs == 0 {
-		procs = len(o.Chains)
-	}
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
-	var sm *stanModel
 	command := f.ModelCmd
+	var sm *stanModel
 	if f.Stan != "" {
 		if sm, err = openStan(ctx, f, cmd.ErrOrStderr()); err != nil {
 			return err
 		}
 		defer sm.close()
+		if sm.native != nil {
+			return runStanNative(ctx, stop, cmd, f, o, sm)
+		}
 		command = sm.Command()
+	}
+	// A copy of the model for each chain by default, so that chains
+	// sampling at once do not take turns at one process.
+	procs := f.Procs
+	if procs == 0 {
+		procs = len(o.Chains)
 	}
 	m, err := modelproc.Start(command, modelproc.Options{Timeout: f.Timeout, Stderr: cmd.ErrOrStderr(), Procs: procs})
 	if err != nil {
@@ -175,7 +178,7 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		return modelError(m, command, err)
 	}
 	if sm != nil {
-		sm.notes(m, res)
+		sm.notes(res, m.Rejected)
 	}
 	var modelErr string
 	if m.Err() != nil {

@@ -4,23 +4,28 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/analysis"
-	"github.com/fresgld/fresgld/modelproc"
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/stan"
 )
 
 // stanModel is a run's Stan model (sample --stan): its compiled program,
-// its start and the writer of Stan's draws.
+// loaded in this process where it can be (native), its start, and the
+// writer of Stan's draws for a model run as a process.
 type stanModel struct {
 	*stan.Model
-	init []float64 // --init's, unconstrained
-	w    *stan.Writer
+	init   []float64 // --init's, unconstrained
+	native *stan.Native
+	w      *stan.Writer
 }
 
 // openStan compiles the model (or finds it compiled), reads its data and
-// init, all before any sampling.
+// init, and loads it, all before any sampling. A model that cannot be
+// loaded in process (a build without cgo) runs as a process of its
+// program, which a line says.
 func openStan(ctx context.Context, f *sampleFlags, log io.Writer) (*stanModel, error) {
 	m, err := stan.Open(ctx, f.Stan, f.Data, "", log)
 	if err != nil {
@@ -32,7 +37,17 @@ func openStan(ctx context.Context, f *sampleFlags, log io.Writer) (*stanModel, e
 			return nil, err
 		}
 	}
+	if s.native, err = m.Load(f.Seed); err != nil {
+		fmt.Fprintf(log, "note: the model runs as a process of its program, a round trip a gradient: %v\n", err)
+		s.native = nil
+	}
 	return s, nil
+}
+
+// ugrader is the energy and gradient of the model, in process or not.
+type ugrader interface {
+	energy.Terms
+	UGrad(g, x []float64) float64
 }
 
 // analysisModel is the model the run samples: the sampler moves Stan's
@@ -40,55 +55,109 @@ func openStan(ctx context.Context, f *sampleFlags, log io.Writer) (*stanModel, e
 // in "__", as CmdStan's sampler columns, so that summaries leave them
 // out); Stan's draws (constrained parameters, transformed parameters and
 // generated quantities, with Stan's names) follow them.
-func (s *stanModel) analysisModel(m *modelproc.Model, seed uint64) (analysis.Model, error) {
-	start, note, err := stan.Start(m.UGrad, m.Dim(), s.init, seed)
+func (s *stanModel) analysisModel(t ugrader, seed uint64) (analysis.Model, error) {
+	start, note, err := stan.Start(t.UGrad, t.Dim(), s.init, seed)
 	if err != nil {
 		return analysis.Model{}, fmt.Errorf("--stan %s: %w", s.Bin.Source, err)
 	}
 	if note != "" {
 		fmt.Println(note)
 	}
-	if s.w, err = s.NewWriter(seed); err != nil {
-		return analysis.Model{}, err
-	}
 	names := make([]string, len(s.Unconstrained))
 	for j, n := range s.Unconstrained {
 		names[j] = n + ".unc__"
 	}
-	return analysis.Model{Terms: m, Names: names, Init: start, Generated: s.Constrained, Generate: s.w.Write}, nil
+	m := analysis.Model{Terms: t, Names: names, Init: start, Generated: s.Constrained}
+	if s.native != nil {
+		m.Generate = s.native.Write
+		return m, nil
+	}
+	if s.w, err = s.NewWriter(seed); err != nil {
+		return analysis.Model{}, err
+	}
+	m.Generate = s.w.Write
+	return m, nil
+}
+
+// runStanNative runs the model loaded in process.
+func runStanNative(ctx context.Context, stop func(), cmd *cobra.Command, f *sampleFlags, o analysis.Options, s *stanModel) error {
+	model, err := s.analysisModel(s.native, f.Seed)
+	if err != nil {
+		return err
+	}
+	res, err := analysis.Run(ctx, model, o)
+	stop()
+	if merr := s.native.Err(); merr != nil {
+		if err == nil {
+			err = merr
+		} else {
+			err = fmt.Errorf("%w\nthe run stopped on it: the Stan model failed, not the sampler (%w)", merr, err)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	s.notes(res, s.native.Rejected)
+	fmt.Printf("%s on the Stan model %s (%d unconstrained parameters, loaded in process), %d chain(s) in %.1fs, %d gradients:\n", f.Method, f.Stan, s.native.Dim(), len(o.Chains), res.Wall.Seconds(), s.native.Evals())
+	printLines(res.Notes)
+	sum := sampleSummary{Settings: f, N: 1, Names: s.Constrained, WallSeconds: res.Wall.Seconds(), Requests: s.native.Evals(), LadderTuning: res.Tuning, Summary: res.Summary}
+	if res.Swap != nil {
+		sum.SwapSummary = *res.Swap
+	}
+	return report(cmd, res, &sum)
 }
 
 // notes adds what the model said during the run to its summary: how many
 // states it rejected (a note: Stan's samplers meet such states too), and
-// a warning where its generated quantities failed.
-func (s *stanModel) notes(m *modelproc.Model, res *analysis.Result) {
-	if n, msg := m.Rejected(); n > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("the model rejected %d of %d states asked (each a rejected proposal; the latest: %s)", n, m.Requests(), msg))
+// a warning where its transformed parameters or generated quantities
+// failed on some draws.
+func (s *stanModel) notes(res *analysis.Result, rejected func() (int64, string)) {
+	if n, msg := rejected(); n > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("the model rejected %d states (each a rejected proposal; the latest: %s)", n, msg))
 	}
-	if s.w == nil {
+	var fails int64
+	var msg string
+	switch {
+	case s.native != nil:
+		fails, msg = s.native.WriteFailures()
+	case s.w != nil:
+		if msg = s.w.Messages(); msg != "" {
+			fails = 1
+		}
+		if err := s.w.Err(); err != nil {
+			fails, msg = 1, err.Error()
+		}
+	}
+	if fails == 0 {
 		return
 	}
-	msg := strings.TrimSpace(s.w.Messages())
-	if err := s.w.Err(); err != nil {
-		msg = err.Error()
-	}
-	if msg == "" {
-		return
-	}
-	w := analysis.Warning{Code: "stan_write", Message: "Stan's draws: the model failed on some draws, whose transformed parameters or generated quantities are NaN: " + lastLine(msg),
+	w := analysis.Warning{Code: "stan-write", Number: float64(fails),
 		Remedy: "check the generated quantities block (an _rng given an invalid argument throws)"}
-	w.Message += "; " + w.Remedy
+	w.Message = fmt.Sprintf("Stan's draws: the model failed on %d draws, whose transformed parameters or generated quantities are NaN from the failure on (the latest: %s); %s", fails, lastLine(msg), w.Remedy)
+	if s.native == nil {
+		w.Message = fmt.Sprintf("Stan's draws: the model failed on some draws, whose transformed parameters or generated quantities are NaN from the failure on (%s); %s", lastLine(msg), w.Remedy)
+	}
 	res.Summary.Details = append(res.Summary.Details, w)
 	res.Summary.Warnings = append(res.Summary.Warnings, w.Message)
 }
 
 func lastLine(s string) string {
-	l := strings.Split(s, "\n")
-	return l[len(l)-1]
+	for len(s) > 0 && s[len(s)-1] == '\n' {
+		s = s[:len(s)-1]
+	}
+	for i := len(s) - 1; i >= 0; i-- {
+		if s[i] == '\n' {
+			return s[i+1:]
+		}
+	}
+	return s
 }
 
 func (s *stanModel) close() {
 	if s.w != nil {
 		s.w.Close()
+	}
+	if s.native != nil {
+		s.native.Close()
 	}
 }

@@ -13,6 +13,10 @@
 // DATA and INIT are R dump files (package stan writes them from JSON); an
 // empty DATA is a model without data.
 //
+// The same object, linked as a shared library, is the in-process model:
+// the extern "C" functions at the end, which package stan calls through
+// dlopen, a gradient without a process's round trip.
+//
 // The density is one term: the protocol's prior U_0 = −log p(θ) and one
 // example whose value is 0, so a full pass is one request. A state the
 // model rejects (a reject(), a failed check, which Stan throws as
@@ -22,6 +26,7 @@
 #include FRESGLD_STAN_MODEL
 
 #include <chrono>
+#include <mutex>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -190,6 +195,19 @@ int info(stan_model& model) {
   return 0;
 }
 
+// draw_rng is the random numbers of a draw's generated quantities, seeded
+// by the run's seed and the draw's bits.
+boost::ecuyer1988 draw_rng(uint64_t seed, const std::vector<double>& x) {
+  uint64_t h = seed * 0x9E3779B97F4A7C15ull;
+  for (double v : x) {
+    uint64_t b;
+    std::memcpy(&b, &v, 8);
+    h = (h ^ b) * 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 31;
+  }
+  return stan::services::util::create_rng(static_cast<unsigned int>(h), static_cast<unsigned int>(h >> 32));
+}
+
 // write reads unconstrained draws, p float64 each, and writes Stan's
 // values for each: the constrained parameters, transformed parameters and
 // generated quantities, m float64. The generated quantities' random
@@ -204,14 +222,7 @@ int write(stan_model& model, unsigned long seed) {
   std::vector<std::string> all;
   model.constrained_param_names(all, true, true);
   while (std::fread(x.data(), sizeof(double), p, stdin) == p) {
-    uint64_t h = seed * 0x9E3779B97F4A7C15ull;
-    for (double v : x) {
-      uint64_t b;
-      std::memcpy(&b, &v, 8);
-      h = (h ^ b) * 0xBF58476D1CE4E5B9ull;
-      h ^= h >> 31;
-    }
-    boost::ecuyer1988 rng = stan::services::util::create_rng(static_cast<unsigned int>(h), static_cast<unsigned int>(h >> 32));
+    boost::ecuyer1988 rng = draw_rng(seed, x);
     vars.clear();
     try {
       model.write_array(rng, x, ints, vars, true, true, nullptr);
@@ -273,3 +284,112 @@ int main(int argc, char** argv) {
   std::fprintf(stderr, "unknown mode %s\n", mode.c_str());
   return 2;
 }
+
+// The in-process model: a C interface, which throws nothing. A model is
+// made from its data once; its log density and write_array are const, and
+// each thread that calls them gets an autodiff tape of its own (rstan's
+// Stan Math keeps the tape thread-local, and a tape exists on a thread
+// only once a ChainableStack was made there).
+namespace {
+std::mutex msg_mu;
+std::string last_msg;
+
+void set_msg(const std::string& m) {
+  std::lock_guard<std::mutex> lock(msg_mu);
+  last_msg = one_line(m);
+}
+
+void ensure_tape() { static thread_local stan::math::ChainableStack tape; (void)tape; }
+}  // namespace
+
+extern "C" {
+
+// fresgld_new makes the model of the data in data_path ("" for none), or
+// returns NULL with the reason in fresgld_message.
+void* fresgld_new(const char* data_path) {
+  try {
+    ensure_tape();
+    auto data = read_dump(data_path);
+    std::stringstream msg;
+    auto* m = new stan_model(*data, 0, &msg);
+    return m;
+  } catch (const std::exception& e) {
+    set_msg(e.what());
+    return nullptr;
+  }
+}
+
+void fresgld_free(void* m) { delete static_cast<stan_model*>(m); }
+
+int fresgld_dim(void* m) { return static_cast<int>(static_cast<stan_model*>(m)->num_params_r()); }
+
+// fresgld_lp_grad returns log p(θ) on the unconstrained scale with the
+// Jacobian (propto, as lp__) and writes its gradient into grad (which may
+// be NULL). A state the model rejects (std::domain_error, a log density of
+// −∞ or NaN, a gradient that is not finite) returns −∞; any other failure
+// NaN; the message of either is left for fresgld_message.
+double fresgld_lp_grad(void* mp, const double* theta, double* grad) {
+  auto& model = *static_cast<stan_model*>(mp);
+  size_t p = model.num_params_r();
+  thread_local std::vector<double> x, g;
+  thread_local std::vector<int> ints;
+  try {
+    ensure_tape();
+    x.assign(theta, theta + p);
+    double lp;
+    try {
+      lp = stan::model::log_prob_grad<true, true>(model, x, ints, g, nullptr);
+    } catch (const std::domain_error& e) {
+      stan::math::recover_memory();
+      set_msg(e.what());
+      return -std::numeric_limits<double>::infinity();
+    }
+    if (!std::isfinite(lp)) {
+      set_msg(lp != lp ? "the log density is NaN" : "the log density is -inf");
+      return -std::numeric_limits<double>::infinity();
+    }
+    for (size_t j = 0; j < p; j++)
+      if (!std::isfinite(g[j])) {
+        set_msg("the gradient of the log density is not finite");
+        return -std::numeric_limits<double>::infinity();
+      }
+    if (grad) std::copy(g.begin(), g.end(), grad);
+    return lp;
+  } catch (const std::exception& e) {
+    stan::math::recover_memory();
+    set_msg(e.what());
+    return std::numeric_limits<double>::quiet_NaN();
+  }
+}
+
+// fresgld_write writes Stan's values of the draw theta into out (room for
+// every constrained name), seeding the generated quantities' random numbers
+// as the write mode does; it returns how many it wrote before a failure
+// (the rest are NaN, the message left for fresgld_message).
+int fresgld_write(void* mp, const double* theta, unsigned long long seed, double* out, int n) {
+  auto& model = *static_cast<stan_model*>(mp);
+  size_t p = model.num_params_r();
+  thread_local std::vector<double> x, vars;
+  thread_local std::vector<int> ints;
+  x.assign(theta, theta + p);
+  vars.clear();
+  try {
+    ensure_tape();
+    boost::ecuyer1988 rng = draw_rng(seed, x);
+    model.write_array(rng, x, ints, vars, true, true, nullptr);
+  } catch (const std::exception& e) {
+    set_msg(e.what());
+  }
+  int got = static_cast<int>(vars.size());
+  vars.resize(n, std::numeric_limits<double>::quiet_NaN());
+  std::copy(vars.begin(), vars.begin() + n, out);
+  return got;
+}
+
+// fresgld_message copies the latest message into buf.
+void fresgld_message(char* buf, int n) {
+  std::lock_guard<std::mutex> lock(msg_mu);
+  std::snprintf(buf, n, "%s", last_msg.c_str());
+}
+
+}  // extern "C"
