@@ -24,6 +24,9 @@ type Options struct {
 	Seed       uint64              // --seed
 	Tau2       float64             // --tau2: the hottest level's temperature
 	Levels     int                 // --levels, geometric from 1 to Tau2; 1 under AutoMethod: the plan's sampler on one level; AutoLevels: tuned
+	// NUTS makes the plan (AutoMethod) run NUTS whatever the posterior
+	// (--method nuts), with no mode search.
+	NUTS bool
 	Eta        float64             // --eta (0: automatic)
 	Batch      int                 // --batch, the cold minibatch (0: automatic)
 	HotBatch   int                 // --hot-batch (0: automatic, sized during burn-in)

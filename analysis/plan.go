@@ -65,7 +65,15 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 	if o.Progress != nil {
 		defer status.report(o.Progress, o.Command)()
 	}
-	plan, note, err := newChainPlan(m, o.Seed, o.Levels == 1, o.Chains, status)
+	var plan ChainPlan
+	var note string
+	var err error
+	if o.NUTS {
+		plan, err = newNUTSPlan(m.Terms, o.Chains, o.Seed, m.Init, nil, "--method nuts", status)
+		note = "one chain per --chains, each after its own warmup; no mode search (--method nuts)"
+	} else {
+		plan, note, err = newChainPlan(m, o.Seed, o.Levels == 1, o.Chains, status)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,7 @@ func init() {
 	fl.StringVar(&f.Init, "init", "", "with --stan: a start, JSON or an R dump of the parameters, as CmdStan's --init (default: θ = 0 on the unconstrained scale, or uniform in (−2, 2) there where the model rejects 0, as Stan starts)")
 	fl.DurationVar(&f.Timeout, "model-timeout", modelproc.DefaultTimeout, "longest wait for any one reply of the model, its handshake included")
 	fl.IntVar(&f.Procs, "model-procs", 0, "copies of the model process to run, requests going to whichever is free (0: one per chain; 1 for a model that cannot run twice at once)")
-	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: the plan searches the model's modes, preconditions by the Hessians there and runs Metropolis-adjusted levels on exact energies, a ladder only where a barrier needs one; the output's sampler line says what it chose), or "+methodHelp)
+	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: the plan searches the model's modes, preconditions by the Hessians there and runs Metropolis-adjusted levels on exact energies, a ladder only where a barrier needs one, or NUTS where the Laplace fit is poor; the output's sampler line says what it chose), nuts (NUTS with Stan's adaptation, no mode search), or "+methodHelp)
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.Levels = 2
@@ -104,7 +104,7 @@ func (f *sampleFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
 		return "", fmt.Errorf("--model-procs = %d: must be 0 (one per chain) or more", f.Procs)
 	}
 	m := analysis.AutoMethod
-	if f.Method != string(m) {
+	if f.Method != string(m) && f.Method != nutsMethod {
 		var err error
 		if m, err = exchange.ParseMethod(f.Method); err != nil {
 			return "", fmt.Errorf("--method: %w; or auto, the default", err)
@@ -198,6 +198,9 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	return modelError(m, command, report(cmd, res, &sum))
 }
 
+// nutsMethod is --method nuts: the plan's NUTS, whatever the posterior.
+const nutsMethod = "nuts"
+
 // sampleSummary is summary.json of a sample run.
 type sampleSummary struct {
 	Settings    *sampleFlags `json:"settings"`
@@ -236,6 +239,7 @@ func blameModel(s *analysis.Summary, cmd string) {
 func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analysis.Options {
 	o := analysis.DefaultOptions()
 	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "sample", method, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
+	o.NUTS = f.Method == nutsMethod
 	zeroIf(&o.Levels, f.LevelsAuto)
 	o.Keep, o.Out, o.Log, o.Progress = f.Keep, f.Out, cmd.ErrOrStderr(), progressTo(cmd)
 	o.SwapGaussian = f.SwapGaussian

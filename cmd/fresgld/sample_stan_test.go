@@ -21,7 +21,8 @@ import (
 // sd within 4 standard errors, sd/√(2·ESS) for the normal and sd/√ESS for
 // the gamma and μ², whose excess kurtosis (2 for Gamma(3); about 2 for
 // μ²'s noncentral χ²) doubles the variance of a sample variance. Four
-// standard errors leave a correct sampler about 6e-5 a check.
+// standard errors leave a correct sampler about 6e-5 a check. Both the
+// plan's choice and --method nuts (whose chain files must say hmc_nuts).
 func TestSampleStanExact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("compiles a Stan model")
@@ -29,8 +30,14 @@ func TestSampleStanExact(t *testing.T) {
 	if _, err := stan.FindToolchain(); err != nil {
 		t.Skipf("no Stan toolchain, sample --stan is not tested: %v", err)
 	}
+	for _, method := range []string{"auto", "nuts"} {
+		t.Run(method, func(t *testing.T) { checkStanExact(t, method) })
+	}
+}
+
+func checkStanExact(t *testing.T, method string) {
 	out := t.TempDir()
-	if err := run(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--out", out); err != nil {
+	if err := run(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--method", method, "--out", out); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
@@ -84,8 +91,15 @@ func TestSampleStanExact(t *testing.T) {
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
+	nuts := false
 	for sc.Scan() {
+		if strings.Contains(sc.Text(), "hmc_nuts") {
+			nuts = true
+		}
 		if strings.HasPrefix(sc.Text(), "lp__") {
+			if method == "nuts" && !nuts {
+				t.Error("--method nuts: the chain file's header does not name hmc_nuts")
+			}
 			if !strings.HasSuffix(sc.Text(), ",mu.unc__,s.unc__,mu,s,half_s,mu2") {
 				t.Errorf("header %q", sc.Text())
 			}
