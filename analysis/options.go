@@ -26,13 +26,13 @@ type Options struct {
 	Levels     int                 // --levels, geometric from 1 to Tau2; 1 under AutoMethod: the plan's sampler on one level; AutoLevels: tuned
 	// NUTS makes the plan (AutoMethod) run NUTS whatever the posterior
 	// (--method nuts), with no mode search.
-	NUTS bool
-	Eta        float64             // --eta (0: automatic)
-	Batch      int                 // --batch, the cold minibatch (0: automatic)
-	HotBatch   int                 // --hot-batch (0: automatic, sized during burn-in)
-	HotShare   float64             // --hot-share
-	SwapRate   float64             // --swap-rate: probability of an attempt per step
-	SwapBatch  int                 // --swap-batch (0: each chain's own minibatch)
+	NUTS      bool
+	Eta       float64 // --eta (0: automatic)
+	Batch     int     // --batch, the cold minibatch (0: automatic)
+	HotBatch  int     // --hot-batch (0: automatic, sized during burn-in)
+	HotShare  float64 // --hot-share
+	SwapRate  float64 // --swap-rate: probability of an attempt per step
+	SwapBatch int     // --swap-batch (0: each chain's own minibatch)
 	// SwapEnergies is "auto" or an exchange.EnergyMode's name.
 	SwapEnergies string // --swap-energies
 	// SwapEnergiesRule, when set, says why SwapEnergies (not auto) was
