@@ -45,6 +45,9 @@ type ModeSearch struct {
 	// Hessian is not positive definite (a saddle or a flat ridge), Failed
 	// those that did not converge.
 	Starts, Saddles, Failed int
+	// Merged counts the minima set aside as one basin with the heaviest
+	// (OneBasin).
+	Merged int
 }
 
 // Mode search settings.
@@ -352,8 +355,35 @@ func (s *ModeSearch) barriers(e energy.Energy) {
 	}
 }
 
+// basinBarrier is the barrier, in nats along the segment from the
+// heaviest mode, below which another minimum is the heaviest's basin and
+// not a mode of its own: the density along the segment never falls below
+// e^−0.5 = 0.61 of its lower end, which a chain crosses as if it were not
+// there. Minima that close are what a search finds along a flat ridge or
+// down a funnel's neck, where the posterior has no mode to speak of.
+const basinBarrier = 0.5
+
+// OneBasin keeps the heaviest mode alone when every other lies within
+// basinBarrier nats of it, and reports whether it did.
+func (s *ModeSearch) OneBasin() bool {
+	if len(s.Modes) < 2 || !(s.barrierAbove(0) < basinBarrier) {
+		return false
+	}
+	s.Merged += len(s.Modes) - 1
+	s.Modes = s.Modes[:1]
+	s.Modes[0].Weight = 1
+	return true
+}
+
 // Line says what the search found, for the output.
 func (s *ModeSearch) Line() string {
+	if len(s.Modes) == 1 && s.Merged > 0 {
+		minima := "1 other minimum, with no barrier to it (< %g nats along the segment), lies"
+		if s.Merged > 1 {
+			minima = fmt.Sprint(s.Merged) + " other minima, with no barrier to it (< %g nats along the segments), lie"
+		}
+		return fmt.Sprintf("%d searches found one mode (U = %.6g; "+minima+" in its basin)", s.Starts, s.Modes[0].U, basinBarrier)
+	}
 	if len(s.Modes) == 1 {
 		return fmt.Sprintf("%d searches found one mode (U = %.6g)", s.Starts, s.Modes[0].U)
 	}

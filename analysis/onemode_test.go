@@ -156,3 +156,39 @@ func hessianOf(d []float64) *mat.SymDense {
 	}
 	return h
 }
+
+// doubleWell is exp(−h·(x² − 1)² − y²/2): minima at x = ±1, a barrier of
+// h nats between them at x = 0.
+type doubleWell struct{ h float64 }
+
+func (d doubleWell) Dim() int { return 2 }
+func (d doubleWell) U(x []float64) float64 {
+	a := x[0]*x[0] - 1
+	return d.h*a*a + x[1]*x[1]/2
+}
+func (d doubleWell) Grad(g, x []float64) {
+	g[0] = 4 * d.h * x[0] * (x[0]*x[0] - 1)
+	g[1] = x[1]
+}
+
+// Two minima with no barrier between them worth the name (0.1 nats) are
+// one basin, whose plan is the one-mode plan's; a barrier of 5 nats keeps
+// two modes.
+func TestOneBasin(t *testing.T) {
+	for _, c := range []struct {
+		h   float64
+		one bool
+	}{{0.1, true}, {5, false}} {
+		s, err := SearchModes(EnergyTerms(doubleWell{c.h}), []float64{0.9, 0}, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(s.Modes) != 2 {
+			t.Fatalf("barrier %v: %s, want two minima", c.h, s.Line())
+		}
+		if got := s.OneBasin(); got != c.one || (len(s.Modes) == 1) != c.one {
+			t.Errorf("barrier %v nats: OneBasin %v, %d modes left; want %v", c.h, got, len(s.Modes), c.one)
+		}
+		t.Log(s.Line())
+	}
+}

@@ -144,7 +144,7 @@ func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planSt
 		}
 		return np, "one chain per --chains, each after its own warmup", nil
 	}
-	if len(s.Modes) == 1 && m.Kernel == nil {
+	if m.Kernel == nil && (len(s.Modes) == 1 || s.OneBasin()) {
 		return oneModePlan(m, s, seed, ids, status)
 	}
 	mp, err := newModePlan(m, s, seed, oneLevel, status)
