@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -51,10 +52,9 @@ type ugrader interface {
 }
 
 // analysisModel is the model the run samples: the sampler moves Stan's
-// unconstrained parameters, written in columns named name.unc__ (ending
-// in "__", as CmdStan's sampler columns, so that summaries leave them
-// out); Stan's draws (constrained parameters, transformed parameters and
-// generated quantities, with Stan's names) follow them.
+// unconstrained parameters, written in the columns uncNames names; Stan's
+// draws (constrained parameters, transformed parameters and generated
+// quantities, with Stan's names) follow them.
 func (s *stanModel) analysisModel(t ugrader, seed uint64) (analysis.Model, error) {
 	start, note, err := stan.Start(t.UGrad, t.Dim(), s.init, seed)
 	if err != nil {
@@ -63,11 +63,7 @@ func (s *stanModel) analysisModel(t ugrader, seed uint64) (analysis.Model, error
 	if note != "" {
 		fmt.Println(note)
 	}
-	names := make([]string, len(s.Unconstrained))
-	for j, n := range s.Unconstrained {
-		names[j] = n + ".unc__"
-	}
-	m := analysis.Model{Terms: t, Names: names, Init: start, Generated: s.Constrained}
+	m := analysis.Model{Terms: t, Names: uncNames(s.Unconstrained), Init: start, Generated: s.Constrained}
 	if s.native != nil {
 		m.Generate = s.native.Write
 		return m, nil
@@ -77,6 +73,29 @@ func (s *stanModel) analysisModel(t ugrader, seed uint64) (analysis.Model, error
 	}
 	m.Generate = s.w.Write
 	return m, nil
+}
+
+// uncNames are the unconstrained coordinates' columns: Stan's name with
+// its dots made underscores and "_unc__" after it (theta.1 → theta_1_unc__).
+// The suffix "__" marks a sampler column, which fresgld's summaries leave
+// out and which no Stan variable's name can end in; and a name without
+// dots is one variable to rstan's read_stan_csv, which reads theta.1 as
+// theta[1]. Where two would be alike (a vector theta and a scalar
+// theta_1), the columns are unc_1__, unc_2__, … instead.
+func uncNames(names []string) []string {
+	out := make([]string, len(names))
+	seen := map[string]bool{}
+	for j, n := range names {
+		out[j] = strings.ReplaceAll(n, ".", "_") + "_unc__"
+		if seen[out[j]] {
+			for j := range out {
+				out[j] = fmt.Sprintf("unc_%d__", j+1)
+			}
+			return out
+		}
+		seen[out[j]] = true
+	}
+	return out
 }
 
 // runStanNative runs the model loaded in process.

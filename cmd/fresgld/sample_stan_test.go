@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/stan"
 )
 
@@ -100,11 +103,77 @@ func checkStanExact(t *testing.T, method string) {
 			if method == "nuts" && !nuts {
 				t.Error("--method nuts: the chain file's header does not name hmc_nuts")
 			}
-			if !strings.HasSuffix(sc.Text(), ",mu.unc__,s.unc__,mu,s,half_s,mu2") {
+			if !strings.HasSuffix(sc.Text(), ",mu_unc__,s_unc__,mu,s,half_s,mu2") {
 				t.Errorf("header %q", sc.Text())
 			}
 			return
 		}
 	}
 	t.Error("chain-1.csv has no header row")
+}
+
+func TestUncNames(t *testing.T) {
+	if got := strings.Join(uncNames([]string{"mu", "theta.1", "Sigma.1.2"}), " "); got != "mu_unc__ theta_1_unc__ Sigma_1_2_unc__" {
+		t.Errorf("got %q", got)
+	}
+	if got := strings.Join(uncNames([]string{"theta.1", "theta_1"}), " "); got != "unc_1__ unc_2__" {
+		t.Errorf("colliding names: got %q", got)
+	}
+}
+
+// A Stan model's chain files read back by rstan::read_stan_csv as a Stan
+// user reads CmdStan's: R sees Stan's variables with the summary's means
+// and sds (to 1e-8 relative), and the unconstrained columns as variables
+// of their own, not as indices of Stan's (rstan reads theta.1 as
+// theta[1], so mu.unc would have been mu[unc]).
+func TestRstanReadsStanChains(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles a Stan model")
+	}
+	if _, err := stan.FindToolchain(); err != nil {
+		t.Skipf("no Stan toolchain: %v", err)
+	}
+	rscript, _ := exec.LookPath("Rscript")
+	if out, err := exec.Command(rscript, "-e", `q(status = if (nzchar(system.file(package = "posterior"))) 0 else 1)`).CombinedOutput(); err != nil {
+		t.Skipf("R lacks posterior, the rstan check is skipped (install r-cran-posterior): %v %s", err, out)
+	}
+	out := t.TempDir()
+	if err := run(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	script, _ := filepath.Abs(filepath.Join("testdata", "stan_read.R"))
+	files, _ := filepath.Glob(filepath.Join(out, "chain-*.csv"))
+	cmd := exec.Command(rscript, append([]string{script}, files...)...)
+	cmd.Stderr = os.Stderr
+	csv, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("Rscript: %v", err)
+	}
+	r := map[string][2]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(csv)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		m, _ := strconv.ParseFloat(f[1], 64)
+		sd, _ := strconv.ParseFloat(f[2], 64)
+		r[f[0]] = [2]float64{m, sd}
+	}
+	for _, name := range []string{"mu_unc__", "s_unc__"} {
+		if _, ok := r[name]; !ok {
+			t.Errorf("R does not see the column %s as a variable: %v", name, r)
+		}
+	}
+	var sum analysis.Summary
+	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range sum.Parameters {
+		got, ok := r[p.Name]
+		if !ok {
+			t.Errorf("R does not see variable %s", p.Name)
+			continue
+		}
+		if !(math.Abs(got[0]-p.Mean) <= 1e-8*math.Abs(p.Mean)) || !(math.Abs(got[1]-p.SD) <= 1e-8*p.SD) {
+			t.Errorf("%s: R's mean and sd %v, ours %v %v", p.Name, got, p.Mean, p.SD)
+		}
+	}
 }
