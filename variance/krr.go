@@ -18,7 +18,8 @@ import (
 // kernel ridge regression of the sample variances ŝ_j²(θ) and σ̂²(θ) on the
 // state θ ∈ R^p. Later steps evaluate the fit, clipped at zero, and make no
 // more draws. Until the fit exists it answers with the running average of
-// the variances it has seen, as Running does.
+// the variances it has seen, as Running does. The end of burn-in (Freeze)
+// fits it to the states recorded by then, if it has not yet been fitted.
 //
 // The regression is chosen by the data alone, by leave-one-out
 // cross-validation on the recorded points, through the closed-form shortcut
@@ -37,6 +38,7 @@ type KRR struct {
 	leader  *KRR
 	fitted  atomic.Pointer[krrFit]
 	adopted *krrFit // a follower's copy of the leader's fit, taken at a step boundary
+	frozen  bool    // burn-in is over: nothing more is recorded (Freeze)
 
 	n      int       // states recorded
 	xs, ys []float64 // Points×p states; Points×(p+1) variances (ŝ_1²…ŝ_p², σ̂²)
@@ -52,7 +54,10 @@ type KRR struct {
 	lastOut   []float64 // ŝ_1²…ŝ_p², σ²
 }
 
-var _ Model = (*KRR)(nil)
+var (
+	_ Model   = (*KRR)(nil)
+	_ Freezer = (*KRR)(nil)
+)
 
 // NewKRR returns a kernel-ridge model; it checks its settings.
 func NewKRR(points, repeats, period int) (*KRR, error) {
@@ -94,6 +99,35 @@ func (k *KRR) Choice(o int) (bandwidth, lambda float64, ok bool) {
 	return f.h, f.lambda[o], true
 }
 
+// Freeze ends the recording at the end of burn-in (see Freezer). A leader
+// that has not yet recorded its Points states fits the regression to those
+// it has (below 3 points, their mean: the constant), and a follower takes
+// its leader's fit at once, freezing the leader first if need be. From
+// then on the model makes no draws and records nothing, and its answers
+// depend on θ alone, so the kernel the chain steps is fixed. With no state
+// recorded at all it answers 0, as before any Observe.
+func (k *KRR) Freeze() {
+	if k.frozen {
+		return
+	}
+	k.frozen = true
+	if k.leader != nil {
+		k.leader.Freeze()
+		if f := k.leader.fitted.Load(); f != nil {
+			k.adopted = f
+		}
+		return
+	}
+	if k.fitted.Load() == nil && k.n > 0 {
+		f := fitKRR(k.xs, k.ys, len(k.xs)/k.n, k.n)
+		f.step = -1 // made between steps: a follower may adopt it at once
+		k.fitted.Store(f)
+	}
+}
+
+// Frozen reports whether Freeze has been called.
+func (k *KRR) Frozen() bool { return k.frozen }
+
 func (k *KRR) current() *krrFit {
 	if k.leader != nil {
 		return k.adopted
@@ -110,7 +144,7 @@ func (k *KRR) Observe(step int, theta []float64, est energy.Estimator, rng *rand
 			k.adopted = f
 		}
 	}
-	if k.current() != nil || step%k.Period != 0 || k.n >= k.Points {
+	if k.frozen || k.current() != nil || step%k.Period != 0 || k.n >= k.Points {
 		return nil
 	}
 	p := len(theta)

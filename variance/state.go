@@ -46,6 +46,7 @@ type krrState struct {
 	Fitted  bool
 	FitStep int
 	P       int
+	Frozen  bool // burn-in is over (KRR.Freeze): nothing more is recorded
 }
 
 // SaveState saves the recorded points and running averages. A fit is not
@@ -54,7 +55,7 @@ type krrState struct {
 // a restored follower adopts it at its next Observe, which is before any
 // use of it (see Observe), as the saved one had or would have.
 func (k *KRR) SaveState() ([]byte, error) {
-	st := krrState{N: k.n, Xs: k.xs, Ys: k.ys, Gvar: k.gvar, Evar: k.evar}
+	st := krrState{N: k.n, Xs: k.xs, Ys: k.ys, Gvar: k.gvar, Evar: k.evar, Frozen: k.frozen}
 	if k.leader == nil {
 		if f := k.fitted.Load(); f != nil {
 			st.Fitted, st.FitStep, st.P = true, f.step, f.p
@@ -73,7 +74,7 @@ func (k *KRR) RestoreState(b []byte) error {
 	if st.N > k.Points {
 		return fmt.Errorf("kernel ridge variance state: %d points recorded, this model fits on %d", st.N, k.Points)
 	}
-	k.n, k.evar = st.N, st.Evar
+	k.n, k.evar, k.frozen = st.N, st.Evar, st.Frozen
 	k.gvar, k.gv = nil, nil
 	if st.Gvar != nil {
 		p := len(st.Gvar)
