@@ -213,6 +213,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		Args:         o.Args,
 		Cwd:          o.Cwd,
 		Version:      o.Version,
+		Inputs:       o.Inputs,
 		Resume:       o.Resume,
 	}
 	before := res.Warnings

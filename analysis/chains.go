@@ -107,10 +107,16 @@ type ChainRun struct {
 	Args    []string
 	Cwd     string
 	Version string
+	// Inputs are the files the run reads (Input), which its checkpoints
+	// record and a resume must find unchanged.
+	Inputs []Input
 	// Resume, when set, holds the checkpoints the chains continue from.
 	Resume *Resume
 
 	dir *output.Dir
+	// later are the earlier outputs a resume removes once its chains are
+	// restored: a refused resume leaves every file as it was.
+	later []string
 	// ctx cancelled (SIGINT, SIGTERM): every running chain stops before its
 	// next step and keeps its draws, a chain still waiting for a core never
 	// starts, and --levels auto tuning stops.
@@ -197,7 +203,7 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 			}
 		}
 		if err == nil && r.Every > 0 {
-			k.ck = &Checkpoint{Format: checkpointFormat, Version: r.Version, Command: h.Command, Args: r.Args, Cwd: r.Cwd, Header: h.lines(), Chain: id}
+			k.ck = &Checkpoint{Format: checkpointFormat, Version: r.Version, Command: h.Command, Args: r.Args, Cwd: r.Cwd, Inputs: r.Inputs, Header: h.lines(), Chain: id}
 			k.ckPath, k.due = r.dir.File(CheckpointName(id)), &cp.due[i]
 			// A sampler whose state cannot be saved is refused before any
 			// step, not at its first checkpoint.
@@ -211,6 +217,14 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 			return nil, 0, err
 		}
 		ws[i], k.c, sinks[i] = k.w, chains[i], k
+	}
+	for _, name := range r.later {
+		// Every chain is restored: the interrupted run's summaries, which
+		// the resumed run writes again, go now.
+		if err := os.Remove(r.dir.File(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			closeAll(len(ids))
+			return nil, 0, fmt.Errorf("removing the earlier run's %s: %w", name, err)
+		}
 	}
 	plan := r.Plan
 	plan.Stop = r.ctx.Done()
@@ -457,6 +471,14 @@ func Sample(ctx context.Context, r ChainRun, ids []int) (*Result, error) {
 	stale := chainStale(r.Out, ids, r.Single, r.Resume, r.Stale...)
 	if foreign := notWritten(r.Out, stale); len(foreign) > 0 {
 		return nil, refuseForeign(r.Out, foreign)
+	}
+	if r.Resume != nil {
+		if err := r.Resume.sameInputs(r.Inputs); err != nil {
+			return nil, err
+		}
+		// Removed once the chains are restored (run): a resume refused
+		// on a checkpoint deletes nothing.
+		r.later, stale = stale, nil
 	}
 	out, err := output.Prepare(r.Out, stale...)
 	if err != nil {

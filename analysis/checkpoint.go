@@ -1,8 +1,11 @@
 package analysis
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -33,6 +36,9 @@ type Checkpoint struct {
 	Command string   // gmm, logistic, regress or sample
 	Args    []string // the flags the user gave, as --name=value
 	Cwd     string   // the working directory the flags' paths are relative to
+	// Inputs are the files the run read (its data, a model's source), as
+	// they were when it began: a resume refuses to continue on others.
+	Inputs  []Input
 	Header  []string // the chain's CSV settings lines
 	Chain   int
 	Steps   int   // the plan's steps taken
@@ -55,7 +61,91 @@ type Resume struct {
 	Cwd     string   // the directory its paths are relative to
 	Dir     string   // the run's output directory, absolute
 	Path    string   // the first checkpoint file, for errors
+	Inputs  []Input  // the files the run read, as they were then
 	ckpts   map[int]*Checkpoint
+}
+
+// Input is a file a run reads, fingerprinted: the flag that names it (a
+// word of --model-cmd's command counts as the flag's), its path as given
+// (relative to the run's working directory), its size and the SHA-256 of
+// its content. A run's inputs are part of its identity: a checkpoint
+// resumes only on the same ones, or a resumed run would pool draws from
+// two posteriors.
+type Input struct {
+	Flag   string
+	Path   string
+	Size   int64
+	SHA256 string
+}
+
+// Fingerprint reads the file path (relative to the working directory)
+// that flag names.
+func Fingerprint(flag, path string) (Input, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Input{}, err
+	}
+	defer f.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, f)
+	if err != nil {
+		return Input{}, fmt.Errorf("%s %s: %w", flag, path, err)
+	}
+	return Input{Flag: flag, Path: path, Size: n, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// changed says how in now (the same file as fingerprinted again, or a
+// zero Input where it cannot be read) differs from in, "" if not.
+func (in Input) changed(now Input, readErr error) string {
+	switch {
+	case readErr != nil:
+		return fmt.Sprintf("%s %s can no longer be read (%v)", in.Flag, in.Path, readErr)
+	case now.Size != in.Size:
+		return fmt.Sprintf("%s %s changed since the run began: %d bytes then, %d now", in.Flag, in.Path, in.Size, now.Size)
+	case now.SHA256 != in.SHA256:
+		return fmt.Sprintf("%s %s changed since the run began: its content differs (SHA-256 %.12s… then, %.12s… now)", in.Flag, in.Path, in.SHA256, now.SHA256)
+	}
+	return ""
+}
+
+// CheckInputs reads again the files the interrupted run read, relative to
+// its working directory, and refuses the resume where one changed, saying
+// which; it changes nothing. Run before anything else, it spares the
+// resumed run's plan.
+func (spec *Resume) CheckInputs() error {
+	for _, in := range spec.Inputs {
+		path := in.Path
+		if !filepath.IsAbs(path) && spec.Cwd != "" {
+			path = filepath.Join(spec.Cwd, path)
+		}
+		now, err := Fingerprint(in.Flag, path)
+		if why := in.changed(now, err); why != "" {
+			return refuseChanged(spec.Dir, why)
+		}
+	}
+	return nil
+}
+
+// sameInputs refuses a resume whose run, as the command set it up again,
+// read other inputs than the checkpoints record (nil now: not told).
+func (spec *Resume) sameInputs(now []Input) error {
+	if now == nil {
+		return nil
+	}
+	for _, in := range spec.Inputs {
+		i := slices.IndexFunc(now, func(x Input) bool { return x.Flag == in.Flag && x.Path == in.Path })
+		if i < 0 {
+			return refuseChanged(spec.Dir, fmt.Sprintf("%s %s, which the run read, is not among this run's inputs", in.Flag, in.Path))
+		}
+		if why := in.changed(now[i], nil); why != "" {
+			return refuseChanged(spec.Dir, why)
+		}
+	}
+	return nil
+}
+
+func refuseChanged(dir, why string) error {
+	return fmt.Errorf("%s: %s: a resume continues only the run it began, on its inputs (its draws would pool two posteriors); nothing in %s was changed. Restore the file to resume, or start a new run on it (another --out, or --overwrite to replace this one)", dir, why, dir)
 }
 
 func readCheckpoint(path, version string) (*Checkpoint, error) {
@@ -201,12 +291,12 @@ func ReadCheckpoints(dir string, chain int, version string) (*Resume, error) {
 		}
 		if first == nil {
 			first = c
-		} else if c.Command != first.Command || !slices.Equal(c.Args, first.Args) || c.Cwd != first.Cwd {
+		} else if c.Command != first.Command || !slices.Equal(c.Args, first.Args) || c.Cwd != first.Cwd || !slices.Equal(c.Inputs, first.Inputs) {
 			return nil, fmt.Errorf("%s: the checkpoints are of separate runs (%s and %s differ in their command line, as array tasks' do): resume each with --chain c", dir, filepath.Base(paths[0]), filepath.Base(p))
 		}
 		spec.ckpts[c.Chain] = c
 	}
-	spec.Command, spec.Args, spec.Cwd = first.Command, first.Args, first.Cwd
+	spec.Command, spec.Args, spec.Cwd, spec.Inputs = first.Command, first.Args, first.Cwd, first.Inputs
 	return spec, nil
 }
 

@@ -61,7 +61,10 @@ type Options struct {
 	CheckpointEvery float64
 	Args            []string
 	Cwd, Version    string
-	Resume          *Resume
+	// Inputs are the files the run reads, fingerprinted (Fingerprint):
+	// its checkpoints record them, and a resume refuses where one changed.
+	Inputs []Input
+	Resume *Resume
 	// Log, when set, receives what the run says before sampling (its
 	// choice of swap energies, the warnings found then), as they happen.
 	Log io.Writer

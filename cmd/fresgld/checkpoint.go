@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/spf13/cobra"
@@ -41,6 +43,43 @@ func runArgs(cmd *cobra.Command) []string {
 	return args
 }
 
+// inputFlags are the flags that name a file a run reads.
+var inputFlags = []string{"data", "stan", "init"}
+
+// runInputs fingerprints the files the run of cmd reads: those its
+// --data, --stan and --init name, and each word of --model-cmd's command
+// that names a file (model.py, data.csv in 'python3 model.py data.csv'),
+// but for an installed program (an executable named by an absolute path,
+// as /usr/bin/python3: not the model's, and large). A file that cannot be
+// read is left out: the command says so itself.
+func runInputs(cmd *cobra.Command) []analysis.Input {
+	ins := []analysis.Input{}
+	add := func(flag, path string) {
+		st, err := os.Stat(path)
+		if err != nil || !st.Mode().IsRegular() || flag == "--model-cmd" && filepath.IsAbs(path) && st.Mode()&0o111 != 0 {
+			return
+		}
+		if in, err := analysis.Fingerprint(flag, path); err == nil {
+			ins = append(ins, in)
+		}
+	}
+	for _, name := range inputFlags {
+		if f := cmd.Flags().Lookup(name); f != nil && f.Value.String() != "" {
+			add("--"+name, f.Value.String())
+		}
+	}
+	if f := cmd.Flags().Lookup("model-cmd"); f != nil {
+		for _, w := range strings.Fields(f.Value.String()) {
+			w = strings.Trim(w, `'"`)
+			if _, v, ok := strings.Cut(w, "="); ok && strings.HasPrefix(w, "-") {
+				w = v // --data=file.csv
+			}
+			add("--model-cmd", w)
+		}
+	}
+	return ins
+}
+
 // resuming is set by fresgld resume while it runs the command it resumes.
 var resuming *analysis.Resume
 
@@ -60,6 +99,11 @@ func init() {
 func runResume(cmd *cobra.Command, dir string, chain int) error {
 	spec, err := analysis.ReadCheckpoints(dir, chain, buildVersion())
 	if err != nil {
+		return err
+	}
+	// Before anything else: a resume on changed inputs would pool draws
+	// from two posteriors, and is refused before any plan or file change.
+	if err := spec.CheckInputs(); err != nil {
 		return err
 	}
 	sub, _, err := rootCmd.Find([]string{spec.Command})

@@ -216,6 +216,7 @@ func (f *mixtureFlags) options(cmd *cobra.Command, m exchange.Method) analysis.O
 	o.Chains, _ = f.chainFlags.ids()
 	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
 	o.Args, o.Cwd, o.Version, o.Resume = runArgs(cmd), workingDir(), buildVersion(), resuming
+	o.Inputs = runInputs(cmd)
 	if !f.EtaAuto {
 		o.Eta = f.Eta
 	}

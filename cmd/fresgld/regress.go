@@ -339,7 +339,7 @@ func (f *regressFlags) options(cmd *cobra.Command, m exchange.Method, corr excha
 		Eta: f.Eta, Batch: f.Batch, HotBatch: f.HotBatch, HotShare: f.Share, SwapRate: f.SwapPerStep,
 		SwapEnergies: f.SwapEnergies, ExactEvery: f.ExactEvery, SwapPilot: f.SwapPilot, SwapNoiseCap: f.SwapNoiseCap, SwapGaussian: f.SwapGaussian,
 		Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Chains: ids, Single: f.Chain > 0, Out: f.Out,
-		CheckpointEvery: f.Every, Args: runArgs(cmd), Cwd: workingDir(), Version: buildVersion(), Resume: resuming, Log: cmd.ErrOrStderr(), Progress: progressTo(cmd),
+		CheckpointEvery: f.Every, Args: runArgs(cmd), Inputs: runInputs(cmd), Cwd: workingDir(), Version: buildVersion(), Resume: resuming, Log: cmd.ErrOrStderr(), Progress: progressTo(cmd),
 	}
 	zeroIf(&o.Eta, f.EtaAuto)
 	zeroIf(&o.Levels, f.LevelsAuto)

@@ -246,6 +246,7 @@ func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analys
 	o.Chains, _ = f.chainFlags.ids()
 	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
 	o.Args, o.Cwd, o.Version, o.Resume = runArgs(cmd), workingDir(), buildVersion(), resuming
+	o.Inputs = runInputs(cmd)
 	if !f.EtaAuto {
 		o.Eta = f.Eta
 	}
