@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"math"
+	"slices"
 	"testing"
 
 	"github.com/fresgld/fresgld/diag"
@@ -191,4 +192,78 @@ func TestOneBasin(t *testing.T) {
 		}
 		t.Log(s.Line())
 	}
+}
+
+// funnel is Neal's funnel in two dimensions: v ~ N(0, 3²), x | v ~
+// N(0, e^v). Its neck is narrower than any one step size can follow.
+type funnel struct{}
+
+func (funnel) Dim() int { return 2 }
+func (funnel) U(x []float64) float64 {
+	return x[0]*x[0]/18 + x[0]/2 + x[1]*x[1]*math.Exp(-x[0])/2
+}
+func (funnel) Grad(g, x []float64) {
+	e := math.Exp(-x[0])
+	g[0] = x[0]/9 + 0.5 - x[1]*x[1]*e/2
+	g[1] = x[1] * e
+}
+
+// NUTS's diagnostics after warmup: on Neal's funnel the chains diverge and
+// the run warns so; E-BFMI is Σ(E_t − E_{t−1})²/Σ(E_t − Ē)² of the
+// transitions' energies, computed here from the energies the kernel
+// reported (a wrong sum, or a mean taken before the update, differs).
+func TestNUTSDiagnostics(t *testing.T) {
+	np, err := newNUTSPlan(EnergyTerms(funnel{}), []int{1, 2}, 9, nil, nil, "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var energies []float64
+	for _, id := range []int{1, 2} {
+		s, err := np.Sampler(9, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2000 {
+			if err := s.Step(); err != nil {
+				t.Fatal(err)
+			}
+			if id == 1 {
+				energies = append(energies, np.chains[1].Last().Energy)
+			}
+		}
+		s.Close()
+	}
+	var codes []string
+	for _, w := range np.Warnings() {
+		codes = append(codes, w.Code)
+	}
+	if !slices.Contains(codes, "divergent") {
+		t.Errorf("no divergence warning on Neal's funnel: %v (%d and %d divergent)", codes, np.chains[1].divergent, np.chains[2].divergent)
+	}
+	var mean, ss, ds float64
+	for _, e := range energies {
+		mean += e / float64(len(energies))
+	}
+	for i, e := range energies {
+		ss += (e - mean) * (e - mean)
+		if i > 0 {
+			ds += (e - energies[i-1]) * (e - energies[i-1])
+		}
+	}
+	if got, want := np.chains[1].ebfmi(), ds/ss; !(math.Abs(got-want) <= 1e-9*want) {
+		t.Errorf("E-BFMI %v, from the energies %v", got, want)
+	}
+}
+
+// Neal's funnel has no mode (its density grows without bound down the
+// neck) and no Laplace fit: the plan runs NUTS, and says why.
+func TestPlanRunsNUTSOnAFunnel(t *testing.T) {
+	plan, _, err := NewChainPlan(Model{Terms: EnergyTerms(funnel{})}, 5, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := plan.(*NUTSPlan); !ok {
+		t.Fatalf("plan %T on Neal's funnel, want NUTS: %s", plan, plan.Note())
+	}
+	t.Log(plan.Note())
 }
