@@ -13,6 +13,7 @@ import (
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/nuts"
 	"github.com/fresgld/fresgld/report"
+	"gonum.org/v1/gonum/mat"
 )
 
 // NUTSPlan runs one chain of the No-U-Turn Sampler (package nuts) per
@@ -104,9 +105,10 @@ const (
 // newNUTSPlan warms up one chain per id, at once on as many cores as there
 // are, from starts uniform in (−2, 2) about start (Stan's, about θ = 0 when
 // start is nil), or at fallback (a mode) when set and no start of finite
-// density is found. why says why the plan chose NUTS.
-func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback []float64, why string, status *planStatus) (*NUTSPlan, error) {
-	np := &NUTSPlan{t: t, cfg: nutsConfig(t.Dim()), warm: map[int]*warmChain{}, why: why, iters: nutsWarmup, chains: map[int]*nutsChain{}}
+// density is found, and from the inverse metric inv (nil: the identity;
+// see nutsConfig). why says why the plan chose NUTS.
+func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback, inv []float64, why string, status *planStatus) (*NUTSPlan, error) {
+	np := &NUTSPlan{t: t, cfg: nutsConfig(t.Dim(), inv), warm: map[int]*warmChain{}, why: why, iters: nutsWarmup, chains: map[int]*nutsChain{}}
 	status.set("warming up %d NUTS chains (%d transitions each)", len(ids), nutsWarmup)
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
@@ -131,11 +133,43 @@ func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback []float
 	return np, nil
 }
 
-// nutsConfig is Stan's, with a dense metric up to nutsDenseMax coordinates.
-func nutsConfig(p int) nuts.Config {
+// nutsConfig is Stan's, with a dense metric up to nutsDenseMax coordinates,
+// whose warmup starts from the inverse metric inv where it is given (nil:
+// the identity).
+func nutsConfig(p int, inv []float64) nuts.Config {
 	cfg := nuts.DefaultConfig()
 	cfg.Dense = p <= nutsDenseMax
+	cfg.InvMetric = inv
 	return cfg
+}
+
+// laplaceMetric is the inverse Hessian h⁻¹ at a mode as an inverse metric,
+// dense (p×p) or its diagonal, for NUTS's warmup to start from: where the
+// Laplace fit is good, the warmup's first trajectories then have the
+// posterior's scales already, instead of the identity's, which on a
+// posterior whose sds span 10⁴ cost a hundredfold in gradients
+// (nuts.TestWarmupFromInvMetric). nil where h is not positive definite.
+func laplaceMetric(h *mat.SymDense, dense bool) []float64 {
+	var ch mat.Cholesky
+	if !ch.Factorize(h) {
+		return nil
+	}
+	var inv mat.SymDense
+	if err := ch.InverseTo(&inv); err != nil {
+		return nil
+	}
+	p := h.SymmetricDim()
+	out := make([]float64, 0, p*p)
+	for i := range p {
+		if !dense {
+			out = append(out, inv.At(i, i))
+			continue
+		}
+		for j := range p {
+			out = append(out, inv.At(i, j))
+		}
+	}
+	return out
 }
 
 // warmUp is one chain's warmup of iters transitions, drawing from its own

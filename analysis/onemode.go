@@ -48,9 +48,10 @@ func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planSta
 		return lc, oneNote, nil
 	}
 	status.set("a NUTS pilot (%d warmup transitions) against MALA at the mode's Hessian", nutsPilotWarmup)
-	pilot := warmUp(m.Terms, nutsConfig(m.Terms.Dim()), nutsPilotWarmup, exchange.ChainSeed(seed, 0), m.Init, mode.Theta)
+	inv := laplaceMetric(mode.H, m.Terms.Dim() <= nutsDenseMax)
+	pilot := warmUp(m.Terms, nutsConfig(m.Terms.Dim(), inv), nutsPilotWarmup, exchange.ChainSeed(seed, 0), m.Init, mode.Theta)
 	nuts := func(why string) (ChainPlan, string, error) {
-		np, err := newNUTSPlan(m.Terms, ids, seed, m.Init, mode.Theta, why, status)
+		np, err := newNUTSPlan(m.Terms, ids, seed, m.Init, mode.Theta, inv, why, status)
 		if err != nil && lerr == nil {
 			return lc, oneNote + "; NUTS failed: " + err.Error(), nil
 		}

@@ -213,7 +213,7 @@ func (funnel) Grad(g, x []float64) {
 // transitions' energies, computed here from the energies the kernel
 // reported (a wrong sum, or a mean taken before the update, differs).
 func TestNUTSDiagnostics(t *testing.T) {
-	np, err := newNUTSPlan(EnergyTerms(funnel{}), []int{1, 2}, 9, nil, nil, "test", nil)
+	np, err := newNUTSPlan(EnergyTerms(funnel{}), []int{1, 2}, 9, nil, nil, nil, "test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

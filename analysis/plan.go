@@ -69,7 +69,7 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 	var note string
 	var err error
 	if o.NUTS {
-		plan, err = newNUTSPlan(m.Terms, o.Chains, o.Seed, m.Init, nil, "--method nuts", status)
+		plan, err = newNUTSPlan(m.Terms, o.Chains, o.Seed, m.Init, nil, nil, "--method nuts", status)
 		note = "one chain per --chains, each after its own warmup; no mode search (--method nuts)"
 	} else {
 		plan, note, err = newChainPlan(m, o.Seed, o.Levels == 1, o.Chains, status)
@@ -138,7 +138,7 @@ func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planSt
 		if m.Kernel != nil {
 			return nil, "", err
 		}
-		np, nerr := newNUTSPlan(m.Terms, ids, seed, m.Init, nil, "the mode search found no mode ("+err.Error()+"), so no preconditioner fixed at one", status)
+		np, nerr := newNUTSPlan(m.Terms, ids, seed, m.Init, nil, nil, "the mode search found no mode ("+err.Error()+"), so no preconditioner fixed at one", status)
 		if nerr != nil {
 			return nil, "", fmt.Errorf("%w; and NUTS: %w", err, nerr)
 		}

@@ -245,9 +245,12 @@ func Warmup(e energy.Energy, init []float64, iters int, rng *rand.Rand, cfg Conf
 			ident[i] = 1
 		}
 	}
+	if cfg.InvMetric != nil {
+		ident = cfg.InvMetric
+	}
 	m, err := newMetric(p, cfg.Dense, ident)
 	if err != nil {
-		return Tuned{}, nil, st, err
+		return Tuned{}, nil, st, fmt.Errorf("nuts: the initial metric: %w", err)
 	}
 	s := newSampler(e, m, cfg.StepSize, cfg.MaxDepth, cfg.MaxDeltaH)
 	theta := append([]float64(nil), init...)

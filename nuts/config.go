@@ -37,6 +37,13 @@ type Config struct {
 	// exceed the warmup, they become 15%, 10% and the rest of it, as in
 	// Stan.
 	InitBuffer, TermBuffer, Window int
+	// InvMetric, when set, is the inverse metric Warmup starts from (p
+	// values for a diagonal one, p×p row-major for a dense one, as Dense
+	// says), in place of the identity: a guess of the posterior's
+	// covariance, such as the inverse Hessian at a mode, spares the first
+	// window's trajectories the identity's mismatch of scales. The
+	// windows replace it as they end.
+	InvMetric []float64
 }
 
 // DefaultConfig returns Stan's defaults with a diagonal metric.
