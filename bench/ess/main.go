@@ -479,6 +479,7 @@ func writeRegress(out string, lr *models.LinReg, pr models.SlabPrior, incl []flo
 // record runs s for burn steps, then keeps every thin-th state of draws
 // in trace[j][c], coordinate j of chain c.
 func record(s *exchange.Sampler, burn, draws, thin int, trace [][][]float64, c int) error {
+	s.FreezeAfter(burn) // any adaptation ends with the burn-in
 	for k := range burn + draws*thin {
 		if err := s.Step(); err != nil {
 			return err

@@ -144,6 +144,7 @@ type heatResult struct {
 // steps or, if cpuLimit > 0, until the thread's CPU time since cpu0
 // reaches it (checked every 100 steps).
 func sample(smp *exchange.Sampler, burn, steps int, cpu0 time.Duration, cpuLimit float64) (xs, ys []float64, err error) {
+	smp.FreezeAfter(burn) // any adaptation ends with the burn-in
 	for k := 1; k <= steps; k++ {
 		if err := smp.Step(); err != nil {
 			return xs, ys, err

@@ -81,6 +81,10 @@ type RunResult struct {
 	// HotN is the hot chain's minibatch size at the end and its range.
 	HotN, HotNLo, HotNHi int
 	AutoBelow, AutoAbove int
+	// FrozenStep is the last step that adapted (exchange.Frozen.Step: the
+	// step whose cost first passed the burn-in) and AutoChecks the
+	// automatic minibatch's checks over the whole run, all made by then.
+	FrozenStep, AutoChecks int `json:"-"`
 }
 
 // meter counts the per-example evaluations a minibatch estimator spends.
@@ -164,6 +168,9 @@ func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 	}
 	stats := s.Stats()
 	res.Steps = stats.Steps
+	if stats.Frozen != nil {
+		res.FrozenStep = stats.Frozen.Step
+	}
 	res.Cost = used
 	res.ClampedCold = stats.Levels[0].ClampedSteps
 	if len(stats.Levels) > 1 {
@@ -174,6 +181,7 @@ func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 	if auto != nil && len(stats.Levels) > 1 && m != exchange.ReSGLDMethod {
 		a := auto.Stats()
 		res.HotN, res.HotNLo, res.HotNHi, res.AutoBelow, res.AutoAbove = a.N, a.Lo, a.Hi, a.Below, a.Above
+		res.AutoChecks = a.Checks
 	} else if len(stats.Levels) > 1 {
 		res.HotN, res.HotNLo, res.HotNHi = st.NCold, st.NCold, st.NCold
 	}
@@ -182,21 +190,26 @@ func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 
 // ScoreAtBudgets steps s until cost() reaches each of the problem's budgets
 // in turn and scores, at each, the cold level's states retained once the
-// cost passed the burn-in (NaN scores before any is retained).
+// cost passed the burn-in (NaN scores before any is retained). Every
+// adaptation ends at the step whose cost first passes the burn-in
+// (FreezeBurnCost); the states after it are retained.
 func ScoreAtBudgets(s *exchange.Sampler, pr Problem, cost func() float64) ([][]float64, error) {
 	st := pr.Setting
 	acc := pr.NewAcc()
 	kept := 0
 	var scores [][]float64
+	burnt := false
 	for _, b := range st.Budgets {
 		for cost() < b {
 			if err := s.Step(); err != nil {
 				return scores, err
 			}
-			if cost() > st.BurnCost {
-				acc.Add(s.State(0))
-				kept++
+			if !burnt {
+				burnt = FreezeBurnCost(s, cost(), st.BurnCost)
+				continue
 			}
+			acc.Add(s.State(0))
+			kept++
 		}
 		sc := make([]float64, len(pr.Metrics))
 		if kept > 0 {
@@ -209,4 +222,17 @@ func ScoreAtBudgets(s *exchange.Sampler, pr Problem, cost func() float64) ([][]f
 		scores = append(scores, sc)
 	}
 	return scores, nil
+}
+
+// FreezeBurnCost ends the sampler's adaptation (the automatic minibatch,
+// running and kernel-ridge variances, swap anchors) once the cost spent has
+// passed the burn-in, counted in cost rather than steps: the step just
+// taken is then the last that adapts, and it reports true. The state it
+// left is the start of the fixed kernel's chain, not a retained draw.
+func FreezeBurnCost(s *exchange.Sampler, cost, burn float64) bool {
+	if cost <= burn {
+		return false
+	}
+	s.FreezeAfter(s.Steps())
+	return true
 }

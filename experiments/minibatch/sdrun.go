@@ -166,14 +166,17 @@ func RunSD(pr Problem, ref Reference, v SDVariant, seed uint64) (SDRun, error) {
 	}
 	defer s.Close()
 	acc := sdMoments{newMoments(ref)}
+	burnt := false
 	for _, b := range st.Budgets {
 		for used < b {
 			if err := s.Step(); err != nil {
 				return res, fmt.Errorf("%s, seed %d: %w", v.Name, seed, err)
 			}
-			if used > st.BurnCost {
-				acc.Add(s.State(0))
+			if !burnt {
+				burnt = FreezeBurnCost(s, used, st.BurnCost)
+				continue
 			}
+			acc.Add(s.State(0))
 		}
 		sc := []float64{math.NaN(), math.NaN(), math.NaN()}
 		if acc.n > 0 {

@@ -60,8 +60,17 @@ func TestRunCost(t *testing.T) {
 		if r.Cost < 20000 || len(r.Score) != 2 || math.IsNaN(r.Score[1][0]) {
 			t.Errorf("%s: cost %v, scores %v", m, r.Cost, r.Score)
 		}
+		// Adaptation ends at the step whose cost first passes the
+		// burn-in (FreezeBurnCost): no automatic-minibatch check after it
+		// (checks at steps 0, Every, …, counted from 0).
+		if r.FrozenStep == 0 || r.AutoChecks > (r.FrozenStep-1)/st.Every+1 {
+			t.Errorf("%s: frozen at step %d, %d automatic-minibatch checks (want at most %d)", m, r.FrozenStep, r.AutoChecks, (r.FrozenStep-1)/st.Every+1)
+		}
 		switch m {
 		case exchange.SGLDMethod, CorrectedSGLD:
+			if r.FrozenStep != 101 { // 10 a step: step 101 first passes 1000
+				t.Errorf("%s: frozen at step %d, want 101", m, r.FrozenStep)
+			}
 			if r.Cost != float64(10*r.Steps) || r.HotCost != 0 {
 				t.Errorf("%s: cost %v for %d steps", m, r.Cost, r.Steps)
 			}

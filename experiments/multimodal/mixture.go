@@ -140,6 +140,7 @@ func RunMixture(m Method, s MixSettings, seed uint64) (MixResult, error) {
 	}
 	counts := make([]int, len(mix.Means))
 	var n int
+	smp.FreezeAfter(0) // no burn-in: nothing adapts while it samples
 	for k := 0; spent+smp.Units() < float64(s.Budget); k++ {
 		if err := smp.Step(); err != nil {
 			return res, err

@@ -269,13 +269,19 @@ func Run(pr *Problem, m Method, s Settings, seed uint64) (Result, error) {
 	}
 	acc := newAccum(pr, Patterns)
 	burn := s.Burn * s.Budget
+	burnt := false
 	next := 0
 	for k := 0; spent+smp.Units() < s.Budget; k++ {
 		if err := smp.Step(); err != nil {
 			return res, fmt.Errorf("%s, seed %d, step %d: %w", m, seed, k, err)
 		}
 		cost := spent + smp.Units()
-		if cost >= burn && k%s.Thin == 0 && sample(k) {
+		if !burnt && cost >= burn {
+			// Every adaptation (the swap anchors) ends here: the
+			// retained states come from one fixed kernel.
+			smp.FreezeAfter(smp.Steps())
+			burnt = true
+		} else if burnt && k%s.Thin == 0 && sample(k) {
 			acc.add(smp.State(0))
 		}
 		for next < len(s.Checkpoints) && cost >= s.Checkpoints[next]*s.Budget {

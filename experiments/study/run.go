@@ -152,6 +152,9 @@ func (pr Problem) Execute(v Variant, seed uint64, z Size) (Run, error) {
 		return Run{}, fmt.Errorf("%s: %w", v.Name, err)
 	}
 	defer s.Close()
+	// Every adaptation (KRR's recording, Running's averages, anchors) ends
+	// with the burn-in: the kept states come from one fixed kernel.
+	s.FreezeAfter(z.Burn)
 	start := time.Now()
 	var out Run
 	if z.Keep > 0 {

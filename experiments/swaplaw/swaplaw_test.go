@@ -1,6 +1,7 @@
 package swaplaw
 
 import (
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -39,11 +40,25 @@ func TestAcceptedSwapsFollowS(t *testing.T) {
 	Markdown(&b, all)
 	t.Log("\n" + b.String())
 	for _, r := range all {
-		if float64(r.LowAccepts) > r.Bound() {
+		// The bound is +3 sds; at the tiny expectations of some rows
+		// (0.06) one accepted swap exceeds it by chance 6% of the time,
+		// so a row fails only where the Poisson tail of its count is
+		// also below 0.00135, the one-sided 3-sd level.
+		if float64(r.LowAccepts) > r.Bound() && poissonTail(r.LowAccepts, r.Expected) < 0.00135 {
 			t.Errorf("%s τ2 = %g %s/%v: %d accepted swaps at exact min(1, S) < 0.01, the exact rule would accept %.2f (bound %.2f)", r.Problem, r.Tau2, r.Method, r.Mode, r.LowAccepts, r.Expected, r.Bound())
 		}
 		if r.Attempts == 0 {
 			t.Errorf("%s τ2 = %g %s/%v: no attempts", r.Problem, r.Tau2, r.Method, r.Mode)
 		}
 	}
+}
+
+// poissonTail is P(X ≥ k) for X ~ Poisson(lambda).
+func poissonTail(k int, lambda float64) float64 {
+	p, sum := math.Exp(-lambda), 0.0
+	for j := range k {
+		sum += p
+		p *= lambda / float64(j+1)
+	}
+	return max(0, 1-sum)
 }

@@ -49,6 +49,9 @@ type Result struct {
 	// Score[b][k] is metric k at budget b (NaN before any sample).
 	Score [][]float64
 	Steps int
+	// FrozenStep is the last step that adapted (refreshed the anchors):
+	// the step whose cost first passed the burn-in.
+	FrozenStep int `json:"-"`
 	// Cost is all per-example evaluations; SwapCost the swap energies' and
 	// AnchorCost the anchor passes' part of it.
 	Cost, SwapCost, AnchorCost float64
@@ -141,6 +144,9 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 	}
 	stats := s.Stats()
 	res.Steps = stats.Steps
+	if stats.Frozen != nil {
+		res.FrozenStep = stats.Frozen.Step
+	}
 	res.Cost = s.Units()
 	for _, l := range stats.Levels {
 		res.SwapCost += l.Cost.Energy.Units + l.Cost.VarEnergy.Units
