@@ -13,12 +13,16 @@ type chainFlags struct {
 	// Every is --checkpoint-every. It changes no output, so it is not a
 	// setting: runs with other periods give the same files.
 	Every float64 `json:"-"`
+	// Overwrite lets the run replace a run of fresgld's in --out
+	// (guardOut). It changes no output either.
+	Overwrite bool `json:"-"`
 }
 
 func addChainFlags(fl *pflag.FlagSet, c *chainFlags) {
 	fl.IntVar(&c.Chains, "chains", 4, "independent chains, run in parallel")
 	fl.IntVar(&c.Chain, "chain", 0, "run only chain c (numbered from 1), e.g. as one task of an array job; pool the outputs with fresgld merge")
 	addCheckpointFlag(fl, &c.Every)
+	fl.BoolVar(&c.Overwrite, "overwrite", false, "replace a run of fresgld's already in --out (its chain files, checkpoints and summaries; with --chain c, chain c's); without it such a run is kept and this one refused")
 }
 
 // maxChains bounds --chains: each chain holds its ladder and draws in

@@ -80,6 +80,26 @@ func runInputs(cmd *cobra.Command) []analysis.Input {
 	return ins
 }
 
+func init() { rootCmd.PersistentPreRunE = guardOut }
+
+// guardOut refuses, before any work, a run of a command with --overwrite
+// whose --out holds a run of fresgld's own (finished or interrupted, of
+// any command) that it would replace, unless --overwrite is given; the
+// error names the run found and, for an interrupted one, the resume
+// command. A resume (which runs the command itself) continues its run.
+func guardOut(cmd *cobra.Command, _ []string) error {
+	fl := cmd.Flags()
+	ow, out := fl.Lookup("overwrite"), fl.Lookup("out")
+	if ow == nil || out == nil || resuming != nil || ow.Value.String() == "true" {
+		return nil
+	}
+	chain, _ := fl.GetInt("chain")
+	if found := analysis.FindRun(out.Value.String(), max(chain, 0)); found != nil {
+		return found.Refusal(chain)
+	}
+	return nil
+}
+
 // resuming is set by fresgld resume while it runs the command it resumes.
 var resuming *analysis.Resume
 

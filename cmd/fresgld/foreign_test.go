@@ -38,12 +38,13 @@ func TestForeignFilesRefused(t *testing.T) {
 		t.Error("the refused run wrote chain-1.csv")
 	}
 
-	// fresgld's own chain-9.csv, of an earlier nine-chain run, goes.
+	// fresgld's own chain-9.csv, of an earlier nine-chain run, goes under
+	// --overwrite.
 	out = t.TempDir()
 	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--chains", "9", "--out", out); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out); err != nil {
+	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out, "--overwrite"); err != nil {
 		t.Fatalf("a run over an earlier run's files: %v", err)
 	}
 	if _, err := os.Stat(analysis.ChainFile(out, 9)); err == nil {

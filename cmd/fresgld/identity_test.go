@@ -132,3 +132,56 @@ func TestRunInputs(t *testing.T) {
 		t.Errorf("inputs %q, want %q", got, want)
 	}
 }
+
+// Nothing of fresgld's own is lost: --out onto an earlier run of
+// fresgld's, finished or interrupted, of any command, is refused unless
+// --overwrite is given, naming the run found there (and, for an
+// interrupted one, the resume command), and leaves its files as they
+// were. A --chain c task looks at chain c's files alone.
+func TestOutKeepsEarlierRun(t *testing.T) {
+	// A finished six-chain run, then a four-chain one: without the guard,
+	// chains 5 and 6 went with every other file.
+	out := t.TempDir()
+	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--chains", "6", "--out", out); err != nil {
+		t.Fatal(err)
+	}
+	before := dirFiles(t, out)
+	err := run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "holds a finished run of fresgld gmm (the draws of chains 1, 2, 3, 4, 5, 6)") || !strings.Contains(err.Error(), "--overwrite") {
+		t.Errorf("a run onto a finished run: %v", err)
+	}
+	sameFiles(t, "the refused run", before, dirFiles(t, out))
+	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out, "--overwrite"); err != nil {
+		t.Fatalf("--overwrite: %v", err)
+	}
+	if _, err := os.Stat(analysis.ChainFile(out, 6)); err == nil {
+		t.Error("--overwrite left the earlier run's chain-6.csv")
+	}
+
+	// An interrupted run of another command: its checkpoints and draws.
+	out = t.TempDir()
+	ck, err := analysis.EncodeCheckpoint(&analysis.Checkpoint{Format: 1, Command: "logistic", Chain: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(out, analysis.CheckpointName(2)), ck, 0o644)
+	os.WriteFile(analysis.ChainFile(out, 2), []byte("# model = fresgld logistic\n# method = sample (Default)\n"), 0o644)
+	before = dirFiles(t, out)
+	err = run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "holds an interrupted run of fresgld logistic (the checkpoints of chain 2): continue it with `fresgld resume "+out+"`") {
+		t.Errorf("a run onto an interrupted run: %v", err)
+	}
+	sameFiles(t, "the refused run", before, dirFiles(t, out))
+	// Another task of an array job (--chain 1) leaves chain 2's files be;
+	// the task of chain 2 is told how to resume its own.
+	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--chain", "1", "--out", out); err != nil {
+		t.Errorf("--chain 1 beside chain 2's checkpoint: %v", err)
+	}
+	err = run(t, "gmm", "--keep", "20", "--burn", "0", "--chain", "2", "--out", out)
+	if err == nil || !strings.Contains(err.Error(), "`fresgld resume --chain 2 "+out+"`") {
+		t.Errorf("--chain 2 onto its interrupted chain: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, analysis.CheckpointName(2))); !bytes.Equal(b, ck) {
+		t.Error("chain 2's checkpoint changed")
+	}
+}

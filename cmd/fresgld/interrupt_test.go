@@ -221,7 +221,7 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 	// earlier outputs in place as it should: off for this test.
 	checkStepStability = false
 	t.Cleanup(func() { checkStepStability = true })
-	err := run(t, "gmm", "--keep", "100000", "--burn", "0", "--eta", "1e6", "--out", out)
+	err := run(t, "gmm", "--keep", "100000", "--burn", "0", "--eta", "1e6", "--out", out, "--overwrite")
 	if err == nil {
 		t.Fatal("a diverging run reported no error")
 	}

@@ -32,7 +32,7 @@ func TestLogisticLevels(t *testing.T) {
 	// One level is the plan's alone (--method auto); a ladder's method
 	// needs two, and the plan chooses its own ladder.
 	for _, args := range [][]string{{"--method", "fresgld", "--levels", "1"}, {"--levels", "3"}} {
-		if err := run(t, append([]string{"logistic", "--data", smallCSV(t), "--label", "y", "--out", out}, args...)...); err == nil || !strings.Contains(err.Error(), "--levels") {
+		if err := run(t, append([]string{"logistic", "--data", smallCSV(t), "--label", "y", "--out", out, "--overwrite"}, args...)...); err == nil || !strings.Contains(err.Error(), "--levels") {
 			t.Errorf("%v: %v", args, err)
 		}
 	}

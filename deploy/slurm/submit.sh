@@ -58,7 +58,11 @@ if [ "$resumable" = 1 ]; then
 else
   requeue=--no-requeue
 fi
-task+="exec $cmdline --chain \$c --out $(printf %q "$out")"
+# A requeued task without a checkpoint (killed before its first) starts
+# its chain afresh over what it wrote: fresgld refuses to replace a run
+# of its own without --overwrite, which a first run is not given.
+task+='ow=; if [ "${SLURM_RESTART_COUNT:-0}" -gt 0 ]; then ow=--overwrite; fi; '
+task+="exec $cmdline --chain \$c --out $(printf %q "$out") \$ow"
 
 # shellcheck disable=SC2086 # $extra is a list of sbatch options
 array=$(sbatch --parsable $extra $requeue --job-name=fresgld-chains --array=1-"$chains" \
