@@ -17,7 +17,7 @@ func correlatedModes(t *testing.T) (*Jumps, [][]float64, []*mat.SymDense, []floa
 	t.Helper()
 	means := [][]float64{{-3, 1}, {2, -1}}
 	hs := []*mat.SymDense{
-		mat.NewSymDense(2, []float64{4, 3.4, 3.4, 3.5}),  // correlation 0.91 in H
+		mat.NewSymDense(2, []float64{4, 3.4, 3.4, 3.5}),   // correlation 0.91 in H
 		mat.NewSymDense(2, []float64{1, -0.8, -0.8, 2.5}), // of the other sign
 	}
 	w := []float64{0.8, 0.2}
