@@ -11,6 +11,7 @@
 //
 //	sh bench/posteriordb/run.sh [flags]     # extracts posteriordb, builds fresgld at HEAD, runs this
 //	go run ./bench/posteriordb --pdb DIR --fresgld BIN [--posteriors a,b | --posteriors REGEXP] [--seeds 2] [--out out/posteriordb] [--timeout 20m] [--skip-nuts] [--resume]
+//	go run ./bench/posteriordb --render [--out out/posteriordb]   # prints the table of a finished study again
 //
 // DIR is a posteriordb checkout (the folder holding posterior_database).
 // Models written in Stan ≥ 2.26's array syntax are rewritten into 2.21's
@@ -22,6 +23,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -44,7 +46,15 @@ func main() {
 	skipNUTS := flag.Bool("skip-nuts", false, "run fresgld only")
 	backport := flag.Bool("backport", true, "rewrite the models' array declarations of Stan ≥ 2.26 (array[N] real y) into 2.21's (real y[N]), which Debian's rstan reads; false: such models do not compile")
 	resume := flag.Bool("resume", false, "keep the finished runs of --out's results.json: NUTS's, and fresgld's where the same binary made them")
+	render := flag.Bool("render", false, "run nothing: print the table of --out's results.json and write its results.md again")
 	flag.Parse()
+	if *render {
+		if err := renderOut(*out); err != nil {
+			fmt.Fprintln(os.Stderr, "posteriordb:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if err := mainErr(*pdb, *posteriors, *seeds, *out, *bin, *commit, *timeout, *skipNUTS, *resume, *backport); err != nil {
 		fmt.Fprintln(os.Stderr, "posteriordb:", err)
 		os.Exit(1)
@@ -89,6 +99,22 @@ func mainErr(pdb, posteriors string, seeds int, out, bin, commit string, timeout
 		fmt.Printf("\nwrote %s and %s\n", filepath.Join(out, "results.md"), filepath.Join(out, "results.json"))
 	}
 	return err
+}
+
+// renderOut prints the table of out's results.json and rewrites its
+// results.md.
+func renderOut(out string) error {
+	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	if err != nil {
+		return err
+	}
+	var s Study
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(out, "results.json"), err)
+	}
+	md := s.Markdown()
+	fmt.Print(md)
+	return os.WriteFile(filepath.Join(out, "results.md"), []byte(md), 0o644)
 }
 
 // gitCommit is HEAD's short hash, with -dirty where tracked files have

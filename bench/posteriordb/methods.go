@@ -38,7 +38,8 @@ type Run struct {
 	// fresgld: the report's verdict and its reasons.
 	Verdict        string   `json:"verdict,omitempty"`
 	VerdictReasons []string `json:"verdict_reasons,omitempty"`
-	Sampler        string   `json:"sampler,omitempty"` // fresgld's sampler: line
+	Sampler        string   `json:"sampler,omitempty"`  // fresgld's sampler: line
+	Warnings       []string `json:"warnings,omitempty"` // fresgld's summary.json's
 	// NUTS: divergent transitions and iterations at the largest tree
 	// depth after warmup, and the CPU seconds of sampling() alone.
 	Divergent       int    `json:"divergent"`
@@ -73,6 +74,14 @@ func runFresgld(ctx context.Context, bin, model, data string, seed int, dir stri
 	// A failed run's summary still holds a verdict (failed) and its draws.
 	if rep, err := report.Load(dir); err == nil {
 		r.Verdict, r.VerdictReasons = rep.Verdict.Level, rep.Verdict.Reasons
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
+		var w struct {
+			Warnings []string `json:"warnings"`
+		}
+		if json.Unmarshal(b, &w) == nil {
+			r.Warnings = w.Warnings
+		}
 	}
 	if p.Err != nil {
 		r.fail(p)

@@ -39,9 +39,9 @@ func (s *Study) Markdown() string {
 		pdb = "commit " + s.PDBCommit[:min(len(s.PDBCommit), 7)]
 	}
 	fmt.Fprintf(&b, "posteriordb (%s) on %s, fresgld commit %s, seeds 1–%d; each cell: seed 1 / seed 2 / …\n\n", pdb, s.Date, s.Commit, s.Seeds)
-	fmt.Fprintf(&b, "right: %s. err: the largest |mean − ref mean| / ref sd; sd: the smallest and largest sd / ref sd; ESS: the smallest bulk ESS over the reference's parameters; grad: gradient evaluations (fresgld's model requests; NUTS's leapfrog steps, warmup included); CPU: user + system seconds of the whole process (fresgld's model processes, R's start and rstan's sampling; compilation apart); ×NUTS: fresgld's CPU s per ESS over NUTS's, same seed.\n\n", s.Right)
-	b.WriteString("| posterior | dim | method | verdict | right | err | sd | ESS | grad | grad/ESS | CPU s | CPU s/ESS | ×NUTS | div | max R̂ |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+	fmt.Fprintf(&b, "right: %s. err: the largest |mean − ref mean| / ref sd; sd: the smallest and largest sd / ref sd; ESS: the smallest bulk ESS over the reference's parameters; grad: gradient evaluations (fresgld's model requests; NUTS's leapfrog steps, warmup included); CPU: user + system seconds of the whole process (fresgld's model processes, R's start and rstan's sampling; compilation apart); ×NUTS: fresgld's CPU s per ESS over NUTS's, same seed (above 1: NUTS cheaper); sampler: what fresgld's plan chose (its sampler: line); verdict: fresgld's report's.\n\n", s.Right)
+	b.WriteString("| posterior | dim | method | sampler | verdict | right | err | sd | ESS | grad | grad/ESS | CPU s | CPU s/ESS | ×NUTS | div | max R̂ |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
 	var notRun []*Result
 	tally := map[string]*[3]int{"fresgld": {}, "nuts": {}} // right, ok, runs
 	for _, r := range s.Results {
@@ -107,8 +107,16 @@ func (s *Study) Markdown() string {
 			if m == "nuts" {
 				div = cells(func(x *Run) string { return strconv.Itoa(x.Divergent) })
 			}
-			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
-				name, dim, m, strings.Join(vs, " / "),
+			kinds := "–"
+			if m == "fresgld" {
+				var k []string
+				for _, x := range runs {
+					k = append(k, samplerKind(x.Sampler))
+				}
+				kinds = strings.Join(k, " / ")
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n",
+				name, dim, m, kinds, strings.Join(vs, " / "),
 				cells(func(x *Run) string { return yesNo(x.Right) }),
 				cells(func(x *Run) string { return fmt.Sprintf("%.2f", float64(x.MaxMeanErr)) }),
 				cells(func(x *Run) string { return fmt.Sprintf("%.2f–%.2f", float64(x.SDRatioMin), float64(x.SDRatioMax)) }),
@@ -165,6 +173,28 @@ func (r *Result) run(m string, seed int) *Run {
 		}
 	}
 	return nil
+}
+
+// samplerKind names the sampler fresgld's plan chose, from its
+// sampler: line.
+func samplerKind(line string) string {
+	switch {
+	case line == "":
+		return "?"
+	case strings.HasPrefix(line, "NUTS"):
+		return "NUTS"
+	case strings.Contains(line, "ladder"):
+		return "ladder"
+	case strings.Contains(line, "control variate") || strings.Contains(line, "control-variate"):
+		if !strings.Contains(line, "full-data gradients") {
+			return "CV"
+		}
+	}
+	if strings.Contains(line, "MALA") {
+		return "MALA"
+	}
+	w, _, _ := strings.Cut(line, " ")
+	return w
 }
 
 func yesNo(b bool) string {
