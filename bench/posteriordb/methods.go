@@ -46,10 +46,17 @@ type Run struct {
 	TreedepthHits   int    `json:"max_treedepth_hits"`
 	SamplingSeconds num    `json:"sampling_cpu_seconds,omitempty"`
 	Log             string `json:"log"`
+	dim             int    // fresgld's: the model's unconstrained dimension
 	Dir             string `json:"dir"`
 }
 
-var requestsRe = regexp.MustCompile(`(\d+) requests to (\d+) model process`)
+// fresgld's first line: "… (10 unconstrained parameters…), … 104741
+// requests to 4 model process(es)" (or "… 97081 gradients", where the
+// model is loaded in process).
+var (
+	requestsRe = regexp.MustCompile(`(\d+) (requests to \d+ model process|gradients)`)
+	dimRe      = regexp.MustCompile(`\((\d+) unconstrained parameters`)
+)
 
 // runFresgld runs `fresgld sample --stan --data --seed` with the default
 // plan into dir and scores its draws against ref. compiled says whether
@@ -66,6 +73,9 @@ func runFresgld(ctx context.Context, bin, model, data string, seed int, dir stri
 		v, _ := strconv.ParseFloat(m[1], 64)
 		r.Gradients = num(v)
 	}
+	if m := dimRe.FindStringSubmatch(p.Stdout); m != nil {
+		r.dim, _ = strconv.Atoi(m[1])
+	}
 	for _, l := range strings.Split(p.Stdout, "\n") {
 		if strings.HasPrefix(l, "sampler: ") {
 			r.Sampler = strings.TrimPrefix(l, "sampler: ")
@@ -78,9 +88,13 @@ func runFresgld(ctx context.Context, bin, model, data string, seed int, dir stri
 	if b, err := os.ReadFile(filepath.Join(dir, "summary.json")); err == nil {
 		var w struct {
 			Warnings []string `json:"warnings"`
+			Requests *float64 `json:"model_requests"`
 		}
 		if json.Unmarshal(b, &w) == nil {
 			r.Warnings = w.Warnings
+			if w.Requests != nil {
+				r.Gradients = num(*w.Requests)
+			}
 		}
 	}
 	if p.Err != nil {

@@ -209,7 +209,7 @@ func (c Config) posterior(ctx context.Context, d db, p Posterior, script, binHas
 			}
 			r.Runs = append(r.Runs, &fr)
 			if r.Dim == 0 {
-				r.Dim = unconstrainedDim(fd)
+				r.Dim = fr.dim
 			}
 		}
 		if c.SkipNUTS {
@@ -276,8 +276,8 @@ func compileWhy(msg string) string {
 	return firstLine(msg)
 }
 
-// unconstrainedDim is the number of .unc__ columns of a fresgld run's
-// first chain.
+// unconstrainedDim is the number of unconstrained coordinates' columns
+// (theta.1.unc__, or theta_1_unc__) of a fresgld run's first chain.
 func unconstrainedDim(dir string) int {
 	names, _, err := readCSV(filepath.Join(dir, "chain-1.csv"))
 	if err != nil {
@@ -285,7 +285,7 @@ func unconstrainedDim(dir string) int {
 	}
 	n := 0
 	for _, s := range names {
-		if strings.HasSuffix(s, ".unc__") {
+		if strings.HasSuffix(s, "unc__") {
 			n++
 		}
 	}
