@@ -146,7 +146,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	if o.Method == AutoMethod {
 		// In φ every direction relaxes at the slowest one's rate: the
 		// stuck-chain check reads the step as Rate at λ_min = 1.
-		plan, err = planDefaults(m, &o, res)
+		plan, err = planDefaults(ctx, m, &o, res)
 		curv.Lmin = 1
 	} else {
 		curv, err = Defaults(ctx, m, &o, res)

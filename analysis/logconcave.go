@@ -65,6 +65,12 @@ type LogConcave struct {
 // measures the control-variate spread and applies GradRule; under MALA it
 // tunes the step on a pilot chain from the mode.
 func NewLogConcave(lr PlanModel, seed uint64) (*LogConcave, error) {
+	return newLogConcave(lr, seed, nil)
+}
+
+// newLogConcave is NewLogConcave saying what it does on status, and
+// stopping with it (nil: neither).
+func newLogConcave(lr PlanModel, seed uint64, status *planStatus) (*LogConcave, error) {
 	N, p := lr.Len(), lr.Dim()
 	rows := make([]int, N)
 	for i := range rows {
@@ -77,12 +83,16 @@ func NewLogConcave(lr PlanModel, seed uint64) (*LogConcave, error) {
 	if err != nil {
 		return nil, fmt.Errorf("posterior mode: %w", err)
 	}
-	return newLogConcaveAt(lr, mode, h, seed)
+	if err := status.stopped(); err != nil {
+		return nil, err
+	}
+	return newLogConcaveAt(lr, mode, h, seed, status)
 }
 
 // newLogConcaveAt is the plan for the terms t whose one mode is mode, with
-// the Hessian h there.
-func newLogConcaveAt(t energy.Terms, mode []float64, h mat.Symmetric, seed uint64) (*LogConcave, error) {
+// the Hessian h there; it stops, with ErrInterrupted, when status's
+// context is cancelled.
+func newLogConcaveAt(t energy.Terms, mode []float64, h mat.Symmetric, seed uint64, status *planStatus) (*LogConcave, error) {
 	N, p := t.Len(), t.Dim()
 	pre, err := langevin.NewPrecond(h)
 	if err != nil {
@@ -106,12 +116,16 @@ func newLogConcaveAt(t energy.Terms, mode []float64, h mat.Symmetric, seed uint6
 		return lc, nil
 	}
 	lc.Eta = MALAStep(p)
-	for range malaRounds {
+	for r := range malaRounds {
+		status.set("one mode found; tuning MALA's step there: round %d of %d, %d steps each", r+1, malaRounds, malaRoundSteps)
 		s, err := exchange.New(exchange.Config{Levels: []exchange.Level{lc.level(lc.Eta)}, Seed: exchange.ChainSeed(seed, 0)}, [][]float64{mode})
 		if err != nil {
 			return nil, err
 		}
 		for range malaRoundSteps {
+			if err := status.stopped(); err != nil {
+				return nil, err
+			}
 			if err := s.Step(); err != nil {
 				return nil, fmt.Errorf("MALA pilot: %w", err)
 			}

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -260,6 +261,9 @@ func (mp *ModePlan) tune(tau float64, seed uint64) (eta, acc float64, err error)
 			return 0, 0, err
 		}
 		for range malaRoundSteps {
+			if err := mp.status.stopped(); err != nil {
+				return 0, 0, err
+			}
 			if err := s.Step(); err != nil {
 				return 0, 0, fmt.Errorf("MALA pilot at τ = %.3g: %w", tau, err)
 			}
@@ -343,7 +347,8 @@ func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed
 		draws[q] = make([][]float64, pilotChains)
 	}
 	swaps, attempts, errs := make([]int, pilotChains), make([]int, pilotChains), make([]error, pilotChains)
-	var done atomic.Int32
+	var steps atomic.Int64
+	start := time.Now()
 	mp.status.set("%d modes found; a pilot of the sampler on %d level(s): %d chains of %d steps", len(mp.Search.Modes), len(mp.Taus), pilotChains, pilotSteps)
 	chain := func(c int) error {
 		s, err := exchange.New(cfg(exchange.ChainSeed(seed, 1<<20+c)), mp.Start(seed^0x9e3779b9, c+1))
@@ -352,8 +357,16 @@ func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed
 		}
 		out := make([]float64, g)
 		for range pilotSteps {
+			if err := mp.status.stopped(); err != nil {
+				return err
+			}
 			if err := s.Step(); err != nil {
 				return fmt.Errorf("pilot: %w", err)
+			}
+			if n := steps.Add(1); n%256 == 0 {
+				total := int64(pilotChains * pilotSteps)
+				left := time.Duration(float64(time.Since(start)) * float64(total-n) / float64(n))
+				mp.status.set("%d modes found; a pilot of the sampler on %d level(s): %d of %d steps (%d chains of %d), about %s left", len(mp.Search.Modes), len(mp.Taus), n, total, pilotChains, pilotSteps, left.Round(time.Second))
 			}
 			x := s.State(0)
 			for j, v := range x {
@@ -369,7 +382,6 @@ func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed
 		if st := s.Stats(); len(st.Pairs) > 0 {
 			swaps[c], attempts[c] = st.Pairs[0].Accepts, st.Pairs[0].Attempts
 		}
-		mp.status.set("%d modes found; a pilot of the sampler on %d level(s): %d of %d chains of %d steps done", len(mp.Search.Modes), len(mp.Taus), done.Add(1), pilotChains, pilotSteps)
 		return nil
 	}
 	var wg sync.WaitGroup
@@ -386,6 +398,9 @@ func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed
 	}
 	close(next)
 	wg.Wait()
+	if err := mp.status.stopped(); err != nil {
+		return 0, 0, err // each chain's error says it too
+	}
 	if err := errors.Join(errs...); err != nil {
 		return 0, 0, err
 	}

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -184,7 +185,7 @@ func TestPlanSaysItIsPlanning(t *testing.T) {
 		w := &syncBuffer{}
 		o := DefaultOptions()
 		o.Progress, o.Command = w, "test"
-		if _, err := planDefaults(Model{Terms: mixTerms{models.PaperMixture()}}, &o, &Result{}); err != nil {
+		if _, err := planDefaults(context.Background(), Model{Terms: mixTerms{models.PaperMixture()}}, &o, &Result{}); err != nil {
 			t.Fatal(err)
 		}
 		time.Sleep(10 * time.Millisecond) // the timer's line, if it fired
@@ -202,7 +203,7 @@ func TestPlanSaysWhatItIsDoing(t *testing.T) {
 	w := &syncBuffer{}
 	o := DefaultOptions()
 	o.Progress, o.Command = w, "test"
-	if _, err := planDefaults(Model{Terms: mixTerms{models.PaperMixture()}}, &o, &Result{}); err != nil {
+	if _, err := planDefaults(context.Background(), Model{Terms: mixTerms{models.PaperMixture()}}, &o, &Result{}); err != nil {
 		t.Fatal(err)
 	}
 	out := w.String()

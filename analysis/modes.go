@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -98,7 +99,10 @@ func hessian(t energy.Terms, e energy.Energy, theta []float64) *mat.SymDense {
 // direction than in the others, as in a spike of width s0 = 0.02 beside a
 // slab's posterior sd ~0.3), Newton's method with the Hessian hess, when
 // given, finishes the search from where it stopped.
-func minimize(e energy.Energy, x0 []float64, hess func(x []float64) *mat.SymDense) ([]float64, float64, error) {
+//
+// A stop closed (the run's interrupt) ends the search within one
+// evaluation of U, with ErrInterrupted.
+func minimize(e energy.Energy, x0 []float64, hess func(x []float64) *mat.SymDense, stop <-chan struct{}) ([]float64, float64, error) {
 	g0 := make([]float64, len(x0))
 	e.Grad(g0, x0)
 	tol := 1e-8 * (1 + mat.Norm(mat.NewVecDense(len(g0), g0), math.Inf(1)))
@@ -106,7 +110,14 @@ func minimize(e energy.Energy, x0 []float64, hess func(x []float64) *mat.SymDens
 	// both, kept for the call that follows.
 	c := uGradCache{e: e, g: make([]float64, len(x0))}
 	p := optimize.Problem{Func: c.u, Grad: c.grad}
-	res, err := optimize.Minimize(p, x0, &optimize.Settings{GradientThreshold: tol, MajorIterations: 2000}, &optimize.LBFGS{})
+	var rec optimize.Recorder
+	if stop != nil {
+		rec = stopRecorder(stop)
+	}
+	res, err := optimize.Minimize(p, x0, &optimize.Settings{GradientThreshold: tol, MajorIterations: 2000, Recorder: rec}, &optimize.LBFGS{})
+	if errors.Is(err, ErrInterrupted) {
+		return nil, 0, err
+	}
 	if err != nil && res == nil {
 		return nil, 0, err
 	}
@@ -122,6 +133,21 @@ func minimize(e energy.Energy, x0 []float64, hess func(x []float64) *mat.SymDens
 		return res.X, res.F, fmt.Errorf("the search stopped with %v", res.Status)
 	}
 	return res.X, res.F, nil
+}
+
+// stopRecorder ends an L-BFGS search (gonum calls it after every
+// evaluation) once stop is closed.
+type stopRecorder <-chan struct{}
+
+func (stopRecorder) Init() error { return nil }
+
+func (s stopRecorder) Record(*optimize.Location, optimize.Operation, *optimize.Stats) error {
+	select {
+	case <-s:
+		return ErrInterrupted
+	default:
+		return nil
+	}
 }
 
 // newtonPolish runs Newton's method from x, each step halved until U falls,
@@ -217,6 +243,12 @@ func SearchModes(t energy.Terms, first []float64, seed uint64) (*ModeSearch, err
 // hit, as a spike's is). They count neither as random starts nor towards
 // the quiet run that ends the search.
 func SearchModesFrom(t energy.Terms, first []float64, extra [][]float64, seed uint64) (*ModeSearch, error) {
+	return searchModes(t, first, extra, seed, nil)
+}
+
+// searchModes is SearchModesFrom saying on status which search it is at,
+// and stopping, with ErrInterrupted, when status's context is cancelled.
+func searchModes(t energy.Terms, first []float64, extra [][]float64, seed uint64, status *planStatus) (*ModeSearch, error) {
 	e := modeEnergy(t)
 	p := t.Dim()
 	s := &ModeSearch{}
@@ -244,7 +276,14 @@ func SearchModesFrom(t energy.Terms, first []float64, extra [][]float64, seed ui
 			}
 		}
 		s.Starts++
-		x, u, err := minimize(e, x0, func(x []float64) *mat.SymDense { return hessian(t, e, x) })
+		status.set("searching the posterior's modes: search %d of at most %d (%d mode(s) found so far; it ends after %d searches in a row find nothing new)", s.Starts, 1+modeStarts+n, len(s.Modes), modeQuiet)
+		if err := status.stopped(); err != nil {
+			return s, err
+		}
+		x, u, err := minimize(e, x0, func(x []float64) *mat.SymDense { return hessian(t, e, x) }, status.stop())
+		if errors.Is(err, ErrInterrupted) {
+			return s, status.stopped()
+		}
 		if x == nil {
 			s.Failed++
 			continue

@@ -120,10 +120,16 @@ func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback, inv []
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
+			if w.err = status.stopped(); w.err != nil {
+				return // a chain still waiting for a core never starts
+			}
 			*w = warmUp(t, np.cfg, nutsWarmup, exchange.ChainSeed(seed, id), start, fallback)
 		}()
 	}
 	wg.Wait()
+	if err := status.stopped(); err != nil {
+		return nil, err
+	}
 	for _, id := range ids {
 		if err := np.warm[id].err; err != nil {
 			return nil, fmt.Errorf("NUTS warmup of chain %d: %w", id, err)

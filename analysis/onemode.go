@@ -40,17 +40,23 @@ const (
 // and NUTS.
 func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planStatus) (ChainPlan, string, error) {
 	mode := s.Modes[0]
-	lc, lerr := newLogConcaveAt(m.Terms, mode.Theta, mode.H, seed)
+	lc, lerr := newLogConcaveAt(m.Terms, mode.Theta, mode.H, seed, status)
 	oneNote := s.Line() + ": one chain per --chains, no hot chain, which could only idle (for a ladder, give --method fresgld)"
 	if lerr == nil && lc.Choice.CV {
 		// Control variates on minibatches cost less than a full pass a
 		// step, which NUTS takes at every leapfrog step.
 		return lc, oneNote, nil
 	}
+	if err := status.stopped(); err != nil {
+		return nil, "", err
+	}
 	status.set("a NUTS pilot (%d warmup transitions) against MALA at the mode's Hessian", nutsPilotWarmup)
 	inv := laplaceMetric(mode.H, m.Terms.Dim() <= nutsDenseMax)
 	pilot := warmUp(m.Terms, nutsConfig(m.Terms.Dim(), inv), nutsPilotWarmup, exchange.ChainSeed(seed, 0), m.Init, mode.Theta)
 	nuts := func(why string) (ChainPlan, string, error) {
+		if err := status.stopped(); err != nil {
+			return nil, "", err
+		}
 		np, err := newNUTSPlan(m.Terms, ids, seed, m.Init, mode.Theta, inv, why, status)
 		if err != nil && lerr == nil {
 			return lc, oneNote + "; NUTS failed: " + err.Error(), nil

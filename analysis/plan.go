@@ -1,6 +1,8 @@
 package analysis
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -53,7 +55,10 @@ func planSettings(s [][2]string) [][2]string {
 // log-concave plan (LogConcave) for a model that finds its own mode (a
 // PlanModel, whose posterior is log-concave), else the mode search's
 // (ModePlan). It records the rules and the lines that say them in res.
-func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
+//
+// ctx cancelled (SIGINT, SIGTERM) stops the plan within a step of
+// whichever stage it is in, with ErrInterrupted.
+func planDefaults(ctx context.Context, m Model, o *Options, res *Result) (ChainPlan, error) {
 	N, p := m.Terms.Len(), m.Terms.Dim()
 	if err := heldDraws(o.Keep, p, len(o.Chains), N); err != nil {
 		return nil, err
@@ -61,7 +66,7 @@ func planDefaults(m Model, o *Options, res *Result) (ChainPlan, error) {
 	// A plan that takes longer than FirstLine (a model in another
 	// process, a slow one) says so, as sampling's progress does, and then
 	// what it is doing every LineEvery.
-	status := &planStatus{}
+	status := &planStatus{ctx: ctx}
 	if o.Progress != nil {
 		defer status.report(o.Progress, o.Command)()
 	}
@@ -113,13 +118,13 @@ func NewChainPlan(m Model, seed uint64, oneLevel bool) (plan ChainPlan, note str
 // status (nil: not).
 func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planStatus) (plan ChainPlan, note string, err error) {
 	defer func() {
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrInterrupted) {
 			err = fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
 		}
 	}()
 	if pm, ok := m.Terms.(PlanModel); ok {
 		status.set("finding the mode and the Hessian there")
-		lc, err := NewLogConcave(pm, seed)
+		lc, err := newLogConcave(pm, seed, status)
 		return lc, SingleChainNote, err
 	}
 	status.set("searching the posterior's modes")
@@ -133,9 +138,12 @@ func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planSt
 	if first == nil {
 		first = make([]float64, m.Terms.Dim())
 	}
-	s, err := SearchModesFrom(m.Terms, first, extra, seed)
+	s, err := searchModes(m.Terms, first, extra, seed, status)
 	if err != nil {
-		if m.Kernel != nil {
+		if m.Kernel != nil || errors.Is(err, ErrInterrupted) {
+			return nil, "", err
+		}
+		if err := status.stopped(); err != nil {
 			return nil, "", err
 		}
 		np, nerr := newNUTSPlan(m.Terms, ids, seed, m.Init, nil, nil, "the mode search found no mode ("+err.Error()+"), so no preconditioner fixed at one", status)
@@ -143,6 +151,9 @@ func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planSt
 			return nil, "", fmt.Errorf("%w; and NUTS: %w", err, nerr)
 		}
 		return np, "one chain per --chains, each after its own warmup", nil
+	}
+	if err := status.stopped(); err != nil {
+		return nil, "", err
 	}
 	if m.Kernel == nil && (len(s.Modes) == 1 || s.OneBasin()) {
 		return oneModePlan(m, s, seed, ids, status)

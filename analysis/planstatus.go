@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"sync/atomic"
@@ -10,8 +11,36 @@ import (
 // planStatus is what a plan is doing, for its progress lines: a plan at
 // large N (a spike-and-slab logistic regression of 10⁴ rows pilots its
 // kernel and a ladder for minutes) must not leave its user looking at one
-// line. Its methods do nothing on a nil *planStatus.
-type planStatus struct{ now atomic.Pointer[string] }
+// line. It carries the run's context too: every stage of the plan (the
+// mode search, the steps' tuning, the pilots, the ladder's placing) checks
+// it between steps, so that SIGINT and SIGTERM stop the plan within a
+// step. Its methods do nothing on a nil *planStatus.
+type planStatus struct {
+	now atomic.Pointer[string]
+	ctx context.Context
+}
+
+// stopped is ErrInterrupted, saying what the plan was doing, once the
+// run's context is cancelled; nil before, and on a nil *planStatus.
+func (s *planStatus) stopped() error {
+	if s == nil || s.ctx == nil || s.ctx.Err() == nil {
+		return nil
+	}
+	now := "starting"
+	if v := s.now.Load(); v != nil {
+		now = *v
+	}
+	return fmt.Errorf("%w while planning the run (%s), before any draw: nothing to keep, no output written", ErrInterrupted, now)
+}
+
+// stop is the channel the plan's samplers stop on (exchange.Plan.Stop):
+// nil, never closed, without a context.
+func (s *planStatus) stop() <-chan struct{} {
+	if s == nil || s.ctx == nil {
+		return nil
+	}
+	return s.ctx.Done()
+}
 
 func (s *planStatus) set(format string, args ...any) {
 	if s != nil {

@@ -122,6 +122,9 @@ func (mp *ModePlan) powerSchedule(seed uint64) ([]float64, error) {
 			return nil, err
 		}
 		for range powerSteps {
+			if err := mp.status.stopped(); err != nil {
+				return nil, err
+			}
 			if err := s.Step(); err != nil {
 				return nil, fmt.Errorf("tuning the ladder: %w", err)
 			}
