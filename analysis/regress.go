@@ -77,8 +77,18 @@ func residualSD(x, y []float64, N, p int) (float64, error) {
 	if !(s > 0) {
 		return 0, errors.New("the least-squares fit is exact (residual sd 0): the response is a linear function of the features")
 	}
+	if s < exactFitSD {
+		return 0, fmt.Errorf("the least-squares fit is exact to rounding: its residual sd, %.3g of the response's sd, is below %g (R² > 1 − %g): the response is a linear function of the features, and a noise sd that small leaves a posterior whose exact answer breaks down numerically: leave out the features that fit the response exactly", s, exactFitSD, exactFitSD*exactFitSD)
+	}
 	return s, nil
 }
+
+// exactFitSD is the smallest automatic noise sd, on the standardised
+// scale (the response's sd is 1): below it (R² above 1 − 10⁻¹², beyond
+// the precision any measured response has) the residuals are rounding,
+// not noise. A perfect fit, y = 2·x1 − x2 exactly, gave σ = 2.7e-16, at
+// which the exact posterior weighed all 32 patterns alike.
+const exactFitSD = 1e-6
 
 // regressCurvature bounds the Hessian of U: λ_max ≤ λ_max(XᵀX)/σ² + c0
 // over all β (c0 the prior's largest curvature, 1/s0² or 1/s1²) and the

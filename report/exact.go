@@ -36,6 +36,11 @@ func ExactTable(caption string, rows []ExactRow) *Table {
 		z := math.Abs(r.Run-r.Exact) / r.MCSE
 		verdict, zs, flag := "pass", fmt.Sprintf("%.2f", z), false
 		switch {
+		case r.MCSE == 0 && !(math.Abs(r.Run-r.Exact) <= constantTolerance):
+			// Constant in every draw, and not the exact value: no Monte
+			// Carlo error explains it (a perfect fit's run at inclusion 1
+			// against an exact 0.5).
+			verdict, zs, flag = "FAIL (constant, yet not the exact value)", "∞", true
 		case !(r.MCSE > 0) || math.IsInf(r.MCSE, 0):
 			verdict, zs = "not judged (no MCSE: constant)", "–"
 		case r.MCSE < floatResolution*max(math.Abs(r.Run), math.Abs(r.Exact)):
@@ -47,6 +52,32 @@ func ExactTable(caption string, rows []ExactRow) *Table {
 			{Text: fmt.Sprintf("%.4g", r.Exact)}, {Text: zs, Flag: flag}, {Text: verdict, Flag: flag}})
 	}
 	return t
+}
+
+// constantTolerance is how far a quantity constant in every draw (MCSE
+// 0) may lie from the exact value and pass: rounding, as floatResolution.
+const constantTolerance = 1e-9
+
+// exactFailures are the comparisons with the exact answer on a report's
+// page that failed: the table's FAIL rows, and the largest mean error
+// when it exceeds ExactTolerance of its MCSE.
+func exactFailures(t *Table, byKey map[string]json.RawMessage) []string {
+	var out []string
+	if t != nil {
+		for _, r := range t.Rows {
+			if last := r[len(r)-1]; last.Flag {
+				out = append(out, fmt.Sprintf("%s: %s against %s exact", r[0].Text, r[1].Text, r[3].Text))
+			}
+		}
+	}
+	var d struct {
+		SDs  *float64 `json:"max_mean_error_sds"`
+		MCSE *float64 `json:"max_mean_error_mcse"`
+	}
+	if json.Unmarshal(byKey["distance_to_exact"], &d) == nil && d.SDs != nil && d.MCSE != nil && !(*d.SDs <= ExactTolerance*(*d.MCSE)) && *d.SDs > constantTolerance {
+		out = append(out, fmt.Sprintf("largest |mean − exact mean| %.3g exact sds, %.3g times its MCSE", *d.SDs, *d.SDs / *d.MCSE))
+	}
+	return out
 }
 
 // exactNames are the readable names of the distances to an exact answer

@@ -214,7 +214,9 @@ func Load(dir string) (*Report, error) {
 		}
 	}
 	r.Failure = failure(s)
-	r.Verdict = Judge(judged(s, r))
+	j := judged(s, r)
+	j.ExactFailed = exactFailures(r.Exact, byKey)
+	r.Verdict = Judge(j)
 	r.Figures, err = LoadFigures(dir)
 	return r, err
 }

@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"math"
+	"strings"
 )
 
 // The thresholds of trust, the same for every command: the commands'
@@ -14,6 +15,17 @@ const (
 	RhatMax        = 1.01
 	ESSPerChainMin = 100
 	ESSTotalMin    = 400
+	// RhatFail is the R̂ above which a run has failed, not merely not
+	// converged yet: 1.1 is Gelman and Rubin's original threshold (BDA,
+	// 3rd ed., §11.4), where the pooled variance exceeds the within-chain
+	// variance by 21%: the chains sample visibly different distributions,
+	// so the pooled means and quantiles describe none of them.
+	RhatFail = 1.1
+	// ESSFailMin is the bulk ESS below which a run has failed: with fewer
+	// than 10 effective draws a mean's MCSE exceeds a third of the sd and
+	// ESS itself is too noisy to say how many there are (posterior's
+	// estimates need a few effective draws per chain to be read at all).
+	ESSFailMin = 10
 	// SwapAcceptMin is the least share of swap attempts between adjacent
 	// levels that the ladder must accept: below it, a replica crosses
 	// the pair too rarely for the cold chain to inherit the hot chain's
@@ -57,11 +69,16 @@ type Judged struct {
 	Stopped []string
 	Failed  bool
 	Draws   int // the draws the tables pool
+	// ExactFailed are the comparisons with an exact answer, printed on
+	// the same page, that failed: a run is never trusted beside them.
+	ExactFailed []string
 }
 
-// Judge is the verdict on a run: failed when a chain stopped on an error
-// or there are no draws; doubtful when a variable's R̂ or bulk ESS, a
-// pair's swap acceptance or any warning says so; trusted otherwise. A
+// Judge is the verdict on a run: failed when a chain stopped on an error,
+// there are no draws, a variable's R̂ exceeds RhatFail or its bulk ESS is
+// below ESSFailMin; doubtful when a variable's R̂ or bulk ESS, a pair's
+// swap acceptance, a failed comparison with an exact answer or any
+// warning says so; trusted otherwise. A
 // constant variable (sd 0) is not judged: its R̂ and ESS are undefined and
 // nothing is left to mix (the commands warn when a parameter is stuck).
 func Judge(j Judged) Verdict {
@@ -96,11 +113,23 @@ func Judge(j Judged) Verdict {
 			}
 		}
 	}
+	failed := false
 	if badR > 0 {
-		v.Reasons = append(v.Reasons, fmt.Sprintf("R̂ > %g for %d variable(s) (largest: %s, %.3f)", RhatMax, badR, worstR, rmax))
+		v.Reasons = append(v.Reasons, fmt.Sprintf("R̂ > %g for %d variable(s) (largest: %s, %.4g)", RhatMax, badR, worstR, rmax))
+		if rmax > RhatFail { // a NaN R̂ stays doubtful
+			failed = true
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s's R̂ of %.4g exceeds %g: the chains sample different distributions", worstR, rmax, RhatFail))
+		}
 	}
 	if badE > 0 {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("bulk ESS below %d in all or %d a chain for %d variable(s) (smallest: %s, %.0f)", ESSTotalMin, ESSPerChainMin, badE, worstE, emin))
+		if emin < ESSFailMin {
+			failed = true
+			v.Reasons = append(v.Reasons, fmt.Sprintf("%s's bulk ESS of %.3g is below %d: too few effective draws to estimate anything", worstE, emin, ESSFailMin))
+		}
+	}
+	if len(j.ExactFailed) > 0 {
+		v.Reasons = append(v.Reasons, fmt.Sprintf("the comparison with the exact answer, below, failed: %s", strings.Join(j.ExactFailed, "; ")))
 	}
 	for _, p := range j.Pairs {
 		if p.Attempts > 0 && float64(p.Accepts) < SwapAcceptMin*float64(p.Attempts) {
@@ -111,7 +140,10 @@ func Judge(j Judged) Verdict {
 		v.Reasons = append(v.Reasons, fmt.Sprintf("%d warning(s), below", j.Warnings))
 	}
 	v.Level = Trusted
-	if len(v.Reasons) > 0 {
+	switch {
+	case failed:
+		v.Level = Failed
+	case len(v.Reasons) > 0:
 		v.Level = Doubtful
 	}
 	return v
