@@ -44,7 +44,7 @@ func (c chainChecks) warnings() []Warning {
 		scale := 1 / math.Sqrt(c.lmin)
 		need := 1 / (2 * c.eta * c.lmin)
 		if float64(steps) < need {
-			const remedy = "Raise --eta, standardise the features (drop --no-standardize), or raise --burn and --keep"
+			const remedy = "Raise --eta, or raise --burn and --keep (logistic: standardise the features, leaving out --no-standardize)"
 			w = append(w, Warning{Code: "stuck", Number: need, Remedy: remedy, Message: fmt.Sprintf("the chain is stuck: it moves about %.3g per 1000 steps (√(2η·1000), η = %.3g), but the posterior's widest direction has sd ≈ %.3g; crossing it once takes about %.3g steps and the run took %d. %s",
 				math.Sqrt(2*c.eta*1000), c.eta, scale, need, steps, remedy)})
 		}

@@ -40,6 +40,10 @@ type Options struct {
 	// with a warning naming them, instead of refusing the file: such a
 	// feature carries no information and cannot be standardised.
 	DropConstant bool
+	// ConstantRemedy, when set, is how the caller's user avoids refusing a
+	// constant feature (fresgld logistic: its flags), after "drop the
+	// column(s)"; a message names only what its command has.
+	ConstantRemedy string
 }
 
 // Data is a design matrix with its labels.
@@ -404,7 +408,7 @@ func (d *Data) constants(opt Options, file string) error {
 			msg += fmt.Sprintf("; %d more are: %s", len(drop)-1, list(1))
 		}
 		return &Error{File: file, Column: d.cols[drop[0]] + 1, Name: d.Names[drop[0]],
-			Msg: msg + ": a constant feature cannot be standardised; drop the column(s) (fresgld: --drop-constant) or use no standardisation"}
+			Msg: msg + ": a constant feature cannot be standardised; drop the column(s) from the file" + opt.ConstantRemedy}
 	}
 	if len(drop) == d.P {
 		return &Error{File: file, Msg: fmt.Sprintf("every feature is constant (%s): nothing is left to regress on", list(0))}

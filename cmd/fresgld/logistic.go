@@ -212,7 +212,8 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(analysis.RunGCPercent))
-	d, err := analysis.ReadData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize, DropConstant: f.DropConstant})
+	d, err := analysis.ReadData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize, DropConstant: f.DropConstant,
+		ConstantRemedy: ", give --drop-constant, or keep the features unstandardised (--no-standardize)"})
 	if err != nil {
 		return fmt.Errorf("--data: %w", err)
 	}
