@@ -45,10 +45,12 @@ func openStan(ctx context.Context, f *sampleFlags, log io.Writer) (*stanModel, e
 	return s, nil
 }
 
-// ugrader is the energy and gradient of the model, in process or not.
+// ugrader is the energy and gradient of the model, in process or not,
+// and what it rejected.
 type ugrader interface {
 	energy.Terms
 	UGrad(g, x []float64) float64
+	Rejected() (int64, string)
 }
 
 // analysisModel is the model the run samples: the sampler moves Stan's
@@ -58,6 +60,9 @@ type ugrader interface {
 func (s *stanModel) analysisModel(t ugrader, seed uint64) (analysis.Model, error) {
 	start, note, err := stan.Start(t.UGrad, t.Dim(), s.init, seed)
 	if err != nil {
+		if n, msg := t.Rejected(); n > 0 {
+			err = fmt.Errorf("%w (the model rejected those states; the latest: %s)", err, msg)
+		}
 		return analysis.Model{}, fmt.Errorf("--stan %s: %w", s.Bin.Source, err)
 	}
 	if note != "" {

@@ -19,10 +19,13 @@
 //
 // The density is one term: the protocol's prior U_0 = −log p(θ) and one
 // example whose value is 0, so a full pass is one request. A state the
-// model rejects (a reject(), a failed check, which Stan throws as
-// std::domain_error; a log density of −∞ or NaN; a gradient that is not
-// finite) is answered "reject <message>": the sampler takes it as a
-// rejected proposal. Any other exception is an error, which stops the run.
+// model rejects is answered "reject <message>", which the sampler takes as
+// a rejected proposal: any std::exception the log density throws (a
+// reject(), a failed check, an ODE solver past its steps), as Stan's own
+// samplers take it (base_hamiltonian's update_potential_gradient sets the
+// potential to +∞), and a log density of −∞ or NaN or a gradient that is
+// not finite. An exception of another kind is an error, which stops the
+// run.
 #include FRESGLD_STAN_MODEL
 
 #include <chrono>
@@ -75,7 +78,8 @@ struct Server {
     double lp;
     try {
       lp = stan::model::log_prob_grad<true, true>(model, x, ints, grad, nullptr);
-    } catch (const std::domain_error& e) {
+    } catch (const std::exception& e) {
+      stan::math::recover_memory();
       return one_line(e.what());
     }
     if (!std::isfinite(lp)) return lp != lp ? "the log density is NaN" : "the log density is -inf";
@@ -159,8 +163,8 @@ struct Server {
       std::string why;
       try {
         why = eval(theta, g != 0, u);
-      } catch (const std::exception& e) {
-        say("error", one_line(e.what()));
+      } catch (...) {
+        say("error", "the model threw an exception that is not a std::exception");
         continue;
       }
       if (!why.empty()) {
@@ -325,9 +329,10 @@ int fresgld_dim(void* m) { return static_cast<int>(static_cast<stan_model*>(m)->
 
 // fresgld_lp_grad returns log p(θ) on the unconstrained scale with the
 // Jacobian (propto, as lp__) and writes its gradient into grad (which may
-// be NULL). A state the model rejects (std::domain_error, a log density of
-// −∞ or NaN, a gradient that is not finite) returns −∞; any other failure
-// NaN; the message of either is left for fresgld_message.
+// be NULL). A state the model rejects (a std::exception, a log density of
+// −∞ or NaN, a gradient that is not finite: see the top of this file)
+// returns −∞; any other failure NaN; the message of either is left for
+// fresgld_message.
 double fresgld_lp_grad(void* mp, const double* theta, double* grad) {
   auto& model = *static_cast<stan_model*>(mp);
   size_t p = model.num_params_r();
@@ -339,7 +344,7 @@ double fresgld_lp_grad(void* mp, const double* theta, double* grad) {
     double lp;
     try {
       lp = stan::model::log_prob_grad<true, true>(model, x, ints, g, nullptr);
-    } catch (const std::domain_error& e) {
+    } catch (const std::exception& e) {
       stan::math::recover_memory();
       set_msg(e.what());
       return -std::numeric_limits<double>::infinity();
@@ -355,9 +360,9 @@ double fresgld_lp_grad(void* mp, const double* theta, double* grad) {
       }
     if (grad) std::copy(g.begin(), g.end(), grad);
     return lp;
-  } catch (const std::exception& e) {
+  } catch (...) {
     stan::math::recover_memory();
-    set_msg(e.what());
+    set_msg("the model threw an exception that is not a std::exception");
     return std::numeric_limits<double>::quiet_NaN();
   }
 }
