@@ -171,6 +171,10 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		if model, err = sm.analysisModel(m, f.Seed); err != nil {
 			return err
 		}
+	} else if err := analysis.CheckGradient(m, m.Names(), nil, f.Seed); err != nil {
+		// A Stan model's gradient is its autodiff's; a model of the
+		// user's own is checked before it is sampled.
+		return fmt.Errorf("--model-cmd %q: %w", f.ModelCmd, err)
 	}
 	res, err := analysis.Run(ctx, model, o)
 	stop()

@@ -49,10 +49,24 @@ func (d *dying) Batch(m *energy.Moments, x, y []float64, idx []int32) {
 	d.BatchTerms.Batch(m, x, y, idx)
 }
 
+// flipped answers its terms' gradients with coordinate 2's sign flipped,
+// as a model with a sign error in its gradient would (FRESGLD_TEST_FLIP).
+type flipped struct{ energy.BatchTerms }
+
+func (f flipped) Batch(m *energy.Moments, x, y []float64, idx []int32) {
+	f.BatchTerms.Batch(m, x, y, idx)
+	if m.G != nil {
+		m.G[1], m.GSum[1] = -m.G[1], -m.GSum[1]
+	}
+}
+
 func serveTestModel() int {
 	var t energy.Terms = testModel()
 	if k, _ := strconv.Atoi(os.Getenv("FRESGLD_TEST_DIE_AFTER")); k > 0 {
 		t = &dying{energy.NewPerTerm(t), k}
+	}
+	if os.Getenv("FRESGLD_TEST_FLIP") != "" {
+		t = flipped{energy.NewPerTerm(t)}
 	}
 	if err := modelproc.Serve(t, []string{"a", "b", "c"}, true, os.Stdin, os.Stdout); err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -247,5 +261,16 @@ func TestSampleScripts(t *testing.T) {
 				t.Errorf("%d draws, want 100", n)
 			}
 		})
+	}
+}
+
+// A model whose gradient has a sign error is refused before it is
+// sampled, naming the coordinate: it would have sampled another posterior
+// with every diagnostic fine.
+func TestSampleRefusesWrongGradient(t *testing.T) {
+	cmd := fmt.Sprintf("FRESGLD_TEST_MODEL=1 FRESGLD_TEST_FLIP=1 exec '%s'", os.Args[0])
+	err := run(t, "sample", "--model-cmd", cmd, "--keep", "20", "--chains", "1", "--out", t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "gradient disagrees") || !strings.Contains(err.Error(), "∂U/∂b") {
+		t.Errorf("a gradient with coordinate b's sign flipped: %v", err)
 	}
 }
