@@ -154,6 +154,23 @@ func (w *welford) add(q []float64) {
 	}
 }
 
+// variances are the draws' sample variances, coordinate by coordinate,
+// before any shrinkage; nil under two draws.
+func (w *welford) variances() []float64 {
+	if w.k < 2 {
+		return nil
+	}
+	v := make([]float64, w.n)
+	for j := range v {
+		if w.dense {
+			v[j] = w.m2[j*w.n+j] / (w.k - 1)
+		} else {
+			v[j] = w.m2[j] / (w.k - 1)
+		}
+	}
+	return v
+}
+
 // regularized returns the sample (co)variance of the draws shrunk towards
 // 10⁻³·I as Stan does: (k/(k+5))·Σ̂ + 10⁻³·(5/(k+5))·I, k the draws. With
 // fewer than two draws Σ̂ is taken as the current metric cur (Stan's
@@ -201,6 +218,12 @@ type WarmupStats struct {
 	// WindowEnds are the transitions (counted from 0) after which the
 	// metric was updated and the step size searched for again.
 	WindowEnds []int
+	// Variances are the last metric window's sample variances of each
+	// coordinate, before Stan's shrinkage towards 10⁻³·I (which, on a
+	// coordinate of sd 10⁻³, makes the metric's variance twice the
+	// posterior's): what the chain met of the posterior's spread. nil when
+	// no window ended.
+	Variances []float64
 	// InitBuffer, Window and TermBuffer are the schedule used (after the
 	// short-warmup rule); all zero when warmup was too short (< 20) to
 	// adapt the metric.
@@ -281,6 +304,7 @@ func Warmup(e energy.Energy, init []float64, iters int, rng *rand.Rand, cfg Conf
 		}
 		if win.endOfWindow() {
 			win.advance()
+			st.Variances = est.variances()
 			inv := est.regularized(m.inv)
 			if err := m.set(inv); err != nil {
 				st.Divergences, st.GradEvals = s.divergences, s.gradEvals

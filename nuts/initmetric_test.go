@@ -43,3 +43,28 @@ func TestWarmupFromInvMetric(t *testing.T) {
 		t.Errorf("an initial metric of 2 entries for 3 coordinates: %v", err)
 	}
 }
+
+// WarmupStats.Variances are the last window's sample variances before
+// Stan's shrinkage: on a coordinate of sd 10⁻³ the shrinkage adds
+// 10⁻³·5/(k+5) ≈ 10⁻⁵ to a variance of 10⁻⁶, so the metric reads it ten
+// times too wide, while the raw variance of k ≈ 500 draws of effective
+// size ≳ 100 is within 4·√(2/100) ≈ 57% (a conservative bound; the
+// metric's error is 900%).
+func TestWarmupVariances(t *testing.T) {
+	for _, dense := range []bool{false, true} {
+		g := newGauss(make([]float64, 2), []float64{1e-6, 0, 0, 1})
+		cfg := DefaultConfig()
+		cfg.Dense = dense
+		tuned, _, st, err := Warmup(g, []float64{0, 0}, 1000, rand.New(rand.NewPCG(8, 9)), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		metric := tuned.InvMetric[0]
+		if len(st.Variances) != 2 || !(st.Variances[0] > 1e-6/1.57 && st.Variances[0] < 1e-6*1.57) {
+			t.Errorf("dense %v: the last window's variance of a coordinate of variance 1e-6: %v (the metric's %v)", dense, st.Variances, metric)
+		}
+		if !(metric > 5e-6) {
+			t.Errorf("dense %v: the metric's variance %v: the shrinkage this test is about is gone", dense, metric)
+		}
+	}
+}
