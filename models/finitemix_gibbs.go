@@ -1,33 +1,54 @@
 package models
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/fresgld/fresgld/diag"
 )
 
-// MixGibbs is the data-augmentation Gibbs sampler of Diebolt and Robert
-// (1994), the fixed-K moves of Richardson and Green (1997), for a
-// FiniteMixture's posterior: it samples the UNORDERED model, whose prior
-// is exchangeable, jointly with the allocations z_i ∈ {0, …, K−1} of the
-// data to components. A sweep draws, each from its exact full conditional,
+// MixGibbs is an exact Gibbs sampler of a FiniteMixture's posterior. It
+// samples the UNORDERED model, whose prior is exchangeable, jointly with
+// the allocations z_i ∈ {0, …, K−1} of the data to components, with the
+// weights w integrated out (the Dirichlet-multinomial; Neal 2000, whose
+// algorithm 8 with the empty components' parameters as its auxiliary
+// ones). A sweep is, each move leaving the posterior invariant:
 //
-//	z_i | θ        ~ Categorical(r_i·), r_ik ∝ w_k N(z_i; μ_k, 1/τ_k),
-//	w | z          ~ Dirichlet(e0 + n_1, …, e0 + n_K),
-//	μ_k | z, τ     ~ N((ξ/R² + τ_k S_k)/P_k, 1/P_k), P_k = 1/R² + τ_k n_k,
-//	τ_k | z, μ     ~ Gamma(α + n_k/2, rate β + ½ Σ_(z_i=k) (z_i − μ_k)²),
+//  1. each z_i in turn from p(z_i = k | z_−i, μ, τ) ∝ (n_k^(−i) + e0)·
+//     N(y_i; μ_k, 1/τ_k), n_k^(−i) the other values allocated to k (an
+//     empty component's μ_k and τ_k are its prior draw);
+//  2. K times, a pair of components (j, k) drawn uniformly, whatever the
+//     state, and a move of the values C allocated to either: when, in the
+//     data's sorted order, C's allocation is a threshold one (all of C in
+//     one of the two, or the lower values in one and the upper in the
+//     other), a new threshold allocation of C is drawn from its exact
+//     conditional among all 2|C| of them, with μ_j and μ_k integrated out
+//     given τ (normal–normal, closed form), and μ_j, μ_k are then drawn
+//     given it; otherwise nothing moves. This is an exact block move of
+//     (z_C, μ_j, μ_k) (the set of threshold allocations depends on C
+//     alone, which no threshold allocation changes), and it is what lets
+//     a whole group move into an empty component, or two merge, in one
+//     step: under a small e0 (sparse finite mixtures) one value at a time
+//     cannot, as each first mover pays the factor e0;
+//  3. μ_k | z, τ ~ N((ξ/R² + τ_k S_k)/P_k, 1/P_k), P_k = 1/R² + τ_k n_k;
+//  4. τ_k | z, μ ~ Gamma(α + n_k/2, rate β + ½ Σ_(z_i=k) (y_i − μ_k)²);
+//  5. w | z ~ Dirichlet(e0 + n_1, …, e0 + n_K), drawn for State alone (the
+//     moves above do not read it), in logs so that a small e0's draws
+//     cannot underflow;
 //
 // n_k the number of values allocated to k and S_k their sum (an empty
-// component's μ_k and τ_k are drawn from their prior). The ordered
-// posterior that FiniteMixture's θ describes is the law of the draws with
-// their components sorted by mean, which State writes (ties between means
-// have probability 0). A sweep allocates nothing. Not safe for concurrent
-// use: give each chain its own.
+// component's μ_k and τ_k come from their prior). The ordered posterior
+// that FiniteMixture's θ describes is the law of the draws with their
+// components sorted by mean, which State writes (ties between means have
+// probability 0). A sweep allocates nothing. Not safe for concurrent use:
+// give each chain its own.
 type MixGibbs struct {
 	m   *FiniteMixture
 	rng *rand.Rand
@@ -35,76 +56,170 @@ type MixGibbs struct {
 
 	// The unordered state: means, precisions, log weights.
 	mu, tau, logw [8]float64
-	// Per-sweep scratch: counts, sums, sums of squares, ½ log τ, the
-	// categorical's weights, the sorting permutation and its inverse.
+	// Counts, sums and sums of squares of the allocations (n is kept up
+	// to date through the sweep), ½ log τ, the categorical's weights, the
+	// sorting permutation and its inverse.
 	n             [8]int
 	s, ss, hl, cw [8]float64
 	ord, rank     [8]int
 	p             MixParams
 	pbuf          [4 * 8]float64
+
+	// The data's indices in increasing order of value (ties by index),
+	// log Γ(n + e0) and log Γ(α + n/2) for n = 0 … N, and scratch for the threshold move:
+	// its members in that order and the log weights of its 2|C| options.
+	sorted []int
+	lgn    []float64
+	lga    []float64
+	memb   []int
+	lopt   []float64
 }
 
-// Gibbs returns a data-augmentation Gibbs sampler of m's posterior that
-// draws from rng, started at a draw (μ, τ, w) from the prior; its first
-// sweep's allocations are drawn given that start.
-func (m *FiniteMixture) Gibbs(rng *rand.Rand) *MixGibbs {
-	g := &MixGibbs{m: m, rng: rng, z: make([]int, len(m.Z))}
-	k := m.K
+// Gibbs returns an exact Gibbs sampler of m's posterior that draws from
+// rng, started at a draw (μ, τ) from the prior with the allocations drawn
+// given it (each value to component k with probability ∝ N(y; μ_k,
+// 1/τ_k)). GibbsFrom starts it elsewhere.
+func (m *FiniteMixture) Gibbs(rng *rand.Rand) *MixGibbs { return m.GibbsFrom(rng, StartPrior) }
+
+// A MixStart is where GibbsFrom starts a chain.
+type MixStart int
+
+// The starts of MixReference's chains, over-dispersed in the number of
+// clusters: chain c starts at MixStart(c mod 4).
+const (
+	// StartPrior: (μ, τ) from the prior, the allocations given it.
+	StartPrior MixStart = iota
+	// StartOne: every value in one component.
+	StartOne
+	// StartSplit: the values in K groups of equal size in sorted order,
+	// every component non-empty.
+	StartSplit
+	// StartScatter: each value in a component drawn uniformly.
+	StartScatter
+)
+
+func (s MixStart) String() string {
+	return [...]string{"a prior draw", "every value in one component", "K groups in sorted order", "each value in a random component"}[s]
+}
+
+// GibbsFrom returns an exact Gibbs sampler of m's posterior that draws
+// from rng, started at start: the allocations, then (τ from the prior)
+// μ | z, τ and τ | z, μ, and w | z.
+func (m *FiniteMixture) GibbsFrom(rng *rand.Rand, start MixStart) *MixGibbs {
+	n, k := len(m.Z), m.K
+	g := &MixGibbs{m: m, rng: rng, z: make([]int, n), sorted: make([]int, n), lgn: make([]float64, n+1), lga: make([]float64, n+1),
+		memb: make([]int, n), lopt: make([]float64, 2*n+2)}
 	g.p = MixParams{Mu: g.pbuf[0:k], Sigma: g.pbuf[8 : 8+k], W: g.pbuf[16 : 16+k], LogW: g.pbuf[24 : 24+k]}
+	for i := range g.sorted {
+		g.sorted[i] = i
+	}
+	slices.SortStableFunc(g.sorted, func(a, b int) int { return cmp.Compare(m.Z[a], m.Z[b]) })
+	for c := range g.lgn {
+		g.lgn[c], _ = math.Lgamma(float64(c) + m.E0)
+		g.lga[c], _ = math.Lgamma(m.Alpha + 0.5*float64(c))
+	}
 	for j := range k {
 		g.mu[j] = m.Xi + m.R*rng.NormFloat64()
 		g.tau[j] = math.Exp(logGamma(rng, m.Alpha)) / m.Beta
-		g.logw[j] = logGamma(rng, m.E0)
 	}
-	normaliseLog(g.logw[:k])
+	switch start {
+	case StartOne:
+		// z = 0 everywhere already.
+	case StartSplit:
+		for r, i := range g.sorted {
+			g.z[i] = r * k / n
+		}
+	case StartScatter:
+		for i := range g.z {
+			g.z[i] = rng.IntN(k)
+		}
+	default:
+		for i, y := range m.Z {
+			g.z[i] = g.draw(y, false)
+		}
+	}
+	for _, c := range g.z {
+		g.n[c]++
+	}
+	g.params()
 	return g
 }
 
-// Sweep draws the allocations given (μ, τ, w), then w, μ and τ given them.
+// draw returns a component drawn with probability ∝ (n_k + e0)·N(y; μ_k,
+// 1/τ_k) when counts, ∝ N(y; μ_k, 1/τ_k) otherwise; hl must hold ½ log τ
+// when counts, and is set here otherwise.
+func (g *MixGibbs) draw(y float64, counts bool) int {
+	k := g.m.K
+	lmax := math.Inf(-1)
+	for j := range k {
+		d := y - g.mu[j]
+		if counts {
+			g.cw[j] = g.hl[j] - 0.5*g.tau[j]*d*d
+		} else {
+			g.cw[j] = 0.5*math.Log(g.tau[j]) - 0.5*g.tau[j]*d*d
+		}
+		lmax = math.Max(lmax, g.cw[j])
+	}
+	var tot float64
+	for j := range k {
+		w := math.Exp(g.cw[j] - lmax)
+		if counts {
+			w *= float64(g.n[j]) + g.m.E0
+		}
+		tot += w
+		g.cw[j] = tot
+	}
+	u := g.rng.Float64() * tot
+	for j := range k - 1 {
+		if u < g.cw[j] {
+			return j
+		}
+	}
+	return k - 1
+}
+
+// Sweep runs the moves 1–5 of MixGibbs once.
 func (g *MixGibbs) Sweep() {
 	m, rng := g.m, g.rng
 	k := m.K
 	for j := range k {
-		g.hl[j] = g.logw[j] + 0.5*math.Log(g.tau[j])
-		g.n[j], g.s[j], g.ss[j] = 0, 0, 0
+		g.hl[j] = 0.5 * math.Log(g.tau[j])
 	}
-	// z_i | θ: log r_ik = log w_k + ½ log τ_k − τ_k (z_i − μ_k)²/2 + const.
+	// 1. z_i | z_−i, μ, τ, the weights integrated out.
 	for i, y := range m.Z {
-		lmax := math.Inf(-1)
-		for j := range k {
-			d := y - g.mu[j]
-			g.cw[j] = g.hl[j] - 0.5*g.tau[j]*d*d
-			lmax = math.Max(lmax, g.cw[j])
-		}
-		var tot float64
-		for j := range k {
-			tot += math.Exp(g.cw[j] - lmax)
-			g.cw[j] = tot
-		}
-		u, c := rng.Float64()*tot, k-1
-		for j := range k - 1 {
-			if u < g.cw[j] {
-				c = j
-				break
-			}
-		}
+		g.n[g.z[i]]--
+		c := g.draw(y, true)
 		g.z[i] = c
 		g.n[c]++
-		g.s[c] += y
 	}
-	// w | z ~ Dirichlet(e0 + n): normalised Gamma(e0 + n_k) draws, in logs
-	// so that a small e0's draws cannot underflow.
+	// 2. Threshold moves of pairs.
+	for range k {
+		a := rng.IntN(k)
+		b := rng.IntN(k - 1)
+		if b >= a {
+			b++
+		}
+		g.threshold(a, b)
+	}
+	g.params()
+}
+
+// params draws μ | z, τ, then τ | z, μ, then w | z (moves 3–5), and sorts
+// the components by mean.
+func (g *MixGibbs) params() {
+	m, rng := g.m, g.rng
+	k := m.K
 	for j := range k {
-		g.logw[j] = logGamma(rng, m.E0+float64(g.n[j]))
+		g.s[j], g.ss[j] = 0, 0
 	}
-	normaliseLog(g.logw[:k])
-	// μ_k | z, τ.
+	for i, y := range m.Z {
+		g.s[g.z[i]] += y
+	}
 	ir2 := 1 / (m.R * m.R)
 	for j := range k {
 		prec := ir2 + g.tau[j]*float64(g.n[j])
 		g.mu[j] = (m.Xi*ir2+g.tau[j]*g.s[j])/prec + rng.NormFloat64()/math.Sqrt(prec)
 	}
-	// τ_k | z, μ.
 	for i, y := range m.Z {
 		d := y - g.mu[g.z[i]]
 		g.ss[g.z[i]] += d * d
@@ -112,7 +227,199 @@ func (g *MixGibbs) Sweep() {
 	for j := range k {
 		g.tau[j] = math.Exp(logGamma(rng, m.Alpha+0.5*float64(g.n[j]))) / (m.Beta + 0.5*g.ss[j])
 	}
+	for j := range k {
+		g.logw[j] = logGamma(rng, m.E0+float64(g.n[j]))
+	}
+	normaliseLog(g.logw[:k])
 	g.sort()
+}
+
+// logMarg is log ∫ Π N(y; μ, 1/τ) N(μ; ξ, R²) dμ for n values of sum s
+// and sum of squares q: (n/2) log(τ/2π) − τq/2 − ½ log(R²P) − ξ²/(2R²) +
+// (ξ/R² + τs)²/(2P), P = 1/R² + nτ; 0 for n = 0.
+func (g *MixGibbs) logMarg(n int, s, q, tau float64) float64 {
+	m := g.m
+	ir2 := 1 / (m.R * m.R)
+	p := ir2 + float64(n)*tau
+	b := m.Xi*ir2 + tau*s
+	return 0.5*float64(n)*math.Log(tau/(2*math.Pi)) - 0.5*tau*q - 0.5*math.Log(p/ir2) - 0.5*m.Xi*m.Xi*ir2 + 0.5*b*b/p
+}
+
+// tauProposal is the Gamma(A, rate B) law from which the threshold move
+// proposes the precision of a component holding n values of sum s and sum
+// of squares q: A = α + n/2, B = β + SS/2 with SS = q − s²/n their sum of
+// squares about their mean (the prior for n = 0). It is τ's conditional
+// given μ = ȳ, close to τ's posterior given the values alone.
+func (g *MixGibbs) tauProposal(n int, s, q float64) (a, b float64) {
+	a, b = g.m.Alpha+0.5*float64(n), g.m.Beta
+	if n > 0 {
+		b += 0.5 * max(0, q-s*s/float64(n))
+	}
+	return a, b
+}
+
+// logGammaDensity is the log density of Gamma(a, rate b) at x, lg =
+// log Γ(a).
+func logGammaDensity(x, a, b, lg float64) float64 {
+	return a*math.Log(b) - lg + (a-1)*math.Log(x) - b*x
+}
+
+// ell is log p(values, τ) − log g(τ), p the component's marginal over μ
+// times τ's prior and g its proposal (tauProposal): by Chib's identity
+// its value at any τ estimates the component's log marginal likelihood,
+// exactly where g is τ's posterior. 0 for an empty component.
+func (g *MixGibbs) ell(n int, s, q, tau float64) float64 {
+	if n == 0 {
+		return 0
+	}
+	a, b := g.tauProposal(n, s, q)
+	return g.logMarg(n, s, q, tau) + logGammaDensity(tau, g.m.Alpha, g.m.Beta, g.lga[0]) - logGammaDensity(tau, a, b, g.lga[n])
+}
+
+// threshold is move 2 for the pair (a, b): a Metropolis–Hastings
+// independence proposal of (z_C, τ_a, τ_b), μ_a and μ_b integrated out,
+// then μ_a, μ_b drawn given the result. It runs only when C's allocation
+// is a threshold one; the proposal draws a threshold allocation z' of C
+// with probability ∝ DM(z') Π_c exp(ell(C'_c, τ̂_c)), DM the Dirichlet-
+// multinomial's factors of a and b and τ̂_c the mean of C'_c's
+// tauProposal, then τ'_c from tauProposal. Its acceptance ratio is ρ(x')
+// / ρ(x), log ρ(z, τ) = Σ_c ell(C_c, τ_c) − ell(C_c, τ̂_c) (DM cancels),
+// with the sum over the two components; the set of threshold allocations
+// depends on C alone, and every member of it is proposed, so the move is
+// reversible with respect to the posterior.
+func (g *MixGibbs) threshold(a, b int) {
+	m := g.m
+	// C in sorted order; the allocation's changes of label along it.
+	nc, changes := 0, 0
+	for _, i := range g.sorted {
+		c := g.z[i]
+		if c != a && c != b {
+			continue
+		}
+		if nc > 0 && c != g.z[g.memb[nc-1]] {
+			changes++
+		}
+		g.memb[nc] = i
+		nc++
+	}
+	if nc == 0 || changes > 1 {
+		return
+	}
+	memb := g.memb[:nc]
+	var tot, tq float64
+	var sa, qa float64
+	na := 0
+	for _, i := range memb {
+		y := m.Z[i]
+		tot += y
+		tq += y * y
+		if g.z[i] == a {
+			sa, qa, na = sa+y, qa+y*y, na+1
+		}
+	}
+	// ell at the proposal's mean precision.
+	ellHat := func(n int, s, q float64) float64 {
+		if n == 0 {
+			return 0
+		}
+		al, be := g.tauProposal(n, s, q)
+		return g.ell(n, s, q, al/be)
+	}
+	// The current state's log ρ.
+	nb, sb, qb := nc-na, tot-sa, tq-qa
+	rho := g.ell(na, sa, qa, g.tau[a]) - ellHat(na, sa, qa) + g.ell(nb, sb, qb, g.tau[b]) - ellHat(nb, sb, qb)
+	// Options (log weights in lopt): o = c, the lower c values to a and
+	// the rest to b (c = 0 … nc); o = nc + c, the lower c to b and the
+	// rest to a (c = 1 … nc−1): 2·nc allocations in all, each once.
+	lmax := math.Inf(-1)
+	var ps, pq float64
+	for c := 0; c <= nc; c++ {
+		if c > 0 {
+			y := m.Z[memb[c-1]]
+			ps += y
+			pq += y * y
+		}
+		// The Dirichlet-multinomial's terms of a and b, and the two
+		// parts' estimated marginals (the same whichever gets which: the
+		// proposal law does not depend on the label).
+		w := g.lgn[c] + g.lgn[nc-c] + ellHat(c, ps, pq) + ellHat(nc-c, tot-ps, tq-pq)
+		g.lopt[c] = w
+		lmax = math.Max(lmax, w)
+		if c > 0 && c < nc {
+			g.lopt[nc+c] = w
+		}
+	}
+	var sum float64
+	for o := range 2 * nc {
+		sum += math.Exp(g.lopt[o] - lmax)
+	}
+	u := g.rng.Float64() * sum
+	opt := 2*nc - 1
+	for o := range 2 * nc {
+		u -= math.Exp(g.lopt[o] - lmax)
+		if u < 0 {
+			opt = o
+			break
+		}
+	}
+	lowTo, cut := a, opt
+	if opt > nc {
+		lowTo, cut = b, opt-nc
+	}
+	// The proposal's parts and precisions.
+	var s1, q1 float64
+	for _, i := range memb[:cut] {
+		s1, q1 = s1+m.Z[i], q1+m.Z[i]*m.Z[i]
+	}
+	n2, s2, q2 := nc-cut, tot-s1, tq-q1
+	if lowTo == b {
+		// a takes the upper part.
+		cut, s1, q1, n2, s2, q2 = n2, s2, q2, cut, s1, q1
+	}
+	// Now (cut, s1, q1) is a's proposed part and (n2, s2, q2) b's.
+	al, be := g.tauProposal(cut, s1, q1)
+	ta := math.Exp(logGamma(g.rng, al)) / be
+	al, be = g.tauProposal(n2, s2, q2)
+	tb := math.Exp(logGamma(g.rng, al)) / be
+	rhoNew := g.ell(cut, s1, q1, ta) - ellHat(cut, s1, q1) + g.ell(n2, s2, q2, tb) - ellHat(n2, s2, q2)
+	if math.Log(1-g.rng.Float64()) < rhoNew-rho {
+		g.tau[a], g.tau[b] = ta, tb
+		g.hl[a], g.hl[b] = 0.5*math.Log(ta), 0.5*math.Log(tb)
+		lowCut := opt
+		if opt > nc {
+			lowCut = opt - nc
+		}
+		highTo := b
+		if lowTo == b {
+			highTo = a
+		}
+		g.n[a], g.n[b] = 0, 0
+		for r, i := range memb {
+			c := highTo
+			if r < lowCut {
+				c = lowTo
+			}
+			g.z[i] = c
+			g.n[c]++
+		}
+	}
+	// μ_a, μ_b | z, τ.
+	ir2 := 1 / (m.R * m.R)
+	sa, sb = 0, 0
+	for _, i := range memb {
+		if g.z[i] == a {
+			sa += m.Z[i]
+		} else {
+			sb += m.Z[i]
+		}
+	}
+	for _, x := range [2]struct {
+		j int
+		s float64
+	}{{a, sa}, {b, sb}} {
+		prec := ir2 + g.tau[x.j]*float64(g.n[x.j])
+		g.mu[x.j] = (m.Xi*ir2+g.tau[x.j]*x.s)/prec + g.rng.NormFloat64()/math.Sqrt(prec)
+	}
 }
 
 // sort sets ord to the components in increasing order of mean and rank to
@@ -224,26 +531,53 @@ type MixReference struct {
 	Chains, Sweeps, Kept int
 	// Seconds is the wall time of the run (the chains run concurrently).
 	Seconds float64
+	// Checks are the convergence checks of the label-invariant summaries:
+	// the number of non-empty components of the allocation, the sorted
+	// means, and the MixFunc's quantities (named "quantity q", from 1,
+	// unless the caller renames them), each with its R̂ and bulk ESS.
+	Checks []MixCheck
+	// Converged is false when a check's R̂ exceeds MaxRhat or its bulk ESS
+	// is below MinESS: then the reference is no exact answer, and
+	// Problem says why, with the numbers.
+	Converged bool
+	Problem   string
 }
 
-// MaxRhat is the largest R̂ Reference accepts.
-const MaxRhat = 1.01
+// A MixCheck is one label-invariant summary's convergence across the
+// reference's chains (not computed for a summary constant over every
+// draw).
+type MixCheck struct {
+	Name      string
+	Rhat, ESS float64
+}
 
-// Reference runs chains independent Gibbs chains of sweeps sweeps each,
-// chain c drawing from rand.New(rand.NewPCG(seed, c)) and started from
-// the prior, drops the first 10% of each chain's sweeps, and averages the
-// nf quantities f writes over the rest. It returns the reference with an
-// error if a quantity's mean, MCSE or R̂ is NaN or its R̂ exceeds MaxRhat.
+// MaxRhat is the largest R̂, and MinESS the smallest bulk ESS, of a
+// converged reference.
+const (
+	MaxRhat = 1.01
+	MinESS  = 400
+)
+
+// Reference runs chains ≥ 4 independent Gibbs chains of sweeps sweeps
+// each, chain c drawing from rand.New(rand.NewPCG(seed, c)) and started
+// at MixStart(c mod 4) (over-dispersed: from every value in one
+// component to every component used), drops the first 10% of each
+// chain's sweeps, and averages the nf quantities f writes over the rest.
+// It returns an error if a quantity's mean, MCSE or R̂ is NaN. A
+// reference that did not converge (MixReference.Converged) is returned
+// without an error: its caller must say so.
 func (m *FiniteMixture) Reference(chains, sweeps int, seed uint64, f MixFunc, nf int) (*MixReference, error) {
-	if chains < 2 || nf < 1 {
-		return nil, fmt.Errorf("mixture reference: %d chains, %d quantities: need 2 chains and 1 quantity", chains, nf)
+	if chains < 4 || nf < 1 {
+		return nil, fmt.Errorf("mixture reference: %d chains, %d quantities: need 4 chains (started over-dispersed) and 1 quantity", chains, nf)
 	}
 	burn := sweeps / 10
 	kept := sweeps - burn
 	if kept < 4 {
 		return nil, fmt.Errorf("mixture reference: %d sweeps: need at least 5", sweeps)
 	}
-	draws := make([][][]float64, nf) // draws[q][c][t]
+	k := m.K
+	nq := nf + 1 + k                 // f's quantities, K+, the sorted means
+	draws := make([][][]float64, nq) // draws[q][c][t]
 	for q := range draws {
 		draws[q] = make([][]float64, chains)
 		for c := range draws[q] {
@@ -254,7 +588,7 @@ func (m *FiniteMixture) Reference(chains, sweeps int, seed uint64, f MixFunc, nf
 	var wg sync.WaitGroup
 	for c := range chains {
 		wg.Go(func() {
-			g := m.Gibbs(rand.New(rand.NewPCG(seed, uint64(c))))
+			g := m.GibbsFrom(rand.New(rand.NewPCG(seed, uint64(c))), MixStart(c%4))
 			theta, z, out := make([]float64, m.Dim()), make([]int, len(m.Z)), make([]float64, nf)
 			for t := range sweeps {
 				g.Sweep()
@@ -267,16 +601,24 @@ func (m *FiniteMixture) Reference(chains, sweeps int, seed uint64, f MixFunc, nf
 				for q, v := range out {
 					draws[q][c][t-burn] = v
 				}
+				var used int
+				for j := range k {
+					if g.n[j] > 0 {
+						used++
+					}
+					draws[nf+1+j][c][t-burn] = m.Mean + m.SD*g.mu[g.ord[j]]
+				}
+				draws[nf][c][t-burn] = float64(used)
 			}
 		})
 	}
 	wg.Wait()
 	ref := &MixReference{
 		Mean: make([]float64, nf), MCSE: make([]float64, nf), ESS: make([]float64, nf), Rhat: make([]float64, nf),
-		Chains: chains, Sweeps: sweeps, Kept: kept, Seconds: time.Since(start).Seconds(),
+		Chains: chains, Sweeps: sweeps, Kept: kept, Seconds: time.Since(start).Seconds(), Converged: true,
 	}
 	var errs []error
-	for q, ch := range draws {
+	for q, ch := range draws[:nf] {
 		if v, ok := constant(ch); ok {
 			ref.Mean[q], ref.MCSE[q], ref.ESS[q], ref.Rhat[q] = v, 0, float64(chains*kept), 1
 			continue
@@ -288,18 +630,104 @@ func (m *FiniteMixture) Reference(chains, sweeps int, seed uint64, f MixFunc, nf
 			}
 		}
 		ref.Mean[q] = s / float64(chains*kept)
-		ref.MCSE[q], ref.ESS[q], ref.Rhat[q] = diag.MCSEMean(ch), diag.ESSMean(ch), diag.Rhat(ch)
-		switch {
-		case math.IsNaN(ref.Mean[q]) || math.IsNaN(ref.MCSE[q]) || math.IsNaN(ref.Rhat[q]):
+		ref.MCSE[q], ref.ESS[q], ref.Rhat[q] = diag.MCSEMean(ch), diag.ESSMean(ch), rhat(ch)
+		if math.IsNaN(ref.Mean[q]) {
 			errs = append(errs, fmt.Errorf("quantity %d: mean %v, MCSE %v, R̂ %v", q, ref.Mean[q], ref.MCSE[q], ref.Rhat[q]))
-		case ref.Rhat[q] > MaxRhat:
-			errs = append(errs, fmt.Errorf("quantity %d: R̂ %.4f > %v", q, ref.Rhat[q], MaxRhat))
 		}
 	}
 	if len(errs) > 0 {
 		return ref, fmt.Errorf("mixture reference: %w", errors.Join(errs...))
 	}
+	for q, ch := range draws {
+		if _, ok := constant(ch); ok {
+			continue
+		}
+		var name string
+		switch {
+		case q < nf:
+			name = fmt.Sprintf("quantity %d", q+1)
+		case q == nf:
+			name = "K+ of the allocation"
+		default:
+			name = fmt.Sprintf("sorted mean %d", q-nf)
+		}
+		ess := diag.ESSBulk(ch)
+		if math.IsNaN(ess) {
+			ess = 0
+		}
+		ref.Checks = append(ref.Checks, MixCheck{Name: name, Rhat: rhat(ch), ESS: ess})
+	}
+	ref.judge()
 	return ref, nil
+}
+
+// judge sets Converged and Problem from the checks.
+func (ref *MixReference) judge() {
+	ref.Converged, ref.Problem = true, ""
+	var worst, least *MixCheck
+	for i := range ref.Checks {
+		c := &ref.Checks[i]
+		if worst == nil || !(c.Rhat <= worst.Rhat) {
+			worst = c
+		}
+		if least == nil || !(c.ESS >= least.ESS) {
+			least = c
+		}
+	}
+	if worst == nil {
+		return
+	}
+	var why []string
+	if !(worst.Rhat <= MaxRhat) {
+		why = append(why, fmt.Sprintf("R̂ %.3g > %v (%s)", worst.Rhat, MaxRhat, worst.Name))
+	}
+	if !(least.ESS >= MinESS) {
+		why = append(why, fmt.Sprintf("bulk ESS %.0f < %d (%s)", least.ESS, MinESS, least.Name))
+	}
+	if len(why) > 0 {
+		ref.Converged = false
+		ref.Problem = fmt.Sprintf("the reference's %d chains (started over-dispersed) did not converge: %s", ref.Chains, strings.Join(why, ", "))
+	}
+}
+
+// Name renames the MixFunc's quantities in the checks and Problem:
+// names[q] is quantity q's (from 0).
+func (ref *MixReference) Name(names []string) {
+	for i := range ref.Checks {
+		var q int
+		if _, err := fmt.Sscanf(ref.Checks[i].Name, "quantity %d", &q); err == nil && q >= 1 && q <= len(names) {
+			ref.Checks[i].Name = names[q-1]
+		}
+	}
+	ref.judge()
+}
+
+// Worst is the largest R̂ and the smallest bulk ESS of the checks (1 and
+// the draws when every summary is constant).
+func (ref *MixReference) Worst() (rhat, ess float64) {
+	rhat, ess = 1, float64(ref.Chains*ref.Kept)
+	for _, c := range ref.Checks {
+		rhat, ess = max(rhat, c.Rhat), min(ess, c.ESS)
+	}
+	return rhat, ess
+}
+
+// rhat is diag.Rhat, or +Inf where that is NaN and the draws are finite:
+// chains each stuck at a value of its own (no variance within a split
+// chain), which disagree by more than any R̂ can say.
+func rhat(ch [][]float64) float64 {
+	r := diag.Rhat(ch)
+	if !math.IsNaN(r) {
+		return r
+	}
+	for _, xs := range ch {
+		for _, x := range xs {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return r
+			}
+		}
+	}
+	return math.Inf(1)
 }
 
 // constant reports whether every draw of every chain is the same number.

@@ -124,8 +124,10 @@ func mixExact(m *FiniteMixture, h, lim float64) []float64 {
 // that. (A one-off run of 4 × 10^6 sweeps, two seeds, agreed within
 // 0.35 MCSEs of 0.0006.)
 //
-// The test detects a broken sweep. Each mutation below, put in
-// finitemix_gibbs.go by hand, failed it by at least 100 MCSEs:
+// The test detects a broken sweep. Each mutation below, put by hand in
+// the data-augmentation sweep (weights drawn, then allocations given
+// them) that the collapsed one replaced, failed it by at least 100 MCSEs
+// (TestMixtureGibbsExactDirichlet lists the present sweep's):
 // dropping τ_k S_k from μ_k's conditional mean (P(z_1 = z_n) 0.736
 // against 0.196), τ_k's shape α + n_k for α + n_k/2 (0.030), its rate
 // β + SS_k for β + SS_k/2 (0.477), w drawn from Dirichlet(e0) ignoring
@@ -399,15 +401,15 @@ func TestMixtureReferenceErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := m.Reference(2, 200, 1, func(out, theta []float64, z []int) { out[0], out[1] = 3, math.NaN() }, 2)
+	ref, err := m.Reference(4, 200, 1, func(out, theta []float64, z []int) { out[0], out[1] = 3, math.NaN() }, 2)
 	if err == nil {
 		t.Error("a NaN quantity: no error")
 	}
 	if ref == nil || ref.Mean[0] != 3 || ref.MCSE[0] != 0 || ref.Rhat[0] != 1 {
 		t.Errorf("a constant quantity: %+v", ref)
 	}
-	if _, err := m.Reference(1, 200, 1, func(out, theta []float64, z []int) {}, 1); err == nil {
-		t.Error("one chain: no error")
+	if _, err := m.Reference(3, 200, 1, func(out, theta []float64, z []int) {}, 1); err == nil {
+		t.Error("three chains: no error (a reference needs 4, started over-dispersed)")
 	}
 }
 
