@@ -187,13 +187,21 @@ func quad(s *mat.SymDense, c, x, y []float64) float64 {
 // Remainder is r_i(x) − r_i(y), example i's part of the data difference
 // that the expansion leaves out.
 func (e *Expansion) Remainder(i int, x, y []float64) float64 {
+	r, _ := e.remainder(i, x, y)
+	return r
+}
+
+// remainder is Remainder and the sum of its terms' magnitudes, the scale
+// of its rounding error.
+func (e *Expansion) remainder(i int, x, y []float64) (r, size float64) {
 	row := e.t.Row(i)[:len(e.at)]
 	zh, zx, zy := dot(row, e.at), dot(row, x), dot(row, y)
 	fx, _, _ := e.t.Derivs(i, zx)
 	fy, _, _ := e.t.Derivs(i, zy)
 	_, f1, f2 := e.t.Derivs(i, zh)
 	a, b := zx-zh, zy-zh
-	return (fx - fy) - f1*(zx-zy) - 0.5*f2*(a-b)*(a+b)
+	lin, q := f1*(zx-zy), 0.5*f2*(a-b)*(a+b)
+	return (fx - fy) - lin - q, math.Abs(fx) + math.Abs(fy) + math.Abs(lin) + math.Abs(q)
 }
 
 // Rate is the total intensity Λ of Thin's events for c, x and y:
@@ -235,12 +243,28 @@ func (e *Expansion) MeanRate(c, tx, ty float64) float64 {
 // events are drawn at total rate Λ (Rate), their examples in proportion to
 // w_i, and the first kept event fails the move. It returns whether the
 // move passed and the examples evaluated (at most one per event).
-func (e *Expansion) Thin(rng *rand.Rand, c float64, x, y []float64) (pass bool, evaluated int) {
+//
+// The law holds only while every φ_i ≤ b_i: a φ_i above its bound (a
+// third-derivative bound that does not hold, an intensity computed at
+// another c) would be thinned with probability 1 in place of φ_i/b_i, and
+// the move would pass too often, silently. Thin stops with an error
+// naming the example, φ_i and b_i instead, and likewise for a c or an
+// intensity that is not a finite number ≥ 0 (a NaN intensity would draw
+// no event and pass every move). Rounding in ρ_i is allowed for: a φ_i
+// above b_i by less than 10⁻¹² of the size of the terms ρ_i is computed
+// from rejects the move, as φ_i = b_i does.
+func (e *Expansion) Thin(rng *rand.Rand, c float64, x, y []float64) (pass bool, evaluated int, err error) {
 	return e.ThinAt(rng, c, e.Intensity(c, x, y), x, y)
 }
 
 // ThinAt is Thin given k = Intensity(c, x, y).
-func (e *Expansion) ThinAt(rng *rand.Rand, c, k float64, x, y []float64) (pass bool, evaluated int) {
+func (e *Expansion) ThinAt(rng *rand.Rand, c, k float64, x, y []float64) (pass bool, evaluated int, err error) {
+	if math.IsNaN(c) || math.IsInf(c, 0) {
+		return false, 0, fmt.Errorf("thinning: the log-ratio's factor c = %v is not finite", c)
+	}
+	if !(k >= 0) || math.IsInf(k, 1) {
+		return false, 0, fmt.Errorf("thinning: intensity %v (c = %v) is not a finite number ≥ 0", k, c)
+	}
 	W := e.Weight()
 	lambda := k * W
 	for t := rng.ExpFloat64(); t < lambda; t += rng.ExpFloat64() {
@@ -251,12 +275,17 @@ func (e *Expansion) ThinAt(rng *rand.Rand, c, k float64, x, y []float64) (pass b
 			continue // an example of weight 0 has no remainder
 		}
 		evaluated++
-		phi := max(0, -c*e.Remainder(i, x, y))
+		r, size := e.remainder(i, x, y)
+		phi := max(0, -c*r)
+		if !(phi <= b+1e-12*math.Abs(c)*size) {
+			return false, evaluated, fmt.Errorf("thinning: example %d's factor φ = %v exceeds its bound b = %v (c = %v, remainder %v): the bound on the terms' third derivative (%v) does not hold there, or the intensity %v is not Intensity(c, x, y)",
+				i, phi, b, c, r, 6*e.m6, k)
+		}
 		if rng.Float64()*b < phi {
-			return false, evaluated
+			return false, evaluated, nil
 		}
 	}
-	return true, evaluated
+	return true, evaluated, nil
 }
 
 func (e *Expansion) prev(i int) float64 {

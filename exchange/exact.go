@@ -26,9 +26,12 @@ import (
 func (s *Sampler) exactLogRatio(l int, x, y []float64) (float64, error) {
 	if kl, ok := s.lv[l].Kernel.(PowerKernel); ok {
 		if kh, ok := s.lv[l+1].Kernel.(PowerKernel); ok {
-			lr, c := kl.SwapLogRatio(s.srng, kh.Lambda(), x, y)
+			lr, c, err := kl.SwapLogRatio(s.srng, kh.Lambda(), x, y)
 			s.spend(l, c/2)
 			s.spend(l+1, c/2)
+			if err != nil {
+				return 0, fmt.Errorf("levels %d and %d: swap at step %d: %w", l, l+1, s.k, err)
+			}
 			if math.IsNaN(lr) || math.IsInf(lr, 1) {
 				return 0, fmt.Errorf("levels %d and %d: swap log-ratio %v at step %d", l, l+1, lr, s.k)
 			}

@@ -93,13 +93,14 @@ func TestExactRuleOwnEnergies(t *testing.T) {
 type stubPower struct {
 	lambda, lr float64
 	hot        *float64
+	err        error
 }
 
 func (k stubPower) Step([]float64, *rand.Rand) (bool, float64) { return false, 0 }
 func (k stubPower) Lambda() float64                            { return k.lambda }
-func (k stubPower) SwapLogRatio(_ *rand.Rand, hot float64, _, _ []float64) (float64, float64) {
+func (k stubPower) SwapLogRatio(_ *rand.Rand, hot float64, _, _ []float64) (float64, float64, error) {
 	*k.hot = hot
-	return k.lr, 7
+	return k.lr, 7, k.err
 }
 
 // Two levels whose kernels are PowerKernels take the colder one's

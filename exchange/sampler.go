@@ -66,8 +66,20 @@ type PowerKernel interface {
 	// SwapLogRatio draws a log-ratio for x at this level and y at a level
 	// of power lambdaHot whose min(1, e^lr) has, over its draws, the swap's
 	// acceptance probability as its mean (a factorised test's: −∞ when it
-	// fails); cost is its work in the kernel's units. It must not allocate.
-	SwapLogRatio(rng *rand.Rand, lambdaHot float64, x, y []float64) (lr, cost float64)
+	// fails); cost is its work in the kernel's units. An error (a bound
+	// its test relies on found violated) stops the run. It must not
+	// allocate.
+	SwapLogRatio(rng *rand.Rand, lambdaHot float64, x, y []float64) (lr, cost float64, err error)
+}
+
+// FallibleKernel is a Kernel whose step can find that it cannot keep its
+// law (models.ThinnedSlabMove: a thinning bound violated). The sampler
+// reads Err after each of its steps and stops the run with it; a kernel
+// that failed moves the state no further.
+type FallibleKernel interface {
+	Kernel
+	// Err is the first failure of a step, nil while there is none.
+	Err() error
 }
 
 // Config is a whole ladder. Levels are ordered from cold to hot.
@@ -524,6 +536,11 @@ func (s *Sampler) stepLevel(l, k int) {
 		}
 		lv.stats.Cost.Grad.Calls++
 		lv.stats.Cost.Grad.Units += cost
+		if fk, ok := lv.Kernel.(FallibleKernel); ok {
+			if err := fk.Err(); err != nil {
+				lv.err = fmt.Errorf("level %d: step %d: %w", l, k, err)
+			}
+		}
 		return
 	}
 	if lv.Var != nil && !lv.known { // Known observes nothing

@@ -41,7 +41,9 @@ func (s *Sampler) expand(at, start []float64) error {
 // than the full pass (states far from the expansion point: a hot level's),
 // the attempt takes the plain Metropolis ratio on exact energies instead.
 // Λ is symmetric in x and y, so the forward and the reverse swap choose
-// the same test, and each test keeps detailed balance on its own.
+// the same test, and each test keeps detailed balance on its own. A
+// thinning bound found violated, or an intensity that is not a number,
+// stops the run with ThinAt's error.
 func (s *Sampler) thinnedRatio(l int, x, y []float64) (float64, error) {
 	e, td, p := s.data.expansion, s.td[l], &s.pairs[l]
 	in := e.Intensity(td, x, y)
@@ -50,11 +52,14 @@ func (s *Sampler) thinnedRatio(l int, x, y []float64) (float64, error) {
 		d := s.exactDiff(l, x, y)
 		return td * d, finiteDiff(l, s.k, d, 0)
 	}
-	pass, n := e.ThinAt(s.srng, td, in, x, y)
+	pass, n, err := e.ThinAt(s.srng, td, in, x, y)
 	c := float64(thinEventCost*n+len(x)) / 2 // the events and QuadDiff's p² multiply-adds
 	s.spend(l, c)
 	s.spend(l+1, c)
 	p.Screened += int64(2 * n)
+	if err != nil {
+		return 0, fmt.Errorf("levels %d and %d: swap at step %d: %w", l, l+1, s.k, err)
+	}
 	if !pass {
 		return math.Inf(-1), nil
 	}

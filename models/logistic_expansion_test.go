@@ -97,7 +97,10 @@ func TestThinPassesWithTheFactorsProduct(t *testing.T) {
 		want := math.Exp(-math.Abs(c) * phi)
 		passed, events := 0, 0
 		for range draws {
-			ok, n := e.Thin(rng, c, x, y)
+			ok, n, err := e.Thin(rng, c, x, y)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if ok {
 				passed++
 			}

@@ -96,7 +96,10 @@ func TestThinnedSlabSwapFactorsAtPowers(t *testing.T) {
 			rng := rand.New(rand.NewPCG(seed, 9))
 			passed, events := 0, make([]float64, draws)
 			for q := range draws {
-				lr, cost := k.SwapLogRatio(rng, hot, x, y)
+				lr, cost, err := k.SwapLogRatio(rng, hot, x, y)
+				if err != nil {
+					t.Fatal(err)
+				}
 				events[q] = (cost - 3*p) / 3
 				if math.IsInf(lr, -1) {
 					continue

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 
@@ -27,13 +28,17 @@ import (
 // point sets only the cost. Where a proposal's events would cost more than
 // two passes (a state far from the point), the test reads every example
 // instead; the choice depends on the pair of states alone (Expansion.Rate
-// is symmetric), so each test keeps detailed balance on its own. Not safe
-// for concurrent use: give each chain its own (the expansion may be shared).
+// is symmetric), so each test keeps detailed balance on its own. A
+// thinning bound found violated (Expansion.Thin) stops the kernel: the
+// sweep leaves the state where the failed test found it, Err says why, and
+// every later sweep does nothing (exchange.FallibleKernel). Not safe for
+// concurrent use: give each chain its own (the expansion may be shared).
 type ThinnedSlabMove struct {
 	l      *Logistic
 	e      *energy.Expansion
 	lambda float64
 	y      []float64 // the proposed state
+	err    error
 }
 
 // thinEventCost is the example scores a thinning event reads: at both
@@ -53,6 +58,9 @@ func (l *Logistic) NewThinnedSlabMove(e *energy.Expansion, lambda float64) *Thin
 // multiply-adds a coefficient for the expansion's radii and conditional
 // (2p + 1 units).
 func (k *ThinnedSlabMove) Step(theta []float64, rng *rand.Rand) (bool, float64) {
+	if k.err != nil {
+		return false, 0
+	}
 	l, e, lam := k.l, k.e, k.lambda
 	p, N := float64(l.P), float64(len(l.Y))
 	copy(k.y, theta)
@@ -80,9 +88,14 @@ func (k *ThinnedSlabMove) Step(theta []float64, rng *rand.Rand) (bool, float64) 
 		} else if quad := a*(b-nb) + 0.5*h*(b-nb)*(b+nb); math.Log(rng.Float64()) < lam*quad+rest {
 			// The remainders' factors only where the first passed: the
 			// test accepts when both do, and they are drawn independently.
-			pass, n := e.ThinAt(rng, lam, in, theta, k.y)
+			pass, n, err := e.ThinAt(rng, lam, in, theta, k.y)
 			accept = pass
 			cost += thinEventCost * float64(n)
+			if err != nil {
+				k.y[j] = b
+				k.err = fmt.Errorf("thinned spike-and-slab sweep at λ = %v, coefficient %d: %w", lam, j, err)
+				return moved, cost
+			}
 		}
 		if !accept {
 			k.y[j] = b
@@ -108,25 +121,34 @@ func (k *ThinnedSlabMove) dataDiff(x, y []float64) float64 {
 // Lambda is the kernel's power of the likelihood (exchange.PowerKernel).
 func (k *ThinnedSlabMove) Lambda() float64 { return k.lambda }
 
+// Err is the failure that stopped the kernel's sweeps, nil while there is
+// none (exchange.FallibleKernel).
+func (k *ThinnedSlabMove) Err() error { return k.err }
+
 // SwapLogRatio decides a swap of x at this level with y at a hotter level
 // of power lambdaHot (exchange.PowerKernel), whose log S is
 // c·Σ_i [U_i(x) − U_i(y)], c = λ − λ_hot, by the same factorised test as a
 // sweep's: the quadratic's factor c·[Q(x) − Q(y)] as the log-ratio returned,
 // the remainders' factors drawn by Expansion.Thin (−∞ when one fails), or,
-// where its events would cost more than two passes, the exact log S.
-func (k *ThinnedSlabMove) SwapLogRatio(rng *rand.Rand, lambdaHot float64, x, y []float64) (lr, cost float64) {
+// where its events would cost more than two passes, the exact log S. A
+// thinning bound found violated, or an intensity that is not a number, is
+// Expansion.Thin's error.
+func (k *ThinnedSlabMove) SwapLogRatio(rng *rand.Rand, lambdaHot float64, x, y []float64) (lr, cost float64, err error) {
 	c, e := k.lambda-lambdaHot, k.e
 	p, N := float64(k.l.P), float64(len(k.l.Y))
 	in := e.Intensity(c, x, y)
 	if thinEventCost*in*e.Weight() > 2*N {
-		return c * k.dataDiff(x, y), 2 * N
+		return c * k.dataDiff(x, y), 2 * N, nil
 	}
-	pass, n := e.ThinAt(rng, c, in, x, y)
+	pass, n, err := e.ThinAt(rng, c, in, x, y)
 	cost = thinEventCost*float64(n) + 3*p // the radii and the quadratic's p² each
-	if !pass {
-		return math.Inf(-1), cost
+	if err != nil {
+		return math.NaN(), cost, fmt.Errorf("thinned spike-and-slab swap at λ = %v and %v: %w", k.lambda, lambdaHot, err)
 	}
-	return c * e.QuadDiff(x, y), cost
+	if !pass {
+		return math.Inf(-1), cost, nil
+	}
+	return c * e.QuadDiff(x, y), cost, nil
 }
 
 // ThinnedSlabPays predicts whether ThinnedSlabMove's sweep costs less than
