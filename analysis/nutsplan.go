@@ -123,7 +123,7 @@ func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback, inv []
 			if w.err = status.stopped(); w.err != nil {
 				return // a chain still waiting for a core never starts
 			}
-			*w = warmUp(t, np.cfg, nutsWarmup, exchange.ChainSeed(seed, id), start, fallback)
+			*w = warmUp(t, np.cfg, nutsWarmup, exchange.ChainSeed(seed, id), start, fallback, nil)
 		}()
 	}
 	wg.Wait()
@@ -179,15 +179,15 @@ func laplaceMetric(h *mat.SymDense, dense bool) []float64 {
 }
 
 // warmUp is one chain's warmup of iters transitions, drawing from its own
-// stream.
-func warmUp(t energy.Terms, cfg nuts.Config, iters int, seed uint64, start, fallback []float64) warmChain {
+// stream, from a start nutsStart draws (x0 nil) or from x0.
+func warmUp(t energy.Terms, cfg nuts.Config, iters int, seed uint64, start, fallback, x0 []float64) warmChain {
 	var w warmChain
 	e := modeEnergy(t)
 	rng := rand.New(rand.NewPCG(seed, 1<<43))
-	x0, err := nutsStart(e, start, fallback, rng)
-	if err != nil {
-		w.err = err
-		return w
+	if x0 == nil {
+		if x0, w.err = nutsStart(e, start, fallback, rng); w.err != nil {
+			return w
+		}
 	}
 	w.tuned, w.state, w.stats, w.err = nuts.Warmup(e, x0, iters, rng, cfg)
 	return w
