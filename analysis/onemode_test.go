@@ -176,7 +176,6 @@ func (h heights) ugrad(g, x []float64) float64 {
 	return n*x[2] + ss/(2*s2) - x[2]
 }
 
-
 // gaussian is exp(−Σ_j x_j²/(2s_j²)).
 type gaussian struct{ s []float64 }
 
