@@ -12,10 +12,19 @@ import (
 // inclusion patterns): each coefficient's mean, sd and Rao–Blackwellised
 // inclusion probability, on correlated features whose middle coefficient
 // is zero, so that its inclusion is undecided. Tolerances: 4 Monte Carlo
-// standard errors (diag.MCSEMean over 4 chains of 5000 sweeps) for means
-// and inclusions, a normal variable outside 4 of them in 1 of 16,000; for
-// the sd, 4·sd/√(2·ESS) (the sd's standard error for a near-normal
-// marginal) plus 10% for the marginal's excess kurtosis.
+// standard errors over 4 chains of 20,000 sweeps, a normal variable
+// outside 4 of them in 1 of 16,000: diag.MCSEMean for means and
+// inclusions; for the sd, diag.MCSESd, the sample sd's standard error
+// from the sample itself, √((m4 − m2²)/E)/(2·sd), m_k the central moments
+// and E the ESS of the squared deviations. For normal draws m4 = 3·m2² and
+// it is sd/√(2E), the textbook sd/√(2n) at the ESS; these marginals are
+// spike-and-slab mixtures, whose kurtosis moves it from that by a factor
+// 0.3 to 1.8 here (β_1's 1.8: sd/√(2·ESS) would fail a correct sampler).
+// No slack is added. The sds' standard errors are 0.25% to 0.9% of the
+// sds, so a β draw 5% too narrow (its noise scaled by 0.95) or too wide
+// (1.05) moves some sd by 7 to 15 of them and fails, on the chains' PCG
+// streams 11 (as here), 12 and 13; the old tolerance, 4·sd/√(2·ESS) + 10%
+// of the sd, let both pass.
 //
 // At a power λ < 1 of the likelihood the same holds against the exact
 // posterior of noise sd σ/√λ, which is the power posterior (its
@@ -28,7 +37,7 @@ func TestLinRegGibbsExact(t *testing.T) {
 }
 
 func gibbsExact(t *testing.T, lambda float64) {
-	const N, p, chains, sweeps = 40, 3, 4, 5000
+	const N, p, chains, sweeps = 40, 3, 4, 20000
 	x, y := linregData(N, p, []float64{0.6, 0, -0.3}, 3)
 	pr := SlabPrior{W: 0.5, Spike: 0.05, Slab: 1}
 	l, err := NewLinReg(x, y, p, 1, pr)
@@ -76,9 +85,11 @@ func gibbsExact(t *testing.T, lambda float64) {
 		if se := diag.MCSEMean(beta[j]); !(math.Abs(s.Mean-ex.Mean[j]) <= 4*se) {
 			t.Errorf("λ = %v, β_%d: mean %.4g, exact %.4g, MCSE %.2g", lambda, j, s.Mean, ex.Mean[j], se)
 		}
-		if tol := 4*s.SD/math.Sqrt(2*s.ESSBulk) + 0.1*ex.SD[j]; !(math.Abs(s.SD-ex.SD[j]) <= tol) {
-			t.Errorf("λ = %v, β_%d: sd %.4g, exact %.4g, tolerance %.2g", lambda, j, s.SD, ex.SD[j], tol)
+		seSD := diag.MCSESd(beta[j])
+		if !(math.Abs(s.SD-ex.SD[j]) <= 4*seSD) {
+			t.Errorf("λ = %v, β_%d: sd %.4g, exact %.4g (off by %.1f%%, %.1f MCSE; allowed 4)", lambda, j, s.SD, ex.SD[j], 100*(s.SD/ex.SD[j]-1), (s.SD-ex.SD[j])/seSD)
 		}
+		t.Logf("λ = %v, β_%d: sd off by %.2f%%, %.2f MCSE %.3g (normal: %.3g), ESS %.0f", lambda, j, 100*(s.SD/ex.SD[j]-1), (s.SD-ex.SD[j])/seSD, seSD, s.SD/math.Sqrt(2*s.ESSBulk), s.ESSBulk)
 		si := diag.Summarize(incl[j])
 		if se := diag.MCSEMean(incl[j]); !(math.Abs(si.Mean-ex.Inclusion[j]) <= 4*se) {
 			t.Errorf("λ = %v, β_%d: inclusion %.4f, exact %.4f, MCSE %.2g", lambda, j, si.Mean, ex.Inclusion[j], se)
