@@ -26,9 +26,10 @@ const (
 	// from MALAStep(p), each multiplying it by exp(3(a − MALAAccept)); the
 	// last round's acceptance is the one reported and used.
 	malaRounds, malaRoundSteps = 6, 100
-	// startScale overdisperses the chains' starts: θ̂ + startScale·R⁻ᵀz,
-	// z ~ N(0, I), twice the Laplace approximation's spread, so that R̂
-	// compares chains that came from different places.
+	// startScale spreads the chains' starts: θ̂ + startScale·R⁻ᵀz,
+	// z ~ N(0, I); at 1 each start is a draw from the Laplace
+	// approximation, at its own spread, so that R̂ compares chains that
+	// came from different places.
 	startScale = 1
 )
 
