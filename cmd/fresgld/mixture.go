@@ -82,7 +82,7 @@ func init() {
 	fl.BoolVar(&f.NoHeader, "no-header", false, "the first line is data, not column names")
 	fl.IntVar(&f.Components, "components", 4, "components K of the mixture, 2 to 8")
 	fl.Float64Var(&f.Dirichlet, "dirichlet", 1, "Dirichlet weight e0 of the mixture weights (1: uniform on the simplex; below 1 favours empty components)")
-	fl.BoolVar(&f.Reference, "reference", false, "first run the exact Gibbs sampler (8 chains × 100,000 sweeps) and print its probabilities of each number of clusters beside the run's")
+	fl.BoolVar(&f.Reference, "reference", false, "first run the exact Gibbs sampler (8 chains × 100,000 sweeps from over-dispersed starts) and print its probabilities of each number of clusters beside the run's; a reference whose chains disagree (R̂ > 1.01) or are too short (bulk ESS < 400) is reported as not converged")
 	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: the plan searches the posterior's modes and picks the sampler, see the sampler line), or "+methodHelp)
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed (of the run and of --reference)")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
@@ -182,6 +182,9 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 	stop()
 	if err != nil {
 		return err
+	}
+	if w := refWarning(ref); w != nil {
+		res.AddWarnings(w...)
 	}
 	ro := res.Options
 	f.Eta, f.Batch, f.Burn, f.Thin = ro.Eta, ro.Batch, ro.Burn, ro.Thin

@@ -42,27 +42,62 @@ type compRow struct {
 	WeightSD  analysis.JSONNum `json:"weight_sd"`
 }
 
-// mixRefInfo is the reference's run in summary.json.
+// mixRefInfo is the reference's run in summary.json: Converged false
+// when its over-dispersed chains disagree (R̂ above models.MaxRhat) or
+// are too few (bulk ESS below models.MinESS), Problem saying which, with
+// the numbers; then it is no exact answer.
 type mixRefInfo struct {
-	Method  string  `json:"method"`
-	Chains  int     `json:"chains"`
-	Sweeps  int     `json:"sweeps_per_chain"`
-	Kept    int     `json:"kept_per_chain"`
-	Seconds float64 `json:"seconds"`
+	Method    string           `json:"method"`
+	Chains    int              `json:"chains"`
+	Sweeps    int              `json:"sweeps_per_chain"`
+	Kept      int              `json:"kept_per_chain"`
+	Seconds   float64          `json:"seconds"`
+	Converged bool             `json:"converged"`
+	MaxRhat   analysis.JSONNum `json:"max_rhat"`
+	MinESS    analysis.JSONNum `json:"min_bulk_ess"`
+	Problem   string           `json:"problem,omitempty"`
 }
 
-// mixtureReference runs the exact data-augmentation Gibbs sampler on the
-// probabilities of each number of clusters, saying its cost on stderr.
+// mixRefMethod names the reference's sampler.
+const mixRefMethod = "collapsed Gibbs (weights integrated out; Neal 2000) with threshold split–merge moves, from over-dispersed starts"
+
+// mixtureReference runs the exact Gibbs sampler on the probabilities of
+// each number of clusters, saying its cost and its convergence on stderr.
+// A reference whose chains did not converge is returned (its caller warns
+// and marks the comparison unreliable), never called exact.
 func mixtureReference(stderr io.Writer, m *models.FiniteMixture, seed uint64) (*models.MixReference, error) {
 	clusters := analysis.MixtureClusters(m)
 	f := func(out, theta []float64, _ []int) { clusters(out, theta) }
 	ref, err := m.Reference(mixtureRefChains, mixtureRefSweeps, seed, f, m.K)
 	if err != nil {
 		// Found before any sampling: nothing is lost.
-		return nil, fmt.Errorf("--reference: %w: the exact Gibbs sampler's %d chains × %d sweeps disagree, so there is no reference to trust; run without --reference, or with fewer --components (a mixture of more components mixes more slowly)", err, mixtureRefChains, mixtureRefSweeps)
+		return nil, fmt.Errorf("--reference: %w: there is no reference to trust; run without --reference", err)
 	}
-	fmt.Fprintf(stderr, "reference: exact data-augmentation Gibbs sampler, %d chains × %d sweeps (the first 10%% dropped) in %.1fs\n", ref.Chains, ref.Sweeps, ref.Seconds)
+	names := make([]string, m.K)
+	for j := range names {
+		names[j] = fmt.Sprintf("P(K+ = %d)", j+1)
+	}
+	ref.Name(names)
+	rhat, ess := ref.Worst()
+	if ref.Converged {
+		fmt.Fprintf(stderr, "reference: %s, %d chains × %d sweeps (the first 10%% dropped) in %.1fs: converged (R̂ ≤ %.4f, bulk ESS ≥ %.0f of K+, the sorted means and P(K+ = k))\n",
+			mixRefMethod, ref.Chains, ref.Sweeps, ref.Seconds, rhat, ess)
+	} else {
+		fmt.Fprintf(stderr, "reference: NOT CONVERGED: %s, in %d × %d sweeps (%.1fs); it is no exact answer, and the comparison with it below is unreliable\n",
+			ref.Problem, ref.Chains, ref.Sweeps, ref.Seconds)
+	}
 	return ref, nil
+}
+
+// refWarning is the warning of a reference that did not converge (nil
+// without one, or when it converged).
+func refWarning(ref *models.MixReference) []analysis.Warning {
+	if ref == nil || ref.Converged {
+		return nil
+	}
+	rhat, _ := ref.Worst()
+	return []analysis.Warning{{Code: "reference_not_converged", Number: rhat,
+		Message: fmt.Sprintf("the --reference is not an exact answer: %s; its probabilities, and the run's differences from them, are unreliable", ref.Problem)}}
 }
 
 // refInfo is the reference's run for summary.json (nil without one).
@@ -70,7 +105,9 @@ func refInfo(ref *models.MixReference) *mixRefInfo {
 	if ref == nil {
 		return nil
 	}
-	return &mixRefInfo{Method: "data-augmentation Gibbs (Diebolt and Robert 1994)", Chains: ref.Chains, Sweeps: ref.Sweeps, Kept: ref.Kept, Seconds: ref.Seconds}
+	rhat, ess := ref.Worst()
+	return &mixRefInfo{Method: mixRefMethod, Chains: ref.Chains, Sweeps: ref.Sweeps, Kept: ref.Kept, Seconds: ref.Seconds,
+		Converged: ref.Converged, MaxRhat: analysis.JSONNum(rhat), MinESS: analysis.JSONNum(ess), Problem: ref.Problem}
 }
 
 // mixtureTables reads the number of clusters' table (beside the reference
@@ -117,6 +154,9 @@ func mcseDiff(d, se float64) float64 {
 func writeMixtureTables(clusters []clusterRow, comps []compRow, ref *models.MixReference) {
 	w := os.Stdout
 	fmt.Fprintln(w, "number of clusters K+ (non-empty components; Rao–Blackwellised, the p_clusters_k columns):")
+	if ref != nil && !ref.Converged {
+		fmt.Fprintf(w, "the reference did NOT converge (%s): its column and the differences from it are unreliable\n", ref.Problem)
+	}
 	if ref != nil {
 		fmt.Fprintf(w, "%8s %11s %9s │ %11s %9s %12s\n", "clusters", "probability", "±mcse", "reference", "±mcse", "diff in mcse")
 	} else {

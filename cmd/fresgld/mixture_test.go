@@ -97,8 +97,12 @@ type mixtureSum struct {
 		Mean, Weight float64
 	} `json:"component_table"`
 	Ref *struct {
-		Chains int `json:"chains"`
-		Sweeps int `json:"sweeps_per_chain"`
+		Converged bool    `json:"converged"`
+		MaxRhat   float64 `json:"max_rhat"`
+		MinESS    float64 `json:"min_bulk_ess"`
+		Problem   string  `json:"problem"`
+		Chains    int     `json:"chains"`
+		Sweeps    int     `json:"sweeps_per_chain"`
 	} `json:"reference"`
 	Settings struct {
 		Components int     `json:"components"`
@@ -203,7 +207,7 @@ func TestMixtureReference(t *testing.T) {
 		t.Errorf("no reference table:\n%s", stdout)
 	}
 	s := readMixtureSum(t, out)
-	if s.Ref == nil || s.Ref.Chains != 4 || s.Ref.Sweeps != 3000 || len(s.Clusters) != 2 {
+	if s.Ref == nil || s.Ref.Chains != 4 || s.Ref.Sweeps != 3000 || len(s.Clusters) != 2 || !s.Ref.Converged || s.Ref.MaxRhat > 1.01 || s.Ref.MinESS < 400 {
 		t.Fatalf("summary %+v", s)
 	}
 	var sum float64
@@ -216,5 +220,35 @@ func TestMixtureReference(t *testing.T) {
 	// Two groups 4 sds apart: two clusters, all but surely.
 	if math.Abs(sum-1) > 1e-9 || *s.Clusters[1].Ref < 0.99 {
 		t.Errorf("reference %+v", s.Clusters)
+	}
+}
+
+// A reference whose chains are too short to converge (4 × 60 sweeps:
+// bulk ESS below 400) is not called exact: the table says its column is
+// unreliable, with the numbers, summary.json
+// records converged false, and the run carries the warning.
+func TestMixtureReferenceNotConverged(t *testing.T) {
+	defer func(c, s int) { mixtureRefChains, mixtureRefSweeps = c, s }(mixtureRefChains, mixtureRefSweeps)
+	mixtureRefChains, mixtureRefSweeps = 4, 60
+	out := t.TempDir()
+	data := writeFile(t, "two.csv", "x,v\n"+strings.Repeat("a,1\nb,1.2\nc,0.9\nd,5\ne,5.3\n", 4))
+	stdout, err := stdoutOf(t, "mixture", "--data", data, "--column", "2", "--components", "2", "--reference", "--method", "sgld",
+		"--chains", "1", "--keep", "30", "--burn", "30", "--thin", "1", "--out", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stdout, "the reference did NOT converge") || !strings.Contains(stdout, "bulk ESS") {
+		t.Errorf("no unreliable-reference line:\n%s", stdout)
+	}
+	s := readMixtureSum(t, out)
+	if s.Ref == nil || s.Ref.Converged || !strings.Contains(s.Ref.Problem, "< 400") || s.Ref.MinESS >= 400 {
+		t.Fatalf("summary reference %+v", s.Ref)
+	}
+	sum, err := os.ReadFile(filepath.Join(out, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(sum), "reference_not_converged") {
+		t.Errorf("summary.json has no reference_not_converged warning")
 	}
 }

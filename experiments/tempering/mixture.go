@@ -23,8 +23,11 @@ func Mixture(name string, y []float64, k int, e0 float64) (*Workload, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the Gibbs reference: %w", name, err)
 	}
+	if !ref.Converged {
+		return nil, fmt.Errorf("%s: the Gibbs reference: %s", name, ref.Problem)
+	}
 	w := &Workload{Name: name, Model: analysis.MixtureModel(m), Ref: ref.Mean, Quantity: "probability of k clusters",
-		RefNote: fmt.Sprintf("models.FiniteMixture.Reference: the exact data-augmentation Gibbs sampler, %d chains × %d sweeps (%.3g s), largest MCSE %.2g, largest R̂ %.4f",
+		RefNote: fmt.Sprintf("models.FiniteMixture.Reference: the exact collapsed Gibbs sampler with threshold split–merge moves, %d chains × %d sweeps (%.3g s), largest MCSE %.2g, largest R̂ %.4f",
 			ref.Chains, ref.Sweeps, ref.Seconds, slices.Max(ref.MCSE), slices.Max(ref.Rhat)),
 		About: fmt.Sprintf("%d values, K = %d normals, Richardson and Green's prior (β fixed at its prior mean), ordered means, Dirichlet(%g) weights", len(y), k, e0),
 		value: func(x float64) float64 { return x },
