@@ -11,7 +11,7 @@ import (
 
 // Mixture is fresgld mixture's model of y with k components and
 // Dirichlet(e0) weights (fresgld mixture --dirichlet), scored by the
-// posterior probability of each number of clusters K+, with the exact data-augmentation Gibbs sampler
+// posterior probability of each number of clusters K+, with the exact collapsed Gibbs sampler
 // (models.FiniteMixture.Reference) as the reference: 8 chains of 100,000
 // sweeps, its MCSE from their effective sample size.
 func Mixture(name string, y []float64, k int, e0 float64) (*Workload, error) {
