@@ -1,7 +1,6 @@
 package swaplaw
 
 import (
-	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -40,11 +39,7 @@ func TestAcceptedSwapsFollowS(t *testing.T) {
 	Markdown(&b, all)
 	t.Log("\n" + b.String())
 	for _, r := range all {
-		// The bound is +3 sds; at the tiny expectations of some rows
-		// (0.06) one accepted swap exceeds it by chance 6% of the time,
-		// so a row fails only where the Poisson tail of its count is
-		// also below 0.00135, the one-sided 3-sd level.
-		if float64(r.LowAccepts) > r.Bound() && poissonTail(r.LowAccepts, r.Expected) < 0.00135 {
+		if !r.Within() {
 			t.Errorf("%s τ2 = %g %s/%v: %d accepted swaps at exact min(1, S) < 0.01, the exact rule would accept %.2f (bound %.2f)", r.Problem, r.Tau2, r.Method, r.Mode, r.LowAccepts, r.Expected, r.Bound())
 		}
 		if r.Attempts == 0 {
@@ -53,12 +48,16 @@ func TestAcceptedSwapsFollowS(t *testing.T) {
 	}
 }
 
-// poissonTail is P(X ≥ k) for X ~ Poisson(lambda).
-func poissonTail(k int, lambda float64) float64 {
-	p, sum := math.Exp(-lambda), 0.0
-	for j := range k {
-		sum += p
-		p *= lambda / float64(j+1)
+// Within passes one accepted swap against an expectation of 0.06 (the
+// Poisson tail 0.058) and fails five against 0.06 (tail 6e-9).
+func TestWithin(t *testing.T) {
+	if !(Row{LowAccepts: 1, Expected: 0.06}).Within() {
+		t.Error("1 against 0.06 refused")
 	}
-	return max(0, 1-sum)
+	if (Row{LowAccepts: 5, Expected: 0.06}).Within() {
+		t.Error("5 against 0.06 passed")
+	}
+	if !(Row{LowAccepts: 0, Expected: 0}).Within() {
+		t.Error("0 against 0 refused")
+	}
 }
