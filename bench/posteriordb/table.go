@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -135,6 +136,7 @@ func (s *Study) Markdown() string {
 		}
 	}
 	b.WriteString("\n")
+	b.WriteString(s.tallies())
 	var failed []string
 	for _, r := range s.Results {
 		for _, x := range r.Runs {
@@ -154,6 +156,70 @@ func (s *Study) Markdown() string {
 		}
 	}
 	return b.String()
+}
+
+// tallies are the study's totals: fresgld's verdicts against whether it
+// was right, and its CPU s per ESS against NUTS's.
+func (s *Study) tallies() string {
+	verdicts := map[string]int{}
+	var trustedWrong, doubtfulRight []string
+	var ratios []float64
+	cheaper := 0
+	for _, r := range s.Results {
+		for _, x := range r.method("fresgld") {
+			if x.Status != "ok" {
+				continue
+			}
+			verdicts[x.Verdict]++
+			tag := fmt.Sprintf("%s (seed %d)", r.Posterior, x.Seed)
+			switch {
+			case x.Verdict == "trusted" && !x.Right:
+				trustedWrong = append(trustedWrong, tag)
+			case x.Verdict != "trusted" && x.Right:
+				doubtfulRight = append(doubtfulRight, tag)
+			}
+			if n := r.run("nuts", x.Seed); n != nil && n.Status == "ok" {
+				q := float64(x.CPUPerESS / n.CPUPerESS)
+				if !math.IsNaN(q) && !math.IsInf(q, 0) {
+					ratios = append(ratios, q)
+					if q < 1 {
+						cheaper++
+					}
+				}
+			}
+		}
+	}
+	var b strings.Builder
+	if len(verdicts) > 0 {
+		fmt.Fprintf(&b, "\nfresgld's verdicts: %d trusted, %d doubtful, %d failed; trusted but not right: %s; not trusted but right: %s.\n",
+			verdicts["trusted"], verdicts["doubtful"], verdicts["failed"], list(trustedWrong), list(doubtfulRight))
+	}
+	if len(ratios) > 0 {
+		sort.Float64s(ratios)
+		lg := 0.0
+		for _, q := range ratios {
+			lg += math.Log(q)
+		}
+		fmt.Fprintf(&b, "\nfresgld's CPU s per ESS over NUTS's, same posterior and seed, over %d pairs: geometric mean %.2g, median %.2g, range %.2g–%.2g; fresgld cheaper in %d.\n",
+			len(ratios), math.Exp(lg/float64(len(ratios))), median(ratios), ratios[0], ratios[len(ratios)-1], cheaper)
+	}
+	return b.String()
+}
+
+func list(xs []string) string {
+	if len(xs) == 0 {
+		return "none"
+	}
+	return strings.Join(xs, ", ")
+}
+
+// median of sorted xs.
+func median(xs []float64) float64 {
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 func (r *Result) method(m string) []*Run {
