@@ -1,0 +1,336 @@
+package models
+
+import (
+	"math"
+	"math/rand/v2"
+)
+
+// MixDA is the default kernel of fresgld mixture: data-augmentation Gibbs
+// (Diebolt and Robert 1994) on a FiniteMixture's θ, uncollapsed, with
+// sequentially allocated split–merge moves of pairs of components. It is
+// an exchange.Kernel: Step takes θ (components sorted by mean), sweeps,
+// and writes the new θ; the allocations are drawn afresh from θ each
+// sweep, so θ alone is the chain's state (a checkpoint holds all of it).
+// A sweep, each move leaving the posterior invariant:
+//
+//  1. every z_i | w, μ, τ at once: p(z_i = k) ∝ w_k N(y_i; μ_k, 1/τ_k),
+//     the values independent given the parameters;
+//  2. Moves pair moves on the law of (z, τ) with w and μ integrated out
+//     (the Dirichlet-multinomial and the normal–normal marginal): a pair
+//     of labels (a, b) drawn uniformly; the values C allocated to either,
+//     in a random order, are reallocated one at a time to a or b with
+//     probability ∝ (n + e0)·the part's predictive density so far (Dahl
+//     2003's sequential allocation, here with no anchors: it proposes
+//     merges, splits and reshuffles alike), and τ_a, τ_b are proposed
+//     from Gamma(α + n/2, β + SS/2) of their new parts; accepted by
+//     Metropolis–Hastings with the proposal's probability of the current
+//     allocation read by replaying the same order (an independence
+//     proposal given the order, which is drawn independently of the
+//     state);
+//  3. μ_k | z, τ ~ N((ξ/R² + τ_k S_k)/P_k, 1/P_k), P_k = 1/R² + τ_k n_k;
+//  4. w | z ~ Dirichlet(e0 + n_1, …, e0 + n_K), in logs (a small e0's
+//     draws cannot underflow);
+//  5. τ_k | z, μ ~ Gamma(α + n_k/2, rate β + ½ Σ_(z_i=k) (y_i − μ_k)²).
+//
+// Moves 3 and 4 after 2 restore the joint law that 2 marginalised. The
+// kernel shares no code with MixGibbs, the reference (collapsed in w, z_i
+// one at a time given the others, threshold moves), so the two are
+// independent checks of each other.
+//
+// Work: move 1 is K exponentials a value; a pair move reads every value
+// once to find C and spends some four logarithms on each member, about
+// 2N/K members: O(NK) a sweep in all, nothing faster-growing in N. A step
+// allocates nothing. Not safe for concurrent use: give each chain its own.
+type MixDA struct {
+	m *FiniteMixture
+	// Moves is the expected number of pair moves a sweep (its integer
+	// part every sweep, one more with probability its fraction).
+	Moves float64
+
+	z                  []uint8 // allocations (K ≤ 8), labels = θ's sorted components at the sweep's start
+	mu, tau, logw      [8]float64
+	n                  [8]int
+	s, q, c            [8]float64 // sums and sums of squares of the allocated values; the categorical's constants
+	memb               []int32    // a pair move's members
+	prop               []uint8    // its proposed labels
+	p                  MixParams
+	pbuf               [4 * 8]float64
+	ord                [8]int
+	attempts, accepted int
+	lgAlpha, ir2       float64
+}
+
+// DA returns the data-augmentation Gibbs kernel of m with moves pair moves
+// a sweep (expected; see MixDA.Moves).
+func (m *FiniteMixture) DA(moves float64) *MixDA {
+	n, k := len(m.Z), m.K
+	d := &MixDA{m: m, Moves: moves, z: make([]uint8, n), memb: make([]int32, n), prop: make([]uint8, n)}
+	d.p = MixParams{Mu: d.pbuf[0:k], Sigma: d.pbuf[8 : 8+k], W: d.pbuf[16 : 16+k], LogW: d.pbuf[24 : 24+k]}
+	d.lgAlpha, _ = math.Lgamma(m.Alpha)
+	d.ir2 = 1 / (m.R * m.R)
+	return d
+}
+
+// MoveStats are the pair moves attempted (on pairs holding at least one
+// value) and accepted.
+func (d *MixDA) MoveStats() (attempts, accepted int) { return d.attempts, d.accepted }
+
+// Step is one sweep (moves 1–5) from theta, written back into theta. It
+// reports moved true (a Gibbs sweep always moves) and its work in
+// per-value term evaluations: N for move 1, plus the members the pair
+// moves read.
+func (d *MixDA) Step(theta []float64, rng *rand.Rand) (bool, float64) {
+	m := d.m
+	k := m.K
+	m.Unpack(&d.p, theta)
+	for j := range k {
+		d.mu[j] = d.p.Mu[j]
+		d.tau[j] = 1 / (d.p.Sigma[j] * d.p.Sigma[j])
+		d.logw[j] = d.p.LogW[j]
+	}
+	d.allocate(rng)
+	work := float64(len(m.Z))
+	moves := int(d.Moves)
+	if rng.Float64() < d.Moves-float64(moves) {
+		moves++
+	}
+	for range moves {
+		a := rng.IntN(k)
+		b := rng.IntN(k - 1)
+		if b >= a {
+			b++
+		}
+		work += d.pairMove(a, b, rng)
+	}
+	d.params(rng)
+	d.write(theta)
+	return true, work
+}
+
+// allocate is move 1, accumulating n, s and q.
+func (d *MixDA) allocate(rng *rand.Rand) {
+	m := d.m
+	k := m.K
+	for j := range k {
+		d.c[j] = d.logw[j] + 0.5*math.Log(d.tau[j])
+		d.n[j], d.s[j], d.q[j] = 0, 0, 0
+	}
+	var cw [8]float64
+	for i, y := range m.Z {
+		lmax := math.Inf(-1)
+		for j := range k {
+			e := y - d.mu[j]
+			cw[j] = d.c[j] - 0.5*d.tau[j]*e*e
+			lmax = math.Max(lmax, cw[j])
+		}
+		var tot float64
+		for j := range k {
+			tot += math.Exp(cw[j] - lmax)
+			cw[j] = tot
+		}
+		u := rng.Float64() * tot
+		c := k - 1
+		for j := range k - 1 {
+			if u < cw[j] {
+				c = j
+				break
+			}
+		}
+		d.z[i] = uint8(c)
+		d.n[c]++
+		d.s[c] += y
+		d.q[c] += y * y
+	}
+}
+
+// part is a growing set of values: count, sum, sum of squares.
+type part struct {
+	n    int
+	s, q float64
+}
+
+func (p *part) add(y float64) { p.n, p.s, p.q = p.n+1, p.s+y, p.q+y*y }
+
+// tauLaw is the Gamma(α + n/2, rate β + SS/2) law of a part's precision
+// that the pair move proposes from, SS the part's sum of squares about
+// its mean (the prior for an empty part).
+func (d *MixDA) tauLaw(p part) (a, b float64) {
+	m := d.m
+	a, b = m.Alpha+0.5*float64(p.n), m.Beta
+	if p.n > 0 {
+		b += 0.5 * max(0, p.q-p.s*p.s/float64(p.n))
+	}
+	return a, b
+}
+
+// logPred is the log density (less ½ log 2π) of y under the sequential
+// allocation's predictive for part p: normal, μ's conditional given p at
+// the precision τ̂ = the mean of p's tauLaw, plus 1/τ̂. Any proposal keeps
+// the move exact; this one is close to the part's true predictive, so
+// proposals are accepted often.
+func (d *MixDA) logPred(y float64, p part) float64 {
+	a, b := d.tauLaw(p)
+	th := a / b
+	prec := d.ir2 + float64(p.n)*th
+	mean := (d.m.Xi*d.ir2 + th*p.s) / prec
+	v := 1/th + 1/prec
+	e := y - mean
+	return -0.5*math.Log(v) - e*e/(2*v)
+}
+
+// logTarget is log p(z_C, τ) of one part, up to what the move leaves
+// unchanged: the Dirichlet-multinomial's log Γ(n + e0), the part's
+// marginal over μ given τ, and τ's Gamma(α, β) prior.
+func (d *MixDA) logTarget(p part, tau float64) float64 {
+	m := d.m
+	lg, _ := math.Lgamma(float64(p.n) + m.E0)
+	prec := d.ir2 + float64(p.n)*tau
+	bb := m.Xi*d.ir2 + tau*p.s
+	marg := 0.5*float64(p.n)*math.Log(tau/(2*math.Pi)) - 0.5*tau*p.q - 0.5*math.Log(prec/d.ir2) - 0.5*m.Xi*m.Xi*d.ir2 + 0.5*bb*bb/prec
+	prior := m.Alpha*math.Log(m.Beta) - d.lgAlpha + (m.Alpha-1)*math.Log(tau) - m.Beta*tau
+	return lg + marg + prior
+}
+
+// logTauProp is the log density of tau under p's tauLaw.
+func (d *MixDA) logTauProp(p part, tau float64) float64 {
+	a, b := d.tauLaw(p)
+	lg, _ := math.Lgamma(a)
+	return a*math.Log(b) - lg + (a-1)*math.Log(tau) - b*tau
+}
+
+// pairMove is move 2 on labels a and b; it returns the members read
+// (plus the N of the scan).
+func (d *MixDA) pairMove(a, b int, rng *rand.Rand) float64 {
+	m := d.m
+	nc := 0
+	for i, c := range d.z {
+		if int(c) == a || int(c) == b {
+			d.memb[nc] = int32(i)
+			nc++
+		}
+	}
+	if nc == 0 {
+		return float64(len(d.z))
+	}
+	d.attempts++
+	memb := d.memb[:nc]
+	// A uniformly random order (Fisher–Yates).
+	for i := nc - 1; i > 0; i-- {
+		j := rng.IntN(i + 1)
+		memb[i], memb[j] = memb[j], memb[i]
+	}
+	var na, nb, oa, ob part // the proposal's parts and the current allocation's, as the walk grows them
+	var lqNew, lqOld float64
+	e0 := m.E0
+	for r, i := range memb {
+		y := m.Z[i]
+		// The proposal: a or b with probability ∝ (n + e0)·predictive.
+		la := math.Log(float64(na.n)+e0) + d.logPred(y, na)
+		lb := math.Log(float64(nb.n)+e0) + d.logPred(y, nb)
+		pa := 1 / (1 + math.Exp(lb-la))
+		if rng.Float64() < pa {
+			d.prop[r] = uint8(a)
+			na.add(y)
+			lqNew += logOf(pa, la, lb)
+		} else {
+			d.prop[r] = uint8(b)
+			nb.add(y)
+			lqNew += logOf(1-pa, lb, la)
+		}
+		// The same step's probability of the current allocation.
+		la = math.Log(float64(oa.n)+e0) + d.logPred(y, oa)
+		lb = math.Log(float64(ob.n)+e0) + d.logPred(y, ob)
+		if int(d.z[i]) == a {
+			oa.add(y)
+			lqOld += logOf(1/(1+math.Exp(lb-la)), la, lb)
+		} else {
+			ob.add(y)
+			lqOld += logOf(1/(1+math.Exp(la-lb)), lb, la)
+		}
+	}
+	// New precisions from their parts' laws.
+	al, be := d.tauLaw(na)
+	ta := math.Exp(logGamma(rng, al)) / be
+	al, be = d.tauLaw(nb)
+	tb := math.Exp(logGamma(rng, al)) / be
+	logNew := d.logTarget(na, ta) + d.logTarget(nb, tb) - lqNew - d.logTauProp(na, ta) - d.logTauProp(nb, tb)
+	logOld := d.logTarget(oa, d.tau[a]) + d.logTarget(ob, d.tau[b]) - lqOld - d.logTauProp(oa, d.tau[a]) - d.logTauProp(ob, d.tau[b])
+	if math.Log(1-rng.Float64()) < logNew-logOld {
+		d.accepted++
+		for r, i := range memb {
+			d.z[i] = d.prop[r]
+		}
+		d.tau[a], d.tau[b] = ta, tb
+		d.n[a], d.s[a], d.q[a] = na.n, na.s, na.q
+		d.n[b], d.s[b], d.q[b] = nb.n, nb.s, nb.q
+	}
+	return float64(len(d.z) + nc)
+}
+
+// logOf is log p for p = 1/(1 + e^(lo − l)), the share of weight e^l
+// against e^lo: log p directly where p underflows.
+func logOf(p, l, lo float64) float64 {
+	if p > 1e-300 {
+		return math.Log(p)
+	}
+	return l - lo
+}
+
+// params are moves 3–5 from n, s and q.
+func (d *MixDA) params(rng *rand.Rand) {
+	m := d.m
+	k := m.K
+	for j := range k {
+		nj := float64(d.n[j])
+		prec := d.ir2 + d.tau[j]*nj
+		d.mu[j] = (m.Xi*d.ir2+d.tau[j]*d.s[j])/prec + rng.NormFloat64()/math.Sqrt(prec)
+	}
+	for j := range k {
+		d.logw[j] = logGamma(rng, m.E0+float64(d.n[j]))
+	}
+	normaliseLog(d.logw[:k])
+	for j := range k {
+		nj := float64(d.n[j])
+		// Σ (y − μ)² from the sums; the data are standardised, so the
+		// cancellation loses at most a few digits of a sum of order N.
+		ss := max(0, d.q[j]-2*d.mu[j]*d.s[j]+nj*d.mu[j]*d.mu[j])
+		d.tau[j] = math.Exp(logGamma(rng, m.Alpha+0.5*nj)) / (m.Beta + 0.5*ss)
+	}
+}
+
+// write packs the parameters, sorted by mean, into theta, the weights'
+// logits from the log weights (a weight that underflows stays finite).
+func (d *MixDA) write(theta []float64) {
+	k := d.m.K
+	for j := range k {
+		d.ord[j] = j
+	}
+	for j := 1; j < k; j++ {
+		for l := j; l > 0 && d.mu[d.ord[l]] < d.mu[d.ord[l-1]]; l-- {
+			d.ord[l], d.ord[l-1] = d.ord[l-1], d.ord[l]
+		}
+	}
+	for j, c := range d.ord[:k] {
+		d.p.Mu[j] = d.mu[c]
+		d.p.Sigma[j] = 1 / math.Sqrt(d.tau[c])
+		d.p.LogW[j] = d.logw[c]
+		d.p.W[j] = math.Exp(d.logw[c])
+	}
+	d.m.Pack(theta, &d.p)
+	for j := range k - 1 {
+		theta[2*k+j] = d.p.LogW[j] - d.p.LogW[k-1]
+	}
+}
+
+// Allocation writes into z (length N) the allocations the last sweep's
+// parameters were drawn given, in the labels of the θ it wrote (sorted by
+// mean): with that θ, a draw from the joint posterior of (θ, z).
+func (d *MixDA) Allocation(z []int) {
+	var rank [8]int
+	for j, c := range d.ord[:d.m.K] {
+		rank[c] = j
+	}
+	for i, c := range d.z {
+		z[i] = rank[c]
+	}
+}
