@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -427,7 +428,7 @@ func costUnit(command string) string {
 const standardisedScale = "coefficients on the standardised scale: log-odds per standard deviation of each feature (on the data's scale below)"
 
 // remedies are the command's advice for each warning.
-type remedies struct{ Rhat, ESS, Clamp, NoSwap, FewSwaps, NoAttempt, Stop string }
+type remedies struct{ Rhat, ESS, HeavyTail, Clamp, NoSwap, FewSwaps, NoAttempt, Stop string }
 
 // settings are the run's, as its chain files record them: a remedy the run
 // already uses is not offered.
@@ -435,6 +436,7 @@ func remediesFor(command string, settings [][2]string) remedies {
 	r := remedies{
 		Rhat:      "the chains disagree: run longer (raise --keep and --burn) and look at trace.svg",
 		ESS:       "the means and quantiles are imprecise: raise --keep (or --thin)",
+		HeavyTail: "quote its quantiles, whose MCSEs hold, not its sd; raise --keep to see more of the tail, and check whether a wide prior is all that bounds it",
 		Clamp:     "lower --eta",
 		NoSwap:    "the levels' energies do not overlap: lower --tau2",
 		FewSwaps:  "the ladder barely communicates there: add levels (--levels) or lower --tau2",
@@ -467,7 +469,7 @@ const (
 
 func chainWarnings(s Summary, r remedies) []Warning {
 	var w []Warning
-	var badR, badE []ParamRow
+	var badR, badE, badK []ParamRow
 	for _, p := range s.Parameters {
 		if p.SD == 0 && generated(s.Command, p.Name) {
 			// A generated quantity constant in every draw (an inclusion
@@ -481,6 +483,9 @@ func chainWarnings(s Summary, r remedies) []Warning {
 		}
 		if !(p.ESSBulk >= max(essTotalMin, essPerChainMin*float64(len(s.DiagChains)))) {
 			badE = append(badE, p)
+		}
+		if p.SD != 0 && p.KHat > report.KHatMax { // a NaN k̂ is posterior's NA: not judged
+			badK = append(badK, p)
 		}
 	}
 	if len(badR) > 0 {
@@ -500,6 +505,10 @@ func chainWarnings(s Summary, r remedies) []Warning {
 			}
 		}
 		w = append(w, Warning{Code: "ess", Number: worst.ESSBulk, Remedy: r.ESS, Message: fmt.Sprintf("bulk ESS < %d in all or < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essTotalMin, essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), r.ESS)})
+	}
+	if len(badK) > 0 {
+		worst := slices.MaxFunc(badK, func(a, b ParamRow) int { return cmp.Compare(a.KHat, b.KHat) })
+		w = append(w, Warning{Code: "heavy-tail", Number: worst.KHat, Remedy: r.HeavyTail, Message: fmt.Sprintf("heavy tails for %d of %d variables (heaviest: %s, Pareto k̂ %.2f > %g): a tail of shape k has finite moments only below order 1/k, so the sd and the MCSE of the mean are unreliable, and a sampler can miss part of such a tail with R̂ and ESS clean: %s", len(badK), len(s.Parameters), worst.Name, worst.KHat, report.KHatMax, r.HeavyTail)})
 	}
 	for _, l := range s.Clamped {
 		if l.Share > clampMax && s.Counted > 0 {

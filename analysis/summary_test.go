@@ -131,6 +131,23 @@ func TestWarnings(t *testing.T) {
 	if s, _ := summarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all or < 100 per chain") {
 		t.Errorf("short chains: warnings %q", s.Warnings)
 	}
+	// x with generalized Pareto tails of shape 0.6 on both sides, past
+	// KHatMax = 0.35 by far more than k̂'s standard error at 4000 draws
+	// (about (1 + k)/√189 = 0.12; a normal's k̂ is near 0, above).
+	cs = good()
+	rng := rand.New(rand.NewPCG(3, 5))
+	for _, c := range cs {
+		for i := range c.Cols[5] {
+			x := math.Expm1(-0.6*math.Log1p(-rng.Float64())) / 0.6
+			if rng.IntN(2) == 0 {
+				x = -x
+			}
+			c.Cols[5][i] = x
+		}
+	}
+	if s, _ := summarizeChains(cs); !has(s.Warnings, "heavy tails for 1 of 2 variables (heaviest: x, Pareto k̂ 0.") {
+		t.Errorf("heavy tails: warnings %q", s.Warnings)
+	}
 	// Swaps: 10 of 100 attempts accepted (the stats above) is the floor
 	// itself, no warning; 9 of 100 in every chain is below it.
 	cs = good()

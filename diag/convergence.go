@@ -41,9 +41,7 @@ func ESSBulk(chains [][]float64) float64 {
 // ESSTail is the smaller of the effective sample sizes of the 5% and 95%
 // quantiles, as posterior::ess_tail.
 func ESSTail(chains [][]float64) float64 {
-	return with(chains, func(d *draws) float64 {
-		return nanMin(d.essQuantile(0.05), d.essQuantile(0.95))
-	})
+	return with(chains, (*draws).essTail)
 }
 
 // ESSMean is the effective sample size of the split chains themselves, the

@@ -40,6 +40,7 @@ type draws struct {
 	buf        [3][]float64 // split-layout series: z bulk, z folded, f(x − mean)
 	views      [3][][]float64
 	acov       acovWork
+	tail, gpd  []float64 // Pareto k̂'s tail and its fit's grid
 }
 
 var drawsPool = sync.Pool{New: func() any { return new(draws) }}

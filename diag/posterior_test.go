@@ -116,6 +116,14 @@ func referenceCases() []diagCase {
 		{"few5", gen(4, 5, normal(0, 1))},
 		{"few6", gen(4, 6, normal(0, 1))},
 		{"few8x2", gen(2, 8, normal(0, 1))},
+		// Heavy tails for Pareto k̂: Student's t with 2 degrees of freedom
+		// (k = 1/2, the variance just infinite) and a lognormal (every
+		// moment finite, k = 0 asymptotically, but a k̂ well above a
+		// normal's at this size).
+		{"student2", gen(4, 1000, func(int, int, float64) float64 {
+			return rng.NormFloat64() / math.Sqrt(rng.ExpFloat64())
+		})},
+		{"lognormal", gen(4, 1000, func(int, int, float64) float64 { return math.Exp(rng.NormFloat64()) })},
 	}
 }
 
@@ -142,6 +150,7 @@ var statFuncs = map[string]func([][]float64) float64{
 	"mcse_q5":    func(x [][]float64) float64 { return MCSEQuantile(x, 0.05) },
 	"mcse_q50":   func(x [][]float64) float64 { return MCSEQuantile(x, 0.5) },
 	"mcse_q95":   func(x [][]float64) float64 { return MCSEQuantile(x, 0.95) },
+	"khat":       KHat,
 }
 
 // summaryFields maps the statistics Summarize reports to its fields, so the
@@ -153,6 +162,7 @@ var summaryFields = map[string]func(Summary) float64{
 	"ess_bulk": func(s Summary) float64 { return s.ESSBulk }, "ess_tail": func(s Summary) float64 { return s.ESSTail },
 	"mcse_mean": func(s Summary) float64 { return s.MCSEMean }, "mcse_sd": func(s Summary) float64 { return s.MCSESd },
 	"mcse_q5": func(s Summary) float64 { return s.MCSEQ5 }, "mcse_q95": func(s Summary) float64 { return s.MCSEQ95 },
+	"khat": func(s Summary) float64 { return s.KHat },
 }
 
 func writeDraws(path string, cases []diagCase) error {

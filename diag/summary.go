@@ -11,7 +11,7 @@ import (
 // Summary is what posterior::summarise_draws reports for one parameter, with
 // the Monte Carlo standard errors beside: the pooled mean, sd and 5/50/95%
 // quantiles, the MCSEs of the mean, sd and outer quantiles, bulk and tail
-// ESS, and R̂. A NaN field (posterior's NA) marshals to JSON null, as does
+// ESS, R̂, and the tails' Pareto k̂ (KHat, posterior's pareto_khat). A NaN field (posterior's NA) marshals to JSON null, as does
 // ±Inf (JSON has no infinities; a mean can be one), and null unmarshals to
 // NaN.
 type Summary struct {
@@ -27,6 +27,7 @@ type Summary struct {
 	ESSBulk  float64 `json:"ess_bulk"`
 	ESSTail  float64 `json:"ess_tail"`
 	Rhat     float64 `json:"rhat"`
+	KHat     float64 `json:"khat"`
 }
 
 // Summarize computes every field of Summary for one parameter's chains,
@@ -40,11 +41,12 @@ func Summarize(chains [][]float64) Summary {
 func (d *draws) summarize(chains [][]float64) Summary {
 	if !d.load(chains) {
 		nan := math.NaN()
-		return Summary{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
+		return Summary{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
 	}
 	mean, sd := d.mean, d.sdAll()
 	essMean := d.essMean()
 	ess5, ess95 := d.essQuantile(0.05), d.essQuantile(0.95)
+	essTail := nanMin(ess5, ess95)
 	return Summary{
 		Mean:     mean,
 		SD:       sd,
@@ -56,8 +58,9 @@ func (d *draws) summarize(chains [][]float64) Summary {
 		MCSEQ5:   d.mcseQuantile(0.05, ess5),
 		MCSEQ95:  d.mcseQuantile(0.95, ess95),
 		ESSBulk:  d.essBulk(),
-		ESSTail:  nanMin(ess5, ess95),
+		ESSTail:  essTail,
 		Rhat:     d.rhat(),
+		KHat:     d.khat(essTail),
 	}
 }
 
@@ -75,16 +78,17 @@ type summaryJSON struct {
 	ESSBulk  *float64 `json:"ess_bulk"`
 	ESSTail  *float64 `json:"ess_tail"`
 	Rhat     *float64 `json:"rhat"`
+	KHat     *float64 `json:"khat"`
 }
 
 func (s *Summary) fields() []*float64 {
 	return []*float64{&s.Mean, &s.SD, &s.MCSEMean, &s.MCSESd, &s.Q5, &s.Q50, &s.Q95,
-		&s.MCSEQ5, &s.MCSEQ95, &s.ESSBulk, &s.ESSTail, &s.Rhat}
+		&s.MCSEQ5, &s.MCSEQ95, &s.ESSBulk, &s.ESSTail, &s.Rhat, &s.KHat}
 }
 
 func (j *summaryJSON) fields() []**float64 {
 	return []**float64{&j.Mean, &j.SD, &j.MCSEMean, &j.MCSESd, &j.Q5, &j.Q50, &j.Q95,
-		&j.MCSEQ5, &j.MCSEQ95, &j.ESSBulk, &j.ESSTail, &j.Rhat}
+		&j.MCSEQ5, &j.MCSEQ95, &j.ESSBulk, &j.ESSTail, &j.Rhat, &j.KHat}
 }
 
 // MarshalJSON writes NaN and ±Inf as null, which encoding/json otherwise

@@ -10,6 +10,41 @@
 # posterior returns NA.
 suppressPackageStartupMessages(library(posterior))
 
+# Pareto k̂ as posterior::pareto_khat (posterior >= 1.5). Older posterior
+# (Debian's is 1.4.0) lacks it; there the same rule (Vehtari et al. 2024,
+# Appendix H: the tail's length from ess_tail, both tails, the cutoff
+# below each) is written out here around loo's gpdfit, the generalized
+# Pareto fit that posterior's own copies.
+if (exists("pareto_khat", envir = asNamespace("posterior"))) {
+  khat <- function(x) suppressMessages(pareto_khat(x, tail = "both"))
+} else {
+  suppressPackageStartupMessages(library(loo))
+  khat <- function(x) {
+    v <- as.vector(x)
+    S <- length(v)
+    if (any(!is.finite(v)) || abs(max(v) - min(v)) < .Machine$double.eps) return(NA)
+    reff <- ess_tail(x) / S
+    if (is.na(reff)) return(NA)
+    tl <- floor(ifelse(S * reff > 225, 3 * sqrt(S / reff), S / 5))
+    tl <- max(tl, 5)
+    if (tl >= S) return(NA)
+    tl <- min(tl, floor(S / 2))
+    one <- function(y) {
+      o <- sort(y)
+      tail <- o[(S - tl + 1):S]
+      if (abs(max(tail) - min(tail)) < .Machine$double.eps) return(NA)
+      cutoff <- o[S - tl]
+      if (cutoff == tail[1]) cutoff <- cutoff - .Machine$double.eps
+      # posterior's gpdfit, unlike loo 2.5's, gives NA where the first
+      # quartile of the tail is its minimum (no Pareto tail to fit)
+      if (!(tail[floor(tl / 4 + 0.5)] > tail[1])) return(NA)
+      gpdfit(tail - cutoff, wip = TRUE, min_grid_pts = 30, sort_x = FALSE)$k
+    }
+    k <- c(one(-v), one(v))
+    if (all(is.na(k))) NA else max(k, na.rm = TRUE)
+  }
+}
+
 args <- commandArgs(trailingOnly = TRUE)
 if (length(args) != 2) stop("usage: Rscript posterior.R draws.csv out.csv")
 d <- read.csv(args[1], colClasses = c("character", "integer", "integer", "character"))
@@ -36,7 +71,8 @@ stats <- list(
   mcse_sd = function(x) mcse_sd(x),
   mcse_q5 = function(x) mcse_quantile(x, 0.05, names = FALSE),
   mcse_q50 = function(x) mcse_quantile(x, 0.5, names = FALSE),
-  mcse_q95 = function(x) mcse_quantile(x, 0.95, names = FALSE)
+  mcse_q95 = function(x) mcse_quantile(x, 0.95, names = FALSE),
+  khat = khat
 )
 
 fmt <- function(v) if (is.na(v)) "NA" else sprintf("%.17g", v)
