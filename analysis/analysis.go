@@ -61,6 +61,9 @@ type Model struct {
 	// assume one mode (a model that is checked against its exact posterior
 	// instead).
 	NoChainChecks bool
+	// ownPlan, when set, is the model's own default plan (AutoMethod),
+	// in place of the mode search's (MixtureModel: MixturePlan).
+	ownPlan func(seed uint64, status *planStatus) (ChainPlan, string, error)
 }
 
 // Curvature describes the posterior at its mode: λ_min and λ_max of the

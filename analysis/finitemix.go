@@ -51,6 +51,15 @@ func MixtureModel(m *models.FiniteMixture) Model {
 		// A mixture's modes are what the run is for; the checks for a
 		// stuck or drifting chain assume one.
 		NoChainChecks: true,
+		ownPlan: func(seed uint64, status *planStatus) (ChainPlan, string, error) {
+			model := MixtureModel(m)
+			model.ownPlan = nil
+			p, err := newMixturePlan(model, m, seed, status)
+			if err != nil {
+				return nil, "", err
+			}
+			return p, p.Why(), nil
+		},
 	}
 }
 

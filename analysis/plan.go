@@ -89,12 +89,19 @@ func planDefaults(ctx context.Context, m Model, o *Options, res *Result) (ChainP
 	burn, thin, iat := plan.RunLength(o.Keep)
 	res.StepRule = plan.Note()
 	res.RunRule = fmt.Sprintf("in the coordinates where the Hessian at the mode is I: ρ = 1 − %.4g, τ_int = %.4g steps, starts within %.3g posterior sds of the mode: burn %d, thin %d for bulk ESS ≈ %d per chain", plan.Rate(), iat, plan.StartDistance(), burn, thin, PlanESS)
+	if r, ok := plan.(interface{ RunRuleLine(int, int, float64) string }); ok {
+		res.RunRule = r.RunRuleLine(burn, thin, iat)
+	}
 	if _, ok := plan.(*ModePlan); ok {
 		res.RunRule = fmt.Sprintf("τ_int = %.4g steps, from the pilot's %d chains of %d steps (the slowest coordinate or generated quantity): burn %d, at least two τ_int, thin %d for bulk ESS ≈ %d per chain", iat, pilotChains, pilotSteps, burn, thin, PlanESS)
 	}
 	res.Notes = []string{"sampler: " + plan.Note(), "note: " + note}
 	res.SDBias = plan.SDBias()
 	res.Plan = summarizePlan(plan)
+	if ms := status.searched(); ms != nil {
+		res.Plan.Search = ms
+		res.Notes = append(res.Notes, "search: "+ms.Searched)
+	}
 	if o.Burn == Auto {
 		o.Burn = burn
 	}
@@ -122,6 +129,9 @@ func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planSt
 			err = fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
 		}
 	}()
+	if m.ownPlan != nil {
+		return m.ownPlan(seed, status)
+	}
 	if pm, ok := m.Terms.(PlanModel); ok {
 		status.set("finding the mode and the Hessian there")
 		lc, err := newLogConcave(pm, seed, status)
@@ -139,6 +149,7 @@ func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planSt
 		first = make([]float64, m.Terms.Dim())
 	}
 	s, err := searchModes(m.Terms, first, extra, seed, status)
+	status.setSearch(s, len(extra))
 	if err != nil {
 		if m.Kernel != nil || errors.Is(err, ErrInterrupted) {
 			return nil, "", err
@@ -181,6 +192,9 @@ type PlanSummary struct {
 	OneLevelIAT float64  `json:"one_level_iat_steps,omitempty"`
 	SwapAccept  *float64 `json:"pilot_swap_acceptance,omitempty"`
 	SDBias      float64  `json:"sd_bias_bound"`
+	// Search is what the mode search looked at and found (nil where the
+	// plan searched for no modes).
+	Search *SearchSummary `json:"search,omitempty"`
 }
 
 func summarizePlan(p ChainPlan) *PlanSummary {

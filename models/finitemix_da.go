@@ -3,6 +3,7 @@ package models
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // MixDA is the default kernel of fresgld mixture: data-augmentation Gibbs
@@ -143,13 +144,14 @@ func (d *MixDA) allocate(rng *rand.Rand) {
 	}
 }
 
-// part is a growing set of values: count, sum, sum of squares.
+// part is a growing set of values: count, sum, sum of squares, and its
+// sequential-allocation weight's constants (setPred): the predictive's
+// mean, 1/(2v) and (n + e0)/√v, v its variance.
 type part struct {
-	n    int
-	s, q float64
+	n            int
+	s, q         float64
+	mean, h, cst float64
 }
-
-func (p *part) add(y float64) { p.n, p.s, p.q = p.n+1, p.s+y, p.q+y*y }
 
 // tauLaw is the Gamma(α + n/2, rate β + SS/2) law of a part's precision
 // that the pair move proposes from, SS the part's sum of squares about
@@ -163,20 +165,56 @@ func (d *MixDA) tauLaw(p part) (a, b float64) {
 	return a, b
 }
 
-// logPred is the log density (less ½ log 2π) of y under the sequential
-// allocation's predictive for part p: normal, μ's conditional given p at
-// the precision τ̂ = the mean of p's tauLaw, plus 1/τ̂. Any proposal keeps
+// setPred sets p's predictive for the sequential allocation: normal, μ's
+// conditional given p at the precision τ̂ = the mean of p's tauLaw, plus
+// 1/τ̂; a value's weight is (n + e0)·N(y; mean, v). Any proposal keeps
 // the move exact; this one is close to the part's true predictive, so
-// proposals are accepted often.
-func (d *MixDA) logPred(y float64, p part) float64 {
-	a, b := d.tauLaw(p)
+// proposals are accepted often. Kept as constants, so that a member
+// costs one exponential a part, not logarithms.
+func (d *MixDA) setPred(p *part) {
+	a, b := d.tauLaw(*p)
 	th := a / b
 	prec := d.ir2 + float64(p.n)*th
-	mean := (d.m.Xi*d.ir2 + th*p.s) / prec
+	p.mean = (d.m.Xi*d.ir2 + th*p.s) / prec
 	v := 1/th + 1/prec
-	e := y - mean
-	return -0.5*math.Log(v) - e*e/(2*v)
+	p.h = 0.5 / v
+	p.cst = (float64(p.n) + d.m.E0) / math.Sqrt(v)
 }
+
+// add puts y into p and updates its predictive.
+func (d *MixDA) add(p *part, y float64) {
+	p.n, p.s, p.q = p.n+1, p.s+y, p.q+y*y
+	d.setPred(p)
+}
+
+// shares are the sequential allocation's probabilities that y joins a
+// and b, each computed from the weights' ratio, so that neither is read
+// as 1 − the other (which rounds a small one to 0).
+func shares(y float64, a, b *part) (pa, pb float64) {
+	ea, eb := y-a.mean, y-b.mean
+	// r = w_b/w_a = (cst_b/cst_a)·exp(h_a e_a² − h_b e_b²).
+	r := b.cst / a.cst * math.Exp(a.h*ea*ea-b.h*eb*eb)
+	if math.IsInf(r, 1) {
+		return 0, 1
+	}
+	return 1 / (1 + r), r / (1 + r)
+}
+
+// logProb accumulates a product of probabilities as a mantissa and a
+// binary exponent, so that hundreds of factors neither underflow nor
+// cost a logarithm each.
+type logProb struct {
+	f float64
+	e int
+}
+
+func (l *logProb) mul(p float64) {
+	var e int
+	l.f, e = math.Frexp(l.f * p)
+	l.e += e
+}
+
+func (l logProb) log() float64 { return math.Log(l.f) + float64(l.e)*math.Ln2 }
 
 // logTarget is log p(z_C, τ) of one part, up to what the move leaves
 // unchanged: the Dirichlet-multinomial's log Γ(n + e0), the part's
@@ -220,34 +258,34 @@ func (d *MixDA) pairMove(a, b int, rng *rand.Rand) float64 {
 		memb[i], memb[j] = memb[j], memb[i]
 	}
 	var na, nb, oa, ob part // the proposal's parts and the current allocation's, as the walk grows them
-	var lqNew, lqOld float64
-	e0 := m.E0
+	for _, p := range []*part{&na, &nb, &oa, &ob} {
+		d.setPred(p)
+	}
+	qNew, qOld := logProb{f: 1}, logProb{f: 1}
 	for r, i := range memb {
 		y := m.Z[i]
 		// The proposal: a or b with probability ∝ (n + e0)·predictive.
-		la := math.Log(float64(na.n)+e0) + d.logPred(y, na)
-		lb := math.Log(float64(nb.n)+e0) + d.logPred(y, nb)
-		pa := 1 / (1 + math.Exp(lb-la))
+		pa, pb := shares(y, &na, &nb)
 		if rng.Float64() < pa {
 			d.prop[r] = uint8(a)
-			na.add(y)
-			lqNew += logOf(pa, la, lb)
+			d.add(&na, y)
+			qNew.mul(pa)
 		} else {
 			d.prop[r] = uint8(b)
-			nb.add(y)
-			lqNew += logOf(1-pa, lb, la)
+			d.add(&nb, y)
+			qNew.mul(pb)
 		}
 		// The same step's probability of the current allocation.
-		la = math.Log(float64(oa.n)+e0) + d.logPred(y, oa)
-		lb = math.Log(float64(ob.n)+e0) + d.logPred(y, ob)
+		pa, pb = shares(y, &oa, &ob)
 		if int(d.z[i]) == a {
-			oa.add(y)
-			lqOld += logOf(1/(1+math.Exp(lb-la)), la, lb)
+			d.add(&oa, y)
+			qOld.mul(pa)
 		} else {
-			ob.add(y)
-			lqOld += logOf(1/(1+math.Exp(la-lb)), lb, la)
+			d.add(&ob, y)
+			qOld.mul(pb)
 		}
 	}
+	lqNew, lqOld := qNew.log(), qOld.log()
 	// New precisions from their parts' laws.
 	al, be := d.tauLaw(na)
 	ta := math.Exp(logGamma(rng, al)) / be
@@ -333,4 +371,51 @@ func (d *MixDA) Allocation(z []int) {
 	for i, c := range d.z {
 		z[i] = rank[c]
 	}
+}
+
+// Start writes into theta a start of the chain, over-dispersed in the
+// number of clusters as MixReference's are (MixStart): the allocation
+// start gives (every value in one component, K groups in sorted order,
+// each value in a random component, or each value to a component drawn
+// from the prior), then μ, w and τ drawn given it (moves 3–5, τ first
+// from its prior). O(N log N) for StartSplit's sort, O(NK) otherwise.
+func (d *MixDA) Start(theta []float64, rng *rand.Rand, start MixStart) {
+	m := d.m
+	k := m.K
+	for j := range k {
+		d.mu[j] = m.Xi + m.R*rng.NormFloat64()
+		d.tau[j] = math.Exp(logGamma(rng, m.Alpha)) / m.Beta
+		d.logw[j] = -math.Log(float64(k))
+	}
+	switch start {
+	case StartOne:
+		clear(d.z)
+	case StartSplit:
+		cut := make([]float64, len(m.Z))
+		copy(cut, m.Z)
+		slices.Sort(cut)
+		for i, y := range m.Z {
+			// The group of y's rank among the sorted values (ties to the
+			// lower group).
+			r, _ := slices.BinarySearch(cut, y)
+			d.z[i] = uint8(r * k / len(cut))
+		}
+	case StartScatter:
+		for i := range d.z {
+			d.z[i] = uint8(rng.IntN(k))
+		}
+	default:
+		d.allocate(rng)
+	}
+	for j := range k {
+		d.n[j], d.s[j], d.q[j] = 0, 0, 0
+	}
+	for i, c := range d.z {
+		y := m.Z[i]
+		d.n[c]++
+		d.s[c] += y
+		d.q[c] += y * y
+	}
+	d.params(rng)
+	d.write(theta)
 }

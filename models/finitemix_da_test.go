@@ -158,3 +158,23 @@ func TestMixtureDAAllocs(t *testing.T) {
 		t.Errorf("%v allocations a sweep", a)
 	}
 }
+
+// BenchmarkMixtureDA is a sweep on 272 and 10⁵ values, K = 4.
+func BenchmarkMixtureDA(b *testing.B) {
+	for _, n := range []int{272, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			m, err := NewFiniteMixture(mixThreeGroups(n), 4, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(1, 2))
+			theta := make([]float64, m.Dim())
+			d := m.DA(4)
+			d.Start(theta, rng, StartPrior)
+			b.ReportAllocs()
+			for b.Loop() {
+				d.Step(theta, rng)
+			}
+		})
+	}
+}
