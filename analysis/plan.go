@@ -89,7 +89,7 @@ func planDefaults(ctx context.Context, m Model, o *Options, res *Result) (ChainP
 	burn, thin, iat := plan.RunLength(o.Keep)
 	res.StepRule = plan.Note()
 	res.RunRule = fmt.Sprintf("in the coordinates where the Hessian at the mode is I: ρ = 1 − %.4g, τ_int = %.4g steps, starts within %.3g posterior sds of the mode: burn %d, thin %d for bulk ESS ≈ %d per chain", plan.Rate(), iat, plan.StartDistance(), burn, thin, PlanESS)
-	if r, ok := plan.(interface{ RunRuleLine(int, int, float64) string }); ok {
+	if r, ok := plan.(runRuler); ok {
 		res.RunRule = r.RunRuleLine(burn, thin, iat)
 	}
 	if _, ok := plan.(*ModePlan); ok {
@@ -109,6 +109,11 @@ func planDefaults(ctx context.Context, m Model, o *Options, res *Result) (ChainP
 		o.Thin = thin
 	}
 	return plan, o.runSize(p)
+}
+
+// runRuler is a plan that says its own run-length rule (MixturePlan).
+type runRuler interface {
+	RunRuleLine(burn, thin int, iat float64) string
 }
 
 // NewChainPlan is the plan for m: the log-concave plan (LogConcave) for a
