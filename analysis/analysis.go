@@ -282,6 +282,11 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	if np, ok := plan.(*NUTSPlan); ok {
 		extra = append(extra, np.Warnings()...)
 	}
+	searched := ""
+	if res.Plan != nil && res.Plan.Search != nil {
+		searched = res.Plan.Search.Searched
+	}
+	extra = append(extra, apartWarnings(chains, names[:m.Terms.Dim()], searched)...)
 	if o.swap != nil {
 		res.Swap = &SwapSummary{Swap: o.swap}
 		var ws []Warning

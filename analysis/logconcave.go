@@ -60,6 +60,9 @@ type LogConcave struct {
 	cv     *energy.CVGrad
 	// why, when set, ends Note: why the plan chose this over NUTS.
 	why string
+	// dispersed starts the chains over-dispersed across the region a
+	// mode search covered (dispersedStart), where one ran.
+	dispersed bool
 }
 
 // NewLogConcave finds the mode and the Hessian there, the preconditioner,
@@ -151,6 +154,10 @@ func (lc *LogConcave) level(eta float64) exchange.Level {
 // the chain's own stream.
 func (lc *LogConcave) Start(seed uint64, id int) []float64 {
 	rng := rand.New(rand.NewPCG(exchange.ChainSeed(seed, id), 1<<44))
+	if lc.dispersed {
+		e := modeEnergy(lc.t)
+		return dispersedStart(e, lc.Mode, e.U(lc.Mode), lc.Pre, rng, id)
+	}
 	z := make([]float64, len(lc.Mode))
 	for j := range z {
 		z[j] = startScale * rng.NormFloat64()
@@ -166,6 +173,9 @@ func (lc *LogConcave) Start(seed uint64, id int) []float64 {
 // (in φ): startScale·(√p + 3), which |startScale·z| exceeds with
 // probability below 1%.
 func (lc *LogConcave) StartDistance() float64 {
+	if lc.dispersed {
+		return dispersedDistance(len(lc.Mode))
+	}
 	return startScale * (math.Sqrt(float64(len(lc.Mode))) + 3)
 }
 

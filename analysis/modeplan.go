@@ -305,6 +305,16 @@ func (mp *ModePlan) Start(seed uint64, id int) [][]float64 {
 	rng := rand.New(rand.NewPCG(exchange.ChainSeed(seed, id), 1<<44))
 	modes := mp.Search.Modes
 	init := make([][]float64, len(mp.Taus))
+	if mp.kernel == nil {
+		// Over-dispersed about each level's mode (dispersedStart), as
+		// after the one-mode search: more starts in the searched region.
+		e := mp.energyFor()
+		for l := range init {
+			m := modes[(id-1+l)%len(modes)]
+			init[l] = dispersedStart(e, m.Theta, m.U, mp.Pre, rng, id)
+		}
+		return init
+	}
 	for l := range init {
 		z := make([]float64, mp.t.Dim())
 		for j := range z {
@@ -429,6 +439,9 @@ func (mp *ModePlan) Rate() float64 { return mp.Etas[0] * mp.Accept[0] }
 // StartDistance bounds the starts' distance from their mode in the
 // preconditioner's sds, as LogConcave's.
 func (mp *ModePlan) StartDistance() float64 {
+	if mp.kernel == nil {
+		return dispersedDistance(mp.t.Dim())
+	}
 	return startScale * (math.Sqrt(float64(mp.t.Dim())) + 3)
 }
 

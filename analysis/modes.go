@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
@@ -46,9 +47,24 @@ type ModeSearch struct {
 	// Hessian is not positive definite (a saddle or a flat ridge), Failed
 	// those that did not converge.
 	Starts, Saddles, Failed int
-	// Merged counts the minima set aside as one basin with the heaviest
-	// (OneBasin).
+	// Merged counts the minima set aside as one basin with a mode: within
+	// basinBarrier nats of it along the segment (keep, OneBasin).
 	Merged int
+	// Random is the searches from random starts, at Spread[0] to
+	// Spread[1] Laplace sds about the first mode; Checked says they
+	// stopped after modeCheck, the posterior having shown one basin.
+	Random  int
+	Spread  [2]float64
+	Checked bool
+	// Rays were read from the first mode out to RayReach Laplace sds
+	// (rayScan); rayStarts are the points past a fall in U along them,
+	// each a search's start.
+	Rays      int
+	RayReach  float64
+	rayStarts [][]float64
+	// Evals are the evaluations of U or ∇U the search spent, the
+	// Hessians' finite differences included.
+	Evals int
 }
 
 // Mode search settings.
@@ -58,9 +74,17 @@ const (
 	// to 16 times the Laplace spread about the first mode θ̂ found.
 	modeStarts = 24
 	// modeQuiet ends the search early once this many starts in a row
-	// found no new mode: on a log-concave posterior the search then costs
-	// 1 + modeQuiet searches, not 1 + modeStarts.
+	// found no new mode, after a new one was found in the check.
 	modeQuiet = 8
+	// modeCheck are the random starts, one at each of modeSpread, after
+	// which a search that found one mode alone (and nothing along the
+	// rays) ends: the posterior showed one basin.
+	modeCheck = len(modeSpread)
+	// modePolish is the Newton decrement (a squared distance in sds) above
+	// which a minimum L-BFGS reported is taken on to its basin's bottom by
+	// Newton's method (keep): 10⁻⁶, the mode to 10⁻³ of its sds, a
+	// hundredth of modeSame.
+	modePolish = 1e-6
 	// modeSame is the distance, in sds of the Laplace approximation at
 	// either, within which two searches ended at the same mode.
 	modeSame = 0.1
@@ -248,45 +272,48 @@ func SearchModesFrom(t energy.Terms, first []float64, extra [][]float64, seed ui
 
 // searchModes is SearchModesFrom saying on status which search it is at,
 // and stopping, with ErrInterrupted, when status's context is cancelled.
+//
+// The search is in three parts. The first search, and the model's own
+// starts. Then the check for one basin: the ray scan (rayScan) out to
+// rayReach sds from the first mode, a search from every point past which
+// U fell, and modeCheck searches from over-dispersed starts, one at each
+// of modeSpread. Where all of that found the first mode alone, the
+// posterior showed one basin and the search ends there: 1 + modeCheck
+// searches, not the 1 + modeQuiet a quiet run took. Else the random
+// starts go on until modeQuiet in a row find nothing new, or modeStarts.
 func searchModes(t energy.Terms, first []float64, extra [][]float64, seed uint64, status *planStatus) (*ModeSearch, error) {
-	e := modeEnergy(t)
+	ce := &countingEnergy{Energy: modeEnergy(t)}
+	e := energy.Energy(ce)
 	p := t.Dim()
-	s := &ModeSearch{}
+	s := &ModeSearch{Spread: [2]float64{modeSpread[0], modeSpread[len(modeSpread)-1]}}
+	defer func() { s.Evals = ce.n }()
 	rng := rand.New(rand.NewPCG(seed, 1<<45))
 	var centre []float64
 	var spread func(z []float64)
-	quiet := 0
+	began := time.Now()
 	n := len(extra)
-	for k := 0; k <= modeStarts+n && quiet < modeQuiet; k++ {
-		x0 := first
-		if k > 0 && k <= n {
-			x0 = extra[k-1]
-		}
-		if k > n {
-			if centre == nil {
-				break // the first search failed outright
-			}
-			x0 = make([]float64, p)
-			for j := range x0 {
-				x0[j] = modeSpread[(k-n-1)%len(modeSpread)] * rng.NormFloat64()
-			}
-			spread(x0)
-			for j, c := range centre {
-				x0[j] += c
-			}
-		}
+	hess := func(x []float64) *mat.SymDense { return hessian(t, e, x) }
+	// search runs one search from x0, keeps what it found, and says
+	// whether that was a mode not seen before (a kept one: lighter than
+	// modeMinWeight of the heaviest does not count).
+	search := func(x0 []float64, what string) (bool, error) {
 		s.Starts++
-		status.set("searching the posterior's modes: search %d of at most %d (%d mode(s) found so far; it ends after %d searches in a row find nothing new)", s.Starts, 1+modeStarts+n, len(s.Modes), modeQuiet)
-		if err := status.stopped(); err != nil {
-			return s, err
+		left := ""
+		if s.Starts > 1 {
+			per := time.Since(began) / time.Duration(s.Starts-1)
+			left = fmt.Sprintf(", at most %s left", (per * time.Duration(max(0, 1+modeStarts+n+len(s.rayStarts)-s.Starts))).Round(time.Second))
 		}
-		x, u, err := minimize(e, x0, func(x []float64) *mat.SymDense { return hessian(t, e, x) }, status.stop())
+		status.set("searching the posterior's modes: search %d (%s; %d mode(s) found so far; %d energy and gradient evaluations%s)", s.Starts, what, len(s.Modes), ce.n, left)
+		if err := status.stopped(); err != nil {
+			return false, err
+		}
+		x, u, err := minimize(e, x0, hess, status.stop())
 		if errors.Is(err, ErrInterrupted) {
-			return s, status.stopped()
+			return false, status.stopped()
 		}
 		if x == nil {
 			s.Failed++
-			continue
+			return false, nil
 		}
 		if centre == nil {
 			centre = x
@@ -294,25 +321,59 @@ func searchModes(t energy.Terms, first []float64, extra [][]float64, seed uint64
 		}
 		if err != nil {
 			s.Failed++
-			continue
+			return false, nil
 		}
-		if s.find(x) >= 0 {
-			if k > n {
-				quiet++
+		return s.keep(t, e, x, u, hess, &spread), nil
+	}
+	if _, err := search(first, "from the start"); err != nil {
+		return s, err
+	}
+	for k, x0 := range extra {
+		if _, err := search(x0, fmt.Sprintf("the model's start %d of %d", k+1, n)); err != nil {
+			return s, err
+		}
+	}
+	if len(s.Modes) > 0 {
+		status.set("searching the posterior's modes: reading U along rays out to %g sds of the first mode", rayReach)
+		f := rayScan(e, s.Modes[0], rng, status.stop())
+		if err := status.stopped(); err != nil {
+			return s, err
+		}
+		s.Rays, s.RayReach, s.rayStarts = f.Rays, f.Reach, f.Starts
+		for k, x0 := range f.Starts {
+			if _, err := search(x0, fmt.Sprintf("from a fall in U along ray %d of %d", k+1, len(f.Starts))); err != nil {
+				return s, err
 			}
-			continue
 		}
-		quiet = 0
-		h := hessian(t, e, x)
-		pre, err := langevin.NewPrecond(h)
+	}
+	quiet := 0
+	for k := 0; k < modeStarts && quiet < modeQuiet; k++ {
+		if k == modeCheck && s.heavy() == 1 {
+			s.Checked = true
+			break // one basin, shown cheaply
+		}
+		if centre == nil {
+			break // the first search failed outright
+		}
+		x0 := make([]float64, p)
+		sc := modeSpread[k%len(modeSpread)]
+		for j := range x0 {
+			x0[j] = sc * rng.NormFloat64()
+		}
+		spread(x0)
+		for j, c := range centre {
+			x0[j] += c
+		}
+		s.Random++
+		found, err := search(x0, fmt.Sprintf("random start %d, at %g Laplace sds; it ends after %d in a row find nothing new, or %d", k+1, sc, modeQuiet, modeStarts))
 		if err != nil {
-			s.Saddles++
-			continue
+			return s, err
 		}
-		if len(s.Modes) == 0 {
-			spread = func(z []float64) { pre.Color(z) }
+		if found {
+			quiet = 0
+		} else {
+			quiet++
 		}
-		s.Modes = append(s.Modes, Mode{Theta: x, U: u, H: h, pre: pre})
 	}
 	if len(s.Modes) == 0 {
 		return s, fmt.Errorf("no mode found: of %d searches, %d ended at a saddle or ridge (the Hessian there is not positive definite) and %d did not converge", s.Starts, s.Saddles, s.Failed)
@@ -321,6 +382,127 @@ func searchModes(t energy.Terms, first []float64, extra [][]float64, seed uint64
 	s.barriers(e)
 	return s, nil
 }
+
+// keep files the minimum x (U = u) a search ended at, and says whether it
+// is a mode not seen before: not within modeSame sds of a known mode,
+// after Newton's method has taken it to the bottom of its basin (L-BFGS
+// stops on a gradient threshold, which in a direction of sd 10⁴ beside one
+// of 10⁻⁴ leaves it many sds from the mode: a Gaussian once gave "7
+// modes"), not across less than basinBarrier nats from one, and not so
+// light that weigh would drop it. A minimum in a known mode's basin that
+// is heavier replaces it. spread becomes the first mode's.
+func (s *ModeSearch) keep(t energy.Terms, e energy.Energy, x []float64, u float64, hess func([]float64) *mat.SymDense, spread *func(z []float64)) bool {
+	if s.find(x) >= 0 {
+		return false
+	}
+	h := hessian(t, e, x)
+	if newtonDecrement(e, h, x) > modePolish {
+		if px, pu, ok := newtonPolish(e, hess, x, 0); ok {
+			x, u, h = px, pu, hessian(t, e, px)
+			if s.find(x) >= 0 {
+				return false
+			}
+		}
+	}
+	pre, err := langevin.NewPrecond(h)
+	if err != nil {
+		s.Saddles++
+		return false
+	}
+	m := Mode{Theta: x, U: u, H: h, pre: pre}
+	lw := m.logWeight()
+	for i := range s.Modes {
+		if segmentBarrier(e, s.Modes[i].Theta, x, s.Modes[i].U, u) < basinBarrier {
+			s.Merged++
+			if lw > s.Modes[i].logWeight() {
+				s.Modes[i] = m
+			}
+			return false
+		}
+	}
+	if len(s.Modes) == 0 {
+		*spread = func(z []float64) { pre.Color(z) }
+	}
+	s.Modes = append(s.Modes, m)
+	top := math.Inf(-1)
+	for _, o := range s.Modes {
+		top = max(top, o.logWeight())
+	}
+	return lw >= top+math.Log(modeMinWeight)
+}
+
+// newtonDecrement is gᵀH⁻¹g at x, the squared distance, in the Laplace
+// fit's sds, from x to the minimum Newton's method points at: +Inf where H
+// is not positive definite.
+func newtonDecrement(e energy.Energy, h *mat.SymDense, x []float64) float64 {
+	var ch mat.Cholesky
+	if !ch.Factorize(h) {
+		return math.Inf(1)
+	}
+	g := make([]float64, len(x))
+	e.Grad(g, x)
+	var d mat.VecDense
+	if err := ch.SolveVecTo(&d, mat.NewVecDense(len(g), g)); err != nil {
+		return math.Inf(1)
+	}
+	return mat.Dot(&d, mat.NewVecDense(len(g), g))
+}
+
+// heavy counts the modes found so far that weigh at least modeMinWeight of
+// the heaviest, those weigh keeps.
+func (s *ModeSearch) heavy() int {
+	top := math.Inf(-1)
+	for _, m := range s.Modes {
+		top = max(top, m.logWeight())
+	}
+	n := 0
+	for _, m := range s.Modes {
+		if m.logWeight() >= top+math.Log(modeMinWeight) {
+			n++
+		}
+	}
+	return n
+}
+
+// logWeight is log of the mode's Laplace mass, −U − ½ log det H.
+func (m Mode) logWeight() float64 {
+	var ch mat.Cholesky
+	if !ch.Factorize(m.H) {
+		return math.Inf(-1)
+	}
+	return -m.U - 0.5*ch.LogDet()
+}
+
+// segmentBarrier is max U along the segment from a to b, read at
+// barrierPoints points, less max(ua, ub), in nats and at least 0.
+func segmentBarrier(e energy.Energy, a, b []float64, ua, ub float64) float64 {
+	x := make([]float64, len(a))
+	top := math.Inf(-1)
+	for k := 1; k < barrierPoints; k++ {
+		f := float64(k) / barrierPoints
+		for j := range x {
+			x[j] = (1-f)*a[j] + f*b[j]
+		}
+		top = max(top, e.U(x))
+	}
+	if math.IsNaN(top) {
+		return math.Inf(1)
+	}
+	return max(0, top-max(ua, ub))
+}
+
+// countingEnergy counts the evaluations of U and of ∇U the search spends
+// (an evaluation of both counts once).
+type countingEnergy struct {
+	energy.Energy
+	n int
+}
+
+func (c *countingEnergy) U(x []float64) float64 { c.n++; return c.Energy.U(x) }
+
+func (c *countingEnergy) Grad(g, x []float64) { c.n++; c.Energy.Grad(g, x) }
+
+func (c *countingEnergy) UGrad(g, x []float64) float64 { c.n++; return energy.UGrad(c.Energy, g, x) }
 
 // diagSpread scales z by 1/√|H_jj| (1 where H_jj is 0): the spread about a
 // point where H is not positive definite.

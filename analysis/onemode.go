@@ -41,6 +41,9 @@ const (
 func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planStatus) (ChainPlan, string, error) {
 	mode := s.Modes[0]
 	lc, lerr := newLogConcaveAt(m.Terms, mode.Theta, mode.H, seed, status)
+	if lerr == nil {
+		lc.dispersed = true
+	}
 	oneNote := s.Line() + ": one chain per --chains, no hot chain, which could only idle (for a ladder, give --method fresgld)"
 	if lerr == nil && lc.Choice.CV {
 		// Control variates on minibatches cost less than a full pass a

@@ -18,6 +18,26 @@ import (
 type planStatus struct {
 	now atomic.Pointer[string]
 	ctx context.Context
+	// search is the mode search's, once it ended; model its starts from
+	// the model (Model.Starts).
+	search *ModeSearch
+	model  int
+}
+
+// setSearch records the mode search s, with model starts of the model's
+// own, for the run's notes and summary.
+func (s *planStatus) setSearch(ms *ModeSearch, model int) {
+	if s != nil {
+		s.search, s.model = ms, model
+	}
+}
+
+// searched is the mode search's summary; nil where there was none.
+func (s *planStatus) searched() *SearchSummary {
+	if s == nil || s.search == nil {
+		return nil
+	}
+	return s.search.Summary(s.model)
 }
 
 // stopped is ErrInterrupted, saying what the plan was doing, once the

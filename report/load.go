@@ -201,6 +201,14 @@ func Load(dir string) (*Report, error) {
 		}
 	}
 	r.Ladders = ladderTable(byKey["ladders"], s)
+	var plan struct {
+		Search struct {
+			Searched string `json:"searched"`
+		} `json:"search"`
+	}
+	if json.Unmarshal(byKey["plan"], &plan) == nil {
+		r.Searched = plan.Search.Searched
+	}
 	r.Notes = s.Notes
 	if s.Counted > 0 {
 		r.Groups = append(r.Groups, costGroup(s, byKey))

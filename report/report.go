@@ -31,6 +31,10 @@ type Report struct {
 	Title string
 	// Verdict is the first line: trusted, doubtful or failed, and why.
 	Verdict Verdict
+	// Searched says what the plan's mode search looked at, below the
+	// verdict, which holds only within it: a search says where modes are,
+	// never that there are none elsewhere ("" where it ran none).
+	Searched string
 	// Failure is what a failed run said: the errors that stopped its
 	// chains and, for a model in another process, the model's own error
 	// (its standard error's tail and exit status among it).

@@ -195,7 +195,7 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
 	}
 	printLines(res.Notes)
-	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), ModelError: modelErr, LadderTuning: res.Tuning, Summary: res.Summary}
+	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), ModelError: modelErr, LadderTuning: res.Tuning, Summary: res.Summary, StepRule: res.StepRule, RunRule: res.RunRule, Plan: res.Plan}
 	if res.Swap != nil {
 		sum.SwapSummary = *res.Swap
 	}
@@ -216,6 +216,12 @@ type sampleSummary struct {
 	// ModelError is the model process's failure, its standard error's
 	// tail and exit status among it: the report shows it.
 	ModelError string `json:"model_error,omitempty"`
+	// StepRule and RunRule say how the plan chose the sampler and the run
+	// length, Plan what it chose and, where it searched for modes, what
+	// the search looked at (the report's verdict holds only within it).
+	StepRule string                `json:"step_rule,omitempty"`
+	RunRule  string                `json:"run_length_rule,omitempty"`
+	Plan     *analysis.PlanSummary `json:"plan,omitempty"`
 	analysis.SwapSummary
 	// LadderTuning is the ladder's tuning under --levels auto.
 	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`

@@ -1,0 +1,60 @@
+package analysis
+
+import (
+	"math"
+	"math/rand/v2"
+
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/langevin"
+)
+
+// Chains that start where the plan's search found its mode can only
+// confirm it; chains started over-dispersed across the region the search
+// covered are more starts, at no extra cost, which may fall into a basin
+// the search missed, and R̂ and the apart check (apartWarnings) then say
+// so. So after a search, chain id starts at θ̂ + s·R⁻ᵀz with s =
+// modeSpread[(id − 1) mod 4] (2, 4, 8, 16 Laplace sds, the search's own
+// spreads), where the posterior is still about as steep as its Laplace
+// fit says.
+
+// startFit bounds how far U at a start may depart from the Laplace fit's
+// ½|sz|² above the mode, as a factor either way: past it (an exponential
+// tail, a boundary, a heavy tail) a chain stepped for the mode's scale
+// could stall or wander for longer than its burn-in, and the start comes
+// in, halving s, down to startScale, where it is taken as it is.
+const startFit = 4
+
+// dispersedStart is chain id's over-dispersed start about mode (U = u0 there),
+// from rng; e reads U.
+func dispersedStart(e energy.Energy, mode []float64, u0 float64, pre *langevin.Precond, rng *rand.Rand, id int) []float64 {
+	p := len(mode)
+	z := make([]float64, p)
+	for j := range z {
+		z[j] = rng.NormFloat64()
+	}
+	x := make([]float64, p)
+	for s := modeSpread[(id-1)%len(modeSpread)]; ; s /= 2 {
+		d := make([]float64, p)
+		var q float64
+		for j := range d {
+			d[j] = s * z[j]
+			q += d[j] * d[j] / 2
+		}
+		pre.Color(d)
+		for j := range x {
+			x[j] = mode[j] + d[j]
+		}
+		if s <= startScale {
+			return x
+		}
+		if du := e.U(x) - u0; du >= q/startFit && du <= startFit*q {
+			return x
+		}
+	}
+}
+
+// dispersedDistance bounds dispersedStart's distance from the mode in
+// Laplace sds, as StartDistance: the largest spread × (√p + 3).
+func dispersedDistance(p int) float64 {
+	return modeSpread[len(modeSpread)-1] * (math.Sqrt(float64(p)) + 3)
+}
