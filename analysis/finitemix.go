@@ -2,7 +2,6 @@ package analysis
 
 import (
 	"fmt"
-	"sync"
 
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
@@ -34,18 +33,20 @@ func MixtureModel(m *models.FiniteMixture) Model {
 	for j := range k {
 		gen = append(gen, MixtureClusterCol(j+1))
 	}
-	pool := newMixPool(m)
 	return Model{
 		Terms: m, Names: names, Generated: gen,
 		Generate: func(out, theta []float64) {
-			s := pool.at(theta)
-			defer pool.Put(s)
+			var buf [32]float64
+			p := models.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
+			m.Unpack(&p, theta)
 			for j := range k {
-				out[j] = m.Mean + m.SD*s.p.Mu[j]
-				out[k+j] = m.SD * s.p.Sigma[j]
-				out[2*k+j] = s.p.W[j]
+				out[j] = m.Mean + m.SD*p.Mu[j]
+				out[k+j] = m.SD * p.Sigma[j]
+				out[2*k+j] = p.W[j]
 			}
-			m.Clusters(out[3*k:], s.r)
+			// One pass, no N·K scratch: at 10⁶ values a draw's
+			// generated quantities cost about a sweep's move 1.
+			m.ClustersAt(out[3*k:], theta)
 		},
 		Curvature: mixtureCurvature(m),
 		// A mixture's modes are what the run is for; the checks for a
@@ -67,38 +68,7 @@ func MixtureModel(m *models.FiniteMixture) Model {
 // generated p_clusters columns alone, as the Gibbs reference scores them.
 // It is safe for concurrent use.
 func MixtureClusters(m *models.FiniteMixture) func(out, theta []float64) {
-	pool := newMixPool(m)
-	return func(out, theta []float64) {
-		s := pool.at(theta)
-		m.Clusters(out, s.r)
-		pool.Put(s)
-	}
-}
-
-// mixPool holds scratch for θ's parameters and K·N responsibilities. Its
-// users run on every chain at once: each evaluation takes scratch of its
-// own from the pool rather than allocating it.
-type mixPool struct {
-	sync.Pool
-	m *models.FiniteMixture
-}
-
-type mixScratch struct {
-	p *models.MixParams
-	r []float64
-}
-
-func newMixPool(m *models.FiniteMixture) *mixPool {
-	mp := &mixPool{m: m}
-	mp.New = func() any { return &mixScratch{m.NewParams(), make([]float64, m.K*m.Len())} }
-	return mp
-}
-
-// at is scratch holding θ's parameters and responsibilities; Put it back.
-func (mp *mixPool) at(theta []float64) *mixScratch {
-	s := mp.Get().(*mixScratch)
-	mp.m.Responsibilities(s.r, s.p, theta)
-	return s
+	return m.ClustersAt
 }
 
 // MixtureClusterCol is the column of P(K+ = k | θ): the probability that

@@ -20,10 +20,11 @@ import (
 const (
 	// mixPilotWork bounds the pilot's work in value visits (N a sweep):
 	// 4 chains × 2,500 sweeps up to 2,000 values, fewer above, at least
-	// mixPilotMin sweeps a chain (at 10⁶ values, 4 × 25 sweeps: seconds,
-	// not minutes, before the first draw).
+	// mixPilotMin sweeps a chain (at 10⁶ values, 4 × 60 sweeps: some
+	// 15 CPU seconds before the first draw; fewer than 48 kept draws a
+	// chain cannot see a τ_int of 10).
 	mixPilotWork = 2e7
-	mixPilotMin  = 25
+	mixPilotMin  = 60
 	// mixMovesMaxN is the data size up to which every sweep runs K pair
 	// moves; above it the pair moves a sweep fall as mixMovesMaxN/N·K (at
 	// least mixMovesMin): each costs some four logarithms a member, twice

@@ -122,11 +122,17 @@ func (d *MixDA) allocate(rng *rand.Rand) {
 		for j := range k {
 			e := y - d.mu[j]
 			cw[j] = d.c[j] - 0.5*d.tau[j]*e*e
-			lmax = math.Max(lmax, cw[j])
+			if cw[j] > lmax {
+				lmax = cw[j]
+			}
 		}
 		var tot float64
 		for j := range k {
-			tot += math.Exp(cw[j] - lmax)
+			// A share below e^expFloor changes no sum (ClustersAt):
+			// skipping its exponential draws the same component.
+			if e := cw[j] - lmax; e >= expFloor {
+				tot += math.Exp(e)
+			}
 			cw[j] = tot
 		}
 		u := rng.Float64() * tot

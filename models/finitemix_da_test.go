@@ -178,3 +178,64 @@ func BenchmarkMixtureDA(b *testing.B) {
 		})
 	}
 }
+
+// ClustersAt gives Clusters's numbers on the responsibilities (to 1e-12:
+// it leaves out shares below e^−40, which change no sum, and the
+// Clusters floor), on data where every number of clusters has weight
+// and at θ where components are far from the data.
+func TestMixtureClustersAt(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for _, n := range []int{7, 300} {
+		m, err := NewFiniteMixture(mixThreeGroups(n), 4, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		theta := make([]float64, m.Dim())
+		r := make([]float64, n*m.K)
+		want, got := make([]float64, m.K), make([]float64, m.K)
+		for range 50 {
+			for j := range theta {
+				theta[j] = 2 * rng.NormFloat64()
+			}
+			m.Responsibilities(r, m.NewParams(), theta)
+			m.Clusters(want, r)
+			m.ClustersAt(got, theta)
+			for j := range want {
+				if math.Abs(got[j]-want[j]) > 1e-12 {
+					t.Fatalf("n = %d, θ = %.3g: ClustersAt %.15g, Clusters %.15g", n, theta, got, want)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkMixtureDAMillion is a sweep on 10⁶ values in two clusters 20
+// sds apart, K = 4, at the plan's pair moves for that size.
+func BenchmarkMixtureDAMillion(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	y := make([]float64, 1_000_000)
+	for i := range y {
+		y[i] = rng.NormFloat64() + 20*float64(i%2)
+	}
+	m, err := NewFiniteMixture(y, 4, 1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	theta := make([]float64, m.Dim())
+	d := m.DA(0.25)
+	d.Start(theta, rng, StartPrior)
+	for range 20 {
+		d.Step(theta, rng)
+	}
+	out := make([]float64, 4)
+	b.Run("sweep", func(b *testing.B) {
+		for b.Loop() {
+			d.Step(theta, rng)
+		}
+	})
+	b.Run("clusters", func(b *testing.B) {
+		for b.Loop() {
+			m.ClustersAt(out, theta)
+		}
+	})
+}

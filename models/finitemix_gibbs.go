@@ -784,8 +784,15 @@ func (m *FiniteMixture) Clusters(out []float64, r []float64) {
 			prod[t] *= rs[t]
 		}
 	}
+	clustersFromProducts(out, prod[:nsub], k)
+}
+
+// clustersFromProducts writes P(K+ = j), j = 1 … k, into out from the
+// products P_T of every subset T (prod[0] unused), by the
+// inclusion–exclusion of Clusters.
+func clustersFromProducts(out, prod []float64, k int) {
 	var a [9]float64
-	for t := 1; t < nsub; t++ {
+	for t := 1; t < len(prod); t++ {
 		a[popcount(t)] += prod[t]
 	}
 	for j := 1; j <= k; j++ {
