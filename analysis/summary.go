@@ -512,7 +512,7 @@ func chainWarnings(s Summary, r remedies) []Warning {
 	}
 	for _, l := range s.Clamped {
 		if l.Share > clampMax && s.Counted > 0 {
-			w = append(w, Warning{Code: "clamped", Number: l.Share, Remedy: r.Clamp, Message: fmt.Sprintf("level %d: %.1f%% of steps clamped (the gradient noise exceeded the noise budget 2τη, so the chain ran hotter than its temperature): %s", l.Level, 100*l.Share, r.Clamp)})
+			w = append(w, Warning{Code: "clamped", Number: l.Share, Remedy: r.Clamp, Message: fmt.Sprintf("level %d: %.1f%% of steps clamped (the gradient noise exceeded the noise budget 2τη, so those steps injected no noise there and ran hotter; the sds' net change, which the noise's covariances between coordinates can make negative, is forecast before sampling): %s", l.Level, 100*l.Share, r.Clamp)})
 		}
 	}
 	for _, p := range s.Swaps {
