@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/models"
@@ -31,7 +32,10 @@ type clusterRow struct {
 	Diff     *analysis.JSONNum `json:"difference_in_mcse,omitempty"`
 }
 
-// compRow is one component's posterior means and sds in the data's units.
+// compRow is one component's posterior means and sds in the data's units
+// and, with --reference, the reference's posterior means of its mean, sd
+// and weight with the run's differences from them in MCSEs (the two
+// MCSEs in quadrature).
 type compRow struct {
 	Component int              `json:"component"`
 	Mean      analysis.JSONNum `json:"mean"`
@@ -40,7 +44,21 @@ type compRow struct {
 	SDSD      analysis.JSONNum `json:"sd_sd"`
 	Weight    analysis.JSONNum `json:"weight"`
 	WeightSD  analysis.JSONNum `json:"weight_sd"`
+	Ref       *compRef         `json:"reference,omitempty"`
 }
+
+// compRef is a component's reference row: [mean, sd, weight] each.
+type compRef struct {
+	Value [3]float64          `json:"value"`
+	MCSE  [3]float64          `json:"mcse"`
+	Diff  [3]analysis.JSONNum `json:"difference_in_mcse"`
+}
+
+// mixTableOff is the difference, in MCSEs, beyond which a run's table is
+// off the reference: a warning, so that such a run is never called
+// trusted. At 3 a right run's 4K + K entries all pass with probability
+// about 0.97 at K = 4 (each |z| > 3 with 0.0027, correlated).
+const mixTableOff = 3
 
 // mixRefInfo is the reference's run in summary.json: Converged false
 // when its over-dispersed chains disagree (R̂ above models.MaxRhat) or
@@ -59,23 +77,45 @@ type mixRefInfo struct {
 }
 
 // mixRefMethod names the reference's sampler.
-const mixRefMethod = "collapsed Gibbs (weights integrated out; Neal 2000) with threshold split–merge moves, from over-dispersed starts"
+const mixRefMethod = "collapsed Gibbs (weights integrated out, the allocations one at a time; Neal 2000) with threshold split–merge moves, from over-dispersed starts: a different exact sampler from the default's (uncollapsed data augmentation, all allocations at once, sequentially allocated split–merge moves), sharing no code with it"
+
+// mixRefQuantities are the reference's quantities for K components: the
+// probabilities of k clusters, then the components' means, sds and
+// weights in the data's units, ordered by mean.
+func mixRefQuantities(m *models.FiniteMixture) (names []string, f models.MixFunc) {
+	k := m.K
+	for j := range k {
+		names = append(names, fmt.Sprintf("P(K+ = %d)", j+1))
+	}
+	for _, q := range []string{"mean", "sd", "weight"} {
+		for j := range k {
+			names = append(names, fmt.Sprintf("component %d's %s", j+1, q))
+		}
+	}
+	f = func(out, theta []float64, _ []int) {
+		m.ClustersAt(out[:k], theta)
+		var buf [32]float64
+		p := models.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
+		m.Unpack(&p, theta)
+		for j := range k {
+			out[k+j] = m.Mean + m.SD*p.Mu[j]
+			out[2*k+j] = m.SD * p.Sigma[j]
+			out[3*k+j] = p.W[j]
+		}
+	}
+	return names, f
+}
 
 // mixtureReference runs the exact Gibbs sampler on the probabilities of
 // each number of clusters, saying its cost and its convergence on stderr.
 // A reference whose chains did not converge is returned (its caller warns
 // and marks the comparison unreliable), never called exact.
 func mixtureReference(stderr io.Writer, m *models.FiniteMixture, seed uint64) (*models.MixReference, error) {
-	clusters := analysis.MixtureClusters(m)
-	f := func(out, theta []float64, _ []int) { clusters(out, theta) }
-	ref, err := m.Reference(mixtureRefChains, mixtureRefSweeps, seed, f, m.K)
+	names, f := mixRefQuantities(m)
+	ref, err := m.Reference(mixtureRefChains, mixtureRefSweeps, seed, f, len(names))
 	if err != nil {
 		// Found before any sampling: nothing is lost.
 		return nil, fmt.Errorf("--reference: %w: there is no reference to trust; run without --reference", err)
-	}
-	names := make([]string, m.K)
-	for j := range names {
-		names[j] = fmt.Sprintf("P(K+ = %d)", j+1)
 	}
 	ref.Name(names)
 	rhat, ess := ref.Worst()
@@ -134,10 +174,54 @@ func mixtureTables(s analysis.Summary, k int, ref *models.MixReference) ([]clust
 	var comps []compRow
 	for j := range k {
 		mu, sd, w := row[fmt.Sprintf("mu_%d", j+1)], row[fmt.Sprintf("sigma_%d", j+1)], row[fmt.Sprintf("w_%d", j+1)]
-		comps = append(comps, compRow{Component: j + 1, Mean: analysis.JSONNum(mu.Mean), MeanSD: analysis.JSONNum(mu.SD),
-			SD: analysis.JSONNum(sd.Mean), SDSD: analysis.JSONNum(sd.SD), Weight: analysis.JSONNum(w.Mean), WeightSD: analysis.JSONNum(w.SD)})
+		c := compRow{Component: j + 1, Mean: analysis.JSONNum(mu.Mean), MeanSD: analysis.JSONNum(mu.SD),
+			SD: analysis.JSONNum(sd.Mean), SDSD: analysis.JSONNum(sd.SD), Weight: analysis.JSONNum(w.Mean), WeightSD: analysis.JSONNum(w.SD)}
+		if ref != nil && len(ref.Mean) >= 4*k {
+			r := &compRef{}
+			for q, p := range [3]analysis.ParamRow{mu, sd, w} {
+				i := (q+1)*k + j
+				r.Value[q], r.MCSE[q] = ref.Mean[i], ref.MCSE[i]
+				r.Diff[q] = analysis.JSONNum(mcseDiff(p.Mean-ref.Mean[i], math.Hypot(p.MCSEMean, ref.MCSE[i])))
+			}
+			c.Ref = r
+		}
+		comps = append(comps, c)
 	}
 	return clusters, comps
+}
+
+// offWarning is the warning of a run whose tables are more than
+// mixTableOff MCSEs off a converged reference (nil when none is, or the
+// reference did not converge: then refWarning says so).
+func offWarning(ref *models.MixReference, clusters []clusterRow, comps []compRow) []analysis.Warning {
+	if ref == nil || !ref.Converged {
+		return nil
+	}
+	var off []string
+	worst := 0.0
+	for _, c := range clusters {
+		if c.Diff != nil && math.Abs(float64(*c.Diff)) > mixTableOff {
+			off = append(off, fmt.Sprintf("P(K+ = %d) %.4f against %.4f (%.1f MCSEs)", c.Clusters, float64(c.Prob), *c.RefProb, float64(*c.Diff)))
+			worst = max(worst, math.Abs(float64(*c.Diff)))
+		}
+	}
+	for _, c := range comps {
+		if c.Ref == nil {
+			continue
+		}
+		run := [3]float64{float64(c.Mean), float64(c.SD), float64(c.Weight)}
+		for q, name := range [3]string{"mean", "sd", "weight"} {
+			if d := float64(c.Ref.Diff[q]); math.Abs(d) > mixTableOff {
+				off = append(off, fmt.Sprintf("component %d's %s %.4g against %.4g (%.1f MCSEs)", c.Component, name, run[q], c.Ref.Value[q], d))
+				worst = max(worst, math.Abs(d))
+			}
+		}
+	}
+	if len(off) == 0 {
+		return nil
+	}
+	return []analysis.Warning{{Code: "off_reference", Number: worst,
+		Message: fmt.Sprintf("the run is more than %d MCSEs (its and the reference's in quadrature) off the converged --reference in %d entr(ies): %s; its chains missed part of the posterior or are too short to say: raise --keep, or run --seed with other values and compare", mixTableOff, len(off), strings.Join(off, "; "))}}
 }
 
 // mcseDiff is d/se: 0 where both are 0 (a number of clusters that neither
@@ -173,6 +257,18 @@ func writeMixtureTables(clusters []clusterRow, comps []compRow, ref *models.MixR
 	fmt.Fprintf(w, "%9s %23s %23s %17s\n", "component", "mean", "sd", "weight")
 	for _, c := range comps {
 		fmt.Fprintf(w, "%9d %23s %23s %17s\n", c.Component, pm(c.Mean, c.MeanSD, "%.4g"), pm(c.SD, c.SDSD, "%.4g"), pm(c.Weight, c.WeightSD, "%.3f"))
+	}
+	if ref == nil || len(comps) == 0 || comps[0].Ref == nil {
+		return
+	}
+	fmt.Fprintln(w, "the reference's posterior means (± MCSE) and the run's differences from them in MCSEs:")
+	fmt.Fprintf(w, "%9s %26s %26s %26s\n", "component", "mean", "sd", "weight")
+	for _, c := range comps {
+		var cell [3]string
+		for q := range cell {
+			cell[q] = fmt.Sprintf("%.4g ± %.2g (%+.1f)", c.Ref.Value[q], c.Ref.MCSE[q], float64(c.Ref.Diff[q]))
+		}
+		fmt.Fprintf(w, "%9d %26s %26s %26s\n", c.Component, cell[0], cell[1], cell[2])
 	}
 }
 
