@@ -245,14 +245,22 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 // but for those a failed write (a full disk) kept from the file in dir.
 func stoppedError(s Summary, n int, dir *output.Dir) error {
 	var errs []error
+	// "chain c of n" where the run is the n chains numbered from 1; a run
+	// of one chain of a larger one (--chain 2) said "chain 2 of 1".
+	of := func(c int) string {
+		if n <= 1 || c > n {
+			return fmt.Sprintf("chain %d", c)
+		}
+		return fmt.Sprintf("chain %d of %d", c, n)
+	}
 	for _, c := range s.PerChain {
 		switch c.Status {
 		case StatusInterrupted:
-			errs = append(errs, fmt.Errorf("chain %d of %d interrupted after %d steps: its %d draws are kept, and the summary says so", c.Chain, n, c.Steps, c.Draws))
+			errs = append(errs, fmt.Errorf("%s interrupted after %d steps: its %d draws are kept, and the summary says so", of(c.Chain), c.Steps, c.Draws))
 		case StatusNeverStarted:
-			errs = append(errs, fmt.Errorf("chain %d of %d never started: interrupted before its first step", c.Chain, n))
+			errs = append(errs, fmt.Errorf("%s never started: interrupted before its first step", of(c.Chain)))
 		case StatusKilled:
-			errs = append(errs, fmt.Errorf("chain %d of %d was killed after %d draws: its draws are kept, its counters were lost", c.Chain, n, c.Draws))
+			errs = append(errs, fmt.Errorf("%s was killed after %d draws: its draws are kept, its counters were lost", of(c.Chain), c.Draws))
 		case StatusStopped:
 			for _, st := range s.Stopped {
 				if st.Chain != c.Chain {
@@ -263,10 +271,10 @@ func stoppedError(s Summary, n int, dir *output.Dir) error {
 					kept = drawsOnDisk(dir.File(chainName(c.Chain)))
 				}
 				if kept < c.Draws {
-					errs = append(errs, fmt.Errorf("chain %d of %d stopped after %d steps, and %s holds only %d of its %d draws: %s: free space on the disk of --out (or give another --out) and run again", c.Chain, n, c.Steps, chainName(c.Chain), kept, c.Draws, st.Error))
+					errs = append(errs, fmt.Errorf("%s stopped after %d steps, and %s holds only %d of its %d draws: %s: free space on the disk of --out (or give another --out) and run again", of(c.Chain), c.Steps, chainName(c.Chain), kept, c.Draws, st.Error))
 					continue
 				}
-				errs = append(errs, fmt.Errorf("chain %d of %d stopped after %d steps (its draws are kept): %s", c.Chain, n, c.Steps, st.Error))
+				errs = append(errs, fmt.Errorf("%s stopped after %d steps (its draws are kept): %s", of(c.Chain), c.Steps, st.Error))
 			}
 		}
 	}

@@ -60,15 +60,20 @@ func readChains(files []string) (chains []*Chain, skipped []string, err error) {
 func checkChains(chains []*Chain) ([]*Chain, error) {
 	slices.SortStableFunc(chains, func(a, b *Chain) int { return a.Header.ID - b.Header.ID })
 	c0 := chains[0]
-	for i, c := range chains[1:] {
-		if c.Header.ID == chains[i].Header.ID {
-			return nil, fmt.Errorf("%s and %s are both chain %d: give each task its own --chain", chains[i].Path, c.Path, c.Header.ID)
-		}
+	// Whether the chains come from one run's settings first, their ids
+	// after: two unrelated runs are both chain 1, and were told to give
+	// each task its own --chain.
+	for _, c := range chains[1:] {
 		if !slices.Equal(c.Columns, c0.Columns) {
-			return nil, fmt.Errorf("%s and %s have different columns", c0.Path, c.Path)
+			return nil, fmt.Errorf("%s and %s have different columns: they come from different runs, which cannot be pooled", c0.Path, c.Path)
 		}
 		if err := sameSettings(c0, c); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("%w: they come from different runs, which cannot be pooled", err)
+		}
+	}
+	for i, c := range chains[1:] {
+		if c.Header.ID == chains[i].Header.ID {
+			return nil, fmt.Errorf("%s and %s are both chain %d of runs with the same settings: the same run given twice (leave one out), or tasks of one array job that ran the same chain (give each task its own --chain)", chains[i].Path, c.Path, c.Header.ID)
 		}
 	}
 	return chains, nil

@@ -113,6 +113,10 @@ const (
 // see nutsConfig). why says why the plan chose NUTS.
 func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback, inv []float64, why string, status *planStatus) (*NUTSPlan, error) {
 	np := &NUTSPlan{t: t, cfg: nutsConfig(t.Dim(), inv), warm: map[int]*warmChain{}, why: why, iters: nutsWarmup, chains: map[int]*nutsChain{}}
+	// The run's interrupt stops a warmup between leapfrog steps, and so
+	// the chains' kernels after it (nuts.Config.Stop): on a slow model a
+	// warmup takes minutes, and stopped only between chains.
+	np.cfg.Stop = status.stop()
 	status.set("warming up %d NUTS chains (%d transitions each)", len(ids), nutsWarmup)
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup

@@ -27,11 +27,23 @@ type Occupancy struct {
 	Pooled []float64
 	Rhat   []float64 // split R̂ of each mode's indicator over the chains
 	names  []string  // the parameters, as the modes' coordinates are named
+	kept   []int     // the index, among the chains given, of each in Chain
 }
 
 // occupancy assigns every draw of the chains (their columns names, the
-// parameters) to its nearest mode.
+// parameters) to its nearest mode. A chain without draws (one that an
+// interrupt stopped before it started) has no shares and is left out: its
+// 0/0 made the warning say "the chains together NaN%".
 func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
+	var drawn []*Chain
+	var kept []int
+	for c, ch := range chains {
+		if ch.trace(names).Len() > 0 {
+			drawn = append(drawn, ch)
+			kept = append(kept, c)
+		}
+	}
+	chains = drawn
 	K, p := len(s.Modes), len(names)
 	ind := make([][][]float64, K) // ind[k][c]: indicator trace
 	for k := range ind {
@@ -60,7 +72,7 @@ func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
 			}
 		}
 	}
-	o := &Occupancy{Chain: make([][]float64, len(chains)), Pooled: make([]float64, K), Rhat: make([]float64, K), names: names}
+	o := &Occupancy{Chain: make([][]float64, len(chains)), Pooled: make([]float64, K), Rhat: make([]float64, K), names: names, kept: kept}
 	var n float64
 	for c := range chains {
 		o.Chain[c] = make([]float64, K)
@@ -79,7 +91,18 @@ func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
 
 // Warnings says, when the chains disagree on a mode's share beyond
 // occupancyRhat, which chain and mode differ most from the pooled share.
+// ids name the chains occupancy was given; those without draws it left out.
 func (o *Occupancy) Warnings(s *ModeSearch, ids []int) []Warning {
+	if len(o.Chain) == 0 {
+		return nil
+	}
+	if o.kept != nil {
+		all := ids
+		ids = make([]int, len(o.kept))
+		for c, i := range o.kept {
+			ids[c] = all[i]
+		}
+	}
 	worst, wr := -1, 0.0
 	for k, r := range o.Rhat {
 		if math.IsNaN(r) && o.disagree(k) {

@@ -142,3 +142,24 @@ func TestOccupancyNamesWhatDiffers(t *testing.T) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
 }
+
+// A chain an interrupt stopped before its first draw has no shares: it is
+// left out, and the warning about the others names their chains and a
+// pooled share that is a number (it said "the chains together NaN%").
+func TestOccupancyLeavesOutEmptyChains(t *testing.T) {
+	h := mat.NewSymDense(1, []float64{1})
+	s := &ModeSearch{Modes: []Mode{{Theta: []float64{0}, H: h, Weight: 0.5}, {Theta: []float64{10}, H: h, Weight: 0.5}}}
+	rng := rand.New(rand.NewPCG(3, 4))
+	at := func(mu float64, n int) *Chain {
+		c := &Chain{Columns: []string{"x"}, Cols: [][]float64{nil}}
+		for range n {
+			c.Cols[0] = append(c.Cols[0], mu+rng.NormFloat64())
+		}
+		return c
+	}
+	o := s.occupancy([]*Chain{at(0, 0), at(0, 500), at(10, 500), at(0, 0)}, []string{"x"})
+	ws := o.Warnings(s, []int{1, 2, 3, 4})
+	if len(ws) != 1 || strings.Contains(ws[0].Message, "NaN") || !strings.Contains(ws[0].Message, "together 50%") || !(strings.Contains(ws[0].Message, "chain 2 ") || strings.Contains(ws[0].Message, "chain 3 ")) {
+		t.Errorf("%+v (shares %v, pooled %v)", ws, o.Chain, o.Pooled)
+	}
+}

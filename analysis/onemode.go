@@ -58,7 +58,12 @@ func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planSta
 	// The pilot starts at the mode: it measures the posterior's spread
 	// there, and a far start's transient would fill its one short window
 	// (from θ = 0 on a regression on heights, 628 times the variance).
-	pilot := warmUp(m.Terms, nutsConfig(m.Terms.Dim(), inv), nutsPilotWarmup, exchange.ChainSeed(seed, 0), nil, nil, mode.Theta)
+	cfg := nutsConfig(m.Terms.Dim(), inv)
+	cfg.Stop = status.stop()
+	pilot := warmUp(m.Terms, cfg, nutsPilotWarmup, exchange.ChainSeed(seed, 0), nil, nil, mode.Theta)
+	if err := status.stopped(); err != nil {
+		return nil, "", err // the pilot, cut short, decides nothing
+	}
 	nuts := func(why string) (ChainPlan, string, error) {
 		if err := status.stopped(); err != nil {
 			return nil, "", err

@@ -30,3 +30,16 @@ func TestStoppedErrorCountsDrawsOnDisk(t *testing.T) {
 		t.Errorf("chain 2, nothing on disk: %s", msg)
 	}
 }
+
+// The one chain of a run of --chain 2 is "chain 2", not "chain 2 of 1";
+// a chain of a run of all its chains is "chain c of n".
+func TestStoppedErrorNamesTheChainOfATask(t *testing.T) {
+	one := Summary{PerChain: []ChainDraws{{Chain: 2, Draws: 5, Steps: 50, Status: StatusInterrupted}}}
+	if msg := stoppedError(one, 1, nil).Error(); !strings.HasPrefix(msg, "chain 2 interrupted after 50 steps") {
+		t.Errorf("--chain 2: %s", msg)
+	}
+	all := Summary{PerChain: []ChainDraws{{Chain: 1, Status: StatusNeverStarted}, {Chain: 2, Status: StatusNeverStarted}}}
+	if msg := stoppedError(all, 2, nil).Error(); !strings.Contains(msg, "chain 2 of 2 never started") {
+		t.Errorf("--chains 2: %s", msg)
+	}
+}

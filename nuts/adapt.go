@@ -276,6 +276,7 @@ func Warmup(e energy.Energy, init []float64, iters int, rng *rand.Rand, cfg Conf
 		return Tuned{}, nil, st, fmt.Errorf("nuts: the initial metric: %w", err)
 	}
 	s := newSampler(e, m, cfg.StepSize, cfg.MaxDepth, cfg.MaxDeltaH)
+	s.stop = cfg.Stop
 	theta := append([]float64(nil), init...)
 	if _, ok := s.load(theta); !ok {
 		return Tuned{}, nil, st, fmt.Errorf("nuts: the energy or its gradient is not finite at the initial state (U = %v)", s.start.u)
@@ -296,6 +297,10 @@ func Warmup(e energy.Energy, init []float64, iters int, rng *rand.Rand, cfg Conf
 	st.Trace = make([]Transition, 0, iters)
 	for range iters {
 		s.transition(theta, rng)
+		if s.stopped {
+			st.Divergences, st.GradEvals = s.divergences, s.gradEvals
+			return Tuned{}, nil, st, ErrStopped
+		}
 		st.Trace = append(st.Trace, s.last)
 		s.eps = da.learn(s.last.AcceptStat)
 

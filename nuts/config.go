@@ -44,7 +44,16 @@ type Config struct {
 	// window's trajectories the identity's mismatch of scales. The
 	// windows replace it as they end.
 	InvMetric []float64
+	// Stop, when closed (a run's interrupt), ends Warmup between
+	// transitions, with ErrStopped, and cuts a transition short between
+	// leapfrog steps, leaving the state where the transition began: a
+	// model at 50 ms a gradient spends 51 s on a trajectory of 1023 steps,
+	// and a stop must not wait for it. nil: never.
+	Stop <-chan struct{}
 }
+
+// ErrStopped is Warmup's error when Config.Stop was closed.
+var ErrStopped = errors.New("nuts: stopped")
 
 // DefaultConfig returns Stan's defaults with a diagonal metric.
 func DefaultConfig() Config {
@@ -135,6 +144,9 @@ type Transition struct {
 	// Energy is the Hamiltonian H = U + ½pᵀM⁻¹p at the chosen state
 	// (energy__, for E-BFMI); StepSize the step size used (stepsize__).
 	Energy, StepSize float64
+	// Stopped is set when Config.Stop cut the transition short: the state
+	// stayed where it began.
+	Stopped bool
 }
 
 // checkTuned validates t for a target of dimension p.

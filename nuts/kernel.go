@@ -35,7 +35,9 @@ func NewKernel(e energy.Energy, t Tuned, cfg Config) (*Kernel, error) {
 	if err != nil {
 		return nil, fmt.Errorf("nuts: %w", err)
 	}
-	return &Kernel{s: newSampler(e, m, t.StepSize, cfg.MaxDepth, cfg.MaxDeltaH)}, nil
+	s := newSampler(e, m, t.StepSize, cfg.MaxDepth, cfg.MaxDeltaH)
+	s.stop = cfg.Stop
+	return &Kernel{s: s}, nil
 }
 
 // Step moves theta in place by one NUTS transition, drawing from rng. It

@@ -91,6 +91,9 @@ type sampler struct {
 
 	startValid bool
 	last       Transition
+	// stop (Config.Stop) cuts a transition short; stopped says it did.
+	stop    <-chan struct{}
+	stopped bool
 	// Totals.
 	transitions, divergences, gradEvals int
 }
@@ -287,6 +290,12 @@ func (s *sampler) transition(theta []float64, rng *rand.Rand) (bool, int) {
 		}
 	}
 
+	if s.stopped {
+		// Cut short by a stop: the trajectory's draw is not the
+		// transition's, so the state stays where it began.
+		s.last = Transition{Depth: depth, NLeapfrog: s.nLeap, Energy: s.h0, StepSize: s.eps, Stopped: true}
+		return false, evals + s.nLeap
+	}
 	s.last = Transition{
 		Depth:      depth,
 		NLeapfrog:  s.nLeap,
@@ -381,6 +390,14 @@ func (s *sampler) merged(rho, r1, r2, sb, se, p1e, s1e, p2b, s2b, pb, pe []float
 // leaf is build's base case: one leapfrog step from z, its state weighed,
 // counted and offered as the subtree's proposal.
 func (s *sampler) leaf(z *point, sBeg, sEnd, rho, pBeg, pEnd []float64, eps float64) bool {
+	if s.stop != nil {
+		select {
+		case <-s.stop:
+			s.stopped = true
+			return false
+		default:
+		}
+	}
 	var kin float64
 	if s.m.dense {
 		s.leapfrog(z, eps)

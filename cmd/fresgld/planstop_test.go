@@ -81,9 +81,19 @@ func TestPlanAnswersSignals(t *testing.T) {
 		name string
 		sig  syscall.Signal
 		args []string
+		// at is the progress line's text after which the signal goes;
+		// want what the error then says.
+		at   string
+		want []string
 	}{
-		{"slow model", syscall.SIGINT, []string{"sample", "--model-cmd", slow}},
-		{"mixture of 10⁵", syscall.SIGTERM, []string{"mixture", "--data", data, "--column", "x", "--components", "3"}},
+		{"slow model", syscall.SIGINT, []string{"sample", "--model-cmd", slow}, "searching the posterior's modes: search ",
+			[]string{"interrupted while planning the run (searching the posterior's modes: ", "before any draw: nothing to keep"}},
+		// NUTS's warmups stopped only between chains: at 50 ms a request,
+		// minutes.
+		{"slow model, NUTS", syscall.SIGINT, []string{"sample", "--model-cmd", slow, "--method", "nuts", "--chains", "2"}, "warming up 2 NUTS chains",
+			[]string{"interrupted while planning the run (warming up 2 NUTS chains", "before any draw: nothing to keep"}},
+		{"mixture of 10⁵", syscall.SIGTERM, []string{"mixture", "--data", data, "--column", "x", "--components", "3"}, "planning the run: ",
+			[]string{"interrupted while planning the run (", "before any draw: nothing to keep"}},
 	} {
 		out := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "-"))
 		cmd := exec.Command(binary(t), append(c.args, "--out", out)...)
@@ -94,7 +104,7 @@ func TestPlanAnswersSignals(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// The signal goes once the progress line says the search is on.
+		// The signal goes once the progress line says c.at.
 		var stderr strings.Builder
 		searching, lines := make(chan struct{}), make(chan struct{})
 		go func() {
@@ -102,7 +112,7 @@ func TestPlanAnswersSignals(t *testing.T) {
 			sc, once := bufio.NewScanner(pipe), sync.Once{}
 			for sc.Scan() {
 				stderr.WriteString(sc.Text() + "\n")
-				if strings.Contains(sc.Text(), "searching the posterior's modes: search ") {
+				if strings.Contains(sc.Text(), c.at) {
 					once.Do(func() { close(searching) })
 				}
 			}
@@ -136,7 +146,7 @@ func TestPlanAnswersSignals(t *testing.T) {
 		if err == nil {
 			t.Errorf("%s: exit status 0 after %v", c.name, c.sig)
 		}
-		for _, want := range []string{"interrupted while planning the run (searching the posterior's modes: search ", "of at most 25", "before any draw: nothing to keep"} {
+		for _, want := range c.want {
 			if !strings.Contains(stderr.String(), want) {
 				t.Errorf("%s: stderr lacks %q", c.name, want)
 			}
