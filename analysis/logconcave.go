@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -63,6 +64,9 @@ type LogConcave struct {
 	// dispersed starts the chains over-dispersed across the region a
 	// mode search covered (dispersedStart), where one ran.
 	dispersed bool
+	// stepSeconds is the wall seconds a MALA step took while the step
+	// was tuned (0 under control variates, which tune nothing).
+	stepSeconds float64
 }
 
 // NewLogConcave finds the mode and the Hessian there, the preconditioner,
@@ -120,6 +124,8 @@ func newLogConcaveAt(t energy.Terms, mode []float64, h mat.Symmetric, seed uint6
 		return lc, nil
 	}
 	lc.Eta = MALAStep(p)
+	began := time.Now()
+	defer func() { lc.stepSeconds = time.Since(began).Seconds() / (malaRounds * malaRoundSteps) }()
 	for r := range malaRounds {
 		status.set("one mode found; tuning MALA's step there: round %d of %d, %d steps each", r+1, malaRounds, malaRoundSteps)
 		s, err := exchange.New(exchange.Config{Levels: []exchange.Level{lc.level(lc.Eta)}, Seed: exchange.ChainSeed(seed, 0)}, [][]float64{mode})
@@ -240,6 +246,9 @@ func (lc *LogConcave) RunLength(keep int) (burn, thin int, iat float64) {
 	burn = int(math.Ceil(math.Log(lc.StartDistance()/planBurnBias) / -math.Log(rho)))
 	return burn, thin, iat
 }
+
+// StepSeconds is the wall seconds a step took while MALA's step was tuned.
+func (lc *LogConcave) StepSeconds() float64 { return lc.stepSeconds }
 
 // Algorithm is the sampler's name in the chain CSVs.
 func (lc *LogConcave) Algorithm() string {

@@ -103,6 +103,9 @@ type ModePlan struct {
 	status      *planStatus
 	// jumps are each MALA level's jumps between the modes (modeJumps).
 	jumps []*exchange.Jumps
+	// stepSeconds is a chain's wall seconds a step in the pilot (0:
+	// unmeasured, as where the model's own kernel was piloted).
+	stepSeconds float64
 }
 
 // NewModePlan plans the run on the modes s of m: the preconditioner, the
@@ -338,9 +341,16 @@ func (mp *ModePlan) Sampler(seed uint64, id int) (*exchange.Sampler, error) {
 // from the bulk ESS of each coordinate and generated quantity over them.
 func (mp *ModePlan) pilot(m Model, seed uint64) error {
 	var err error
+	began := time.Now()
 	mp.IAT, mp.SwapAccept, err = mp.measure(m, mp.config, seed)
+	// The pilot's chains ran as many at once as there are cores.
+	mp.stepSeconds = time.Since(began).Seconds() * float64(min(pilotChains, runtime.GOMAXPROCS(0))) / (pilotChains * pilotSteps)
 	return err
 }
+
+// StepSeconds is the wall seconds a step of one chain (every level) took
+// in the pilot.
+func (mp *ModePlan) StepSeconds() float64 { return mp.stepSeconds }
 
 // measure runs pilotChains short chains of the ladder cfg makes and
 // returns the IAT of the slowest quantity at its cold level and the cold

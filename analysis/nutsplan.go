@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
@@ -85,6 +87,8 @@ type warmChain struct {
 	state []float64
 	stats nuts.WarmupStats
 	err   error
+	// seconds is the warmup's wall time.
+	seconds float64
 }
 
 // Stan's warmup length, and the most coordinates for which the plan adapts
@@ -117,6 +121,7 @@ func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback, inv []
 	// the chains' kernels after it (nuts.Config.Stop): on a slow model a
 	// warmup takes minutes, and stopped only between chains.
 	np.cfg.Stop = status.stop()
+	np.cfg.Progress = warmupProgress(status, len(ids), nutsWarmup, fmt.Sprintf("warming up %d NUTS chains", len(ids)))
 	status.set("warming up %d NUTS chains (%d transitions each)", len(ids), nutsWarmup)
 	sem := make(chan struct{}, max(1, runtime.GOMAXPROCS(0)))
 	var wg sync.WaitGroup
@@ -145,6 +150,23 @@ func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback, inv []
 	}
 	np.leap = meanLeapfrogs(np.warm[ids[0]].stats.Trace)
 	return np, nil
+}
+
+// warmupProgress counts the transitions of n warmups of iters each, and
+// says on status, after what, how many are done and the time left.
+func warmupProgress(status *planStatus, n, iters int, what string) func() {
+	if status == nil {
+		return nil
+	}
+	var done atomic.Int64
+	began := time.Now()
+	total := int64(n * iters)
+	return func() {
+		if k := done.Add(1); k%16 == 0 {
+			left := time.Duration(float64(time.Since(began)) * float64(total-k) / float64(k))
+			status.set("%s (%d transitions each): %d of %d, about %s left", what, iters, k, total, left.Round(time.Second))
+		}
+	}
 }
 
 // nutsConfig is Stan's, with a dense metric up to nutsDenseMax coordinates,
@@ -197,7 +219,9 @@ func warmUp(t energy.Terms, cfg nuts.Config, iters int, seed uint64, start, fall
 			return w
 		}
 	}
+	began := time.Now()
 	w.tuned, w.state, w.stats, w.err = nuts.Warmup(e, x0, iters, rng, cfg)
+	w.seconds = time.Since(began).Seconds()
 	return w
 }
 
@@ -329,6 +353,21 @@ func (np *NUTSPlan) Step() float64 {
 		return w.tuned.StepSize
 	}
 	return math.NaN()
+}
+
+// StepSeconds is the wall seconds a transition took in the warmups, the
+// mean over the chains (each ran on a core of its own, or waited for one).
+func (np *NUTSPlan) StepSeconds() float64 {
+	var sec float64
+	var n int
+	for _, w := range np.warm {
+		sec += w.seconds
+		n += len(w.stats.Trace)
+	}
+	if n == 0 {
+		return 0
+	}
+	return sec / float64(n)
 }
 
 // SDBias is 0: NUTS is exact in law.

@@ -60,6 +60,7 @@ func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planSta
 	// (from θ = 0 on a regression on heights, 628 times the variance).
 	cfg := nutsConfig(m.Terms.Dim(), inv)
 	cfg.Stop = status.stop()
+	cfg.Progress = warmupProgress(status, 1, nutsPilotWarmup, "a NUTS pilot against MALA at the mode's Hessian")
 	pilot := warmUp(m.Terms, cfg, nutsPilotWarmup, exchange.ChainSeed(seed, 0), nil, nil, mode.Theta)
 	if err := status.stopped(); err != nil {
 		return nil, "", err // the pilot, cut short, decides nothing

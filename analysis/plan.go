@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/fresgld/fresgld/exchange"
 )
@@ -67,6 +68,7 @@ func planDefaults(ctx context.Context, m Model, o *Options, res *Result) (ChainP
 	// process, a slow one) says so, as sampling's progress does, and then
 	// what it is doing every LineEvery.
 	status := &planStatus{ctx: ctx}
+	began := time.Now()
 	if o.Progress != nil {
 		defer status.report(o.Progress, o.Command)()
 	}
@@ -101,6 +103,24 @@ func planDefaults(ctx context.Context, m Model, o *Options, res *Result) (ChainP
 	if ms := status.searched(); ms != nil {
 		res.Plan.Search = ms
 		res.Notes = append(res.Notes, "search: "+ms.Searched)
+	}
+	keep, th := o.Keep, o.Thin
+	if th == 0 {
+		th = thin
+	}
+	b := o.Burn
+	if b == Auto {
+		b = burn
+	}
+	if c := planCost(plan, time.Since(began), len(o.Chains), b, keep, th); c != nil {
+		res.Plan.Cost = c
+		if c.Why != "" {
+			// Said before the first draw, not only in the notes after.
+			res.Notes = append(res.Notes, "plan cost: "+c.Why)
+			if o.Progress != nil {
+				fmt.Fprintf(o.Progress, "%s: plan cost: %s\n", o.Command, c.Why)
+			}
+		}
 	}
 	if o.Burn == Auto {
 		o.Burn = burn
@@ -200,6 +220,9 @@ type PlanSummary struct {
 	// Search is what the mode search looked at and found (nil where the
 	// plan searched for no modes).
 	Search *SearchSummary `json:"search,omitempty"`
+	// Cost is the plan's wall time against the run's estimate (nil where
+	// the plan timed no steps).
+	Cost *PlanCost `json:"cost,omitempty"`
 }
 
 func summarizePlan(p ChainPlan) *PlanSummary {

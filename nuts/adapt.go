@@ -301,6 +301,9 @@ func Warmup(e energy.Energy, init []float64, iters int, rng *rand.Rand, cfg Conf
 			st.Divergences, st.GradEvals = s.divergences, s.gradEvals
 			return Tuned{}, nil, st, ErrStopped
 		}
+		if cfg.Progress != nil {
+			cfg.Progress()
+		}
 		st.Trace = append(st.Trace, s.last)
 		s.eps = da.learn(s.last.AcceptStat)
 

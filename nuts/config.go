@@ -50,6 +50,10 @@ type Config struct {
 	// model at 50 ms a gradient spends 51 s on a trajectory of 1023 steps,
 	// and a stop must not wait for it. nil: never.
 	Stop <-chan struct{}
+	// Progress, when set, is told after each warmup transition (for a
+	// plan's progress line). It must be safe for concurrent use where
+	// warmups run at once.
+	Progress func()
 }
 
 // ErrStopped is Warmup's error when Config.Stop was closed.
