@@ -391,7 +391,7 @@ func summarizeChains(chains []*Chain) (Summary, error) {
 			s.DataScaleHeading = rawScaleHeading(intercept)
 		}
 	}
-	s.setWarnings(chainWarnings(s, remediesFor(s.Command, c0.Header.Settings)))
+	s.setWarnings(chainWarnings(s, remediesFor(s.Command, c0.Header.Settings), stanDraws(c0.Header.Settings)))
 	return s, nil
 }
 
@@ -467,13 +467,27 @@ const (
 	clampMax       = 0.01
 )
 
-func chainWarnings(s Summary, r remedies) []Warning {
+// stanDraws says that a run sampled a Stan model (sample --stan): its
+// coordinates, the columns named "…_unc__", are left out of the table
+// (their names end in "__"), and every row but lp__ is one of Stan's
+// draws (a constrained parameter, a transformed parameter or a generated
+// quantity). Such a row constant in every draw of every chain is a
+// quantity the model fixes, not a stuck chain, which would show in lp__
+// and in the chains' disagreeing values.
+func stanDraws(settings [][2]string) bool {
+	return slices.ContainsFunc(settings, func(kv [2]string) bool { return kv[0] == "stan" && kv[1] != "" })
+}
+
+// chainWarnings are the summary's warnings; stan says the run sampled a
+// Stan model (stanDraws).
+func chainWarnings(s Summary, r remedies, stan bool) []Warning {
 	var w []Warning
 	var badR, badE, badK []ParamRow
 	for _, p := range s.Parameters {
-		if p.SD == 0 && generated(s.Command, p.Name) {
+		if p.SD == 0 && (generated(s.Command, p.Name) || stan && p.Name != "lp__") {
 			// A generated quantity constant in every draw (an inclusion
-			// probability of 1 to the last bit): R̂ and ESS are
+			// probability of 1 to the last bit, a Stan model's Viterbi
+			// state that never changes): R̂ and ESS are
 			// undefined, as in posterior, and there is nothing to mix. A
 			// constant parameter still warns: its chains are stuck.
 			continue

@@ -148,6 +148,25 @@ func TestWarnings(t *testing.T) {
 	if s, _ := summarizeChains(cs); !has(s.Warnings, "heavy tails for 1 of 2 variables (heaviest: x, Pareto k̂ 0.") {
 		t.Errorf("heavy tails: warnings %q", s.Warnings)
 	}
+	// A Stan model's run: a draw constant in every chain (a Viterbi state
+	// that never changes) is not judged, as in the verdict; in a run of a
+	// --model-cmd model, whose columns are its coordinates, a constant
+	// column is a stuck chain and warns.
+	constant := func(settings [][2]string) []*Chain {
+		cs := good()
+		for _, c := range cs {
+			c.Header.Command, c.Header.Settings = "sample", settings
+			c.Columns = append(c.Columns, "z_star.1")
+			c.Cols = append(c.Cols, slices.Repeat([]float64{1}, len(c.Cols[5])))
+		}
+		return cs
+	}
+	if s, _ := summarizeChains(constant([][2]string{{"stan", "m.stan"}})); len(s.Warnings) != 0 {
+		t.Errorf("a Stan run with a constant generated quantity: warnings %q", s.Warnings)
+	}
+	if s, _ := summarizeChains(constant([][2]string{{"model_cmd", "./m"}})); !has(s.Warnings, "R̂ > 1.01 for 1 of 3 variables (largest: z_star.1, NaN)") {
+		t.Errorf("a model-cmd run with a constant coordinate: warnings %q", s.Warnings)
+	}
 	// Swaps: 10 of 100 attempts accepted (the stats above) is the floor
 	// itself, no warning; 9 of 100 in every chain is below it.
 	cs = good()
