@@ -25,13 +25,6 @@ const (
 	// chain cannot see a τ_int of 10).
 	mixPilotWork = 2e7
 	mixPilotMin  = 60
-	// mixMovesMaxN is the data size up to which every sweep runs K pair
-	// moves; above it the pair moves a sweep fall as mixMovesMaxN/N·K (at
-	// least mixMovesMin): each costs some four logarithms a member, twice
-	// move 1's work a value, and at large N the posterior's explanations
-	// are far apart in log density, where a move is seldom accepted.
-	mixMovesMaxN = 20_000
-	mixMovesMin  = 0.25
 	// mixBurnMin sweeps at least are burnt: the starts are over-dispersed
 	// (every value in one component, or scattered), and the pair moves
 	// leave them in a few sweeps.
@@ -57,19 +50,18 @@ type MixturePlan struct {
 
 var _ ChainPlan = (*MixturePlan)(nil)
 
-// mixMoves is the pair moves a sweep for N values and K components.
-func mixMoves(n, k int) float64 {
-	if n <= mixMovesMaxN {
-		return float64(k)
-	}
-	return math.Max(mixMovesMin, float64(k)*mixMovesMaxN/float64(n))
-}
+// mixMoves is the pair moves a sweep for K components: K, at every N.
+// Fewer cost less a sweep but mix slower by more: on 10⁵ values in two
+// clusters (K = 4), 0.25, 1 and 4 moves a sweep took 11.9, 3.4 and 2.4
+// seconds per effective draw of the slowest quantity, P(K+ = 2) (`go run
+// ./bench/mixmoves`, EXPERIMENTS.md).
+func mixMoves(k int) float64 { return float64(k) }
 
 // newMixturePlan plans m's run: the pair moves a sweep, and a pilot of
 // pilotChains chains that measures τ_int (saying so on status, stopped by
 // its context).
 func newMixturePlan(model Model, m *models.FiniteMixture, seed uint64, status *planStatus) (*MixturePlan, error) {
-	mp := &MixturePlan{m: m, Moves: mixMoves(m.Len(), m.K)}
+	mp := &MixturePlan{m: m, Moves: mixMoves(m.K)}
 	mp.PilotSweeps = max(mixPilotMin, min(pilotSteps, int(mixPilotWork/float64(pilotChains*m.Len()))))
 	p, g := m.Dim(), len(model.Generated)
 	draws := make([][][]float64, p+g)
