@@ -52,7 +52,11 @@ func (s *ModeSearch) Summary(model int) *SearchSummary {
 // searches, and how far along how many rays it read U.
 func (s *ModeSearch) Searched() string {
 	var parts []string
-	parts = append(parts, fmt.Sprintf("%d search(es) by L-BFGS", s.Starts))
+	found := fmt.Sprintf("found %d mode(s)", len(s.Modes))
+	if s.Merged > 0 {
+		found += fmt.Sprintf(" (and %d minima filed under them, with no barrier of %g nats between)", s.Merged, basinBarrier)
+	}
+	parts = append(parts, fmt.Sprintf("%s in %d search(es) by L-BFGS", found, s.Starts))
 	if n := len(s.rayStarts); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d of them from a fall in U along a ray", n))
 	}
