@@ -66,6 +66,9 @@ func TestPlanRunsNUTSWhereLaplaceIsPoor(t *testing.T) {
 		t.Fatalf("plan %T, want NUTS: %s", plan, plan.Note())
 	}
 	t.Log(np.Note())
+	if np.cfg.InvMetric != nil {
+		t.Errorf("the Laplace fit is poor, yet the warmups started from the inverse Hessian %v, not the identity", np.cfg.InvMetric)
+	}
 	const draws = 2000
 	chains := make([][][]float64, 2) // coordinate, chain, draw
 	for j := range chains {
