@@ -79,6 +79,9 @@ func TestResumeBitForBit(t *testing.T) {
 		{"regress/spike-slab/SIGINT", syscall.SIGINT, 2000, regress, true},
 		{"sample/SIGTERM", syscall.SIGTERM, 2000, sample, true},
 		{"mixture/sgld/SIGINT", syscall.SIGINT, 2000, mixture, true},
+		// The default: the mixture's own kernel, whose allocations are
+		// drawn afresh from θ each sweep, so θ and the stream resume it.
+		{"mixture/auto/SIGINT", syscall.SIGINT, 2000, []string{"mixture", "--data", galaxies, "--column", "velocity", "--components", "3", "--chains", "2", "--burn", "200", "--keep", "20000", "--thin", "2"}, true},
 	}
 	for _, c := range cases {
 		if c.long && !longChecks() {
