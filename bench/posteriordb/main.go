@@ -44,6 +44,7 @@ func main() {
 	commit := flag.String("commit", "", "the fresgld commit the binary was built from, recorded in the results (default: this repository's HEAD, marked -dirty if tracked files changed)")
 	timeout := flag.Duration("timeout", 20*time.Minute, "longest run (a compilation, a method's run for one seed): then it is killed and recorded as timed out")
 	skipNUTS := flag.Bool("skip-nuts", false, "run fresgld only")
+	skipFresgld := flag.Bool("skip-fresgld", false, "run rstan's NUTS only (fresgld's runs kept by --resume stay)")
 	backport := flag.Bool("backport", true, "rewrite the models' array declarations of Stan ≥ 2.26 (array[N] real y) into 2.21's (real y[N]), which Debian's rstan reads; false: such models do not compile")
 	resume := flag.Bool("resume", false, "keep the finished runs of --out's results.json: NUTS's, and fresgld's where the same binary made them")
 	render := flag.Bool("render", false, "run nothing: print the table of --out's results.json and write its results.md again")
@@ -55,13 +56,13 @@ func main() {
 		}
 		return
 	}
-	if err := mainErr(*pdb, *posteriors, *seeds, *out, *bin, *commit, *timeout, *skipNUTS, *resume, *backport); err != nil {
+	if err := mainErr(*pdb, *posteriors, *seeds, *out, *bin, *commit, *timeout, *skipNUTS, *skipFresgld, *resume, *backport); err != nil {
 		fmt.Fprintln(os.Stderr, "posteriordb:", err)
 		os.Exit(1)
 	}
 }
 
-func mainErr(pdb, posteriors string, seeds int, out, bin, commit string, timeout time.Duration, skipNUTS, resume, backport bool) error {
+func mainErr(pdb, posteriors string, seeds int, out, bin, commit string, timeout time.Duration, skipNUTS, skipFresgld, resume, backport bool) error {
 	if pdb == "" {
 		return fmt.Errorf("--pdb: a posteriordb checkout is needed (sh bench/posteriordb/extract.sh DIR extracts the mirror into DIR)")
 	}
@@ -91,7 +92,7 @@ func mainErr(pdb, posteriors string, seeds int, out, bin, commit string, timeout
 	if commit == "" {
 		commit = gitCommit()
 	}
-	c := Config{PDB: pdb, Filter: posteriors, Out: out, Fresgld: bin, Commit: commit, Seeds: seeds, Timeout: timeout, SkipNUTS: skipNUTS, Resume: resume, Backport: backport, Log: os.Stdout}
+	c := Config{PDB: pdb, Filter: posteriors, Out: out, Fresgld: bin, Commit: commit, Seeds: seeds, Timeout: timeout, SkipNUTS: skipNUTS, SkipFresgld: skipFresgld, Resume: resume, Backport: backport, Log: os.Stdout}
 	s, err := c.Run(ctx)
 	if s != nil {
 		fmt.Println()

@@ -4,7 +4,7 @@
 # working tree, which others may be editing), posteriordb is extracted
 # from the mirror once (extract.sh; PDB=DIR for a checkout of your own),
 # and the study runs with the flags given (main.go's: --posteriors,
-# --seeds, --out, --timeout, --skip-nuts, --resume; a later --pdb wins).
+# --seeds, --out, --timeout, --skip-nuts, --skip-fresgld, --resume; a later --pdb wins).
 # Run from anywhere in the repository:
 #
 #   sh bench/posteriordb/run.sh --posteriors 'eight_schools|kidiq' --seeds 2

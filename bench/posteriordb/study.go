@@ -23,7 +23,7 @@ type Config struct {
 	PDB, Filter, Out, Fresgld, Commit string
 	Seeds                             int
 	Timeout                           time.Duration
-	SkipNUTS, Resume                  bool
+	SkipNUTS, SkipFresgld, Resume     bool
 	// Backport rewrites Stan ≥ 2.26's array declarations into 2.21's.
 	Backport bool
 	Log      io.Writer // progress
@@ -200,7 +200,7 @@ func (c Config) posterior(ctx context.Context, d db, p Posterior, script, binHas
 		fd := filepath.Join(dir, fmt.Sprintf("fresgld-s%d", seed))
 		if o := old.find("fresgld", seed); o != nil {
 			r.Runs = append(r.Runs, o)
-		} else {
+		} else if !c.SkipFresgld {
 			fr, compiled := runFresgld(ctx, c.Fresgld, model, dataJSON, seed, fd, c.Timeout, ref)
 			if compiled {
 				// This run compiled the model (another build of the stan
