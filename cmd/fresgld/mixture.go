@@ -204,7 +204,7 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 		sum.Clusters, sum.Comps = mixtureTables(res.Summary, mix.K, ref)
 		sum.Ref = refInfo(ref)
 		writeMixtureTables(sum.Clusters, sum.Comps, ref)
-		if w := offWarning(ref, sum.Clusters, sum.Comps); w != nil {
+		if w := offWarning(ref, sum.Clusters, sum.Comps, mix.SD); w != nil {
 			res.AddWarnings(w...) // prepends: the run's own are kept
 			sum.Summary = res.Summary
 		}

@@ -60,6 +60,14 @@ type compRef struct {
 // about 0.97 at K = 4 (each |z| > 3 with 0.0027, correlated).
 const mixTableOff = 3
 
+// mixTableFloor is the difference below which no entry is called off,
+// whatever its MCSEs: a probability or weight within 0.001 (a mean or sd
+// within 0.001 data sds). The MCSE of a rare event is itself unreliable:
+// on R's precip a run's P(K+ = 1) of 3e-10 was 4.5 "MCSEs" from the
+// reference's 6e-6, which 1.3e-6 understates when a few of its 720,000
+// draws carry the whole mean.
+const mixTableFloor = 0.001
+
 // mixRefInfo is the reference's run in summary.json: Converged false
 // when its over-dispersed chains disagree (R̂ above models.MaxRhat) or
 // are too few (bulk ESS below models.MinESS), Problem saying which, with
@@ -193,14 +201,14 @@ func mixtureTables(s analysis.Summary, k int, ref *models.MixReference) ([]clust
 // offWarning is the warning of a run whose tables are more than
 // mixTableOff MCSEs off a converged reference (nil when none is, or the
 // reference did not converge: then refWarning says so).
-func offWarning(ref *models.MixReference, clusters []clusterRow, comps []compRow) []analysis.Warning {
+func offWarning(ref *models.MixReference, clusters []clusterRow, comps []compRow, dataSD float64) []analysis.Warning {
 	if ref == nil || !ref.Converged {
 		return nil
 	}
 	var off []string
 	worst := 0.0
 	for _, c := range clusters {
-		if c.Diff != nil && math.Abs(float64(*c.Diff)) > mixTableOff {
+		if c.Diff != nil && math.Abs(float64(*c.Diff)) > mixTableOff && math.Abs(float64(c.Prob)-*c.RefProb) > mixTableFloor {
 			off = append(off, fmt.Sprintf("P(K+ = %d) %.4f against %.4f (%.1f MCSEs)", c.Clusters, float64(c.Prob), *c.RefProb, float64(*c.Diff)))
 			worst = max(worst, math.Abs(float64(*c.Diff)))
 		}
@@ -210,8 +218,9 @@ func offWarning(ref *models.MixReference, clusters []clusterRow, comps []compRow
 			continue
 		}
 		run := [3]float64{float64(c.Mean), float64(c.SD), float64(c.Weight)}
+		floor := [3]float64{mixTableFloor * dataSD, mixTableFloor * dataSD, mixTableFloor}
 		for q, name := range [3]string{"mean", "sd", "weight"} {
-			if d := float64(c.Ref.Diff[q]); math.Abs(d) > mixTableOff {
+			if d := float64(c.Ref.Diff[q]); math.Abs(d) > mixTableOff && math.Abs(run[q]-c.Ref.Value[q]) > floor[q] {
 				off = append(off, fmt.Sprintf("component %d's %s %.4g against %.4g (%.1f MCSEs)", c.Component, name, run[q], c.Ref.Value[q], d))
 				worst = max(worst, math.Abs(d))
 			}

@@ -267,21 +267,27 @@ func TestMixtureOffReference(t *testing.T) {
 	p := 0.5
 	clusters := []clusterRow{{Clusters: 1, Prob: 0.5, RefProb: &p, Diff: d(2.9)}}
 	comps := []compRow{{Component: 2, Mean: 1.92, Ref: &compRef{Value: [3]float64{1.778, 0.2, 0.1}, Diff: [3]analysis.JSONNum{2.99, -1, 0}}}}
-	if w := offWarning(ref, clusters, comps); w != nil {
+	if w := offWarning(ref, clusters, comps, 1); w != nil {
 		t.Errorf("within 3 MCSEs: %v", w)
 	}
 	comps[0].Ref.Diff[0] = 57
-	w := offWarning(ref, clusters, comps)
+	w := offWarning(ref, clusters, comps, 1)
 	if len(w) != 1 || w[0].Code != "off_reference" || !strings.Contains(w[0].Message, "component 2's mean 1.92 against 1.778 (57.0 MCSEs)") {
 		t.Errorf("57 MCSEs off: %v", w)
 	}
 	clusters[0].Diff = d(-3.2)
 	comps[0].Ref.Diff[0] = 0
-	if w := offWarning(ref, clusters, comps); len(w) != 1 || !strings.Contains(w[0].Message, "P(K+ = 1) 0.5000 against 0.5000 (-3.2 MCSEs)") {
+	if w := offWarning(ref, clusters, comps, 1); len(w) != 1 || !strings.Contains(w[0].Message, "P(K+ = 1) 0.5000 against 0.5000 (-3.2 MCSEs)") {
 		t.Errorf("P(K+) 3.2 MCSEs off: %v", w)
 	}
+	// A rare event's tiny difference is not called off, whatever its
+	// MCSEs say (mixTableFloor).
+	clusters[0].Prob, clusters[0].Diff = 0.5008, d(-4.5)
+	if w := offWarning(ref, clusters, comps, 1); w != nil {
+		t.Errorf("0.0008 off: %v", w)
+	}
 	ref.Converged = false
-	if w := offWarning(ref, clusters, comps); w != nil {
+	if w := offWarning(ref, clusters, comps, 1); w != nil {
 		t.Errorf("beside an unconverged reference: %v", w)
 	}
 }
