@@ -275,9 +275,9 @@ func TestMixtureOffReference(t *testing.T) {
 	if len(w) != 1 || w[0].Code != "off_reference" || !strings.Contains(w[0].Message, "component 2's mean 1.92 against 1.778 (57.0 MCSEs)") {
 		t.Errorf("57 MCSEs off: %v", w)
 	}
-	clusters[0].Diff = d(-3.2)
+	clusters[0].Prob, clusters[0].Diff = 0.48, d(-3.2)
 	comps[0].Ref.Diff[0] = 0
-	if w := offWarning(ref, clusters, comps, 1); len(w) != 1 || !strings.Contains(w[0].Message, "P(K+ = 1) 0.5000 against 0.5000 (-3.2 MCSEs)") {
+	if w := offWarning(ref, clusters, comps, 1); len(w) != 1 || !strings.Contains(w[0].Message, "P(K+ = 1) 0.4800 against 0.5000 (-3.2 MCSEs)") {
 		t.Errorf("P(K+) 3.2 MCSEs off: %v", w)
 	}
 	// A rare event's tiny difference is not called off, whatever its
