@@ -53,10 +53,33 @@ func dispersedStart(e energy.Energy, mode []float64, u0 float64, pre *langevin.P
 		if s <= startScale {
 			return x
 		}
-		if du := e.U(x) - u0; du >= q/startFit && du <= startFit*q {
+		if du := e.U(x) - u0; du >= q/startFit && du <= startFit*q && slopeFits(e, x, d, s, z, pre) {
 			return x
 		}
 	}
+}
+
+// startSlope bounds how far the gradient at a start, whitened, may lie
+// from the Laplace fit's s·z, as a share of |s·z|: where the curvature
+// changes with position (a regression's σ: at 4 sds below its mode the
+// coefficients' curvature is half again as large), U can follow the fit
+// within startFit while the slope does not, and MALA stepped for the
+// mode's scale then stalls: a chain of posteriordb's sblrc started 4 sds
+// out sat 120 nats above the others to the end of its run.
+const startSlope = 0.5
+
+// slopeFits says whether ∇U at x, whitened, lies within startSlope·|s·z|
+// of s·z; d is scratch.
+func slopeFits(e energy.Energy, x, d []float64, s float64, z []float64, pre *langevin.Precond) bool {
+	e.Grad(d, x)
+	pre.Whiten(d)
+	var off, n float64
+	for j, g := range d {
+		w := s * z[j]
+		off += (g - w) * (g - w)
+		n += w * w
+	}
+	return off <= startSlope*startSlope*n
 }
 
 // dispersedDistance bounds dispersedStart's distance from the mode in

@@ -22,7 +22,12 @@ func (steepGauss) U(x []float64) float64 {
 	}
 	return u
 }
-func (steepGauss) Grad(g, x []float64) {}
+func (steepGauss) Grad(g, x []float64) {
+	g[0] = x[0]
+	if a := math.Abs(x[0]); a > 1 {
+		g[0] += math.Copysign(2e3*(a-1), x[0])
+	}
+}
 
 // Over-dispersed starts: chains 1–4 start at 2, 4, 2 and 4 Laplace sds
 // (times one draw of |z|, the same for the four here, as they share a
