@@ -58,13 +58,10 @@ func runReference(data, col string, k int, e0 float64, chains, sweeps int, seed 
 		return err
 	}
 	clusters := analysis.MixtureClusters(m)
-	p := m.NewParams()
-	_ = p
 	f := func(out, theta []float64, _ []int) {
 		clusters(out[:k], theta)
-		var q models.MixParams
 		var buf [32]float64
-		q = models.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
+		q := models.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
 		m.Unpack(&q, theta)
 		for j := range k {
 			out[k+j] = m.Mean + m.SD*q.Mu[j]
