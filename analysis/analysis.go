@@ -286,7 +286,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	if res.Plan != nil && res.Plan.Search != nil {
 		searched = res.Plan.Search.Searched
 	}
-	extra = append(extra, apartWarnings(chains, names[:m.Terms.Dim()], searched)...)
+	extra = append(extra, apartWarnings(chains, nil, searched)...)
 	if o.swap != nil {
 		res.Swap = &SwapSummary{Swap: o.swap}
 		var ws []Warning

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 )
 
 // A chain that found what the plan's search missed sits apart: started
@@ -22,10 +23,11 @@ import (
 // behaves as m draws: 2^−m, still nil at the ESS a run is trusted with).
 
 // apartWarnings are the warnings of the chains whose median of a column
-// (lp__ and then cols, the parameters) lies outside the range of the other
-// chains' draws of it, one a chain, at its column farthest out in the
-// others' sds; searched says what the plan's search looked at ("" when it
-// ran none).
+// (lp__ and then cols; nil: every column of the first chain's but the
+// sampler's own, named …__, the parameters and generated quantities) lies
+// outside the range of the other chains' draws of it, one a chain, at its
+// column farthest out in the others' sds; searched says what the plan's
+// search looked at ("" when it ran none or is not known, as in a merge).
 func apartWarnings(chains []*Chain, cols []string, searched string) []Warning {
 	var have []*Chain
 	for _, c := range chains {
@@ -35,6 +37,13 @@ func apartWarnings(chains []*Chain, cols []string, searched string) []Warning {
 	}
 	if len(have) < 2 {
 		return nil
+	}
+	if cols == nil {
+		for _, c := range have[0].Columns {
+			if !strings.HasSuffix(c, "__") {
+				cols = append(cols, c)
+			}
+		}
 	}
 	names := append([]string{"lp__"}, cols...)
 	var out []Warning
@@ -86,7 +95,7 @@ func apartWarnings(chains []*Chain, cols []string, searched string) []Warning {
 		if wname == "" {
 			continue
 		}
-		what := "the plan searched for no modes"
+		what := "the plan searched for no modes, or its search is not known here"
 		if searched != "" {
 			what = "the plan's search (" + searched + ") found nothing there, or this chain alone left the region the others sample"
 		}

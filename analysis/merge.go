@@ -143,5 +143,9 @@ func Merge(files []string) (res *Result, skipped []string, err error) {
 	if err != nil {
 		return nil, skipped, err
 	}
-	return &Result{Chains: chains, Summary: s, Warnings: s.Details}, skipped, nil
+	res = &Result{Chains: chains, Summary: s, Warnings: s.Details}
+	// A chain apart is warned about as a run of all these chains would
+	// warn (Run): the tasks of an array job are no less over-dispersed.
+	res.AddWarnings(apartWarnings(chains, nil, "")...)
+	return res, skipped, nil
 }
