@@ -82,9 +82,21 @@ func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
 		}
 		n += float64(len(ind[0][c]))
 	}
+	// R̂ needs chains of one length: the first draws of each, as many as
+	// the shortest has, as the table's R̂ (an interrupted chain is
+	// shorter; R̂ of unequal chains was NaN, which with shares of 46% and
+	// 47% read as "no chain moved between it and the others").
+	short := math.MaxInt
+	for c := range chains {
+		short = min(short, len(ind[0][c]))
+	}
 	for k := range K {
 		o.Pooled[k] /= n
-		o.Rhat[k] = diag.Rhat(ind[k])
+		cut := make([][]float64, len(chains))
+		for c := range chains {
+			cut[c] = ind[k][c][:short]
+		}
+		o.Rhat[k] = diag.Rhat(cut)
 	}
 	return o
 }

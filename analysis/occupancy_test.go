@@ -163,3 +163,24 @@ func TestOccupancyLeavesOutEmptyChains(t *testing.T) {
 		t.Errorf("%+v (shares %v, pooled %v)", ws, o.Chain, o.Pooled)
 	}
 }
+
+// Chains of unequal lengths (an interrupted run's) that share the modes
+// alike raise no warning: R̂ reads the first draws of each, as many as the
+// shortest holds. It read all of them, was NaN, and warned that "no chain
+// moved" of chains whose shares were 46% and 47%.
+func TestOccupancyUnequalChains(t *testing.T) {
+	h := mat.NewSymDense(1, []float64{1})
+	s := &ModeSearch{Modes: []Mode{{Theta: []float64{0}, H: h, Weight: 0.5}, {Theta: []float64{10}, H: h, Weight: 0.5}}}
+	rng := rand.New(rand.NewPCG(7, 8))
+	either := func(n int) *Chain {
+		c := &Chain{Columns: []string{"x"}, Cols: [][]float64{nil}}
+		for range n {
+			c.Cols[0] = append(c.Cols[0], 10*float64(rng.IntN(2))+rng.NormFloat64())
+		}
+		return c
+	}
+	o := s.occupancy([]*Chain{either(1000), either(1000), either(666), either(589)}, []string{"x"})
+	if ws := o.Warnings(s, []int{1, 2, 3, 4}); len(ws) != 0 {
+		t.Errorf("%+v (R̂ %v)", ws, o.Rhat)
+	}
+}
