@@ -305,6 +305,8 @@ func judged(s summary, r *Report) Judged {
 		case "stopped":
 			j.Failed = true
 			j.Stopped = append(j.Stopped, fmt.Sprintf("chain %d stopped on an error after %d draws", c.Chain, c.Draws))
+		case "never started":
+			j.Stopped = append(j.Stopped, fmt.Sprintf("chain %d never started", c.Chain)) // not "… after 0 draws"
 		default:
 			j.Stopped = append(j.Stopped, fmt.Sprintf("chain %d %s after %d draws", c.Chain, c.Status, c.Draws))
 		}

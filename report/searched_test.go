@@ -50,3 +50,19 @@ func TestReportSaysWhatWasSearched(t *testing.T) {
 		t.Errorf("searched %q; the page shows it: %v", r.Searched, strings.Contains(page.String(), "4096"))
 	}
 }
+
+// A chain that never started is said so in the verdict's reasons, not
+// "never started after 0 draws".
+func TestVerdictNamesChainsNeverStarted(t *testing.T) {
+	var s summary
+	s.PerChain = append(s.PerChain, struct {
+		Chain  int    `json:"chain"`
+		Draws  int    `json:"draws"`
+		Status string `json:"status"`
+		Pooled bool   `json:"pooled"`
+	}{Chain: 5, Status: "never started"})
+	j := judged(s, &Report{})
+	if len(j.Stopped) != 1 || j.Stopped[0] != "chain 5 never started" {
+		t.Errorf("%q", j.Stopped)
+	}
+}
