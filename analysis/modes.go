@@ -251,10 +251,12 @@ func (c *uGradCache) u(x []float64) float64 { c.at(x); return c.v }
 func (c *uGradCache) grad(grad, x []float64) { c.at(x); copy(grad, c.g) }
 
 // SearchModes finds the modes of exp(−U) for the terms t: a search from
-// first, then modeStarts more from points spread from 2 to 16 times the
-// Laplace approximation's spread about the first mode (or, where the first
-// search ends at a saddle, about the point it reached, on the scale the
-// Hessian's diagonal gives). It keeps the distinct local minima, their
+// first, searches from past every fall in U along rays out of the first
+// mode (rayScan), then up to modeStarts more from points spread from 2 to
+// 16 times the Laplace approximation's spread about the first mode (or,
+// where the first search ends at a saddle, about the point it reached, on
+// the scale the Hessian's diagonal gives), only modeCheck of them where
+// all ended in one basin. It keeps the distinct local minima, their
 // Hessians and Laplace weights, heaviest first, and the barrier between
 // the heaviest and the rest.
 func SearchModes(t energy.Terms, first []float64, seed uint64) (*ModeSearch, error) {
