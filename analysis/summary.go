@@ -498,7 +498,14 @@ func chainWarnings(s Summary, r remedies, stan bool) []Warning {
 		if !(p.ESSBulk >= max(essTotalMin, essPerChainMin*float64(len(s.DiagChains)))) {
 			badE = append(badE, p)
 		}
-		if p.SD != 0 && p.KHat > report.KHatMax { // a NaN k̂ is posterior's NA: not judged
+		// Tails are judged on the models others write (sample): the other
+		// commands' posteriors have every moment (Gaussian and logistic
+		// likelihoods under Gaussian, spike-and-slab or conjugate priors),
+		// where k̂'s fit reads a spike-and-slab coefficient's two scales as
+		// a heavy tail (regress on data/diabetes.csv: s3's k̂ 0.65–0.67,
+		// the exact comparison passing). A NaN k̂ is posterior's NA (a
+		// constant tail): not judged.
+		if p.SD != 0 && p.KHat > report.KHatMax && s.Command == "sample" {
 			badK = append(badK, p)
 		}
 	}

@@ -10,10 +10,9 @@ import (
 
 // The verdict reads every threshold at its edge: a value on the right
 // side is trusted, the next float past it doubtful, a NaN doubtful, a
-// constant not judged (and a NaN Pareto k̂, posterior's NA for a constant
-// tail, not judged either); a chain stopped on an error fails the run.
+// constant not judged; a chain stopped on an error fails the run.
 func TestJudge(t *testing.T) {
-	good := diag.Summary{SD: 1, ESSBulk: ESSTotalMin, Rhat: RhatMax, KHat: KHatMax}
+	good := diag.Summary{SD: 1, ESSBulk: ESSTotalMin, Rhat: RhatMax}
 	pair := Pair{Levels: [2]int{1, 2}, Attempts: 1000, Accepts: int(SwapAcceptMin * 1000)}
 	base := func() Judged {
 		return Judged{Parameters: []Variable{{"x", good}, {"c", diag.Summary{SD: 0, Rhat: math.NaN(), ESSBulk: math.NaN()}}},
@@ -33,8 +32,6 @@ func TestJudge(t *testing.T) {
 		{"ESS below 400", func(j *Judged) { j.Parameters[0].ESSBulk = ESSTotalMin - 1 }, Doubtful, "bulk ESS"},
 		{"ESS below 100 a chain", func(j *Judged) { j.Chains = 5 }, Doubtful, "bulk ESS"},
 		{"NaN ESS", func(j *Judged) { j.Parameters[0].ESSBulk = math.NaN() }, Doubtful, "bulk ESS"},
-		{"heavy tail", func(j *Judged) { j.Parameters[0].KHat = math.Nextafter(KHatMax, 1) }, Doubtful, "heavy tails (Pareto k̂ > 0.35) for 1 variable(s) (heaviest: x, 0.35)"},
-		{"NaN k̂", func(j *Judged) { j.Parameters[0].KHat = math.NaN() }, Trusted, ""},
 		{"few swaps", func(j *Judged) { j.Pairs[0].Accepts-- }, Doubtful, "levels 1–2 accepted 0.099"},
 		{"a warning", func(j *Judged) { j.Warnings = 1 }, Doubtful, "1 warning"},
 		{"interrupted", func(j *Judged) { j.Stopped = []string{"chain 2 interrupted after 10 draws"} }, Doubtful, "chain 2 interrupted"},
