@@ -91,8 +91,8 @@ type Judged struct {
 // constant variable (sd 0) is not judged: its R̂ and ESS are undefined and
 // nothing is left to mix (the commands warn when a parameter is stuck).
 func Judge(j Judged) Verdict {
-	v := Verdict{Criteria: fmt.Sprintf("every R̂ ≤ %g, every bulk ESS ≥ %d and ≥ %d a chain, every Pareto k̂ ≤ %g, every pair of levels accepting ≥ %g of its swap attempts, no warning, every chain finished",
-		RhatMax, ESSTotalMin, ESSPerChainMin, KHatMax, SwapAcceptMin)}
+	v := Verdict{Criteria: fmt.Sprintf("every R̂ ≤ %g, every bulk ESS ≥ %d and ≥ %d a chain, every pair of levels accepting ≥ %g of its swap attempts, no warning, every chain finished",
+		RhatMax, ESSTotalMin, ESSPerChainMin, SwapAcceptMin)}
 	if j.Failed || j.Draws == 0 {
 		v.Level = Failed
 		if j.Draws == 0 {
