@@ -57,12 +57,17 @@ var _ ChainPlan = (*MixturePlan)(nil)
 // ./bench/mixmoves`, EXPERIMENTS.md).
 func mixMoves(k int) float64 { return float64(k) }
 
+// mixPilotSweeps is the pilot's sweeps a chain on n values.
+func mixPilotSweeps(n int) int {
+	return max(mixPilotMin, min(pilotSteps, int(mixPilotWork/float64(pilotChains*n))))
+}
+
 // newMixturePlan plans m's run: the pair moves a sweep, and a pilot of
 // pilotChains chains that measures τ_int (saying so on status, stopped by
 // its context).
 func newMixturePlan(model Model, m *models.FiniteMixture, seed uint64, status *planStatus) (*MixturePlan, error) {
 	mp := &MixturePlan{m: m, Moves: mixMoves(m.K)}
-	mp.PilotSweeps = max(mixPilotMin, min(pilotSteps, int(mixPilotWork/float64(pilotChains*m.Len()))))
+	mp.PilotSweeps = mixPilotSweeps(m.Len())
 	p, g := m.Dim(), len(model.Generated)
 	draws := make([][][]float64, p+g)
 	for q := range draws {
