@@ -157,6 +157,11 @@ func newNoiseModel(t energy.Terms, mode []float64, seed uint64) (*noiseModel, er
 	var h *mat.SymDense
 	if rows == nil {
 		rows = subsetRows(N, p, seed)
+		if len(rows) < 10*p {
+			// A subset's Hessian errs by about √(p/m): past a third, no
+			// forecast is worth its number.
+			return nil, noForecast{fmt.Sprintf("p = %d: a subset of %d examples is too few for the Hessian", p, len(rows))}
+		}
 		if ho, ok := t.(interface {
 			HessianOf(theta []float64, rows []int) *mat.SymDense
 		}); ok {
