@@ -160,8 +160,7 @@ func newNoiseModel(t energy.Terms, mode []float64, seed uint64) (*noiseModel, er
 		if len(rows) < 10*p {
 			// A subset's Hessian errs by about √(p/m): past a third, no
 			// forecast is worth its number. With m = ⌈5·10⁸/p²⌉ that is
-			// p above about 370 (not 220, as the commit that added this
-			// said).
+			// p above about 370.
 			return nil, noForecast{fmt.Sprintf("p = %d: a subset of %d examples is too few for the Hessian", p, len(rows))}
 		}
 		if ho, ok := t.(interface {
