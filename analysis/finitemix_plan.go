@@ -51,10 +51,11 @@ type MixturePlan struct {
 var _ ChainPlan = (*MixturePlan)(nil)
 
 // mixMoves is the pair moves a sweep for K components: K, at every N.
-// Fewer cost less a sweep but mix slower by more: on 10⁵ values in two
-// clusters (K = 4), 0.25, 1 and 4 moves a sweep took 11.9, 3.4 and 2.4
-// seconds per effective draw of the slowest quantity, P(K+ = 2) (`go run
-// ./bench/mixmoves`, EXPERIMENTS.md).
+// Fewer cost less a sweep but can mix slower by more: on 10⁵ values in
+// two clusters (K = 4), 0.25, 1 and 4 moves a sweep took 0.92, 0.20 and
+// 0.23 CPU s per effective draw of the slowest quantity, P(K+ = 2) (`go
+// run ./bench/mixmoves`, EXPERIMENTS.md); between 1 and K the cost is
+// about the same there, and K mixes the most per sweep.
 func mixMoves(k int) float64 { return float64(k) }
 
 // mixPilotSweeps is the pilot's sweeps a chain on n values.
