@@ -5,6 +5,7 @@
 // measurement behind analysis.mixMoves's rule at large n.
 //
 //	go run ./bench/mixmoves -n 100000 -moves 0.25,1,4
+//	go run ./bench/mixmoves -n 200 -write y200.csv
 package main
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -28,11 +30,23 @@ func main() {
 	k := flag.Int("k", 4, "components")
 	sweeps := flag.Int("sweeps", 300, "sweeps a chain (the first fifth burnt)")
 	list := flag.String("moves", "0.25,1,4", "pair moves a sweep, comma-separated")
+	write := flag.String("write", "", "only write the n values to this CSV (column y), as issue 53's synthetic cases")
 	flag.Parse()
 	rng := rand.New(rand.NewPCG(uint64(*n), 20))
 	y := make([]float64, *n)
 	for i := range y {
 		y[i] = rng.NormFloat64() + 20*float64(i%2)
+	}
+	if *write != "" {
+		var b strings.Builder
+		b.WriteString("y\n")
+		for _, v := range y {
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64) + "\n")
+		}
+		if err := os.WriteFile(*write, []byte(b.String()), 0o644); err != nil {
+			panic(err)
+		}
+		return
 	}
 	m, err := models.NewFiniteMixture(y, *k, 1)
 	if err != nil {
