@@ -236,8 +236,10 @@ func nutsRun(m *models.FiniteMixture, path string) (est, mcse []float64, note st
 	if err == nil {
 		l := strings.Split(strings.TrimSpace(string(info)), "\n")
 		if len(l) == 2 {
-			f := strings.Split(l[1], ",")
-			note = fmt.Sprintf("sampling %s s, R̂ ≤ %s, %s divergent", f[0], f[1], f[2])
+			var sec, rh, div float64
+			if _, err := fmt.Sscanf(l[1], "%g,%g,%g", &sec, &rh, &div); err == nil {
+				note = fmt.Sprintf("sampling %.1f s, R̂ ≤ %.3f, %.0f divergent after warmup", sec, rh, div)
+			}
 		}
 	}
 	return est, mcse, note, nil
