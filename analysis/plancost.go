@@ -22,6 +22,12 @@ import (
 // at most adds a third to what the run itself costs.
 const planShareMax = 0.25
 
+// planSecondsMin is the plan's wall time below which its share is not
+// reported: a wait of a few seconds goes unnoticed, and most small
+// models' plans (arK's took 0.09 s, 53% of its run) would otherwise say so
+// on every run.
+const planSecondsMin = 5
+
 // stepTimer is a plan that timed its chains' steps while planning: the
 // wall seconds one chain takes a step (a transition, for NUTS; every
 // level's step, for a ladder).
@@ -54,7 +60,7 @@ func planCost(plan ChainPlan, elapsed time.Duration, chains, burn, keep, thin in
 	run := waves * steps * st.StepSeconds()
 	c := &PlanCost{PlanSeconds: elapsed.Seconds(), RunSeconds: run}
 	c.Share = c.PlanSeconds / (c.PlanSeconds + run)
-	if c.Share > planShareMax {
+	if c.Share > planShareMax && c.PlanSeconds >= planSecondsMin {
 		c.Why = fmt.Sprintf("the plan took %.3g s, %.0f%% of the plan and the run together (the run's %d chain(s) of %d steps at %.3g ms a step: about %.3g s), above the %.0f%% it aims at: its parts are fixed in size (%s), and this run is short beside them; a longer run (raise --keep) spends a smaller share on its plan",
 			c.PlanSeconds, 100*c.Share, chains, burn+keep*thin, 1e3*st.StepSeconds(), run, 100*planShareMax, planParts(plan))
 	}
