@@ -76,6 +76,32 @@ func TestMixtureDAExact(t *testing.T) {
 	}
 }
 
+// The pair move with its predictive updated on a sparse schedule (at the
+// first value of a part, then every third), as large data run it past
+// predFresh values: still exact, on the enumerated cases with the most
+// members (six values at e0 = 1, twelve at e0 = 1e-8). A schedule read
+// differently by the forward walk and the replay (the replay updating at
+// every value) fails it (by 4.9 MCSEs).
+func TestMixtureDAExactSparseSchedule(t *testing.T) {
+	defer func(f, e int) { predFresh, predEvery = f, e }(predFresh, predEvery)
+	predFresh, predEvery = 2, 3
+	for _, c := range []struct {
+		y  []float64
+		k  int
+		e0 float64
+	}{{mixGibbsData, 2, 1}, {mixRefillData12, 2, 1e-8}} {
+		t.Run(fmt.Sprintf("n=%d,K=%d,e0=%g", len(c.y), c.k, c.e0), func(t *testing.T) {
+			m, err := NewFiniteMixture(c.y, c.k, c.e0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			kplus, same, mean1 := mixExactSummaries(m)
+			exact := append(append(append([]float64{}, kplus...), kplus...), same, mean1)
+			checkDA(t, m, m.K, exact)
+		})
+	}
+}
+
 // checkDA runs the kernel at moves = K and compares the summaries of
 // TestMixtureDAExact with exact, returning the largest |error| in MCSEs.
 func checkDA(t *testing.T, m *FiniteMixture, moves int, exact []float64) float64 {
