@@ -53,7 +53,10 @@ type MixDA struct {
 	n                  [8]int
 	s, q, c            [8]float64 // sums and sums of squares of the allocated values; the categorical's constants
 	memb               []int32    // a pair move's members
-	prop               []uint8    // its proposed labels
+	vals               []float64  // their values and current labels, in the walk's storage order
+	cur                []uint8
+	blocks             []int32 // the walk's order of blocks (large moves)
+	prop               []uint8 // the proposed labels
 	p                  MixParams
 	pbuf               [4 * 8]float64
 	ord                [8]int
@@ -65,7 +68,8 @@ type MixDA struct {
 // a sweep (expected; see MixDA.Moves).
 func (m *FiniteMixture) DA(moves float64) *MixDA {
 	n, k := len(m.Z), m.K
-	d := &MixDA{m: m, Moves: moves, z: make([]uint8, n), memb: make([]int32, n), prop: make([]uint8, n)}
+	d := &MixDA{m: m, Moves: moves, z: make([]uint8, n), memb: make([]int32, n), prop: make([]uint8, n),
+		vals: make([]float64, n), cur: make([]uint8, n), blocks: make([]int32, n+1)}
 	d.p = MixParams{Mu: d.pbuf[0:k], Sigma: d.pbuf[8 : 8+k], W: d.pbuf[16 : 16+k], LogW: d.pbuf[24 : 24+k]}
 	d.lgAlpha, _ = math.Lgamma(m.Alpha)
 	d.ir2 = 1 / (m.R * m.R)
@@ -187,6 +191,12 @@ func (d *MixDA) setPred(p *part) {
 	p.cst = (float64(p.n) + d.m.E0) / math.Sqrt(v)
 }
 
+// shuffleMax is the most members a pair move walks in a uniformly random
+// order (their values, 0.5 MB, stay in cache); above it the walk takes
+// blocks of shuffleBlock members in a random order. Variables, so that
+// the exactness test can walk blocks on a few values.
+var shuffleMax, shuffleBlock = 1 << 16, 4096
+
 // predFresh and predEvery set when add updates a part's predictive: at
 // every value while it holds fewer than predFresh, then at every
 // predEvery-th (variables, so that the exactness test can run the
@@ -270,47 +280,79 @@ func (d *MixDA) pairMove(a, b int, rng *rand.Rand) float64 {
 		return float64(len(d.z))
 	}
 	d.attempts++
-	memb := d.memb[:nc]
-	// A uniformly random order (Fisher–Yates).
-	for i := nc - 1; i > 0; i-- {
-		j := rng.IntN(i + 1)
-		memb[i], memb[j] = memb[j], memb[i]
+	memb, vals, cur := d.memb[:nc], d.vals[:nc], d.cur[:nc]
+	for r, i := range memb {
+		vals[r], cur[r] = m.Z[i], d.z[i]
 	}
-	var na, nb, oa, ob part // the proposal's parts and the current allocation's, as the walk grows them
-	for _, p := range []*part{&na, &nb, &oa, &ob} {
+	// The walk's order: up to shuffleMax members, uniformly random
+	// (Fisher–Yates on the members, their values and labels together);
+	// above, blocks of shuffleBlock members in a random order, each in
+	// the data's order, so that the walk reads memory in runs (at 10⁶
+	// values a member's random read cost more than its arithmetic). Any
+	// order drawn independently of the allocation within C keeps the move
+	// exact; the set C, and so the blocks, is the same both ways.
+	nb := 1
+	if nc <= shuffleMax {
+		for i := nc - 1; i > 0; i-- {
+			j := rng.IntN(i + 1)
+			memb[i], memb[j] = memb[j], memb[i]
+			vals[i], vals[j] = vals[j], vals[i]
+			cur[i], cur[j] = cur[j], cur[i]
+		}
+		d.blocks[0] = 0
+	} else {
+		nb = (nc + shuffleBlock - 1) / shuffleBlock
+		for k := range nb {
+			d.blocks[k] = int32(k)
+		}
+		for i := nb - 1; i > 0; i-- {
+			j := rng.IntN(i + 1)
+			d.blocks[i], d.blocks[j] = d.blocks[j], d.blocks[i]
+		}
+	}
+	size := nc
+	if nc > shuffleMax {
+		size = shuffleBlock
+	}
+	var pa_, pb_, oa, ob part // the proposal's parts and the current allocation's, as the walk grows them
+	for _, p := range []*part{&pa_, &pb_, &oa, &ob} {
 		d.setPred(p)
 	}
 	qNew, qOld := logProb{f: 1}, logProb{f: 1}
-	for r, i := range memb {
-		y := m.Z[i]
-		// The proposal: a or b with probability ∝ (n + e0)·predictive.
-		pa, pb := shares(y, &na, &nb)
-		if rng.Float64() < pa {
-			d.prop[r] = uint8(a)
-			d.add(&na, y)
-			qNew.mul(pa)
-		} else {
-			d.prop[r] = uint8(b)
-			d.add(&nb, y)
-			qNew.mul(pb)
-		}
-		// The same step's probability of the current allocation.
-		pa, pb = shares(y, &oa, &ob)
-		if int(d.z[i]) == a {
-			d.add(&oa, y)
-			qOld.mul(pa)
-		} else {
-			d.add(&ob, y)
-			qOld.mul(pb)
+	for _, blk := range d.blocks[:nb] {
+		lo := int(blk) * size
+		for r := lo; r < min(lo+size, nc); r++ {
+			y := vals[r]
+			// The proposal: a or b with probability ∝ (n + e0)·predictive.
+			pa, pb := shares(y, &pa_, &pb_)
+			if rng.Float64() < pa {
+				d.prop[r] = uint8(a)
+				d.add(&pa_, y)
+				qNew.mul(pa)
+			} else {
+				d.prop[r] = uint8(b)
+				d.add(&pb_, y)
+				qNew.mul(pb)
+			}
+			// The same step's probability of the current allocation.
+			pa, pb = shares(y, &oa, &ob)
+			if int(cur[r]) == a {
+				d.add(&oa, y)
+				qOld.mul(pa)
+			} else {
+				d.add(&ob, y)
+				qOld.mul(pb)
+			}
 		}
 	}
+	na, nb2 := pa_, pb_
 	lqNew, lqOld := qNew.log(), qOld.log()
 	// New precisions from their parts' laws.
 	al, be := d.tauLaw(na)
 	ta := math.Exp(logGamma(rng, al)) / be
-	al, be = d.tauLaw(nb)
+	al, be = d.tauLaw(nb2)
 	tb := math.Exp(logGamma(rng, al)) / be
-	logNew := d.logTarget(na, ta) + d.logTarget(nb, tb) - lqNew - d.logTauProp(na, ta) - d.logTauProp(nb, tb)
+	logNew := d.logTarget(na, ta) + d.logTarget(nb2, tb) - lqNew - d.logTauProp(na, ta) - d.logTauProp(nb2, tb)
 	logOld := d.logTarget(oa, d.tau[a]) + d.logTarget(ob, d.tau[b]) - lqOld - d.logTauProp(oa, d.tau[a]) - d.logTauProp(ob, d.tau[b])
 	if math.Log(1-rng.Float64()) < logNew-logOld {
 		d.accepted++
@@ -319,7 +361,7 @@ func (d *MixDA) pairMove(a, b int, rng *rand.Rand) float64 {
 		}
 		d.tau[a], d.tau[b] = ta, tb
 		d.n[a], d.s[a], d.q[a] = na.n, na.s, na.q
-		d.n[b], d.s[b], d.q[b] = nb.n, nb.s, nb.q
+		d.n[b], d.s[b], d.q[b] = nb2.n, nb2.s, nb2.q
 	}
 	return float64(len(d.z) + nc)
 }

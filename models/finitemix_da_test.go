@@ -76,15 +76,17 @@ func TestMixtureDAExact(t *testing.T) {
 	}
 }
 
-// The pair move with its predictive updated on a sparse schedule (at the
-// first value of a part, then every third), as large data run it past
-// predFresh values: still exact, on the enumerated cases with the most
-// members (six values at e0 = 1, twelve at e0 = 1e-8). A schedule read
-// differently by the forward walk and the replay (the replay updating at
-// every value) fails it (by 4.9 MCSEs).
+// The pair move as large data run it, on the enumerated cases with the
+// most members (six values at e0 = 1, twelve at e0 = 1e-8): its
+// predictive updated on a sparse schedule (at a part's first value, then
+// every third) and its walk in blocks (of 2 members, in a random order,
+// once a move has more than 3): still exact. A schedule read differently
+// by the forward walk and the replay (the replay updating at every
+// value) fails it (by 4.9 MCSEs), as does a walk whose blocks overrun
+// (every block taken whole from its start to the end: 1 block → all).
 func TestMixtureDAExactSparseSchedule(t *testing.T) {
-	defer func(f, e int) { predFresh, predEvery = f, e }(predFresh, predEvery)
-	predFresh, predEvery = 2, 3
+	defer func(f, e, m, b int) { predFresh, predEvery, shuffleMax, shuffleBlock = f, e, m, b }(predFresh, predEvery, shuffleMax, shuffleBlock)
+	predFresh, predEvery, shuffleMax, shuffleBlock = 2, 3, 3, 2
 	for _, c := range []struct {
 		y  []float64
 		k  int
