@@ -42,7 +42,7 @@ type PlanCost struct {
 	// kept, thinning included) at the plan's measured seconds a step,
 	// as many chains at once as there are cores.
 	RunSeconds float64 `json:"run_seconds_estimated"`
-	Share      float64 `json:"share"`
+	Share      float64 `json:"plan_share"`
 	// Why says why the share is above planShareMax ("" below it).
 	Why string `json:"why,omitempty"`
 }

@@ -23,7 +23,7 @@ import (
 // resume, and compares every output file with an uninterrupted run of the
 // same command: byte for byte, but for the lines that hold elapsed times
 // (the chain CSVs' "Elapsed Time" block, summary.json's wall_seconds and
-// report.html's wall time).
+// the plan's cost, timed in wall seconds, and report.html's wall time).
 // It checks that the resume started from a step strictly inside the run,
 // so that a run which finished before the signal proves nothing. A resume
 // that restored any part of the state wrongly (a stream, a variance model,
@@ -182,7 +182,7 @@ func planSteps(args []string) int {
 // timeLine matches the lines that hold elapsed times, and the count of
 // requests to a model process, which a resumed run makes again for its
 // set-up (the plan's mode search and pilots) before it continues.
-var timeLine = regexp.MustCompile(`seconds \((Warm-up|Sampling|Total)\)|"wall_seconds"|wall time: |"model_requests"|requests to \d+ model process`)
+var timeLine = regexp.MustCompile(`seconds \((Warm-up|Sampling|Total)\)|"wall_seconds"|wall time: |"model_requests"|requests to \d+ model process|"plan_seconds"|"run_seconds_estimated"|"plan_share"|plan cost: `)
 
 // sameOutputs compares every file of dirs a and b, time lines aside.
 func sameOutputs(t *testing.T, a, b string) {
