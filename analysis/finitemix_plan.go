@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -76,7 +74,6 @@ func newMixturePlan(model Model, m *models.FiniteMixture, seed uint64, status *p
 	}
 	var done atomic.Int64
 	tries, accepts := make([]int, pilotChains), make([]int, pilotChains)
-	errs := make([]error, pilotChains)
 	start := time.Now()
 	total := int64(pilotChains * mp.PilotSweeps)
 	status.set("a pilot of the mixture's Gibbs sampler: %d chains of %d sweeps", pilotChains, mp.PilotSweeps)
@@ -113,20 +110,7 @@ func newMixturePlan(model Model, m *models.FiniteMixture, seed uint64, status *p
 		tries[c], accepts[c] = d.MoveStats()
 		return nil
 	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(pilotChains, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for c := range next {
-				errs[c] = chain(c)
-			}
-		})
-	}
-	for c := range pilotChains {
-		next <- c
-	}
-	close(next)
-	wg.Wait()
+	errs := pilotParallel(chain)
 	if err := status.stopped(); err != nil {
 		return nil, err
 	}

@@ -366,7 +366,7 @@ func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed
 	for q := range draws {
 		draws[q] = make([][]float64, pilotChains)
 	}
-	swaps, attempts, errs := make([]int, pilotChains), make([]int, pilotChains), make([]error, pilotChains)
+	swaps, attempts := make([]int, pilotChains), make([]int, pilotChains)
 	var steps atomic.Int64
 	start := time.Now()
 	mp.status.set("%d modes found; a pilot of the sampler on %d level(s): %d chains of %d steps", len(mp.Search.Modes), len(mp.Taus), pilotChains, pilotSteps)
@@ -404,20 +404,7 @@ func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed
 		}
 		return nil
 	}
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(pilotChains, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for c := range next {
-				errs[c] = chain(c)
-			}
-		})
-	}
-	for c := range pilotChains {
-		next <- c
-	}
-	close(next)
-	wg.Wait()
+	errs := pilotParallel(chain)
 	if err := mp.status.stopped(); err != nil {
 		return 0, 0, err // each chain's error says it too
 	}
@@ -528,3 +515,24 @@ func (mp *ModePlan) SDBias() float64 { return 0 }
 
 // Step is the cold level's step in the whitened coordinates.
 func (mp *ModePlan) Step() float64 { return mp.Etas[0] }
+
+// pilotParallel runs chain(c) for the pilot's chains c < pilotChains, on
+// as many goroutines as there are cores, and returns each chain's error.
+func pilotParallel(chain func(c int) error) []error {
+	errs := make([]error, pilotChains)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(pilotChains, runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for c := range next {
+				errs[c] = chain(c)
+			}
+		})
+	}
+	for c := range pilotChains {
+		next <- c
+	}
+	close(next)
+	wg.Wait()
+	return errs
+}
