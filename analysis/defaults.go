@@ -212,7 +212,7 @@ func logDensity(lr energy.Terms, seed uint64) func([]float64) float64 {
 // steps clamped there, 18% on data/wdbc.csv): the chain then runs hotter
 // than its τ. The window's average does not scatter; on the breast-cancer
 // study it removed the hot chain's clamps and left the cold chain's
-// accuracy where it was (EXPERIMENTS.md, "fresgld, smoothed hot ŝ²").
+// accuracy where it was (docs/experiments/minibatch.md, "fresgld, smoothed hot ŝ²").
 func hotOptions(share float64) variance.AutoOptions {
 	return variance.AutoOptions{Share: share, Smooth: true}
 }

@@ -52,7 +52,7 @@ var _ ChainPlan = (*MixturePlan)(nil)
 // Fewer cost less a sweep but can mix slower by more: on 10⁵ values in
 // two clusters (K = 4), 0.25, 1 and 4 moves a sweep took 0.92, 0.20 and
 // 0.23 CPU s per effective draw of the slowest quantity, P(K+ = 2) (`go
-// run ./bench/mixmoves`, EXPERIMENTS.md); between 1 and K the cost is
+// run ./bench/mixmoves`, docs/experiments/mixstudy.md); between 1 and K the cost is
 // about the same there, and K mixes the most per sweep.
 func mixMoves(k int) float64 { return float64(k) }
 

@@ -135,7 +135,7 @@ func newModePlan(m Model, s *ModeSearch, seed uint64, oneLevel bool, status *pla
 	// from the lower one along the lowest path (PathBarrier): sized from
 	// the pass, the galaxies mixture's ladder ran 1–4 levels where the
 	// segments' ran 6–10, at half the cost, and 3 of 5 runs warned that
-	// their chains had not crossed (EXPERIMENTS.md). The energy of the pass
+	// their chains had not crossed (docs/experiments/tempering.md). The energy of the pass
 	// leaves out how narrow it is.
 	mp.Taus = []float64{1}
 	if !oneLevel {

@@ -131,7 +131,7 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 // thinned swaps: a model whose terms have no bounded third derivative, a
 // mode unknown, or a posterior not log-concave (a PlanModel's is), whose
 // states in other modes would take full passes the prediction does not
-// see (spike-and-slab logistic regression on wdbc: EXPERIMENTS.md). A
+// see (spike-and-slab logistic regression on wdbc: docs/experiments/multimodal.md). A
 // ladder that --levels auto grows makes at most 2(1 − 1/τ_max)τ_max^{3/2}
 // times a unit pair's events whatever its size, since its τδ_l sum to
 // 1 − 1/τ_max: at τ_max = 4, 2.8 times the starting four levels'.

@@ -31,7 +31,7 @@ const (
 	// levels time to decorrelate (Syed et al.'s round-trip rate 1/(2 + 2Λ)
 	// per round assumes the energies are fresh at each round) and divide the
 	// swap cost by W. It also divides the attempts per step by W: on the
-	// mixtures of EXPERIMENTS.md ("Temperature ladders"), W = 5 brings the
+	// mixtures of docs/experiments/ladder.md, W = 5 brings the
 	// round-trip rate per round from 47–79% to 72–94% of the fresh-energy
 	// rate but makes less than half the round trips of W = 1 at equal cost,
 	// so the default is W = 1; a longer window pays where an attempt costs

@@ -36,7 +36,7 @@ import (
 // a chain that reaches the tail by MALA steps waits there for a jump to
 // be accepted, and one that has not is never proposed it, so that a run
 // of ordinary length misses the tail's mass (models.Harmonic on Johnson
-// & Johnson's earnings: EXPERIMENTS.md). The defensive part bounds
+// & Johnson's earnings: docs/experiments/tempering.md). The defensive part bounds
 // the ratio of the target to q along the axes by a polynomial, so that
 // the tail is proposed, and left, at a rate a run can see (Hesterberg's
 // defensive importance sampling).

@@ -17,7 +17,7 @@
 // the highest lowest-path pass: near 0 when the pass separates two
 // explanations with the same number of clusters, which a score in K+
 // cannot tell apart. screen-data.R writes the data sets of the screen in
-// EXPERIMENTS.md that runs this on many columns.
+// docs/experiments/tempering.md that runs this on many columns.
 package main
 
 import (

@@ -1,5 +1,5 @@
 # Writes one-column CSV files, one for each data set of R's datasets and
-# MASS that bench/barrier's mixture screen reads (EXPERIMENTS.md), into
+# MASS that bench/barrier's mixture screen reads (docs/experiments/tempering.md), into
 # the directory given: Rscript bench/barrier/screen-data.R DIR
 library(MASS)
 dir <- commandArgs(trailingOnly = TRUE)[1]

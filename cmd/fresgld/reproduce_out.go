@@ -14,7 +14,7 @@ import (
 
 // outFlags are the output flags every reproduce command shares. A run
 // writes under --out (out/<command> by default); only --docs writes into
-// docs/, and only at the full size that EXPERIMENTS.md documents, so a
+// docs/, and only at the full size that docs/experiments/ documents, so a
 // smoke or small run can never overwrite the published results.
 type outFlags struct {
 	out  string

@@ -33,7 +33,7 @@ type GMM struct {
 }
 
 // Mixture-study settings the paper leaves open, fixed here for every
-// method (EXPERIMENTS.md repeats them):
+// method (docs/experiments/gmm.md repeats them):
 const (
 	gmmTau1, gmmTau2 = 1.0, 10.0
 	gmmEta           = 0.03 // the paper's step size

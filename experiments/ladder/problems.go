@@ -13,7 +13,7 @@ import (
 )
 
 // The studies' fixed settings, chosen before any run and the same for every
-// ladder (EXPERIMENTS.md repeats them). The noise is the paper's §5.1 kind:
+// ladder (docs/experiments/ladder.md repeats them). The noise is the paper's §5.1 kind:
 // Gaussian, Û ~ N(U, 1²), ∇Û ~ N(∇U, 2²) on the coldest level and
 // Û ~ N(U, 3²), ∇Û ~ N(∇U, 5²) on every hotter one, with the paper's step
 // η = 0.03 and f-reSGLD (corrected noise, the paper's swap ratio).

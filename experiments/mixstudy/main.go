@@ -2,8 +2,8 @@
 // data the project had not tuned to (R's faithful$eruptions,
 // MASS::geyser$duration, R's precip): a collapsed Gibbs reference for
 // each, the default's runs and rstan's NUTS (nuts.sh) scored against it
-// at the CPU seconds of whole processes. See EXPERIMENTS.md, "Mixtures at
-// the speed of their kernel".
+// at the CPU seconds of whole processes. See docs/experiments/mixstudy.md,
+// "Mixtures at the speed of their kernel".
 //
 //	go run ./experiments/mixstudy ref -data F -column C -out ref.json
 //	go run ./experiments/mixstudy score -ref ref.json RUN...

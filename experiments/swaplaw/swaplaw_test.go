@@ -14,7 +14,7 @@ import (
 // exact min(1, S) is below 0.01 must not exceed what the exact rule would
 // accept at the same attempts by more than 3 Poisson sds. With
 // FRESGLD_SWAPLAW_MAX=300 and FRESGLD_SWAPLAW_SEEDS=3 it is the study of
-// EXPERIMENTS.md ("Does the swap keep the law?"), printed with -v.
+// docs/experiments/swaplaw.md, printed with -v.
 func TestAcceptedSwapsFollowS(t *testing.T) {
 	sz, seeds := minibatch.Smoke, 1
 	if v, err := strconv.ParseFloat(os.Getenv("FRESGLD_SWAPLAW_MAX"), 64); err == nil {

@@ -80,7 +80,7 @@ func Regression(name string, csv []byte, label string, prior models.SlabPrior) (
 // standardised scale, 20 times sharper than regress's default, with the
 // default's w = 1/2 and s1 = 1. At it the US crime posterior's modes lie
 // 27 nats apart along the segments between them (the plan's mode search,
-// EXPERIMENTS.md "The plan on spike-and-slab regression").
+// docs/experiments/plan-regress.md).
 var SharpSpike = models.SlabPrior{W: 0.5, Spike: 0.001, Slab: 1}
 
 // Logistic is fresgld logistic --prior spike-slab's model of w under
