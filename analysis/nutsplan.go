@@ -27,12 +27,15 @@ import (
 // plan's, the mode plan's) cannot follow it: funnels, Gaussian processes'
 // length-scales, ODE parameters near their bounds, posteriors with no mode.
 type NUTSPlan struct {
-	t     energy.Terms
-	cfg   nuts.Config
-	warm  map[int]*warmChain
-	why   string
-	leap  float64 // mean leapfrog steps a transition at the end of warmup
-	iters int
+	t   energy.Terms
+	cfg nuts.Config
+	// deltaFlag says the run's command has --adapt-delta, which the
+	// divergences' remedy then names.
+	deltaFlag bool
+	warm      map[int]*warmChain
+	why       string
+	leap      float64 // mean leapfrog steps a transition at the end of warmup
+	iters     int
 	// chains are the kernels Sampler made, by chain id, which count what
 	// the chains' transitions did.
 	mu     sync.Mutex
@@ -116,7 +119,8 @@ const (
 // density is found, and from the inverse metric inv (nil: the identity;
 // see nutsConfig). why says why the plan chose NUTS.
 func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback, inv []float64, why string, status *planStatus) (*NUTSPlan, error) {
-	np := &NUTSPlan{t: t, cfg: nutsConfig(t.Dim(), inv), warm: map[int]*warmChain{}, why: why, iters: nutsWarmup, chains: map[int]*nutsChain{}}
+	np := &NUTSPlan{t: t, cfg: nutsConfig(t.Dim(), inv, status), warm: map[int]*warmChain{}, why: why, iters: nutsWarmup, chains: map[int]*nutsChain{}}
+	np.deltaFlag = status != nil && status.adaptDelta > 0
 	// The run's interrupt stops a warmup between leapfrog steps, and so
 	// the chains' kernels after it (nuts.Config.Stop): on a slow model a
 	// warmup takes minutes, and stopped only between chains.
@@ -171,11 +175,15 @@ func warmupProgress(status *planStatus, n, iters int, what string) func() {
 
 // nutsConfig is Stan's, with a dense metric up to nutsDenseMax coordinates,
 // whose warmup starts from the inverse metric inv where it is given (nil:
-// the identity).
-func nutsConfig(p int, inv []float64) nuts.Config {
+// the identity), and tunes the step size to the run's --adapt-delta
+// (status's; Stan's 0.8 where none was given).
+func nutsConfig(p int, inv []float64, status *planStatus) nuts.Config {
 	cfg := nuts.DefaultConfig()
 	cfg.Dense = p <= nutsDenseMax
 	cfg.InvMetric = inv
+	if status != nil && status.adaptDelta > 0 {
+		cfg.Delta = status.adaptDelta
+	}
 	return cfg
 }
 
@@ -330,8 +338,8 @@ func (np *NUTSPlan) Note() string {
 	for _, s := range steps {
 		lo, hi = min(lo, s), max(hi, s)
 	}
-	return fmt.Sprintf("NUTS (the No-U-Turn Sampler, as Stan's: a %s metric and the step size adapted in each chain's warmup of %d transitions, then fixed); %s; step sizes %.3g–%.3g, %.1f leapfrog steps a transition at the end of warmup, %d divergent warmup transitions",
-		kind, np.iters, np.why, lo, hi, np.leap, div)
+	return fmt.Sprintf("NUTS (the No-U-Turn Sampler, as Stan's: a %s metric and the step size adapted in each chain's warmup of %d transitions, to a mean acceptance of %g, then fixed); %s; step sizes %.3g–%.3g, %.1f leapfrog steps a transition at the end of warmup, %d divergent warmup transitions",
+		kind, np.iters, np.cfg.Delta, np.why, lo, hi, np.leap, div)
 }
 
 // Rate is 1/nutsIAT: a transition's draw is taken as independent.
@@ -382,6 +390,22 @@ func (np *NUTSPlan) WarmupGrads() int {
 	return n
 }
 
+// deltaHigh is the highest --adapt-delta a divergence warning suggests:
+// past it the step is so small that a chain crawls, and the posterior's
+// geometry is the thing to change.
+const deltaHigh = 0.99
+
+// deltaRaise is the next target acceptance to try after delta: 0.9, 0.95
+// and 0.99, as Stan users step adapt_delta.
+func deltaRaise(delta float64) float64 {
+	for _, d := range []float64{0.9, 0.95} {
+		if delta < d {
+			return d
+		}
+	}
+	return deltaHigh
+}
+
 // Warnings are Stan's warnings on the chains' transitions after warmup:
 // any divergent transition (the trajectory met a region its step size
 // cannot follow, so the draws may miss it), an E-BFMI below
@@ -398,6 +422,14 @@ func (np *NUTSPlan) Warnings() []Warning {
 	}
 	if div > 0 {
 		remedy := "the draws may miss a region the step size cannot follow (a funnel, a boundary): reparameterise the model (non-centred), or check it against another sampler"
+		if np.deltaFlag && np.cfg.Delta < deltaHigh {
+			// Stan's first remedy: a higher target acceptance tunes a
+			// smaller step, which follows a sharper curvature, at more
+			// gradients a transition (eight schools, non-centred: 4 of
+			// 8 seeds diverged at 0.8, 1 at 0.9, at 1.36 times the
+			// gradients; docs/plan.md).
+			remedy = fmt.Sprintf("the draws may miss a region the step size cannot follow (a funnel, a boundary): raise --adapt-delta (now %g) to %g for a smaller step; if they persist, reparameterise the model (non-centred), or check it against another sampler", np.cfg.Delta, deltaRaise(np.cfg.Delta))
+		}
 		ws = append(ws, Warning{Code: "divergent", Number: float64(div), Remedy: remedy,
 			Message: fmt.Sprintf("%d of %d NUTS transitions after warmup were divergent: %s", div, n, remedy)})
 	}

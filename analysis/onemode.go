@@ -58,7 +58,7 @@ func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planSta
 	// The pilot starts at the mode: it measures the posterior's spread
 	// there, and a far start's transient would fill its one short window
 	// (from θ = 0 on a regression on heights, 628 times the variance).
-	cfg := nutsConfig(m.Terms.Dim(), inv)
+	cfg := nutsConfig(m.Terms.Dim(), inv, status)
 	cfg.Stop = status.stop()
 	cfg.Progress = warmupProgress(status, 1, nutsPilotWarmup, "a NUTS pilot against MALA at the mode's Hessian")
 	pilot := warmUp(m.Terms, cfg, nutsPilotWarmup, exchange.ChainSeed(seed, 0), nil, nil, mode.Theta)

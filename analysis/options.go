@@ -26,13 +26,17 @@ type Options struct {
 	Levels     int                 // --levels, geometric from 1 to Tau2; 1 under AutoMethod: the plan's sampler on one level; AutoLevels: tuned
 	// NUTS makes the plan (AutoMethod) run NUTS whatever the posterior
 	// (--method nuts), with no mode search.
-	NUTS      bool
-	Eta       float64 // --eta (0: automatic)
-	Batch     int     // --batch, the cold minibatch (0: automatic)
-	HotBatch  int     // --hot-batch (0: automatic, sized during burn-in)
-	HotShare  float64 // --hot-share
-	SwapRate  float64 // --swap-rate: probability of an attempt per step
-	SwapBatch int     // --swap-batch (0: each chain's own minibatch)
+	NUTS bool
+	// AdaptDelta is the mean acceptance statistic NUTS's warmup tunes its
+	// step size to, wherever the plan runs NUTS (--adapt-delta, Stan's
+	// adapt_delta); 0 on commands without the flag: Stan's 0.8.
+	AdaptDelta float64
+	Eta        float64 // --eta (0: automatic)
+	Batch      int     // --batch, the cold minibatch (0: automatic)
+	HotBatch   int     // --hot-batch (0: automatic, sized during burn-in)
+	HotShare   float64 // --hot-share
+	SwapRate   float64 // --swap-rate: probability of an attempt per step
+	SwapBatch  int     // --swap-batch (0: each chain's own minibatch)
 	// SwapEnergies is "auto" or an exchange.EnergyMode's name.
 	SwapEnergies string // --swap-energies
 	// SwapEnergiesRule, when set, says why SwapEnergies (not auto) was
@@ -134,6 +138,9 @@ func (o Options) Validate() error {
 		return fmt.Errorf("--levels auto: method %s tunes no ladder (the replica-exchange methods do; the plan, --method auto, sizes its own)", o.Method)
 	case o.Levels < 2 && o.Levels != AutoLevels && !(o.Levels == 1 && o.Method == AutoMethod):
 		return fmt.Errorf("--levels = %d: need at least 2 (--levels 1 with --method auto runs the plan's sampler on one level)", o.Levels)
+	}
+	if !(o.AdaptDelta == 0 || o.AdaptDelta > 0 && o.AdaptDelta < 1) {
+		return fmt.Errorf("--adapt-delta = %v: must lie in (0, 1), the mean acceptance NUTS's step size is tuned to (Stan's 0.8; 0.9–0.99 for a smaller step where transitions diverge)", o.AdaptDelta)
 	}
 	if !(o.SwapNoiseCap >= 0) || math.IsInf(o.SwapNoiseCap, 1) {
 		return fmt.Errorf("--swap-noise-cap = %v: must be a number of nats ≥ 0 (0: no cap)", o.SwapNoiseCap)

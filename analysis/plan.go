@@ -67,7 +67,7 @@ func planDefaults(ctx context.Context, m Model, o *Options, res *Result) (ChainP
 	// A plan that takes longer than FirstLine (a model in another
 	// process, a slow one) says so, as sampling's progress does, and then
 	// what it is doing every LineEvery.
-	status := &planStatus{ctx: ctx}
+	status := &planStatus{ctx: ctx, adaptDelta: o.AdaptDelta}
 	began := time.Now()
 	if o.Progress != nil {
 		defer status.report(o.Progress, o.Command)()

@@ -22,6 +22,8 @@ type planStatus struct {
 	// the model (Model.Starts).
 	search *ModeSearch
 	model  int
+	// adaptDelta is Options.AdaptDelta, for every NUTS warmup of the plan.
+	adaptDelta float64
 }
 
 // setSearch records the mode search s, with model starts of the model's

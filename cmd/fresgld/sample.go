@@ -25,6 +25,7 @@ type sampleFlags struct {
 	Timeout      time.Duration `json:"-"` // changes no draw
 	Procs        int           `json:"-"` // changes no draw
 	Method       string        `json:"method"`
+	AdaptDelta   float64       `json:"adapt_delta"`
 	Seed         uint64        `json:"seed"`
 	Tau2         float64       `json:"tau2"`
 	Levels       int           `json:"levels"`
@@ -61,6 +62,7 @@ func init() {
 	fl.DurationVar(&f.Timeout, "model-timeout", modelproc.DefaultTimeout, "longest wait for any one reply of the model, its handshake included")
 	fl.IntVar(&f.Procs, "model-procs", 0, "copies of the model process to run, requests going to whichever is free (0: one per chain; 1 for a model that cannot run twice at once)")
 	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: the plan searches the model's modes, preconditions by the Hessians there and runs Metropolis-adjusted levels on exact energies, a ladder only where a barrier needs one, or NUTS where the Laplace fit is poor; the output's sampler line says what it chose), nuts (NUTS with Stan's adaptation, no mode search), or "+methodHelp)
+	fl.Float64Var(&f.AdaptDelta, "adapt-delta", 0.8, "where NUTS runs (--method nuts, or the plan's choice): the mean acceptance its warmup tunes the step size to, Stan's adapt_delta; raise it (0.9, 0.95) where transitions diverge")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.Levels = 2
@@ -249,7 +251,7 @@ func blameModel(s *analysis.Summary, cmd string) {
 func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analysis.Options {
 	o := analysis.DefaultOptions()
 	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "sample", method, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
-	o.NUTS = f.Method == nutsMethod
+	o.NUTS, o.AdaptDelta = f.Method == nutsMethod, f.AdaptDelta
 	zeroIf(&o.Levels, f.LevelsAuto)
 	o.Keep, o.Out, o.Log, o.Progress = f.Keep, f.Out, cmd.ErrOrStderr(), progressTo(cmd)
 	o.SwapGaussian = f.SwapGaussian

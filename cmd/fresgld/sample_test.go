@@ -222,6 +222,8 @@ func TestSampleFlags(t *testing.T) {
 		{[]string{"--model-cmd", "echo nonsense", "--method", "fresgld", "--tau2", "0.5"}, "--tau2 = 0.5"},
 		{[]string{"--model-cmd", "echo nonsense", "--method", "fresgld", "--swap-energies", "bogus"}, `--swap-energies: unknown swap-energy mode "bogus"`},
 		{[]string{"--model-cmd", "echo nonsense", "--tau2", "8"}, "--method auto (the default) chooses its own sampler"},
+		{[]string{"--model-cmd", "echo nonsense", "--adapt-delta", "1"}, "--adapt-delta = 1: must lie in (0, 1)"},
+		{[]string{"--model-cmd", "echo nonsense", "--method", "nuts", "--adapt-delta", "NaN"}, "--adapt-delta = NaN"},
 	} {
 		err := run(t, append([]string{"sample", "--out", t.TempDir()}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
