@@ -20,9 +20,9 @@ type chainFlags struct {
 
 func addChainFlags(fl *pflag.FlagSet, c *chainFlags) {
 	fl.IntVar(&c.Chains, "chains", 4, "independent chains, run in parallel")
-	fl.IntVar(&c.Chain, "chain", 0, "run only chain c (numbered from 1), e.g. as one task of an array job; pool the outputs with fresgld merge")
+	fl.IntVar(&c.Chain, "chain", 0, "run only chain c (from 1), e.g. an array job's task; pool with fresgld merge")
 	addCheckpointFlag(fl, &c.Every)
-	fl.BoolVar(&c.Overwrite, "overwrite", false, "replace a run of fresgld's already in --out (its chain files, checkpoints and summaries; with --chain c, chain c's); without it such a run is kept and this one refused")
+	fl.BoolVar(&c.Overwrite, "overwrite", false, "replace a fresgld run already in --out (without it this run is refused)")
 }
 
 // maxChains bounds --chains: each chain holds its ladder and draws in

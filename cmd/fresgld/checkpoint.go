@@ -18,7 +18,7 @@ import (
 const defaultCheckpointEvery = 30
 
 func addCheckpointFlag(fl *pflag.FlagSet, every *float64) {
-	fl.Float64Var(every, "checkpoint-every", defaultCheckpointEvery, "seconds between checkpoints (chain-<c>.ckpt, written also at an interrupt and kept until the run completes) from which fresgld resume continues the run; 0: none")
+	fl.Float64Var(every, "checkpoint-every", defaultCheckpointEvery, "seconds between checkpoints, for fresgld resume (0: none)")
 }
 
 func checkEvery(v float64) error {

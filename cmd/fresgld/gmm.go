@@ -68,15 +68,15 @@ func init() {
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runGMM(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.Method, "method", "fresgld", "sampler: fresgld, mresgld, resgld, sgld (the paper's four) or corrected (one SGLD chain whose gradient noise counts toward its temperature), all on the paper's noisy estimators; or auto, the plan on the mixture's exact energy (its mode search, and a ladder of Metropolis-adjusted levels over the barrier it finds); not reld, which needs the exact energies the noisy estimators do not give")
+	fl.StringVar(&f.Method, "method", "fresgld", "fresgld, mresgld, resgld, sgld, corrected or auto; not reld")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau1, "tau1", 1, "cold temperature τ1")
 	fl.Float64Var(&f.Tau2, "tau2", 10, "hot temperature τ2")
 	addLadderFlags(fl, &f.Ladder)
-	fl.Float64Var(&f.Eta, "eta", 0.03, "step size η (with --decay-gamma > 0: η_k = eta·(b/(b + k))^γ)")
+	fl.Float64Var(&f.Eta, "eta", 0.03, "step size η (--decay-gamma > 0: η_k = eta·(b/(b + k))^γ)")
 	fl.Float64Var(&f.DecayB, "decay-b", 1000, "decreasing step size: b")
 	fl.Float64Var(&f.DecayGamma, "decay-gamma", 0, "decreasing step size: γ in (0.5, 1] (0: constant η)")
-	fl.Float64Var(&f.SwapA, "swap-a", 0, "swap intensity a (swap with probability a·η·min(1, S)); 0 attempts a swap every step with probability min(1, S)")
+	fl.Float64Var(&f.SwapA, "swap-a", 0, "swap intensity a: probability a·η·min(1, S) (0: min(1, S) every step)")
 	fl.Float64Var(&f.A1, "a1", 0.5, "m-reSGLD weight a1 on the cold estimator")
 	fl.StringVar(&f.Variance, "variance", "known", "variance estimate for f-reSGLD and the swap ratios: known or running")
 	fl.IntVar(&f.Repeats, "repeats", 10, "running variance: draws per update")

@@ -24,10 +24,6 @@ func help(name string) string {
 	return string(b)
 }
 
-// swapModeRule is the documented rule of --swap-energies auto, with the
-// glossary of the output's terms.
-var swapModeRule = help("swap-energies") + help("glossary")
-
 // flagGroups sorts a command's flags into these groups, in this order, when
 // it has at least groupFlagsFrom of them; a flag named in no group goes to
 // a last group, "Other flags". Each title is one line of the help.

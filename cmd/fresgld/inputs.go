@@ -119,4 +119,4 @@ func notApplicable(fl *pflag.FlagSet, m exchange.Method, flags []string) error {
 }
 
 // methodHelp lists every method --method accepts, for the flag's help.
-const methodHelp = "sampler: fresgld, mresgld, resgld, sgld (the paper's four), corrected (one SGLD chain whose gradient noise counts toward its temperature) or reld (noise-free replica exchange: needs exact energies)"
+const methodHelp = "fresgld, mresgld, resgld, sgld, corrected or reld"

@@ -8,9 +8,9 @@ import (
 
 // addLadderFlags binds the ladder's flags to f.
 func addLadderFlags(fl *pflag.FlagSet, f *analysis.Ladder) {
-	fl.StringVar(&f.Levels, "levels", "2", "temperature levels K, spaced geometrically from τ1 to τ2 (every level above the coldest uses the hot estimator), or auto: tune the ladder first, once on chain 1's random stream, for every chain (see --auto-*)")
-	fl.StringVar(&f.Swaps, "swaps", "sweep", "swap scheme: sweep (every adjacent pair every step, coldest first) or deo (even pairs on even rounds, odd on odd: non-reversible)")
-	fl.IntVar(&f.Window, "window", 1, "DEO round length W in steps: each offered pair is attempted once, at the round's last step")
+	fl.StringVar(&f.Levels, "levels", "2", "levels K, geometric from τ1 to τ2, or auto: tuned first (see --auto-*)")
+	fl.StringVar(&f.Swaps, "swaps", "sweep", "swap scheme: sweep (every pair, every step) or deo (non-reversible)")
+	fl.IntVar(&f.Window, "window", 1, "DEO round length W in steps (each offered pair tried once a round)")
 	fl.IntVar(&f.AutoStart, "auto-levels", 4, "--levels auto: levels of the starting geometric ladder")
 	fl.IntVar(&f.AutoRounds, "auto-rounds", 6, "--levels auto: tuning rounds; round n runs auto-first·2^n steps")
 	fl.IntVar(&f.AutoFirst, "auto-first", 500, "--levels auto: steps of the first tuning round")

@@ -96,7 +96,7 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "logistic",
 		Short: "Bayesian logistic regression on your CSV data",
-		Long:  help("logistic") + swapModeRule,
+		Long:  help("logistic"),
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runLogistic(cmd, f) },
 	}
@@ -105,34 +105,34 @@ func init() {
 	fl.StringVar(&f.Label, "label", "", "label column: header name or column number from 1 (required)")
 	fl.BoolVar(&f.NoHeader, "no-header", false, "the first line is data, not column names")
 	fl.BoolVar(&f.NoStandardize, "no-standardize", false, "keep the features as they are")
-	fl.BoolVar(&f.DropConstant, "drop-constant", false, "drop features that take one value in every example (with a warning naming them) instead of refusing the file")
+	fl.BoolVar(&f.DropConstant, "drop-constant", false, "drop features constant over the examples, with a warning (else refused)")
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")
-	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior standard deviation of each coefficient (under --prior spike-slab, of the intercept)")
-	fl.StringVar(&f.Prior, "prior", "normal", "prior of the coefficients: normal, N(0, --prior-sd²), or spike-slab (every coefficient but the intercept; see above)")
+	fl.Float64Var(&f.PriorSD, "prior-sd", 1, "prior sd of every coefficient (spike-slab: of the intercept)")
+	fl.StringVar(&f.Prior, "prior", "normal", "normal, N(0, --prior-sd²), or spike-slab (all but the intercept)")
 	addSlabFlags(fl, &f.Slab, "spike-and-slab: sd s1 of the slab")
-	fl.BoolVar(&f.Exact, "exact", false, "spike-and-slab: compute the reference posterior (Laplace and importance sampling over every inclusion pattern, at most 12 coefficients besides the intercept) and print the run beside it")
-	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto (the default: one preconditioned chain per --chains on the gradients a stated rule picks; see above), or "+methodHelp)
-	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal (per coordinate) or full (the minibatch gradient's whole covariance)")
+	fl.BoolVar(&f.Exact, "exact", false, "spike-slab: print the run beside a reference posterior (≤ 12 coefficients)")
+	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto, or "+methodHelp)
+	fl.StringVar(&f.Correction, "correction", "diagonal", "noise correction: diagonal (per coordinate) or full (covariance)")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
 	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its gradient noise takes half the noise budget, n in [100, 2048])")
-	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
-	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget 2τ2η its gradient noise supplies")
-	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step, in (0, 1] (for no swaps at all, --method sgld)")
-	fl.Var(autoValue[int]{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap-ratio energy (auto: each chain's own minibatch size; the data size: exact energies)")
-	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor, pair-taylor or thinned (see above)")
-	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats, sparing the full passes such screens would ask for (0: never)")
-	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take minibatch energy noise for Gaussian, which its penalty rule needs to keep the levels' laws (refused otherwise; the run measures the noise's excess kurtosis and warns when it is not 0)")
-	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈4KN/n⌉ for K levels, a quarter of the cold gradient cost)")
+	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch (auto: noise at half the budget, n in [100, 2048])")
+	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: its noise supplies --hot-share of the budget)")
+	fl.Float64Var(&f.Share, "hot-share", 0.9, "--hot-batch auto: share of the noise budget 2τ2η its noise supplies")
+	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt a step, in (0, 1]")
+	fl.Var(autoValue[int]{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap energy (auto: the chain's minibatch; N: exact)")
+	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "auto, or a mode of the list above")
+	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swaps whose noise τδ²V/2 exceeds this many nats (0: never)")
+	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take the energy noise for Gaussian (else refused)")
+	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈4KN/n⌉ for K levels)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	f.Levels = 2
-	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2 (more levels: closer temperatures, swaps that can be accepted); with --method auto only 1: the plan's sampler on one level, no ladder; auto: one ladder for every chain, tuned before the burn-in in as many steps, from 4 levels to at most 16, so that every pair rejects as often")
+	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "levels, geometric from 1 to --tau2; auto: tuned first (4 to 16 levels)")
 	f.BurnAuto, f.ThinAuto = true, true
-	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation; see above)")
-	fl.IntVar(&f.Keep, "keep", 5000, "samples retained (1000 under --method auto unless given)")
-	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: enough for a bulk ESS of 200 per chain in the slowest direction, within the default budget)")
+	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded first (auto: from the slowest direction's relaxation)")
+	fl.IntVar(&f.Keep, "keep", 5000, "draws kept a chain (--method auto: 1000 unless given)")
+	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between kept draws (auto: bulk ESS 200 a chain, within a budget)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/logistic", "output directory")
 	rootCmd.AddCommand(cmd)

@@ -72,7 +72,7 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "regress",
 		Short: "Bayesian linear regression (normal or spike-and-slab prior) on your CSV data, with its exact posterior",
-		Long:  help("regress") + swapModeRule,
+		Long:  help("regress"),
 		Args:  cobra.NoArgs,
 		RunE:  func(cmd *cobra.Command, _ []string) error { return runRegress(cmd, f) },
 	}
@@ -81,35 +81,35 @@ func init() {
 	fl.StringVar(&f.Label, "label", "", "response column: header name or column number from 1 (required)")
 	fl.BoolVar(&f.NoHeader, "no-header", false, "the first line is data, not column names")
 	f.NoiseSDAuto = true
-	fl.Var(autoValue[float64]{&f.NoiseSD, &f.NoiseSDAuto}, "noise-sd", "noise sd σ on the standardised scale (auto: the least-squares fit's residual standard error)")
+	fl.Var(autoValue[float64]{&f.NoiseSD, &f.NoiseSDAuto}, "noise-sd", "noise sd σ, standardised scale (auto: the least-squares residual sd)")
 	fl.StringVar(&f.Prior, "prior", "spike-slab", "prior of each coefficient: normal or spike-slab")
 	addSlabFlags(fl, &f.slabFlags, "sd s1 of the slab (of the normal prior with --prior normal)")
-	fl.BoolVar(&f.Exact, "exact", false, "print the exact posterior's table and write it into summary.json (p ≤ 20)")
+	fl.BoolVar(&f.Exact, "exact", false, "print the exact posterior's table, and write it into summary.json (p ≤ 20)")
 	f.MethodAuto = true
-	fl.Var(autoValue[string]{&f.Method, &f.MethodAuto}, "method", "sampler: auto, sgld, corrected, resgld, mresgld, fresgld or csgld (auto: see above)")
+	fl.Var(autoValue[string]{&f.Method, &f.MethodAuto}, "method", "auto (the plan), sgld, corrected, resgld, mresgld, fresgld or csgld")
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal or full")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
 	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
 	f.EtaAuto, f.BatchAuto, f.HotBatchAuto = true, true, true
 	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
 	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: as logistic's)")
-	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized so its gradient noise supplies --hot-share of the noise budget)")
-	fl.Float64Var(&f.Share, "hot-share", 0.9, "automatic hot minibatch: share of the noise budget its gradient noise supplies")
+	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: its noise supplies --hot-share of the budget)")
+	fl.Float64Var(&f.Share, "hot-share", 0.9, "--hot-batch auto: share of the noise budget its noise supplies")
 	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
-	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "swap energies: auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor")
-	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swap attempts whose swap noise τδ²V/2 exceeds this many nats (0: never)")
-	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take minibatch energy noise for Gaussian, which its penalty rule needs to keep the levels' laws (refused otherwise; the run measures the noise's excess kurtosis and warns when it is not 0)")
-	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉ whatever the levels: the exact differences come from the sufficient statistics, with no pass over the data)")
+	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor")
+	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swaps whose noise τδ²V/2 exceeds this many nats (0: never)")
+	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take the energy noise for Gaussian (else refused)")
+	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉)")
 	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
 	f.Levels = 2
-	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "temperature levels, geometric from 1 to --tau2; with --method auto only 1: the plan's sampler on one level, no ladder; auto: one ladder for every chain, tuned before the burn-in in as many steps, from 4 levels to at most 16, so that every pair rejects as often")
+	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "levels, geometric from 1 to --tau2; auto: tuned first (4 to 16 levels)")
 	f.CycleAuto = true
 	fl.Var(autoValue[int]{&f.Cycle, &f.CycleAuto}, "cycle", "csgld: steps a cycle (auto: the run in 20 cycles)")
 	fl.Float64Var(&f.Explore, "explore", 0.5, "csgld: share β of each cycle that explores without noise")
 	f.BurnAuto, f.ThinAuto = true, true
-	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded before recording (auto: from the slowest direction's relaxation)")
-	fl.IntVar(&f.Keep, "keep", 5000, "samples retained (the plan, --method auto: 1000, thinned to a bulk ESS of 400 a chain)")
-	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between retained samples (auto: bulk ESS of 200 per chain in the slowest direction, within the budget)")
+	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded first (auto: from the slowest direction's relaxation)")
+	fl.IntVar(&f.Keep, "keep", 5000, "draws kept a chain (--method auto: 1000 unless given)")
+	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between kept draws (auto: from the slowest direction)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/regress", "output directory")
 	rootCmd.AddCommand(cmd)
