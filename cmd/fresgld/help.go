@@ -31,11 +31,11 @@ var flagGroups = []struct {
 	title string
 	names []string
 }{
-	{"Input flags:", []string{"data", "label", "column", "no-header", "no-standardize", "drop-constant", "no-intercept",
-		"model-cmd", "stan", "init", "model-timeout", "model-procs"}},
+	{"Input flags:", []string{"model-cmd", "stan", "data", "init", "label", "column", "no-header", "no-standardize",
+		"drop-constant", "no-intercept", "model-timeout", "model-procs"}},
 	{"Model flags:", []string{"prior", "prior-sd", "slab-sd", "slab-weight", "spike-sd", "noise-sd",
 		"components", "dirichlet", "exact", "reference"}},
-	{"Sampler flags:", []string{"method", "correction", "eta", "decay-b", "decay-gamma", "batch", "hot-batch", "hot-share",
+	{"Sampler flags:", []string{"method", "adapt-delta", "correction", "eta", "decay-b", "decay-gamma", "batch", "hot-batch", "hot-share",
 		"a1", "variance", "repeats", "period", "cycle", "explore", "burn", "keep", "thin", "seed"}},
 	{"Ladder and swap flags:", []string{"tau1", "tau2", "levels", "auto-levels", "auto-rounds", "auto-first", "auto-grow", "max-levels",
 		"swaps", "window", "swap-a", "swap-rate", "swap-batch", "swap-energies", "swap-noise-cap", "swap-gaussian", "exact-every", "swap-pilot"}},
