@@ -23,7 +23,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -48,8 +47,19 @@ func main() {
 	backport := flag.Bool("backport", true, "rewrite the models' array declarations of Stan ≥ 2.26 (array[N] real y) into 2.21's (real y[N]), which Debian's rstan reads; false: such models do not compile")
 	resume := flag.Bool("resume", false, "keep the finished runs of --out's results.json: NUTS's, and fresgld's where the same binary made them")
 	render := flag.Bool("render", false, "run nothing: print the table of --out's results.json and write its results.md again")
+	add := flag.String("add", "", "with --render: other study folders, separated by commas, whose runs (by posterior, method and seed) --out's results.json lacks are added to it first, e.g. rstan's NUTS runs from a --skip-fresgld study")
 	flag.Parse()
+	if *add != "" && !*render {
+		fmt.Fprintln(os.Stderr, "posteriordb: --add is for --render")
+		os.Exit(2)
+	}
 	if *render {
+		if *add != "" {
+			if err := addFrom(*out, strings.Split(*add, ",")); err != nil {
+				fmt.Fprintln(os.Stderr, "posteriordb:", err)
+				os.Exit(1)
+			}
+		}
 		if err := renderOut(*out); err != nil {
 			fmt.Fprintln(os.Stderr, "posteriordb:", err)
 			os.Exit(1)
@@ -105,13 +115,9 @@ func mainErr(pdb, posteriors string, seeds int, out, bin, commit string, timeout
 // renderOut prints the table of out's results.json and rewrites its
 // results.md.
 func renderOut(out string) error {
-	b, err := os.ReadFile(filepath.Join(out, "results.json"))
+	s, err := readStudy(out)
 	if err != nil {
 		return err
-	}
-	var s Study
-	if err := json.Unmarshal(b, &s); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(out, "results.json"), err)
 	}
 	md := s.Markdown()
 	fmt.Print(md)

@@ -42,6 +42,8 @@ type Study struct {
 	// Right: the thresholds of a run that is "right".
 	Right   string    `json:"right"`
 	Results []*Result `json:"results"`
+	// Added says which runs were added from other studies (--add).
+	Added []string `json:"added,omitempty"`
 }
 
 // Result is one posterior's: why it was not run, or its runs.

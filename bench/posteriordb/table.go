@@ -40,6 +40,9 @@ func (s *Study) Markdown() string {
 		pdb = "commit " + s.PDBCommit[:min(len(s.PDBCommit), 7)]
 	}
 	fmt.Fprintf(&b, "posteriordb (%s) on %s, fresgld commit %s, seeds 1–%d; each cell: seed 1 / seed 2 / …\n\n", pdb, s.Date, s.Commit, s.Seeds)
+	if len(s.Added) > 0 {
+		fmt.Fprintf(&b, "Added: %s.\n\n", strings.Join(s.Added, "; "))
+	}
 	fmt.Fprintf(&b, "right: %s. err: the largest |mean − ref mean| / ref sd; sd: the smallest and largest sd / ref sd; ESS: the smallest bulk ESS over the reference's parameters; grad: gradient evaluations (fresgld's model requests; NUTS's leapfrog steps, warmup included); CPU: user + system seconds of the whole process (fresgld's model processes, R's start and rstan's sampling; compilation apart); ×NUTS: fresgld's CPU s per ESS over NUTS's, same seed (above 1: NUTS cheaper); sampler: what fresgld's plan chose (its sampler: line); verdict: fresgld's report's.\n\n", s.Right)
 	b.WriteString("| posterior | dim | method | sampler | verdict | right | err | sd | ESS | grad | grad/ESS | CPU s | CPU s/ESS | ×NUTS | div | max R̂ |\n")
 	b.WriteString("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n")
@@ -202,6 +205,58 @@ func (s *Study) tallies() string {
 		}
 		fmt.Fprintf(&b, "\nfresgld's CPU s per ESS over NUTS's, same posterior and seed, over %d pairs: geometric mean %.2g, median %.2g, range %.2g–%.2g; fresgld cheaper in %d.\n",
 			len(ratios), math.Exp(lg/float64(len(ratios))), median(ratios), ratios[0], ratios[len(ratios)-1], cheaper)
+	}
+	b.WriteString(s.perPosterior())
+	return b.String()
+}
+
+// perPosterior are the totals by posterior that the study's goals count:
+// right and trusted on every seed, and fresgld's gradients and CPU s per
+// minimum bulk ESS over NUTS's, each the geometric mean over the seeds
+// where both ran.
+func (s *Study) perPosterior() string {
+	var posts, good int
+	var grad, cpu []float64
+	cheaper := 0
+	for _, r := range s.Results {
+		runs := r.method("fresgld")
+		if r.Status != "ok" || len(runs) == 0 {
+			continue
+		}
+		posts++
+		all := true
+		var lg, lc float64
+		n := 0
+		for _, x := range runs {
+			all = all && x.Status == "ok" && x.Right && x.Verdict == "trusted"
+			if y := r.run("nuts", x.Seed); x.Status == "ok" && y != nil && y.Status == "ok" {
+				lg += math.Log(float64(x.GradientsPerESS / y.GradientsPerESS))
+				lc += math.Log(float64(x.CPUPerESS / y.CPUPerESS))
+				n++
+			}
+		}
+		if all {
+			good++
+		}
+		if n > 0 && !math.IsNaN(lg+lc) && !math.IsInf(lg+lc, 0) {
+			grad = append(grad, math.Exp(lg/float64(n)))
+			cpu = append(cpu, math.Exp(lc/float64(n)))
+			if lc < 0 {
+				cheaper++
+			}
+		}
+	}
+	var b strings.Builder
+	if posts > 0 {
+		fmt.Fprintf(&b, "\nBy posterior: right and trusted on every seed on %d of %d (%.0f%%).", good, posts, 100*float64(good)/float64(posts))
+	}
+	if len(grad) > 0 {
+		sort.Float64s(grad)
+		fmt.Fprintf(&b, " Where NUTS ran too (%d posteriors; each the geometric mean over seeds): fresgld's gradients per ESS over NUTS's, median %.2g (range %.2g–%.2g); its CPU s per ESS below NUTS's on %d (%.0f%%).",
+			len(grad), median(grad), grad[0], grad[len(grad)-1], cheaper, 100*float64(cheaper)/float64(len(grad)))
+	}
+	if posts > 0 {
+		b.WriteString("\n")
 	}
 	return b.String()
 }
