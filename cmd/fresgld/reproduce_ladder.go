@@ -59,8 +59,8 @@ func ladderCommand() *cobra.Command {
 		},
 	}
 	f.bind(c)
-	c.Flags().Float64Var(&budget, "budget", 2e6, "cost units per run (gradient and energy evaluations of all levels, tuning included)")
-	c.Flags().StringVar(&problems, "problems", "four-modes,deep-modes", "problems to run, comma-separated: four-modes, deep-modes")
+	c.Flags().Float64Var(&budget, "budget", 2e6, "cost units per run (evaluations of all levels, tuning included)")
+	c.Flags().StringVar(&problems, "problems", "four-modes,deep-modes", "problems to run, comma-separated")
 	return c
 }
 

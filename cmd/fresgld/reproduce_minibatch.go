@@ -37,8 +37,10 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "minibatch",
 		Short: "Cost against accuracy of SGLD, reSGLD, m-reSGLD and f-reSGLD on minibatch posteriors",
-		Long:  help("reproduce-minibatch") + refFile + `).`,
-		Args:  cobra.NoArgs,
+		Long: help("reproduce-minibatch") + refFile + `). --correction full, for fresgld and corrected-sgld,
+names the outputs <problem>-full.md, summary-full.json and
+minibatch-<problem>-full-<metric>.png.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
 			if f.Results, f.Figures, err = o.dirs(cmd, "minibatch"); err != nil {
@@ -50,13 +52,13 @@ func init() {
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", 10, "seeds per method")
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
-	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference of the breast-cancer posterior")
+	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference")
 	fl.IntVar(&f.ReferenceSteps, "reference-steps", 1000000, "MALA steps after burn-in for the reference")
 	fl.BoolVar(&f.RecomputeReference, "recompute-reference", false, "recompute the MALA reference even if cached")
 	fl.BoolVar(&f.ReferenceOnly, "reference-only", false, "compute or load the MALA reference, print its summary and stop")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
 	fl.StringVar(&f.Problems, "problems", "welling-teh,breast-cancer", "comma-separated problems to run")
-	fl.StringVar(&f.Correction, "correction", "diagonal", "noise correction of fresgld and corrected-sgld: diagonal (the study's) or full (outputs named <problem>-full.md, summary-full.json, minibatch-<problem>-full-<metric>.png)")
+	fl.StringVar(&f.Correction, "correction", "diagonal", "noise correction: diagonal (the study's) or full (outputs *-full*)")
 	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }

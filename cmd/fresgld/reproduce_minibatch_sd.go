@@ -29,8 +29,10 @@ func init() {
 	cmd := &cobra.Command{
 		Use:   "minibatch-sd",
 		Short: "Why f-reSGLD's and corrected-sgld's sd error levels off on breast cancer",
-		Long:  help("reproduce-minibatch-sd"),
-		Args:  cobra.NoArgs,
+		Long: strings.TrimRight(help("reproduce-minibatch-sd"), "\n") +
+			"\n\nThe variants (--variants; a subset writes breast-cancer-sd-<keys>.md):\n  " + sdVariantKeys() +
+			"\n--summary, the main study's, gives reSGLD's final sd error (skipped if missing).",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			var err error
 			if f.Results, _, err = o.dirs(cmd, "minibatch"); err != nil {
@@ -42,10 +44,10 @@ func init() {
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", 10, "seeds per variant")
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
-	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference of the breast-cancer posterior (see reproduce minibatch)")
-	fl.StringVar(&f.Summary, "summary", "docs/results/minibatch/summary.json", "the main study's summary, for reSGLD's final sd error (skipped if missing)")
+	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference")
+	fl.StringVar(&f.Summary, "summary", "docs/results/minibatch/summary.json", "the main study's summary (optional)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
-	fl.StringVar(&f.Variants, "variants", "all", "comma-separated variants to run, or all: "+sdVariantKeys()+" (a subset writes breast-cancer-sd-<keys>.md)")
+	fl.StringVar(&f.Variants, "variants", "all", "comma-separated variants to run (listed above), or all")
 	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }

@@ -48,7 +48,7 @@ docs/results/multimodal instead (full size only).`,
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (CPU seconds are counted per run's thread)")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size, without NUTS (for tests)")
 	fl.StringVar(&f.Problems, "problems", "", "run only these problems (diabetes, uscrime, synthetic-1e5, synthetic-1e6, mixture)")
-	fl.StringVar(&f.Swaps, "swaps", "exact", "swap energies: exact (from the sufficient statistics) or screened (minibatch screens confirmed by full passes, as before issue 28)")
+	fl.StringVar(&f.Swaps, "swaps", "exact", "exact (from sufficient statistics) or screened (as before issue 28)")
 	fl.StringVar(&f.Methods, "methods", "", "run only these regression methods (sgld, csgld, resgld, fresgld, fresgld-adaptive)")
 	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)

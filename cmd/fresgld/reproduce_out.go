@@ -32,7 +32,7 @@ var docsAtLeast = map[string]bool{"seeds": true, "reference-steps": true}
 
 func (o *outFlags) bind(c *cobra.Command) {
 	c.Flags().StringVar(&o.out, "out", filepath.Join("out", c.Name()), "directory of the tables and figures")
-	c.Flags().BoolVar(&o.docs, "docs", false, "refresh the published results in docs/results and docs/figures instead (full size only; run from the repository root)")
+	c.Flags().BoolVar(&o.docs, "docs", false, "refresh docs/results and docs/figures instead (full size; from the repository root)")
 }
 
 // dirs returns the directories of the tables and of the figures: both --out,

@@ -55,9 +55,9 @@ instead (full size only).`,
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", tempering.Full.Seeds, "runs (4 chains each) per method and workload")
 	fl.BoolVar(&f.Smoke, "smoke", false, "a short run (100 draws a chain), without NUTS (for tests)")
-	fl.BoolVar(&f.NUTS, "nuts", true, "run NUTS through rstan where installed (--nuts=false skips it: at 10⁴ rows a NUTS run takes about half an hour)")
-	fl.StringVar(&f.Workloads, "workloads", "", "run only these workloads, a comma list (names as the tables give them; default: all)")
-	fl.StringVar(&f.Methods, "methods", "", "run only these methods besides the default, whose CPU time sets theirs: a comma list of one-level, csgld, resgld, fresgld, fresgld-ladder, nuts (default: all)")
+	fl.BoolVar(&f.NUTS, "nuts", true, "run NUTS through rstan where installed (at 10⁴ rows: half an hour a run)")
+	fl.StringVar(&f.Workloads, "workloads", "", "run only these workloads, a comma list (names as in the tables; default: all)")
+	fl.StringVar(&f.Methods, "methods", "", "run only these: one-level, csgld, resgld, fresgld, fresgld-ladder, nuts (default: all)")
 	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
