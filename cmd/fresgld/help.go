@@ -25,8 +25,9 @@ func help(name string) string {
 }
 
 // flagGroups sorts a command's flags into these groups, in this order, when
-// it has at least groupFlagsFrom of them; a flag named in no group goes to
-// a last group, "Other flags". Each title is one line of the help.
+// it has at least groupFlagsFrom of them and each is named in a group (the
+// sampling commands'; the reproduce studies' own flags keep one list). Each
+// title is one line of the help.
 var flagGroups = []struct {
 	title string
 	names []string
@@ -71,14 +72,13 @@ func groupedFlags(fs *pflag.FlagSet) string {
 		rank int
 		text string
 	}
-	other := len(flagGroups)
-	byGroup := make([][]line, other+1)
+	byGroup := make([][]line, len(flagGroups))
 	var e entry
 	for _, l := range lines {
 		if m := flagLine.FindStringSubmatch(l); m != nil {
 			var ok bool
 			if e, ok = rank[m[1]]; !ok {
-				e = entry{other, len(byGroup[other])}
+				return "Flags:\n" + usage // a flag of no group: one list
 			}
 			byGroup[e.group] = append(byGroup[e.group], line{e.rank, l})
 		} else if n := len(byGroup[e.group]); n > 0 {
@@ -93,11 +93,7 @@ func groupedFlags(fs *pflag.FlagSet) string {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
-		if g == other {
-			b.WriteString("Other flags:\n")
-		} else {
-			b.WriteString(flagGroups[g].title + "\n")
-		}
+		b.WriteString(flagGroups[g].title + "\n")
 		sort.SliceStable(ls, func(i, j int) bool { return ls[i].rank < ls[j].rank })
 		for _, l := range ls {
 			b.WriteString(l.text + "\n")

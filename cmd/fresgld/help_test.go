@@ -102,3 +102,15 @@ func TestHelpCount(t *testing.T) {
 		t.Errorf("a too wide flag line and a second line: %v", bad)
 	}
 }
+
+// The sampling commands list their flags in flagGroups' groups: a flag
+// added to one of them without a group would put them all back in one
+// list of thirty.
+func TestSamplingCommandsGroupTheirFlags(t *testing.T) {
+	for _, c := range []string{"gmm", "logistic", "mixture", "regress", "sample"} {
+		out := helpOf(t, []string{c})
+		if !strings.Contains(out, "\nSampler flags:\n") || strings.Contains(out, "\nFlags:\n") {
+			t.Errorf("fresgld %s --help does not group its flags: name each of its flags in a group of flagGroups (help.go)", c)
+		}
+	}
+}
