@@ -176,7 +176,8 @@ func checkDrawNoise(t energy.Terms, o Options, mode []float64) (*Warning, error)
 }
 
 // runPilot steps the pilot ladder smp for steps steps (stopping with
-// ErrInterrupted once ctx is done) and measures what swapModeRule reads:
+// ErrInterrupted once ctx is done) and measures what the rule of --swap-energies auto
+// (docs/reference/swap-energies.md) reads:
 // the noisiest pair's screen noise and acceptance, the swap cost per step
 // (swap energies and anchor passes) and all the pilot's evaluations.
 func runPilot(ctx context.Context, smp *exchange.Sampler, steps int) (pilotResult, error) {
