@@ -48,7 +48,7 @@ func init() {
 	fl.IntVar(&f.FineSteps, "fine-steps", heat.Fine.Steps, "fine solver: time steps")
 	fl.IntVar(&f.CoarseN, "coarse-n", heat.Coarse.N, "coarse solver: interior nodes per side")
 	fl.IntVar(&f.CoarseSteps, "coarse-steps", heat.Coarse.Steps, "coarse solver: time steps")
-	fl.StringVar(&f.Variance, "variance", "known", "f-reSGLD's variance estimate: known or running (10 draws every 100 steps)")
+	fl.StringVar(&f.Variance, "variance", "known", "f-reSGLD's variance: known (injected) or running (§5.1, 10 draws/100 steps)")
 	fl.IntVar(&f.Grid, "grid", 2400, "exact posterior: cells per side (a multiple of 50)")
 	fl.IntVar(&f.MaxPoints, "max-points", 3000, "most samples drawn a panel (evenly thinned), to keep the SVG small")
 	fl.IntVar(&f.ErrorGrid, "error-grid", 100, "fidelity table: cells a side whose centres give the largest error")

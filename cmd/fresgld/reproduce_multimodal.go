@@ -39,7 +39,9 @@ same cost in per-example evaluations, and Stan's NUTS through rstan (4 chains,
 default settings, cores = 1) on the real data where Rscript with rstan is
 installed; and the 2-D mixture of 25 Gaussians for mode coverage. It prints
 and writes multimodal.md under --out; --docs writes it into
-docs/results/multimodal instead (full size only).`,
+docs/results/multimodal instead (full size only). --swaps screened
+runs the swaps as before issue 28: minibatch screens confirmed by full
+passes.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMultimodal(cmd, f) },
 	}
