@@ -112,53 +112,91 @@ func (d *MixDA) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 	return true, work
 }
 
-// allocate is move 1, accumulating n, s and q.
+// allocSlack is the margin, relative to the total weight, within which
+// allocate's fast draw defers to drawExact: fastExp's relative error
+// (expRelErr) can move the cumulative weights and u·total by at most
+// 2·expRelErr of the total, and math.Exp's sums a few ulps more (a
+// variable, so that a test can widen it and run drawExact often).
+var allocSlack = 10 * expRelErr
+
+// allocate is move 1, accumulating n, s and q. Each value's component is
+// the first whose cumulative weight exceeds u·total, u uniform, the
+// weights e^(lw_j − lmax) (a share below e^expFloor left out: it changes
+// no sum, ClustersAt). They are computed by fastExp; where u·total falls
+// within allocSlack·total of the chosen component's bounds, drawExact
+// decides with math.Exp and the same u. Elsewhere the two agree, so the
+// draw is exactly the one math.Exp's weights make (TestMixtureDAFastDraw),
+// at about one value in 10¹¹ costing the exact one.
 func (d *MixDA) allocate(rng *rand.Rand) {
 	m := d.m
 	k := m.K
+	var mu, h, c [8]float64
 	for j := range k {
 		d.c[j] = d.logw[j] + 0.5*math.Log(d.tau[j])
 		d.n[j], d.s[j], d.q[j] = 0, 0, 0
+		mu[j], h[j], c[j] = d.mu[j], 0.5*d.tau[j], d.c[j]
 	}
-	var cw [8]float64
+	var lw, cw [8]float64
 	for i, y := range m.Z {
 		lmax := math.Inf(-1)
 		for j := range k {
-			e := y - d.mu[j]
-			cw[j] = d.c[j] - 0.5*d.tau[j]*e*e
-			if cw[j] > lmax {
-				lmax = cw[j]
-			}
+			e := y - mu[j]
+			lw[j] = c[j] - h[j]*e*e
+			lmax = max(lmax, lw[j])
 		}
 		var tot float64
 		for j := range k {
-			// A share below e^expFloor changes no sum (ClustersAt):
-			// skipping its exponential draws the same component.
-			if e := cw[j] - lmax; e >= expFloor {
-				tot += math.Exp(e)
+			if e := lw[j] - lmax; e >= expFloor {
+				tot += fastExp(e)
 			}
 			cw[j] = tot
 		}
-		u := rng.Float64() * tot
-		c := k - 1
+		u := rng.Float64()
+		ut := u * tot
+		cc := k - 1
 		for j := range k - 1 {
-			if u < cw[j] {
-				c = j
+			if ut < cw[j] {
+				cc = j
 				break
 			}
 		}
-		d.z[i] = uint8(c)
-		d.n[c]++
-		d.s[c] += y
-		d.q[c] += y * y
+		slack := allocSlack * tot
+		if (cc > 0 && ut-cw[cc-1] <= slack) || (cc < k-1 && cw[cc]-ut <= slack) {
+			cc = drawExact(&lw, k, lmax, u)
+		}
+		d.z[i] = uint8(cc)
+		d.n[cc]++
+		d.s[cc] += y
+		d.q[cc] += y * y
 	}
+}
+
+// drawExact is the component of the log weights lw[:k] (their largest
+// lmax) at the uniform u: the first whose cumulative weight, by
+// math.Exp, exceeds u·total.
+func drawExact(lw *[8]float64, k int, lmax, u float64) int {
+	var cw [8]float64
+	var tot float64
+	for j := range k {
+		if e := lw[j] - lmax; e >= expFloor {
+			tot += math.Exp(e)
+		}
+		cw[j] = tot
+	}
+	ut := u * tot
+	for j := range k - 1 {
+		if ut < cw[j] {
+			return j
+		}
+	}
+	return k - 1
 }
 
 // part is a growing set of values: count, sum, sum of squares, and its
 // sequential-allocation weight's constants (setPred): the predictive's
 // mean, 1/(2v) and (n + e0)/√v, v its variance.
 type part struct {
-	n            int
+	n, next      int // next: the next multiple of predEvery
 	s, q         float64
 	mean, h, cst float64
 }
@@ -211,22 +249,29 @@ var predFresh, predEvery = 32, 16
 // predEvery's schedule.
 func (d *MixDA) add(p *part, y float64) {
 	p.n, p.s, p.q = p.n+1, p.s+y, p.q+y*y
-	if p.n < predFresh || p.n%predEvery == 0 {
+	// p.n%predEvery == 0 without a division: next counts the multiples.
+	if p.n == p.next {
+		p.next += predEvery
+		d.setPred(p)
+	} else if p.n < predFresh {
 		d.setPred(p)
 	}
 }
 
 // shares are the sequential allocation's probabilities that y joins a
 // and b, each computed from the weights' ratio, so that neither is read
-// as 1 − the other (which rounds a small one to 0).
+// as 1 − the other (which rounds a small one to 0). The exponential is
+// fastExp's: the proposal is whatever law these numbers define, the
+// forward walk and the replay read it alike, so the move stays exact.
 func shares(y float64, a, b *part) (pa, pb float64) {
 	ea, eb := y-a.mean, y-b.mean
 	// r = w_b/w_a = (cst_b/cst_a)·exp(h_a e_a² − h_b e_b²).
-	r := b.cst / a.cst * math.Exp(a.h*ea*ea-b.h*eb*eb)
-	if math.IsInf(r, 1) {
+	r := b.cst / a.cst * fastExp(a.h*ea*ea-b.h*eb*eb)
+	if r > math.MaxFloat64 {
 		return 0, 1
 	}
-	return 1 / (1 + r), r / (1 + r)
+	inv := 1 / (1 + r)
+	return inv, r * inv
 }
 
 // logProb accumulates a product of probabilities as a mantissa and a
@@ -238,9 +283,18 @@ type logProb struct {
 }
 
 func (l *logProb) mul(p float64) {
-	var e int
-	l.f, e = math.Frexp(l.f * p)
-	l.e += e
+	// f stays in [2^−500, 1] and p is brought there first, so that the
+	// product never leaves the normal range; Frexp only when f is small.
+	if p < 0x1p-500 {
+		fp, ep := math.Frexp(p)
+		p, l.e = fp, l.e+ep
+	}
+	l.f *= p
+	if l.f < 0x1p-500 {
+		var e int
+		l.f, e = math.Frexp(l.f)
+		l.e += e
+	}
 }
 
 func (l logProb) log() float64 { return math.Log(l.f) + float64(l.e)*math.Ln2 }
@@ -270,11 +324,14 @@ func (d *MixDA) logTauProp(p part, tau float64) float64 {
 func (d *MixDA) pairMove(a, b int, rng *rand.Rand) float64 {
 	m := d.m
 	nc := 0
+	// Without a branch (half the values are members, in no order a
+	// predictor learns): every index is written, and kept by counting it.
+	var in [8]int
+	in[a], in[b] = 1, 1
+	memb := d.memb
 	for i, c := range d.z {
-		if int(c) == a || int(c) == b {
-			d.memb[nc] = int32(i)
-			nc++
-		}
+		memb[nc] = int32(i)
+		nc += in[c&7]
 	}
 	if nc == 0 {
 		return float64(len(d.z))
@@ -316,6 +373,7 @@ func (d *MixDA) pairMove(a, b int, rng *rand.Rand) float64 {
 	}
 	var pa_, pb_, oa, ob part // the proposal's parts and the current allocation's, as the walk grows them
 	for _, p := range []*part{&pa_, &pb_, &oa, &ob} {
+		p.next = predEvery
 		d.setPred(p)
 	}
 	qNew, qOld := logProb{f: 1}, logProb{f: 1}

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/fresgld/fresgld/diag"
 )
@@ -193,9 +194,12 @@ func TestMixtureDAAllocs(t *testing.T) {
 	}
 }
 
-// BenchmarkMixtureDA is a sweep on 272 and 10⁵ values, K = 4.
+// BenchmarkMixtureDA is a sweep (K = 4, the plan's K pair moves) on 272
+// to 10⁶ values in three groups, started from a prior draw and run 20
+// sweeps before the clock starts; ns/op is a sweep, and allocs/op must
+// be 0 at every N (`go test ./models -run '^$' -bench MixtureDA/`).
 func BenchmarkMixtureDA(b *testing.B) {
-	for _, n := range []int{272, 100_000} {
+	for _, n := range []int{272, 10_000, 100_000, 1_000_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			m, err := NewFiniteMixture(mixThreeGroups(n), 4, 1)
 			if err != nil {
@@ -205,10 +209,16 @@ func BenchmarkMixtureDA(b *testing.B) {
 			theta := make([]float64, m.Dim())
 			d := m.DA(4)
 			d.Start(theta, rng, StartPrior)
+			for range 20 {
+				d.Step(theta, rng)
+			}
 			b.ReportAllocs()
+			b.ReportMetric(0, "ns/value")
+			start := time.Now()
 			for b.Loop() {
 				d.Step(theta, rng)
 			}
+			b.ReportMetric(float64(time.Since(start).Nanoseconds())/float64(b.N)/float64(n), "ns/value")
 		})
 	}
 }
@@ -272,4 +282,64 @@ func BenchmarkMixtureDAMillion(b *testing.B) {
 			m.ClustersAt(out, theta)
 		}
 	})
+}
+
+// TestMixtureDAFastDraw: move 1's draw through fastExp is the draw that
+// math.Exp's weights make from the same uniforms (the first component
+// whose cumulative weight exceeds u·total), value for value, at θs from
+// the prior and at the kernel's own states; with the margin widened to
+// half the total, so that most values go through drawExact, as well.
+func TestMixtureDAFastDraw(t *testing.T) {
+	defer func(s float64) { allocSlack = s }(allocSlack)
+	m, err := NewFiniteMixture(mixThreeGroups(3000), 5, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := m.K
+	rng := rand.New(rand.NewPCG(8, 9))
+	theta := make([]float64, m.Dim())
+	d := m.DA(float64(k))
+	for it := range 200 {
+		if it%2 == 0 {
+			d.Start(theta, rng, StartPrior)
+		} else {
+			d.Step(theta, rng)
+		}
+		allocSlack = 10 * expRelErr
+		if it%3 == 0 {
+			allocSlack = 0.5
+		}
+		// The state allocate reads: the last sweep's parameters.
+		seed := rng.Uint64()
+		d.allocate(rand.New(rand.NewPCG(seed, 1)))
+		ref := rand.New(rand.NewPCG(seed, 1))
+		for i, y := range m.Z {
+			var lw [8]float64
+			lmax := math.Inf(-1)
+			for j := range k {
+				e := y - d.mu[j]
+				lw[j] = d.logw[j] + 0.5*math.Log(d.tau[j]) - 0.5*d.tau[j]*e*e
+				lmax = math.Max(lmax, lw[j])
+			}
+			var cw [8]float64
+			var tot float64
+			for j := range k {
+				if e := lw[j] - lmax; e >= expFloor {
+					tot += math.Exp(e)
+				}
+				cw[j] = tot
+			}
+			u := ref.Float64() * tot
+			c := k - 1
+			for j := range k - 1 {
+				if u < cw[j] {
+					c = j
+					break
+				}
+			}
+			if int(d.z[i]) != c {
+				t.Fatalf("sweep %d, value %d (%v): fast draw %d, math.Exp's %d", it, i, y, d.z[i], c)
+			}
+		}
+	}
 }
