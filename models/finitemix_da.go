@@ -194,11 +194,11 @@ func drawExact(lw *[8]float64, k int, lmax, u float64) int {
 
 // part is a growing set of values: count, sum, sum of squares, and its
 // sequential-allocation weight's constants (setPred): the predictive's
-// mean, 1/(2v) and (n + e0)/√v, v its variance.
+// mean, 1/(2v) and log((n + e0)/√v), v its variance.
 type part struct {
-	n, next      int // next: the next multiple of predEvery
-	s, q         float64
-	mean, h, cst float64
+	n, next     int // next: the next multiple of predEvery
+	s, q        float64
+	mean, h, lc float64 // lc: log((n + e0)/√v)
 }
 
 // tauLaw is the Gamma(α + n/2, rate β + SS/2) law of a part's precision
@@ -226,7 +226,7 @@ func (d *MixDA) setPred(p *part) {
 	p.mean = (d.m.Xi*d.ir2 + th*p.s) / prec
 	v := 1/th + 1/prec
 	p.h = 0.5 / v
-	p.cst = (float64(p.n) + d.m.E0) / math.Sqrt(v)
+	p.lc = math.Log(float64(p.n)+d.m.E0) - 0.5*math.Log(v)
 }
 
 // shuffleMax is the most members a pair move walks in a uniformly random
@@ -265,8 +265,8 @@ func (d *MixDA) add(p *part, y float64) {
 // forward walk and the replay read it alike, so the move stays exact.
 func shares(y float64, a, b *part) (pa, pb float64) {
 	ea, eb := y-a.mean, y-b.mean
-	// r = w_b/w_a = (cst_b/cst_a)·exp(h_a e_a² − h_b e_b²).
-	r := b.cst / a.cst * fastExp(a.h*ea*ea-b.h*eb*eb)
+	// r = w_b/w_a = exp(lc_b − lc_a + h_a e_a² − h_b e_b²).
+	r := fastExp(b.lc - a.lc + a.h*ea*ea - b.h*eb*eb)
 	if r > math.MaxFloat64 {
 		return 0, 1
 	}
