@@ -395,6 +395,11 @@ func (d *Data) constants(opt Options, file string) error {
 	if len(drop) == 0 || opt.NoStandardize && !opt.DropConstant {
 		return nil
 	}
+	if d.N == 1 {
+		// Over one example every feature is constant: naming each, and
+		// "drop the column(s)", would have the user drop them all.
+		return &Error{File: file, Msg: "1 data row: over a single example every feature is constant, so none can be standardised and the data say nothing of the coefficients; give more rows"}
+	}
 	list := func(from int) string {
 		var b []string
 		for _, j := range drop[from:] {

@@ -93,6 +93,10 @@ func TestReadErrors(t *testing.T) {
 		// Every constant feature is named, so that one rerun fixes them all.
 		{"three constant features", "a,b,y,c,d\n1,5,0,7,2\n2,5,1,7,2\n", Options{Label: "y"}, 0, 2, `the feature is constant (5); 2 more are: column 4 ("c", 7), column 5 ("d", 2)`},
 		{"constant with drop hint", "a,b,y\n1,5,0\n2,5,1\n", Options{Label: "y"}, 0, 2, "drop the column(s) from the file"},
+		// One row: every feature is constant, and the message says why
+		// rather than asking for every column to be dropped.
+		{"single row", "a,b,y\n1,5,3.5\n", Options{Label: "y", Response: true}, 0, 0, "1 data row: over a single example every feature is constant"},
+		{"single row, drop", "a,b,y\n1,5,3.5\n", Options{Label: "y", Response: true, DropConstant: true}, 0, 0, "1 data row"},
 		{"all constant dropped", "a,y\n5,0\n5,1\n", Options{Label: "y", DropConstant: true}, 0, 0, `every feature is constant (column 1 ("a", 5))`},
 		{"single class 0", "a,y\n1,0\n2,0\n3,0\n", Options{Label: "y"}, 0, 2, "every one of the 3 examples has label 0: logistic regression needs examples of both classes"},
 		{"single class 1", "y,a\n1,1\n1,2\n", Options{Label: "y"}, 0, 1, "every one of the 2 examples has label 1"},
