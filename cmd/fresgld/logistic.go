@@ -15,7 +15,6 @@ import (
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/output"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -31,37 +30,26 @@ type logisticFlags struct {
 	// The prior's other settings, in the settings only under spike-slab
 	// (logisticFlags.settings), so that a run under the normal prior
 	// writes what it wrote before the spike-and-slab existed.
-	Prior         string    `json:"-"`
-	Slab          slabFlags `json:"-"`
-	Exact         bool      `json:"-"`
-	Method        string    `json:"method"`
-	Correction    string    `json:"correction"`
-	Seed          uint64    `json:"seed"`
-	Tau2          float64   `json:"tau2"`
-	Eta           float64   `json:"eta"` // the step size used
-	EtaAuto       bool      `json:"eta_automatic"`
-	Batch         int       `json:"batch"` // cold minibatch
-	BatchAuto     bool      `json:"batch_automatic"`
-	HotBatch      int       `json:"hot_batch"` // 0 with HotBatchAuto: sized during burn-in
-	HotBatchAuto  bool      `json:"hot_batch_automatic"`
-	Share         float64   `json:"hot_share"`
-	SwapPerStep   float64   `json:"swap_probability_per_step"`
-	SwapBatch     int       `json:"swap_batch"` // 0 with SwapBatchAuto: the chain's own n
-	SwapBatchAuto bool      `json:"swap_batch_automatic"`
-	SwapEnergies  string    `json:"swap_energies"`
-	ExactEvery    int       `json:"exact_every"` // 0: ⌈4KN/n⌉
-	SwapPilot     int       `json:"swap_pilot"`
-	SwapNoiseCap  float64   `json:"swap_noise_cap"`
-	SwapGaussian  bool      `json:"swap_gaussian"`
-	Levels        int       `json:"levels"`
-	LevelsAuto    bool      `json:"levels_automatic"`
-	Burn          int       `json:"burn"`
-	BurnAuto      bool      `json:"burn_automatic"`
-	Keep          int       `json:"keep"`
-	Thin          int       `json:"thin"`
-	ThinAuto      bool      `json:"thin_automatic"`
-	chainFlags
-	Out string `json:"-"`
+	Prior      string    `json:"-"`
+	Slab       slabFlags `json:"-"`
+	Exact      bool      `json:"-"`
+	Method     string    `json:"method"`
+	Correction string    `json:"correction"`
+	Seed       uint64    `json:"seed"`
+	Tau2       float64   `json:"tau2"`
+	stepFlags
+	hotFlags
+	SwapBatch     int  `json:"swap_batch"` // 0 with SwapBatchAuto: the chain's own n
+	SwapBatchAuto bool `json:"swap_batch_automatic"`
+	swapFlags
+	levelFlags
+	runFlags
+}
+
+// sampler binds the shared flags to f's fields.
+func (f *logisticFlags) sampler() samplerFlags {
+	return samplerFlags{seed: &f.Seed, tau2: &f.Tau2, levels: &f.levelFlags, step: &f.stepFlags, swapEnergies: &f.SwapEnergies, swapGaussian: &f.SwapGaussian,
+		hot: &f.hotFlags, swap: &f.swapFlags, run: &f.runFlags}
 }
 
 // logisticSummary is summary.json of a logistic-regression run.
@@ -85,10 +73,7 @@ type logisticSummary struct {
 	Patterns []analysis.PatternRow   `json:"exact_patterns,omitempty"`
 	Distance *analysis.ExactDistance `json:"distance_to_exact,omitempty"`
 	Plan     *analysis.PlanSummary   `json:"plan,omitempty"`
-	analysis.SwapSummary
-	// LadderTuning is the ladder's tuning under --levels auto.
-	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`
-	analysis.Summary
+	runResult
 }
 
 func init() {
@@ -113,28 +98,9 @@ func init() {
 	fl.BoolVar(&f.Exact, "exact", false, "spike-slab: print the run beside a reference posterior (≤ 12 coefficients)")
 	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto, or "+methodHelp)
 	fl.StringVar(&f.Correction, "correction", "diagonal", "noise correction: diagonal (per coordinate) or full (covariance)")
-	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
-	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
-	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.SwapBatchAuto = true, true, true, true
-	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch (auto: noise at half the budget, n in [100, 2048])")
-	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: its noise supplies --hot-share of the budget)")
-	fl.Float64Var(&f.Share, "hot-share", 0.9, "--hot-batch auto: share of the noise budget 2τ2η its noise supplies")
-	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt a step, in (0, 1]")
+	f.sampler().add(cmd, "auto")
+	f.SwapBatchAuto = true
 	fl.Var(autoValue[int]{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap energy (auto: the chain's minibatch; N: exact)")
-	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "auto, or a mode of the list above")
-	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swaps whose noise τδ²V/2 exceeds this many nats (0: never)")
-	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take the energy noise for Gaussian (else refused)")
-	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈4KN/n⌉ for K levels)")
-	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
-	f.Levels = 2
-	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "levels, geometric from 1 to --tau2; auto: tuned first (4 to 16 levels)")
-	f.BurnAuto, f.ThinAuto = true, true
-	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded first (auto: from the slowest direction's relaxation)")
-	fl.IntVar(&f.Keep, "keep", 5000, "draws kept a chain (--method auto: 1000 unless given)")
-	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between kept draws (auto: bulk ESS 200 a chain, within a budget)")
-	addChainFlags(fl, &f.chainFlags)
-	fl.StringVar(&f.Out, "out", "out/logistic", "output directory")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -147,7 +113,7 @@ func (f *logisticFlags) validate(cmd *cobra.Command) error {
 	if f.Label == "" {
 		return errors.New("--label: no label column given (a header name or a column number from 1)")
 	}
-	m, err := f.method()
+	m, err := parseMethod(f.Method)
 	if err != nil {
 		return err
 	}
@@ -169,16 +135,16 @@ func (f *logisticFlags) validate(cmd *cobra.Command) error {
 			return fmt.Errorf("--%s: only with --prior spike-slab (the normal prior's sd is --prior-sd)", u.flag)
 		}
 	}
-	if err := firstError(checkChainCount(f.chainFlags), positive("--prior-sd", f.PriorSD), runSizeAuto(f.Burn, f.Keep, f.Thin, 0, f.BurnAuto, f.ThinAuto)); err != nil {
+	if err := positive("--prior-sd", f.PriorSD); err != nil {
 		return err
 	}
 	if p := 1 / (f.PriorSD * f.PriorSD); math.IsInf(p, 0) || p*minPriorSDRoom > math.MaxFloat64 {
 		return fmt.Errorf("--prior-sd = %v: the prior's precision 1/σ₀² = %g is beyond floating point (it would pin every coefficient at 0); give a --prior-sd above 1e-150", f.PriorSD, p)
 	}
-	if err := firstError(explicit("--eta", f.Eta, f.EtaAuto), explicit("--batch", f.Batch, f.BatchAuto), explicit("--hot-batch", f.HotBatch, f.HotBatchAuto), explicit("--swap-batch", f.SwapBatch, f.SwapBatchAuto)); err != nil {
+	if err := explicit("--swap-batch", f.SwapBatch, f.SwapBatchAuto); err != nil {
 		return err
 	}
-	return f.options(cmd, m).Validate()
+	return f.sampler().validate(cmd, f.options(cmd, m))
 }
 
 // minPriorSDRoom is the headroom the prior's precision 1/σ₀² must leave
@@ -191,25 +157,17 @@ const minPriorSDRoom = 1e8
 var ladderOnlyFlags = []string{"levels", "tau2", "hot-batch", "hot-share", "swap-rate", "swap-batch", "swap-energies", "swap-pilot", "swap-noise-cap", "swap-gaussian", "exact-every"}
 
 func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
-	if f.Method == string(analysis.AutoMethod) && !cmd.Flags().Changed("keep") {
-		f.Keep = analysis.PlanKeep
-	}
+	m, _ := parseMethod(f.Method)
+	f.sampler().planKeep(cmd, m)
 	if err := f.validate(cmd); err != nil {
 		return err
 	}
-	m, _ := f.method()
 	applicable := notApplicable(cmd.Flags(), m, ladderOnlyFlags)
 	if m == analysis.AutoMethod {
 		applicable = checkAuto(cmd)
 	}
-	if err := firstError(checkChainFlag(cmd.Flags(), f.chainFlags), applicable); err != nil {
+	if err := applicable; err != nil {
 		return err
-	}
-	// Before the data's read and the pilots, which are not free on big
-	// data; output.Prepare, which clears an earlier run's files, waits
-	// until sampling is about to start.
-	if err := output.Check(f.Out); err != nil {
-		return fmt.Errorf("--out: %w", err)
 	}
 	defer debug.SetGCPercent(debug.SetGCPercent(analysis.RunGCPercent))
 	d, err := analysis.ReadData(f.Data, dataset.Options{Label: f.Label, NoHeader: f.NoHeader, NoStandardize: f.NoStandardize, DropConstant: f.DropConstant,
@@ -229,40 +187,26 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	}
 	o := f.options(cmd, m)
 	o.Settings = func(o analysis.Options) [][2]string { return f.settings(o, d) }
-	// From here on SIGINT and SIGTERM stop the work (the swap-energy pilot,
-	// sampling) within a step, keeping every draw taken.
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
-	res, err := analysis.Run(ctx, model, o)
-	// The chain files are closed and the summary files are written whole
-	// or not at all: from here a signal ends the process at once.
-	stop()
-	if err != nil {
-		return err
-	}
-	f.resolved(res.Options)
-	sum := logisticSummary{Settings: f, N: d.N, Names: model.Names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs,
-		HotBatch: res.HotBatch, WallSeconds: res.Wall.Seconds(), StepRuleNotes: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, LadderTuning: res.Tuning, Summary: res.Summary}
-	if res.Swap != nil {
-		sum.SwapSummary = *res.Swap
-	}
-	name := f.Method
-	if m == analysis.AutoMethod {
-		name = "logistic"
-	}
-	prior := ""
-	if lr.SpikeSlab() {
-		prior = ", spike-and-slab prior"
-		sum.Prior = &logisticPrior{Name: f.Prior, SlabWeight: f.Slab.SlabWeight, SpikeSD: f.Slab.SpikeSD, SlabSD: f.Slab.SlabSD, InterceptSD: f.PriorSD}
-		sum.Plan = res.Plan
-	}
-	fmt.Printf("%s on %s (%d examples, %d coefficients%s), %d chain(s) in %.1fs:\n", name, f.Data, d.N, model.Terms.Dim(), prior, len(o.Chains), sum.WallSeconds)
-	printLines(res.Notes)
-	printLines(res.SwapLines)
-	if lr.SpikeSlab() && res.Summary.Draws > 0 {
-		compareSlab(&sum, model.Names, ref)
-	}
-	return report(cmd, res, &sum)
+	var sum *logisticSummary
+	return runSampling(cmd, sampling{model: model, options: o,
+		headline: func(res *analysis.Result) string {
+			f.resolved(res.Options)
+			sum = &logisticSummary{Settings: f, N: d.N, Names: model.Names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs,
+				HotBatch: res.HotBatch, WallSeconds: res.Wall.Seconds(), StepRuleNotes: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, runResult: resultOf(res)}
+			prior := ""
+			if lr.SpikeSlab() {
+				prior = ", spike-and-slab prior"
+				sum.Prior = &logisticPrior{Name: f.Prior, SlabWeight: f.Slab.SlabWeight, SpikeSD: f.Slab.SpikeSD, SlabSD: f.Slab.SlabSD, InterceptSD: f.PriorSD}
+				sum.Plan = res.Plan
+			}
+			return fmt.Sprintf("%s on %s (%d examples, %d coefficients%s), %d chain(s) in %.1fs:", runName(cmd, m), f.Data, d.N, model.Terms.Dim(), prior, len(o.Chains), sum.WallSeconds)
+		},
+		summary: func(res *analysis.Result) any {
+			if lr.SpikeSlab() && res.Summary.Draws > 0 {
+				compareSlab(sum, model.Names, ref)
+			}
+			return sum
+		}})
 }
 
 // logisticPrior is the spike-and-slab prior in summary.json.
@@ -345,32 +289,16 @@ func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (analysi
 // options are the analysis options the flags set (0 or analysis.Auto where
 // automatic).
 func (f *logisticFlags) options(cmd *cobra.Command, m exchange.Method) analysis.Options {
-	corr, _ := parseCorrection(f.Correction, m)
-	ids, _ := f.chainFlags.ids()
-	o := analysis.Options{
-		Command: "logistic", Method: m, Correction: corr, Seed: f.Seed, Tau2: f.Tau2, Levels: f.Levels,
-		Eta: f.Eta, Batch: f.Batch, HotBatch: f.HotBatch, HotShare: f.Share, SwapRate: f.SwapPerStep, SwapBatch: f.SwapBatch,
-		SwapEnergies: f.SwapEnergies, ExactEvery: f.ExactEvery, SwapPilot: f.SwapPilot, SwapNoiseCap: f.SwapNoiseCap, SwapGaussian: f.SwapGaussian,
-		Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Chains: ids, Single: f.Chain > 0, Out: f.Out,
-		CheckpointEvery: f.Every, Args: runArgs(cmd), Inputs: runInputs(cmd), Cwd: workingDir(), Version: buildVersion(), Resume: resuming, Log: cmd.ErrOrStderr(), Progress: progressTo(cmd),
-	}
-	zeroIf(&o.Eta, f.EtaAuto)
-	zeroIf(&o.Levels, f.LevelsAuto)
-	for _, v := range []struct {
-		v    *int
-		auto bool
-	}{{&o.Batch, f.BatchAuto}, {&o.HotBatch, f.HotBatchAuto}, {&o.SwapBatch, f.SwapBatchAuto}, {&o.Thin, f.ThinAuto}} {
-		zeroIf(v.v, v.auto)
-	}
-	if f.BurnAuto {
-		o.Burn = analysis.Auto
-	}
+	o := f.sampler().options(cmd, m)
+	o.Correction, _ = parseCorrection(f.Correction, m)
+	o.SwapBatch = f.SwapBatch
+	zeroIf(&o.SwapBatch, f.SwapBatchAuto)
 	return o
 }
 
 // resolved takes the values a run chose into the flags, for the summary.
 func (f *logisticFlags) resolved(o analysis.Options) {
-	f.Eta, f.Batch, f.Burn, f.Thin = o.Eta, o.Batch, o.Burn, o.Thin
+	f.sampler().resolved(o)
 	if f.HotBatchAuto {
 		f.HotBatch = o.HotBatch
 	}
@@ -383,14 +311,11 @@ func (f *logisticFlags) settings(o analysis.Options, d *dataset.Data) [][2]strin
 	g := *f
 	g.resolved(o)
 	g.HotBatch = f.HotBatch
-	settings, _ := settingsOf(&g)
+	settings := settingsLines(&g, o)
 	for i := range settings {
 		if settings[i][0] == "hot_batch" && f.HotBatchAuto && !oneLevel(o.Method) {
 			settings[i][1] = fmt.Sprintf("auto (from %d)", o.Batch)
 		}
-	}
-	if mode := o.SwapMode(); mode != "" {
-		settings = append(settings, [2]string{"swap_energies_used", mode})
 	}
 	if f.Prior == "spike-slab" {
 		settings = append(settings, [2]string{"prior", f.Prior})

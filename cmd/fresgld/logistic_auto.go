@@ -5,22 +5,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
-
-	"github.com/fresgld/fresgld/analysis"
-	"github.com/fresgld/fresgld/exchange"
 )
-
-// method is --method: a sampler's name, or auto.
-func (f *logisticFlags) method() (exchange.Method, error) {
-	if f.Method == string(analysis.AutoMethod) {
-		return analysis.AutoMethod, nil
-	}
-	m, err := exchange.ParseMethod(f.Method)
-	if err != nil {
-		return "", fmt.Errorf("--method: %w; or auto, the default", err)
-	}
-	return m, nil
-}
 
 // autoRefused are the flags --method auto chooses itself or has no use
 // for: the ladder's, and the step, minibatch and correction of the

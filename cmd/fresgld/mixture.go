@@ -11,37 +11,31 @@ import (
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
-	"github.com/fresgld/fresgld/output"
 )
 
 // mixtureFlags are the settings of a mixture run.
 type mixtureFlags struct {
-	Data         string  `json:"data"`
-	Column       string  `json:"column"`
-	NoHeader     bool    `json:"no_header"`
-	Components   int     `json:"components"`
-	Dirichlet    float64 `json:"dirichlet"`
-	Reference    bool    `json:"reference"`
-	Method       string  `json:"method"`
-	Seed         uint64  `json:"seed"`
-	Tau2         float64 `json:"tau2"`
-	Levels       int     `json:"levels"`
-	LevelsAuto   bool    `json:"levels_automatic"`
-	Eta          float64 `json:"eta"`
-	EtaAuto      bool    `json:"eta_automatic"`
-	Batch        int     `json:"batch"`
-	BatchAuto    bool    `json:"batch_automatic"`
-	HotBatch     int     `json:"hot_batch"`
-	HotBatchAuto bool    `json:"hot_batch_automatic"`
-	SwapEnergies string  `json:"swap_energies"`
-	SwapGaussian bool    `json:"swap_gaussian"`
-	Burn         int     `json:"burn"`
-	BurnAuto     bool    `json:"burn_automatic"`
-	Keep         int     `json:"keep"`
-	Thin         int     `json:"thin"`
-	ThinAuto     bool    `json:"thin_automatic"`
-	chainFlags
-	Out string `json:"-"`
+	Data       string  `json:"data"`
+	Column     string  `json:"column"`
+	NoHeader   bool    `json:"no_header"`
+	Components int     `json:"components"`
+	Dirichlet  float64 `json:"dirichlet"`
+	Reference  bool    `json:"reference"`
+	Method     string  `json:"method"`
+	Seed       uint64  `json:"seed"`
+	Tau2       float64 `json:"tau2"`
+	levelFlags
+	stepFlags
+	HotBatch     int    `json:"hot_batch"`
+	HotBatchAuto bool   `json:"hot_batch_automatic"`
+	SwapEnergies string `json:"swap_energies"`
+	SwapGaussian bool   `json:"swap_gaussian"`
+	runFlags
+}
+
+// sampler binds the shared flags to f's fields.
+func (f *mixtureFlags) sampler() samplerFlags {
+	return samplerFlags{seed: &f.Seed, tau2: &f.Tau2, levels: &f.levelFlags, step: &f.stepFlags, swapEnergies: &f.SwapEnergies, swapGaussian: &f.SwapGaussian, run: &f.runFlags}
 }
 
 // mixtureSummary is summary.json of a mixture run.
@@ -61,10 +55,7 @@ type mixtureSummary struct {
 	BatchRule   string                `json:"batch_rule,omitempty"`
 	RunRule     string                `json:"run_length_rule,omitempty"`
 	Plan        *analysis.PlanSummary `json:"plan,omitempty"`
-	analysis.SwapSummary
-	// LadderTuning is the ladder's tuning under --levels auto.
-	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`
-	analysis.Summary
+	runResult
 }
 
 func init() {
@@ -84,21 +75,9 @@ func init() {
 	fl.Float64Var(&f.Dirichlet, "dirichlet", 1, "Dirichlet weight e0 of the mixture weights (1: uniform; below 1: sparse)")
 	fl.BoolVar(&f.Reference, "reference", false, "first run an exact reference sampler (8 chains × 100,000 sweeps), print it beside")
 	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto, or "+methodHelp)
-	fl.Uint64Var(&f.Seed, "seed", 1, "random seed (of the run and of --reference)")
-	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
-	f.Levels = 2
-	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "levels, geometric from 1 to --tau2; auto: tuned first (4 to 16 levels)")
-	f.EtaAuto, f.BatchAuto, f.HotBatchAuto, f.BurnAuto, f.ThinAuto = true, true, true, true, true
-	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its noise takes half the budget)")
+	f.sampler().add(cmd, "auto")
+	f.HotBatchAuto = true
 	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized in burn-in; the number of values: exact)")
-	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor")
-	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take the energy noise for Gaussian (else refused)")
-	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded first (auto: from the slowest direction's relaxation)")
-	fl.IntVar(&f.Keep, "keep", 5000, "draws kept a chain (--method auto: 1000 unless given)")
-	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between kept draws (auto)")
-	addChainFlags(fl, &f.chainFlags)
-	fl.StringVar(&f.Out, "out", "out/mixture", "output directory")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -119,30 +98,19 @@ func (f *mixtureFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
 	if err := positive("--dirichlet", f.Dirichlet); err != nil {
 		return "", err
 	}
-	m := analysis.AutoMethod
-	if f.Method != string(m) {
-		var err error
-		if m, err = exchange.ParseMethod(f.Method); err != nil {
-			return "", fmt.Errorf("--method: %w; or auto, the default", err)
-		}
-	} else if !cmd.Flags().Changed("keep") {
-		f.Keep = analysis.PlanKeep
+	m, err := parseMethod(f.Method)
+	if err != nil {
+		return "", err
 	}
+	f.sampler().planKeep(cmd, m)
 	applicable := notApplicable(cmd.Flags(), m, mixtureLadderFlags)
 	if m == analysis.AutoMethod {
 		applicable = checkAuto(cmd)
 	}
-	if err := firstError(applicable, checkChainCount(f.chainFlags), checkChainFlag(cmd.Flags(), f.chainFlags),
-		runSizeAuto(f.Burn, f.Keep, f.Thin, 0, f.BurnAuto, f.ThinAuto), explicit("--eta", f.Eta, f.EtaAuto), explicit("--batch", f.Batch, f.BatchAuto), explicit("--hot-batch", f.HotBatch, f.HotBatchAuto)); err != nil {
+	if err := firstError(applicable, explicit("--hot-batch", f.HotBatch, f.HotBatchAuto)); err != nil {
 		return "", err
 	}
-	if err := f.options(cmd, m).Validate(); err != nil {
-		return "", err
-	}
-	if err := output.Check(f.Out); err != nil {
-		return "", fmt.Errorf("--out: %w", err)
-	}
-	return m, nil
+	return m, f.sampler().validate(cmd, f.options(cmd, m))
 }
 
 // model reads the column and builds the mixture.
@@ -174,79 +142,43 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 			return err
 		}
 	}
-	model := analysis.MixtureModel(mix)
 	o := f.options(cmd, method)
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
-	res, err := analysis.Run(ctx, model, o)
-	stop()
-	if err != nil {
-		return err
-	}
-	if w := refWarning(ref); w != nil {
-		res.AddWarnings(w...)
-	}
-	ro := res.Options
-	f.Eta, f.Batch, f.Burn, f.Thin = ro.Eta, ro.Batch, ro.Burn, ro.Thin
-	sum := mixtureSummary{Settings: f, N: mix.Len(), ColumnName: col.Name, K: mix.K, E0: mix.E0, DataMean: mix.Mean, DataSD: mix.SD,
-		WallSeconds: res.Wall.Seconds(), StepRule: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, Plan: res.Plan, LadderTuning: res.Tuning, Summary: res.Summary}
-	if res.Swap != nil {
-		sum.SwapSummary = *res.Swap
-	}
-	name := f.Method
-	if method == analysis.AutoMethod {
-		name = "mixture"
-	}
-	fmt.Printf("%s on %s (%d values, K = %d components, %d coordinates), %d chain(s) in %.1fs:\n", name, f.Data, mix.Len(), mix.K, mix.Dim(), len(o.Chains), sum.WallSeconds)
-	printLines(res.Notes)
-	printLines(res.SwapLines)
-	if res.Summary.Draws > 0 {
-		sum.Clusters, sum.Comps = mixtureTables(res.Summary, mix.K, ref)
-		sum.Ref = refInfo(ref)
-		writeMixtureTables(sum.Clusters, sum.Comps, ref)
-		if w := offWarning(ref, sum.Clusters, sum.Comps, mix.SD); w != nil {
-			res.AddWarnings(w...) // prepends: the run's own are kept
-			sum.Summary = res.Summary
-		}
-	}
-	return report(cmd, res, &sum)
+	var sum *mixtureSummary
+	return runSampling(cmd, sampling{model: analysis.MixtureModel(mix), options: o,
+		headline: func(res *analysis.Result) string {
+			if w := refWarning(ref); w != nil {
+				res.AddWarnings(w...)
+			}
+			f.sampler().resolved(res.Options)
+			sum = &mixtureSummary{Settings: f, N: mix.Len(), ColumnName: col.Name, K: mix.K, E0: mix.E0, DataMean: mix.Mean, DataSD: mix.SD,
+				WallSeconds: res.Wall.Seconds(), StepRule: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, Plan: res.Plan, runResult: resultOf(res)}
+			return fmt.Sprintf("%s on %s (%d values, K = %d components, %d coordinates), %d chain(s) in %.1fs:", runName(cmd, method), f.Data, mix.Len(), mix.K, mix.Dim(), len(o.Chains), sum.WallSeconds)
+		},
+		summary: func(res *analysis.Result) any {
+			if res.Summary.Draws > 0 {
+				sum.Clusters, sum.Comps = mixtureTables(res.Summary, mix.K, ref)
+				sum.Ref = refInfo(ref)
+				writeMixtureTables(sum.Clusters, sum.Comps, ref)
+				if w := offWarning(ref, sum.Clusters, sum.Comps, mix.SD); w != nil {
+					res.AddWarnings(w...) // prepends: the run's own are kept
+					sum.Summary = res.Summary
+				}
+			}
+			return sum
+		}})
 }
 
 // options are the analysis options the flags set (0 or analysis.Auto where
 // automatic).
 func (f *mixtureFlags) options(cmd *cobra.Command, m exchange.Method) analysis.Options {
-	o := analysis.DefaultOptions()
-	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "mixture", m, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
-	zeroIf(&o.Levels, f.LevelsAuto)
-	o.Keep, o.Out, o.Log, o.Progress = f.Keep, f.Out, cmd.ErrOrStderr(), progressTo(cmd)
-	o.SwapGaussian = f.SwapGaussian
-	o.Chains, _ = f.chainFlags.ids()
-	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
-	o.Args, o.Cwd, o.Version, o.Resume = runArgs(cmd), workingDir(), buildVersion(), resuming
-	o.Inputs = runInputs(cmd)
-	if !f.EtaAuto {
-		o.Eta = f.Eta
-	}
-	if !f.BatchAuto {
-		o.Batch = f.Batch
-	}
-	if !f.HotBatchAuto {
-		o.HotBatch = f.HotBatch
-	}
-	if !f.BurnAuto {
-		o.Burn = f.Burn
-	}
-	if !f.ThinAuto {
-		o.Thin = f.Thin
-	}
+	o := f.sampler().options(cmd, m)
+	o.HotBatch = f.HotBatch
+	zeroIf(&o.HotBatch, f.HotBatchAuto)
 	o.Settings = func(o analysis.Options) [][2]string {
 		g := *f
-		g.Eta, g.Batch, g.HotBatch, g.Burn, g.Thin = o.Eta, o.Batch, o.HotBatch, o.Burn, o.Thin
-		s, _ := settingsOf(&g)
-		if mode := o.SwapMode(); mode != "" {
-			s = append(s, [2]string{"swap_energies_used", mode})
-		}
-		return s
+		g.sampler().resolved(o)
+		g.HotBatch = o.HotBatch
+		return settingsLines(&g, o)
 	}
 	return o
 }

@@ -27,37 +27,26 @@ type regressFlags struct {
 	NoiseSDAuto bool    `json:"noise_sd_automatic"`
 	Prior       string  `json:"prior"`
 	slabFlags
-	Exact        bool    `json:"exact"`
-	Method       string  `json:"method"`
-	MethodAuto   bool    `json:"method_automatic"`
-	Correction   string  `json:"correction"`
-	Seed         uint64  `json:"seed"`
-	Tau2         float64 `json:"tau2"`
-	Eta          float64 `json:"eta"`
-	EtaAuto      bool    `json:"eta_automatic"`
-	Batch        int     `json:"batch"`
-	BatchAuto    bool    `json:"batch_automatic"`
-	HotBatch     int     `json:"hot_batch"`
-	HotBatchAuto bool    `json:"hot_batch_automatic"`
-	Share        float64 `json:"hot_share"`
-	SwapPerStep  float64 `json:"swap_probability_per_step"`
-	SwapEnergies string  `json:"swap_energies"`
-	ExactEvery   int     `json:"exact_every"`
-	SwapPilot    int     `json:"swap_pilot"`
-	SwapNoiseCap float64 `json:"swap_noise_cap"`
-	SwapGaussian bool    `json:"swap_gaussian"`
-	Levels       int     `json:"levels"`
-	LevelsAuto   bool    `json:"levels_automatic"`
-	Cycle        int     `json:"cycle"` // csgld: steps a cycle
-	CycleAuto    bool    `json:"cycle_automatic"`
-	Explore      float64 `json:"explore"` // csgld: exploration share β
-	Burn         int     `json:"burn"`
-	BurnAuto     bool    `json:"burn_automatic"`
-	Keep         int     `json:"keep"`
-	Thin         int     `json:"thin"`
-	ThinAuto     bool    `json:"thin_automatic"`
-	chainFlags
-	Out string `json:"-"`
+	Exact      bool    `json:"exact"`
+	Method     string  `json:"method"`
+	MethodAuto bool    `json:"method_automatic"`
+	Correction string  `json:"correction"`
+	Seed       uint64  `json:"seed"`
+	Tau2       float64 `json:"tau2"`
+	stepFlags
+	hotFlags
+	swapFlags
+	levelFlags
+	Cycle     int     `json:"cycle"` // csgld: steps a cycle
+	CycleAuto bool    `json:"cycle_automatic"`
+	Explore   float64 `json:"explore"` // csgld: exploration share β
+	runFlags
+}
+
+// sampler binds the shared flags to f's fields.
+func (f *regressFlags) sampler() samplerFlags {
+	return samplerFlags{seed: &f.Seed, tau2: &f.Tau2, levels: &f.levelFlags, step: &f.stepFlags, swapEnergies: &f.SwapEnergies, swapGaussian: &f.SwapGaussian,
+		hot: &f.hotFlags, swap: &f.swapFlags, run: &f.runFlags}
 }
 
 // Defaults of the prior, argued in the command's help.
@@ -88,30 +77,10 @@ func init() {
 	f.MethodAuto = true
 	fl.Var(autoValue[string]{&f.Method, &f.MethodAuto}, "method", "auto (the plan), sgld, corrected, resgld, mresgld, fresgld or csgld")
 	fl.StringVar(&f.Correction, "correction", "diagonal", "fresgld's noise correction: diagonal or full")
-	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
-	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
-	f.EtaAuto, f.BatchAuto, f.HotBatchAuto = true, true, true
-	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: as logistic's)")
-	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: its noise supplies --hot-share of the budget)")
-	fl.Float64Var(&f.Share, "hot-share", 0.9, "--hot-batch auto: share of the noise budget its noise supplies")
-	fl.Float64Var(&f.SwapPerStep, "swap-rate", 0.1, "probability a·η of a swap attempt per step")
-	fl.StringVar(&f.SwapEnergies, "swap-energies", "auto", "auto, draw, minibatch, cv, pair, pair-cv, exact, taylor or pair-taylor")
-	fl.Float64Var(&f.SwapNoiseCap, "swap-noise-cap", 2, "decline swaps whose noise τδ²V/2 exceeds this many nats (0: never)")
-	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take the energy noise for Gaussian (else refused)")
-	fl.IntVar(&f.ExactEvery, "exact-every", 0, "steps between exact swap attempts (0: ⌈8N/n⌉)")
-	fl.IntVar(&f.SwapPilot, "swap-pilot", 2000, "steps of the pilot run of --swap-energies auto")
-	f.Levels = 2
-	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "levels, geometric from 1 to --tau2; auto: tuned first (4 to 16 levels)")
+	f.sampler().add(cmd, "auto")
 	f.CycleAuto = true
 	fl.Var(autoValue[int]{&f.Cycle, &f.CycleAuto}, "cycle", "csgld: steps a cycle (auto: the run in 20 cycles)")
 	fl.Float64Var(&f.Explore, "explore", 0.5, "csgld: share β of each cycle that explores without noise")
-	f.BurnAuto, f.ThinAuto = true, true
-	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded first (auto: from the slowest direction's relaxation)")
-	fl.IntVar(&f.Keep, "keep", 5000, "draws kept a chain (--method auto: 1000 unless given)")
-	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between kept draws (auto: from the slowest direction)")
-	addChainFlags(fl, &f.chainFlags)
-	fl.StringVar(&f.Out, "out", "out/regress", "output directory")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -152,19 +121,13 @@ func (f *regressFlags) validate(cmd *cobra.Command) error {
 			return err
 		}
 	}
-	if err := firstError(checkChainCount(f.chainFlags), runSizeAuto(f.Burn, f.Keep, f.Thin, 1, f.BurnAuto, f.ThinAuto)); err != nil {
-		return err
-	}
 	if !(f.Explore >= 0 && f.Explore < 1) {
 		return fmt.Errorf("--explore = %v: must lie in [0, 1) (1 would never sample)", f.Explore)
 	}
 	if !f.CycleAuto && f.Cycle < 2 {
 		return fmt.Errorf("--cycle = %d: must be ≥ 2 (or auto)", f.Cycle)
 	}
-	if err := firstError(explicit("--eta", f.Eta, f.EtaAuto), explicit("--batch", f.Batch, f.BatchAuto), explicit("--hot-batch", f.HotBatch, f.HotBatchAuto)); err != nil {
-		return err
-	}
-	return f.options(cmd, f.method(), 0).Validate()
+	return f.sampler().validate(cmd, f.options(cmd, f.method(), 0))
 }
 
 // method is the sampler the flags ask for, --method auto resolved by the
@@ -215,17 +178,12 @@ type regressSummary struct {
 	HotBatch     []*variance.AutoStats   `json:"hot_batch_automatic,omitempty"`
 	Plan         *analysis.PlanSummary   `json:"plan,omitempty"`
 	WallSeconds  float64                 `json:"wall_seconds"`
-	analysis.SwapSummary
-	// LadderTuning is the ladder's tuning under --levels auto.
-	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`
-	analysis.Summary
+	runResult
 }
 
 func runRegress(cmd *cobra.Command, f *regressFlags) error {
 	auto := f.method() == analysis.AutoMethod
-	if auto && !cmd.Flags().Changed("keep") {
-		f.Keep = analysis.PlanKeep
-	}
+	f.sampler().planKeep(cmd, f.method())
 	if err := firstError(f.validate(cmd), f.unused(cmd)); err != nil {
 		return err
 	}
@@ -253,36 +211,25 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 			return err
 		}
 	}
-	ctx, stop := interruptible(cmd.Context())
-	defer stop()
-	res, err := analysis.Run(ctx, analysis.RegressModel(lr, sum.Names, f.prior()), f.options(cmd, m, corr))
-	stop()
-	if err != nil {
-		return err
-	}
-	o := res.Options
-	f.Eta, f.Batch, f.Burn, f.Thin = o.Eta, o.Batch, o.Burn, o.Thin
-	sum.StepRule, sum.BatchRule, sum.RunRule, sum.HotBatch, sum.WallSeconds, sum.Summary = res.StepRule, res.BatchRule, res.RunRule, res.HotBatch, res.Wall.Seconds(), res.Summary
-	sum.Plan, sum.LadderTuning = res.Plan, res.Tuning
-	if res.Swap != nil {
-		sum.SwapSummary = *res.Swap
-	}
-	name := f.Method
-	if m == analysis.AutoMethod {
-		name = "regress"
-	}
-	fmt.Printf("%s on %s (%d examples, %d coefficients, %s prior), %d chain(s) in %.1fs:\n", name, f.Data, sum.N, lr.Dim(), f.Prior, len(o.Chains), sum.WallSeconds)
-	printLines(res.Notes)
-	printLines(res.SwapLines)
-	if res.Summary.Draws > 0 {
-		f.compare(sum, exact)
-	}
-	if exact != nil {
-		for j, name := range sum.Names {
-			res.SetExactDensity(name, func(x float64) float64 { return exact.PDF(j, x) })
-		}
-	}
-	return report(cmd, res, sum)
+	return runSampling(cmd, sampling{model: analysis.RegressModel(lr, sum.Names, f.prior()), options: f.options(cmd, m, corr),
+		headline: func(res *analysis.Result) string {
+			o := res.Options
+			f.sampler().resolved(o)
+			sum.StepRule, sum.BatchRule, sum.RunRule, sum.HotBatch, sum.WallSeconds = res.StepRule, res.BatchRule, res.RunRule, res.HotBatch, res.Wall.Seconds()
+			sum.Plan, sum.runResult = res.Plan, resultOf(res)
+			return fmt.Sprintf("%s on %s (%d examples, %d coefficients, %s prior), %d chain(s) in %.1fs:", runName(cmd, m), f.Data, sum.N, lr.Dim(), f.Prior, len(o.Chains), sum.WallSeconds)
+		},
+		summary: func(res *analysis.Result) any {
+			if res.Summary.Draws > 0 {
+				f.compare(sum, exact)
+			}
+			if exact != nil {
+				for j, name := range sum.Names {
+					res.SetExactDensity(name, func(x float64) float64 { return exact.PDF(j, x) })
+				}
+			}
+			return sum
+		}})
 }
 
 // unused refuses the settings that the prior or method would ignore, not
@@ -333,25 +280,11 @@ func (f *regressFlags) model(stderr io.Writer) (*regressSummary, *models.LinReg,
 // options are the analysis options the flags set; with csgld, the cycles
 // are set once the run length is known.
 func (f *regressFlags) options(cmd *cobra.Command, m exchange.Method, corr exchange.Correction) analysis.Options {
-	ids, _ := f.chainFlags.ids()
-	o := analysis.Options{
-		Command: "regress", Method: m, Correction: corr, Seed: f.Seed, Tau2: f.Tau2, Levels: f.Levels,
-		Eta: f.Eta, Batch: f.Batch, HotBatch: f.HotBatch, HotShare: f.Share, SwapRate: f.SwapPerStep,
-		SwapEnergies: f.SwapEnergies, ExactEvery: f.ExactEvery, SwapPilot: f.SwapPilot, SwapNoiseCap: f.SwapNoiseCap, SwapGaussian: f.SwapGaussian,
-		Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Chains: ids, Single: f.Chain > 0, Out: f.Out,
-		CheckpointEvery: f.Every, Args: runArgs(cmd), Inputs: runInputs(cmd), Cwd: workingDir(), Version: buildVersion(), Resume: resuming, Log: cmd.ErrOrStderr(), Progress: progressTo(cmd),
-	}
-	zeroIf(&o.Eta, f.EtaAuto)
-	zeroIf(&o.Levels, f.LevelsAuto)
-	zeroIf(&o.Batch, f.BatchAuto)
-	zeroIf(&o.HotBatch, f.HotBatchAuto)
-	zeroIf(&o.Thin, f.ThinAuto)
-	if f.BurnAuto {
-		o.Burn = analysis.Auto
-	}
+	o := f.sampler().options(cmd, m)
+	o.Correction = corr
 	o.Settings = func(o analysis.Options) [][2]string {
 		g := *f
-		g.Eta, g.Batch, g.Burn, g.Thin = o.Eta, o.Batch, o.Burn, o.Thin
+		g.sampler().resolved(o)
 		settings, _ := settingsOf(&g)
 		return settings
 	}

@@ -13,36 +13,30 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/modelproc"
-	"github.com/fresgld/fresgld/output"
 )
 
 // sampleFlags are the settings of a run on a model in another process.
 type sampleFlags struct {
-	ModelCmd     string        `json:"model_cmd,omitempty"`
-	Stan         string        `json:"stan,omitempty"`
-	Data         string        `json:"data,omitempty"`
-	Init         string        `json:"init,omitempty"`
-	Timeout      time.Duration `json:"-"` // changes no draw
-	Procs        int           `json:"-"` // changes no draw
-	Method       string        `json:"method"`
-	AdaptDelta   float64       `json:"adapt_delta"`
-	Seed         uint64        `json:"seed"`
-	Tau2         float64       `json:"tau2"`
-	Levels       int           `json:"levels"`
-	LevelsAuto   bool          `json:"levels_automatic"`
-	Eta          float64       `json:"eta"`
-	EtaAuto      bool          `json:"eta_automatic"`
-	Batch        int           `json:"batch"`
-	BatchAuto    bool          `json:"batch_automatic"`
-	SwapEnergies string        `json:"swap_energies"`
-	SwapGaussian bool          `json:"swap_gaussian"`
-	Burn         int           `json:"burn"`
-	BurnAuto     bool          `json:"burn_automatic"`
-	Keep         int           `json:"keep"`
-	Thin         int           `json:"thin"`
-	ThinAuto     bool          `json:"thin_automatic"`
-	chainFlags
-	Out string `json:"-"`
+	ModelCmd   string        `json:"model_cmd,omitempty"`
+	Stan       string        `json:"stan,omitempty"`
+	Data       string        `json:"data,omitempty"`
+	Init       string        `json:"init,omitempty"`
+	Timeout    time.Duration `json:"-"` // changes no draw
+	Procs      int           `json:"-"` // changes no draw
+	Method     string        `json:"method"`
+	AdaptDelta float64       `json:"adapt_delta"`
+	Seed       uint64        `json:"seed"`
+	Tau2       float64       `json:"tau2"`
+	levelFlags
+	stepFlags
+	SwapEnergies string `json:"swap_energies"`
+	SwapGaussian bool   `json:"swap_gaussian"`
+	runFlags
+}
+
+// sampler binds the shared flags to f's fields.
+func (f *sampleFlags) sampler() samplerFlags {
+	return samplerFlags{seed: &f.Seed, tau2: &f.Tau2, levels: &f.levelFlags, step: &f.stepFlags, swapEnergies: &f.SwapEnergies, swapGaussian: &f.SwapGaussian, run: &f.runFlags}
 }
 
 func init() {
@@ -63,20 +57,7 @@ func init() {
 	fl.IntVar(&f.Procs, "model-procs", 0, "copies of the model process (0: one per chain; 1: a model that cannot run twice)")
 	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto, nuts, or "+methodHelp)
 	fl.Float64Var(&f.AdaptDelta, "adapt-delta", 0.8, "NUTS's target acceptance, Stan's adapt_delta (raise where it diverges)")
-	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
-	fl.Float64Var(&f.Tau2, "tau2", 4, "hot temperature τ2")
-	f.Levels = 2
-	fl.Var(autoValue[int]{&f.Levels, &f.LevelsAuto}, "levels", "levels, geometric from 1 to --tau2; auto: tuned first (4 to 16 levels)")
-	f.EtaAuto, f.BatchAuto, f.BurnAuto, f.ThinAuto = true, true, true, true
-	fl.Var(autoValue[float64]{&f.Eta, &f.EtaAuto}, "eta", "step size η (auto: 0.2/λ_max)")
-	fl.Var(autoValue[int]{&f.Batch, &f.BatchAuto}, "batch", "cold minibatch size (auto: its noise takes half the budget)")
-	fl.StringVar(&f.SwapEnergies, "swap-energies", "exact", "exact, pair, minibatch, draw, auto, cv, pair-cv, taylor, pair-taylor")
-	fl.BoolVar(&f.SwapGaussian, "swap-gaussian", false, "let --swap-energies draw take the energy noise for Gaussian (else refused)")
-	fl.Var(autoValue[int]{&f.Burn, &f.BurnAuto}, "burn", "steps discarded first (auto: from the slowest direction's relaxation)")
-	fl.IntVar(&f.Keep, "keep", 5000, "draws kept a chain (--method auto: 1000 unless given)")
-	fl.Var(autoValue[int]{&f.Thin, &f.ThinAuto}, "thin", "steps between kept draws (auto)")
-	addChainFlags(fl, &f.chainFlags)
-	fl.StringVar(&f.Out, "out", "out/sample", "output directory")
+	f.sampler().add(cmd, "exact")
 	rootCmd.AddCommand(cmd)
 }
 
@@ -106,28 +87,19 @@ func (f *sampleFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
 		return "", fmt.Errorf("--model-procs = %d: must be 0 (one per chain) or more", f.Procs)
 	}
 	m := analysis.AutoMethod
-	if f.Method != string(m) && f.Method != nutsMethod {
+	if f.Method != nutsMethod {
 		var err error
-		if m, err = exchange.ParseMethod(f.Method); err != nil {
-			return "", fmt.Errorf("--method: %w; or auto, the default", err)
+		if m, err = parseMethod(f.Method); err != nil {
+			return "", err
 		}
-	} else {
-		if !cmd.Flags().Changed("keep") {
-			f.Keep = analysis.PlanKeep
-		}
+	}
+	f.sampler().planKeep(cmd, m)
+	if m == analysis.AutoMethod {
 		if err := checkAuto(cmd); err != nil {
 			return "", err
 		}
 	}
-	burn, thin := f.Burn, f.Thin
-	if f.BurnAuto {
-		burn = 0
-	}
-	if f.ThinAuto {
-		thin = 1
-	}
-	return m, firstError(checkChainCount(f.chainFlags), checkChainFlag(cmd.Flags(), f.chainFlags),
-		analysis.RunSize(burn, f.Keep, thin, 0, f.BurnAuto, f.ThinAuto), output.Check(f.Out))
+	return m, f.sampler().validate(cmd, f.options(cmd, m))
 }
 
 func runSample(cmd *cobra.Command, f *sampleFlags) error {
@@ -136,9 +108,6 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		return err
 	}
 	o := f.options(cmd, method)
-	if err := o.Validate(); err != nil {
-		return err
-	}
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
 	command := f.ModelCmd
@@ -178,30 +147,27 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		// user's own is checked before it is sampled.
 		return fmt.Errorf("--model-cmd %q: %w", f.ModelCmd, err)
 	}
-	res, err := analysis.Run(ctx, model, o)
-	stop()
-	if err != nil {
-		return modelError(m, command, err)
-	}
-	if sm != nil {
-		sm.notes(res, m.Rejected)
-	}
-	var modelErr string
-	if m.Err() != nil {
-		blameModel(&res.Summary, command)
-		modelErr = m.Err().Error()
-	}
-	if sm != nil {
-		fmt.Printf("%s on the Stan model %s (%d unconstrained parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.Stan, m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
-	} else {
-		fmt.Printf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):\n", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
-	}
-	printLines(res.Notes)
-	sum := sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), ModelError: modelErr, LadderTuning: res.Tuning, Summary: res.Summary, StepRule: res.StepRule, RunRule: res.RunRule, Plan: res.Plan}
-	if res.Swap != nil {
-		sum.SwapSummary = *res.Swap
-	}
-	return modelError(m, command, report(cmd, res, &sum))
+	return modelError(m, command, runSampling(cmd, sampling{model: model, options: o, ctx: ctx, stop: stop, noSwapLines: true,
+		headline: func(res *analysis.Result) string {
+			if sm != nil {
+				sm.notes(res, m.Rejected)
+			}
+			if m.Err() != nil {
+				blameModel(&res.Summary, command)
+			}
+			if sm != nil {
+				return fmt.Sprintf("%s on the Stan model %s (%d unconstrained parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):", f.Method, f.Stan, m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
+			}
+			return fmt.Sprintf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
+		},
+		summary: func(res *analysis.Result) any {
+			var modelErr string
+			if m.Err() != nil {
+				modelErr = m.Err().Error()
+			}
+			return &sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), ModelError: modelErr,
+				StepRule: res.StepRule, RunRule: res.RunRule, Plan: res.Plan, runResult: resultOf(res)}
+		}}))
 }
 
 // nutsMethod is --method nuts: the plan's NUTS, whatever the posterior.
@@ -224,10 +190,7 @@ type sampleSummary struct {
 	StepRule string                `json:"step_rule,omitempty"`
 	RunRule  string                `json:"run_length_rule,omitempty"`
 	Plan     *analysis.PlanSummary `json:"plan,omitempty"`
-	analysis.SwapSummary
-	// LadderTuning is the ladder's tuning under --levels auto.
-	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`
-	analysis.Summary
+	runResult
 }
 
 // blameModel gives the chains' stop warnings of a run whose model failed
@@ -249,28 +212,8 @@ func blameModel(s *analysis.Summary, cmd string) {
 // options are the analysis options the flags set (0 or analysis.Auto where
 // automatic).
 func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analysis.Options {
-	o := analysis.DefaultOptions()
-	o.Command, o.Method, o.Seed, o.Tau2, o.Levels, o.SwapEnergies = "sample", method, f.Seed, f.Tau2, f.Levels, f.SwapEnergies
+	o := f.sampler().options(cmd, method)
 	o.NUTS, o.AdaptDelta = f.Method == nutsMethod, f.AdaptDelta
-	zeroIf(&o.Levels, f.LevelsAuto)
-	o.Keep, o.Out, o.Log, o.Progress = f.Keep, f.Out, cmd.ErrOrStderr(), progressTo(cmd)
-	o.SwapGaussian = f.SwapGaussian
-	o.Chains, _ = f.chainFlags.ids()
-	o.Single, o.CheckpointEvery = f.Chain > 0, f.Every
-	o.Args, o.Cwd, o.Version, o.Resume = runArgs(cmd), workingDir(), buildVersion(), resuming
-	o.Inputs = runInputs(cmd)
-	if !f.EtaAuto {
-		o.Eta = f.Eta
-	}
-	if !f.BatchAuto {
-		o.Batch = f.Batch
-	}
-	if !f.BurnAuto {
-		o.Burn = f.Burn
-	}
-	if !f.ThinAuto {
-		o.Thin = f.Thin
-	}
 	if !cmd.Flags().Changed("swap-energies") {
 		o.SwapEnergiesRule = "sample's default: the modes with anchors would ask the model for them example by example, a round trip each; --swap-energies chooses another"
 	}
@@ -282,12 +225,8 @@ func (f *sampleFlags) options(cmd *cobra.Command, method exchange.Method) analys
 // among them, with the values the run uses.
 func (f *sampleFlags) settings(o analysis.Options) [][2]string {
 	g := *f
-	g.Eta, g.Batch, g.Burn, g.Thin = o.Eta, o.Batch, o.Burn, o.Thin
-	s, _ := settingsOf(&g)
-	if mode := o.SwapMode(); mode != "" {
-		s = append(s, [2]string{"swap_energies_used", mode})
-	}
-	return s
+	g.sampler().resolved(o)
+	return settingsLines(&g, o)
 }
 
 // modelBusy is the progress note of a run on m: the share of the time

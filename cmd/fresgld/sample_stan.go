@@ -109,26 +109,24 @@ func runStanNative(ctx context.Context, stop func(), cmd *cobra.Command, f *samp
 	if err != nil {
 		return err
 	}
-	res, err := analysis.Run(ctx, model, o)
-	stop()
-	if merr := s.native.Err(); merr != nil {
-		if err == nil {
-			err = merr
-		} else {
-			err = fmt.Errorf("%w\nthe run stopped on it: the Stan model failed, not the sampler (%w)", merr, err)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	s.notes(res, s.native.Rejected)
-	fmt.Printf("%s on the Stan model %s (%d unconstrained parameters, loaded in process), %d chain(s) in %.1fs, %d gradients:\n", f.Method, f.Stan, s.native.Dim(), len(o.Chains), res.Wall.Seconds(), s.native.Evals())
-	printLines(res.Notes)
-	sum := sampleSummary{Settings: f, N: 1, Names: s.Constrained, WallSeconds: res.Wall.Seconds(), Requests: s.native.Evals(), LadderTuning: res.Tuning, Summary: res.Summary}
-	if res.Swap != nil {
-		sum.SwapSummary = *res.Swap
-	}
-	return report(cmd, res, &sum)
+	return runSampling(cmd, sampling{model: model, options: o, ctx: ctx, stop: stop, noSwapLines: true,
+		ran: func(err error) error {
+			merr := s.native.Err()
+			switch {
+			case merr == nil:
+				return err
+			case err == nil:
+				return merr
+			}
+			return fmt.Errorf("%w\nthe run stopped on it: the Stan model failed, not the sampler (%w)", merr, err)
+		},
+		headline: func(res *analysis.Result) string {
+			s.notes(res, s.native.Rejected)
+			return fmt.Sprintf("%s on the Stan model %s (%d unconstrained parameters, loaded in process), %d chain(s) in %.1fs, %d gradients:", f.Method, f.Stan, s.native.Dim(), len(o.Chains), res.Wall.Seconds(), s.native.Evals())
+		},
+		summary: func(res *analysis.Result) any {
+			return &sampleSummary{Settings: f, N: 1, Names: s.Constrained, WallSeconds: res.Wall.Seconds(), Requests: s.native.Evals(), runResult: resultOf(res)}
+		}})
 }
 
 // notes adds what the model said during the run to its summary: how many
