@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 
 	"gonum.org/v1/gonum/mat"
@@ -65,6 +66,9 @@ func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planSta
 	if err := status.stopped(); err != nil {
 		return nil, "", err // the pilot, cut short, decides nothing
 	}
+	if err := modelFailure(m.Terms); err != nil {
+		return nil, "", err // not the posterior's shape: see modelFailure
+	}
 	// nuts runs NUTS, its warmups starting from the inverse metric inv.
 	// Where the Laplace fit is poor, they start from the identity, as
 	// Stan's: each metric window is estimated from draws made under the
@@ -79,6 +83,9 @@ func oneModePlan(m Model, s *ModeSearch, seed uint64, ids []int, status *planSta
 			return nil, "", err
 		}
 		np, err := newNUTSPlan(m.Terms, ids, seed, m.Init, mode.Theta, inv, why, status)
+		if merr := modelFailure(m.Terms); err != nil && merr != nil {
+			return nil, "", merr
+		}
 		if err != nil && lerr == nil {
 			return lc, oneNote + "; NUTS failed: " + err.Error(), nil
 		}
@@ -143,4 +150,17 @@ func laplaceFit(v []float64, h *mat.SymDense) (float64, int) {
 		}
 	}
 	return worst, at
+}
+
+// modelFailure is the failure a model that keeps one has had (a model
+// process or a Stan model, whose Err holds it; from then on it answers
+// NaN), nil for one that works or has no such record. A pilot that failed
+// on those NaNs says "no step size is small enough; the posterior may not
+// be continuous" of a model that hung or crashed, and the plan would go on
+// to sample with the pilot's rival: the model's failure is the error.
+func modelFailure(t energy.Terms) error {
+	if f, ok := t.(interface{ Err() error }); ok {
+		return f.Err()
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package analysis
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -390,5 +391,66 @@ func TestAdaptDeltaReachesNUTS(t *testing.T) {
 		if c.np == npStan && strings.Contains(ws[0].Remedy, "--adapt-delta") {
 			t.Errorf("a command without --adapt-delta is told to raise it: %s", ws[0].Remedy)
 		}
+	}
+}
+
+// failingModel is a Gaussian (sds 2 and 0.5) that fails as a model process
+// does once the plan's status names the NUTS pilot: from then on it
+// answers NaN and Err holds the failure (modelproc.Model's contract).
+type failingModel struct {
+	status *planStatus
+	err    error
+}
+
+var errModelHung = errors.New(`model process "m.py": no reply within the timeout of 10s (the model was killed)`)
+
+func (f *failingModel) Dim() int { return 2 }
+func (f *failingModel) Len() int { return 1 }
+func (f *failingModel) fail() bool {
+	if f.err == nil {
+		if v := f.status.now.Load(); v != nil && strings.Contains(*v, "NUTS pilot") {
+			f.err = errModelHung
+		}
+	}
+	return f.err != nil
+}
+func (f *failingModel) Term(grad, _ []float64, _ int) float64 {
+	clear(grad)
+	if f.fail() {
+		return math.NaN()
+	}
+	return 0
+}
+func (f *failingModel) Prior(grad, x []float64) float64 {
+	if f.fail() {
+		for j := range grad {
+			grad[j] = math.NaN()
+		}
+		return math.NaN()
+	}
+	s := []float64{2, 0.5}
+	u := 0.0
+	for j := range x {
+		u += x[j] * x[j] / (2 * s[j] * s[j])
+		if grad != nil {
+			grad[j] = x[j] / (s[j] * s[j])
+		}
+	}
+	return u
+}
+func (f *failingModel) Err() error { return f.err }
+
+// A model that fails during the NUTS pilot stops the plan with its own
+// failure: the pilot's "no step size is small enough; the posterior may not
+// be continuous" is not the cause, and MALA on a dead model is no plan.
+func TestOneModePlanReportsModelFailure(t *testing.T) {
+	status := &planStatus{}
+	f := &failingModel{status: status}
+	plan, note, err := newChainPlan(Model{Terms: f}, 3, false, []int{1, 2, 3, 4}, status)
+	if f.err == nil {
+		t.Skipf("the plan ran no NUTS pilot (%T: %s): nothing to check", plan, note)
+	}
+	if !errors.Is(err, errModelHung) {
+		t.Fatalf("the model failed in the NUTS pilot, yet the plan gave %T, note %q, error %v", plan, note, err)
 	}
 }
