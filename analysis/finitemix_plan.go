@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sync/atomic"
 	"time"
 
@@ -44,6 +45,9 @@ type MixturePlan struct {
 	IAT         float64
 	PilotSweeps int
 	PilotAccept float64
+	// stepSeconds is a chain's wall seconds a sweep on the pilot, with
+	// its draws' generated quantities (planCost's run estimate).
+	stepSeconds float64
 }
 
 var _ ChainPlan = (*MixturePlan)(nil)
@@ -111,6 +115,7 @@ func newMixturePlan(model Model, m *models.FiniteMixture, seed uint64, status *p
 		return nil
 	}
 	errs := pilotParallel(chain)
+	mp.stepSeconds = time.Since(start).Seconds() * float64(min(pilotChains, runtime.GOMAXPROCS(0))) / float64(total)
 	if err := status.stopped(); err != nil {
 		return nil, err
 	}
@@ -158,6 +163,9 @@ func (mp *MixturePlan) Note() string {
 	return fmt.Sprintf("the mixture's exact kernel, no mode search: data-augmentation Gibbs (each sweep the allocations given the parameters, then the means, weights and precisions given the allocations) with %.3g split–merge move(s) of a random pair of components a sweep (sequential allocation; %.0f%% accepted on the pilot); the pilot's %d chains of %d sweeps, started over-dispersed, mix in τ_int = %.3g sweeps",
 		mp.Moves, 100*mp.PilotAccept, pilotChains, mp.PilotSweeps, mp.IAT)
 }
+
+// StepSeconds is a chain's wall seconds a sweep on the pilot.
+func (mp *MixturePlan) StepSeconds() float64 { return mp.stepSeconds }
 
 // Why says why this sampler, for the output's note line.
 func (mp *MixturePlan) Why() string {

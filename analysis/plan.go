@@ -114,6 +114,12 @@ func planDefaults(ctx context.Context, m Model, o *Options, res *Result) (ChainP
 	}
 	if c := planCost(plan, time.Since(began), len(o.Chains), b, keep, th); c != nil {
 		res.Plan.Cost = c
+		if mp, ok := plan.(*MixturePlan); ok && o.Progress != nil {
+			// Before the first draw: what the pilot decided, and what it
+			// will cost.
+			fmt.Fprintf(o.Progress, "%s: planned in %s: τ_int = %.3g sweeps, so %d chain(s) × (burn %d + %d × thin %d) sweeps at the pilot's %.3g s a sweep: about %s\n",
+				o.Command, time.Since(began).Round(time.Second), iat, len(o.Chains), b, keep, th, mp.StepSeconds(), time.Duration(c.RunSeconds*float64(time.Second)).Round(time.Second))
+		}
 		if c.Why != "" {
 			// Said before the first draw, not only in the notes after.
 			res.Notes = append(res.Notes, "plan cost: "+c.Why)

@@ -74,6 +74,8 @@ func planParts(plan ChainPlan) string {
 		return fmt.Sprintf("%d searches for modes, a pilot of %d chains × %d steps on %d level(s)", p.Search.Starts, pilotChains, pilotSteps, len(p.Taus))
 	case *NUTSPlan:
 		return fmt.Sprintf("a warmup of %d transitions a chain", p.iters)
+	case *MixturePlan:
+		return fmt.Sprintf("a pilot of %d chains × %d sweeps", pilotChains, p.PilotSweeps)
 	case *LogConcave:
 		return fmt.Sprintf("the search for the mode, %d rounds of %d MALA steps tuning the step and, after a mode search, a NUTS pilot of %d transitions", malaRounds, malaRoundSteps, nutsPilotWarmup)
 	}
