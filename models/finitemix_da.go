@@ -196,7 +196,7 @@ func drawExact(lw *[8]float64, k int, lmax, u float64) int {
 // sequential-allocation weight's constants (setPred): the predictive's
 // mean, 1/(2v) and log((n + e0)/√v), v its variance.
 type part struct {
-	n, next     int // next: the next multiple of predEvery
+	n, next     int // next: the count at which the predictive is next updated
 	s, q        float64
 	mean, h, lc float64 // lc: log((n + e0)/√v)
 }
@@ -235,41 +235,57 @@ func (d *MixDA) setPred(p *part) {
 // the exactness test can walk blocks on a few values.
 var shuffleMax, shuffleBlock = 1 << 16, 4096
 
-// predFresh and predEvery set when add updates a part's predictive: at
-// every value while it holds fewer than predFresh, then at every
-// predEvery-th (variables, so that the exactness test can run the
-// sparse schedule on a few values). The forward walk and the replay
-// follow the same schedule, so the proposal stays one law, read the same
-// way both ways, and the move stays exact; a predictive from 32 values
-// or more moves little in 16 more, and its update (some ten divisions
-// and a square root) was most of a member's cost.
-var predFresh, predEvery = 32, 16
+// predFresh, predEvery and predGrow set when add updates a part's
+// predictive: at every value while it holds fewer than predFresh, and
+// at counts predEvery, 2·predEvery, … spaced by predEvery or by
+// 1/predGrow of the count, whichever is more (variables, so that the
+// exactness test can run the sparse schedule on a few values). The
+// schedule reads the part's count alone, and the forward walk and the
+// replay follow it alike, so the proposal stays one law, read the same
+// way both ways, and the move stays exact; a predictive from n values
+// moves by about 1/n of itself a value, so little in n/16 more, and its
+// update (divisions, logarithms) was most of a member's cost: now some
+// 16·ln(n/256) updates a part above 256 values, not n/16.
+var predFresh, predEvery, predGrow = 32, 16, 16
 
-// add puts y into p and updates its predictive on predFresh and
-// predEvery's schedule.
+// add puts y into p and updates its predictive on predFresh, predEvery
+// and predGrow's schedule.
 func (d *MixDA) add(p *part, y float64) {
 	p.n, p.s, p.q = p.n+1, p.s+y, p.q+y*y
-	// p.n%predEvery == 0 without a division: next counts the multiples.
 	if p.n == p.next {
-		p.next += predEvery
+		p.next += max(predEvery, p.n/predGrow)
 		d.setPred(p)
 	} else if p.n < predFresh {
 		d.setPred(p)
 	}
 }
 
+// shareCut is the log ratio of the two parts' weights beyond which
+// shares gives the heavier part probability 1 and the other 0 (a
+// variable, so that the exactness test can cut at a ratio its few
+// values reach).
+var shareCut = 40.0
+
 // shares are the sequential allocation's probabilities that y joins a
 // and b, each computed from the weights' ratio, so that neither is read
 // as 1 − the other (which rounds a small one to 0). The exponential is
-// fastExp's: the proposal is whatever law these numbers define, the
-// forward walk and the replay read it alike, so the move stays exact.
+// fastExp's, and beyond a log ratio of ±shareCut (e^−40 ≈ 4e−18, below
+// an ulp of 1) the lighter part's probability is 0: the proposal is
+// whatever law these numbers define, the forward walk draws from it and
+// the replay reads it alike, so the move stays exact. A current
+// allocation the proposal cannot make (a value on its side of
+// probability 0) is a reverse probability of 0: the move is rejected.
 func shares(y float64, a, b *part) (pa, pb float64) {
 	ea, eb := y-a.mean, y-b.mean
-	// r = w_b/w_a = exp(lc_b − lc_a + h_a e_a² − h_b e_b²).
-	r := fastExp(b.lc - a.lc + a.h*ea*ea - b.h*eb*eb)
-	if r > math.MaxFloat64 {
+	// r = w_b/w_a = exp(x), x = lc_b − lc_a + h_a e_a² − h_b e_b².
+	x := b.lc - a.lc + a.h*ea*ea - b.h*eb*eb
+	if x < -shareCut {
+		return 1, 0
+	}
+	if x > shareCut {
 		return 0, 1
 	}
+	r := fastExp(x)
 	inv := 1 / (1 + r)
 	return inv, r * inv
 }
@@ -382,12 +398,21 @@ func (d *MixDA) pairMove(a, b int, rng *rand.Rand) float64 {
 		for r := lo; r < min(lo+size, nc); r++ {
 			y := vals[r]
 			// The proposal: a or b with probability ∝ (n + e0)·predictive.
+			// (Beyond shareCut, the side of probability 1 takes no
+			// uniform and no factor.)
 			pa, pb := shares(y, &pa_, &pb_)
-			if rng.Float64() < pa {
+			switch {
+			case pb == 0:
+				d.prop[r] = uint8(a)
+				d.add(&pa_, y)
+			case pa == 0:
+				d.prop[r] = uint8(b)
+				d.add(&pb_, y)
+			case rng.Float64() < pa:
 				d.prop[r] = uint8(a)
 				d.add(&pa_, y)
 				qNew.mul(pa)
-			} else {
+			default:
 				d.prop[r] = uint8(b)
 				d.add(&pb_, y)
 				qNew.mul(pb)
@@ -400,6 +425,11 @@ func (d *MixDA) pairMove(a, b int, rng *rand.Rand) float64 {
 			} else {
 				d.add(&ob, y)
 				qOld.mul(pb)
+			}
+			if qOld.f == 0 {
+				// The proposal cannot make the current allocation: the
+				// move is rejected, whatever the rest of the walk draws.
+				return float64(len(d.z) + r + 1)
 			}
 		}
 	}

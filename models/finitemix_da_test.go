@@ -80,14 +80,21 @@ func TestMixtureDAExact(t *testing.T) {
 // The pair move as large data run it, on the enumerated cases with the
 // most members (six values at e0 = 1, twelve at e0 = 1e-8): its
 // predictive updated on a sparse schedule (at a part's first value, then
-// every third) and its walk in blocks (of 2 members, in a random order,
-// once a move has more than 3): still exact. A schedule read differently
+// at counts 3, 6, 9, 13, 19, …: every third or every half of the count),
+// its walk in blocks (of 2 members, in a random order, once a move has
+// more than 3) and its shares cut at a log ratio of ±2 (the heavier
+// side certain): still exact. A schedule read differently
 // by the forward walk and the replay (the replay updating at every
 // value) fails it (by 4.9 MCSEs), as does a walk whose blocks overrun
 // (every block taken whole from its start to the end: 1 block → all).
 func TestMixtureDAExactSparseSchedule(t *testing.T) {
-	defer func(f, e, m, b int) { predFresh, predEvery, shuffleMax, shuffleBlock = f, e, m, b }(predFresh, predEvery, shuffleMax, shuffleBlock)
-	predFresh, predEvery, shuffleMax, shuffleBlock = 2, 3, 3, 2
+	defer func(f, e, g, m, b int, c float64) {
+		predFresh, predEvery, predGrow, shuffleMax, shuffleBlock, shareCut = f, e, g, m, b, c
+	}(predFresh, predEvery, predGrow, shuffleMax, shuffleBlock, shareCut)
+	predFresh, predEvery, predGrow, shuffleMax, shuffleBlock = 2, 3, 2, 3, 2
+	// A cut the few values reach: certain sides, and moves rejected
+	// because the current allocation has a side of probability 0.
+	shareCut = 2
 	for _, c := range []struct {
 		y  []float64
 		k  int
