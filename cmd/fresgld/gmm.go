@@ -60,13 +60,7 @@ type runSummary struct {
 
 func init() {
 	f := &gmmFlags{}
-	cmd := &cobra.Command{
-		Use:   "gmm",
-		Short: "Sample the paper's fixed-noise Gaussian mixture and compare with the exact density",
-		Long:  help("gmm"),
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runGMM(cmd, f) },
-	}
+	cmd := addCommand("gmm", "Sample the paper's fixed-noise Gaussian mixture and compare with the exact density", func(cmd *cobra.Command) error { return runGMM(cmd, f) })
 	fl := cmd.Flags()
 	fl.StringVar(&f.Method, "method", "fresgld", "fresgld, mresgld, resgld, sgld, corrected or auto; not reld")
 	fl.Uint64Var(&f.Seed, "seed", 1, "random seed")
@@ -87,7 +81,6 @@ func init() {
 	fl.BoolVar(&f.Concurrent, "concurrent", false, "step the chains on separate goroutines (same output)")
 	addChainFlags(fl, &f.chainFlags)
 	fl.StringVar(&f.Out, "out", "out/gmm", "output directory")
-	rootCmd.AddCommand(cmd)
 }
 
 // validate checks every flag before any work.

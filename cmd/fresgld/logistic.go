@@ -78,13 +78,7 @@ type logisticSummary struct {
 
 func init() {
 	f := &logisticFlags{}
-	cmd := &cobra.Command{
-		Use:   "logistic",
-		Short: "Bayesian logistic regression on your CSV data",
-		Long:  help("logistic"),
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runLogistic(cmd, f) },
-	}
+	cmd := addCommand("logistic", "Bayesian logistic regression on your CSV data", func(cmd *cobra.Command) error { return runLogistic(cmd, f) })
 	fl := cmd.Flags()
 	fl.StringVar(&f.Data, "data", "", "CSV file of features and a 0/1 label (required)")
 	fl.StringVar(&f.Label, "label", "", "label column: header name or column number from 1 (required)")
@@ -101,7 +95,6 @@ func init() {
 	f.sampler().add(cmd, "auto")
 	f.SwapBatchAuto = true
 	fl.Var(autoValue[int]{&f.SwapBatch, &f.SwapBatchAuto}, "swap-batch", "examples per swap energy (auto: the chain's minibatch; N: exact)")
-	rootCmd.AddCommand(cmd)
 }
 
 // validate checks every flag that does not need the data, before any

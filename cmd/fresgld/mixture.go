@@ -60,13 +60,7 @@ type mixtureSummary struct {
 
 func init() {
 	f := &mixtureFlags{}
-	cmd := &cobra.Command{
-		Use:   "mixture",
-		Short: "a mixture of K normals for one column of your CSV data, with the posterior number of clusters",
-		Long:  help("mixture"),
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runMixture(cmd, f) },
-	}
+	cmd := addCommand("mixture", "a mixture of K normals for one column of your CSV data, with the posterior number of clusters", func(cmd *cobra.Command) error { return runMixture(cmd, f) })
 	fl := cmd.Flags()
 	fl.StringVar(&f.Data, "data", "", "CSV file holding the values (required)")
 	fl.StringVar(&f.Column, "column", "", "the values' column: header name or column number from 1 (required)")
@@ -78,7 +72,6 @@ func init() {
 	f.sampler().add(cmd, "auto")
 	f.HotBatchAuto = true
 	fl.Var(autoValue[int]{&f.HotBatch, &f.HotBatchAuto}, "hot-batch", "hot minibatch size (auto: sized in burn-in; the number of values: exact)")
-	rootCmd.AddCommand(cmd)
 }
 
 // mixtureLadderFlags are mixture's flags that only a ladder of levels reads.

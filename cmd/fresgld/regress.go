@@ -58,13 +58,7 @@ const (
 
 func init() {
 	f := &regressFlags{}
-	cmd := &cobra.Command{
-		Use:   "regress",
-		Short: "Bayesian linear regression (normal or spike-and-slab prior) on your CSV data, with its exact posterior",
-		Long:  help("regress"),
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runRegress(cmd, f) },
-	}
+	cmd := addCommand("regress", "Bayesian linear regression (normal or spike-and-slab prior) on your CSV data, with its exact posterior", func(cmd *cobra.Command) error { return runRegress(cmd, f) })
 	fl := cmd.Flags()
 	fl.StringVar(&f.Data, "data", "", "CSV file of features and a numeric response (required)")
 	fl.StringVar(&f.Label, "label", "", "response column: header name or column number from 1 (required)")
@@ -81,7 +75,6 @@ func init() {
 	f.CycleAuto = true
 	fl.Var(autoValue[int]{&f.Cycle, &f.CycleAuto}, "cycle", "csgld: steps a cycle (auto: the run in 20 cycles)")
 	fl.Float64Var(&f.Explore, "explore", 0.5, "csgld: share β of each cycle that explores without noise")
-	rootCmd.AddCommand(cmd)
 }
 
 // csgldCycles is the number of cycles of --method csgld with --cycle auto.

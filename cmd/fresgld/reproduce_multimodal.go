@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/experiments/multimodal"
-	"github.com/fresgld/fresgld/output"
 )
 
 // multimodalFlags are the settings of the multimodal study.
@@ -84,12 +83,9 @@ func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
 	if err := sz.Check(); err != nil {
 		return fmt.Errorf("--problems, --methods: %w", err)
 	}
-	results, _, err := f.out.dirs(cmd, "multimodal")
+	results, err := f.out.results(cmd, "multimodal")
 	if err != nil {
 		return err
-	}
-	if _, err := output.Prepare(results); err != nil {
-		return fmt.Errorf("--out: %w", err)
 	}
 	work, err := os.MkdirTemp("", "fresgld-nuts-")
 	if err != nil {

@@ -10,6 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/fresgld/fresgld/output"
 )
 
 // outFlags are the output flags every reproduce command shares. A run
@@ -71,4 +73,17 @@ func (o *outFlags) dirs(c *cobra.Command, sub string, free ...string) (results, 
 		return "", "", errors.New("--docs: no docs/ directory here; run from the repository root")
 	}
 	return filepath.Join("docs", "results", sub), filepath.Join("docs", "figures"), nil
+}
+
+// results is dirs's directory of the tables, made ready for the command's
+// outputs (output.Prepare).
+func (o *outFlags) results(c *cobra.Command, sub string, free ...string) (string, error) {
+	results, _, err := o.dirs(c, sub, free...)
+	if err != nil {
+		return "", err
+	}
+	if _, err := output.Prepare(results); err != nil {
+		return "", fmt.Errorf("--out: %w", err)
+	}
+	return results, nil
 }

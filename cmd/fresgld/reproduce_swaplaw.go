@@ -10,7 +10,6 @@ import (
 
 	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/experiments/swaplaw"
-	"github.com/fresgld/fresgld/output"
 )
 
 // swapLawFlags are the settings of the accepted-swap-law study.
@@ -59,12 +58,9 @@ func runSwapLaw(cmd *cobra.Command, f *swapLawFlags) error {
 	if f.Smoke {
 		sz = minibatch.Smoke
 	}
-	results, _, err := f.out.dirs(cmd, "swaplaw")
+	results, err := f.out.results(cmd, "swaplaw")
 	if err != nil {
 		return err
-	}
-	if _, err := output.Prepare(results); err != nil {
-		return fmt.Errorf("--out: %w", err)
 	}
 	prs, err := swaplaw.Problems(sz)
 	if err != nil {

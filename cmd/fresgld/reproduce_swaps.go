@@ -9,7 +9,6 @@ import (
 
 	"github.com/fresgld/fresgld/experiments/minibatch"
 	"github.com/fresgld/fresgld/experiments/swaps"
-	"github.com/fresgld/fresgld/output"
 )
 
 // swapsFlags are the settings of the swap-energy study.
@@ -89,12 +88,9 @@ func runSwaps(cmd *cobra.Command, f *swapsFlags) error {
 			return fmt.Errorf("--problems: unknown problem %q (want welling-teh, welling-teh-N with N ≥ 20, or breast-cancer)", name)
 		}
 	}
-	results, _, err := f.out.dirs(cmd, "swaps", "problems", "levels")
+	results, err := f.out.results(cmd, "swaps", "problems", "levels")
 	if err != nil {
 		return err
-	}
-	if _, err := output.Prepare(results); err != nil {
-		return fmt.Errorf("--out: %w", err)
 	}
 	return swaps.Reproduce(swaps.ReproduceOptions{
 		Problems: problems, Size: sz, Levels: f.Levels, AnchorScale: f.AnchorScale, Seeds: f.Seeds, TuneSeeds: f.TuneSeeds, Workers: f.Workers,

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/experiments/tempering"
-	"github.com/fresgld/fresgld/output"
 )
 
 // temperingFlags are the settings of the tempering study.
@@ -94,12 +93,9 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 	if f.Methods != "" {
 		sz.Methods = strings.Split(f.Methods, ",")
 	}
-	results, _, err := f.out.dirs(cmd, "tempering", "workloads") // each workload's own file
+	results, err := f.out.results(cmd, "tempering", "workloads") // each workload's own file
 	if err != nil {
 		return err
-	}
-	if _, err := output.Prepare(results); err != nil {
-		return fmt.Errorf("--out: %w", err)
 	}
 	work, err := os.MkdirTemp("", "fresgld-nuts-")
 	if err != nil {

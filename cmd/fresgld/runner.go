@@ -112,3 +112,12 @@ func settingsLines(f any, o analysis.Options) [][2]string {
 	}
 	return s
 }
+
+// addCommand adds `fresgld name` to fresgld: a command of no arguments,
+// run by run, whose long help is help/name.txt.
+func addCommand(name, short string, run func(*cobra.Command) error) *cobra.Command {
+	cmd := &cobra.Command{Use: name, Short: short, Long: help(name), Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd) }}
+	rootCmd.AddCommand(cmd)
+	return cmd
+}

@@ -41,13 +41,7 @@ func (f *sampleFlags) sampler() samplerFlags {
 
 func init() {
 	f := &sampleFlags{}
-	cmd := &cobra.Command{
-		Use:   "sample",
-		Short: "sample the posterior of a model in any language, run as a process",
-		Long:  help("sample"),
-		Args:  cobra.NoArgs,
-		RunE:  func(cmd *cobra.Command, _ []string) error { return runSample(cmd, f) },
-	}
+	cmd := addCommand("sample", "sample the posterior of a model in any language, run as a process", func(cmd *cobra.Command) error { return runSample(cmd, f) })
 	fl := cmd.Flags()
 	fl.StringVar(&f.ModelCmd, "model-cmd", "", "command that runs the model process, e.g. 'python3 model.py data.csv' (this or --stan)")
 	fl.StringVar(&f.Stan, "stan", "", "a Stan model (.stan), compiled once (needs rstan, StanHeaders, g++)")
@@ -58,7 +52,6 @@ func init() {
 	fl.StringVar(&f.Method, "method", string(analysis.AutoMethod), "auto, nuts, or "+methodHelp)
 	fl.Float64Var(&f.AdaptDelta, "adapt-delta", 0.8, "NUTS's target acceptance, Stan's adapt_delta (raise where it diverges)")
 	f.sampler().add(cmd, "exact")
-	rootCmd.AddCommand(cmd)
 }
 
 // validate checks the flags before the model starts.
