@@ -106,7 +106,16 @@ func emptyChains(chains []*Chain) error {
 // chain id. The settings come first because a difference there is the
 // cause of the others: with --burn auto, a different --prior-sd changes
 // num_warmup too, and naming num_warmup would send the user the wrong way.
+//
+// Two settings are named before the rest, as the user gave them: the seed,
+// which decides the automatic choices (the plan's modes and sampler are
+// settings too, so two seeds differed first in a long "sampler = …" line
+// that did not say why), and --keep, which decides --thin auto (so two
+// --keep differed as "thin = 20" against "thin = 40").
 func sameSettings(a, b *Chain) error {
+	if x, y := a.Header.Seed, b.Header.Seed; x != y {
+		return fmt.Errorf("%s and %s come from runs with different seeds, --seed %d against %d (a seed decides a run's automatic choices too; the tasks of one run share its --seed, each with its own --chain)", a.Path, b.Path, x, y)
+	}
 	for i, x := range a.Header.Settings {
 		if i >= len(b.Header.Settings) || b.Header.Settings[i][0] != x[0] {
 			break // a different list: the comment lines below say where
@@ -114,6 +123,9 @@ func sameSettings(a, b *Chain) error {
 		if y := b.Header.Settings[i]; x[1] != y[1] {
 			return fmt.Errorf("%s and %s come from different settings: %s = %s against %s = %s", a.Path, b.Path, x[0], x[1], y[0], y[1])
 		}
+	}
+	if x, y := a.Header.Keep, b.Header.Keep; x != y {
+		return fmt.Errorf("%s and %s come from different settings: --keep %d against %d draws a chain", a.Path, b.Path, x, y)
 	}
 	if len(a.Comments) != len(b.Comments) {
 		return fmt.Errorf("%s and %s come from different settings: %d and %d comment lines before the header", a.Path, b.Path, len(a.Comments), len(b.Comments))
