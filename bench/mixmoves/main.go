@@ -6,6 +6,10 @@
 //
 //	go run ./bench/mixmoves -n 100000 -moves 0.25,1,4
 //	go run ./bench/mixmoves -n 200 -write y200.csv
+//
+// -three takes instead n values of three overlapping normals (weights
+// 0.5, 0.3, 0.2, means −2, 1, 4, sds 1, 0.5, 0.8; seed 53), the 10⁶-value
+// case of docs/experiments/mixstudy.md; -data reads column y of a CSV.
 package main
 
 import (
@@ -31,17 +35,50 @@ func main() {
 	sweeps := flag.Int("sweeps", 300, "sweeps a chain (the first fifth burnt)")
 	list := flag.String("moves", "0.25,1,4", "pair moves a sweep, comma-separated")
 	write := flag.String("write", "", "only write the n values to this CSV (column y), as issue 53's synthetic cases")
+	three := flag.Bool("three", false, "three overlapping normals (w 0.5, 0.3, 0.2; μ −2, 1, 4; σ 1, 0.5, 0.8), not two clusters 20 sds apart")
+	data := flag.String("data", "", "read the values from column y of this CSV (after its header line), not generate them")
 	flag.Parse()
-	rng := rand.New(rand.NewPCG(uint64(*n), 20))
 	y := make([]float64, *n)
-	for i := range y {
-		y[i] = rng.NormFloat64() + 20*float64(i%2)
+	prec := -1
+	switch {
+	case *data != "":
+		b, err := os.ReadFile(*data)
+		if err != nil {
+			panic(err)
+		}
+		y = y[:0]
+		for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n")[1:] {
+			v, err := strconv.ParseFloat(strings.TrimSpace(l), 64)
+			if err != nil {
+				panic(err)
+			}
+			y = append(y, v)
+		}
+		*n = len(y)
+	case *three:
+		rng := rand.New(rand.NewPCG(53, 1))
+		for i := range y {
+			switch u := rng.Float64(); {
+			case u < 0.5:
+				y[i] = -2 + rng.NormFloat64()
+			case u < 0.8:
+				y[i] = 1 + 0.5*rng.NormFloat64()
+			default:
+				y[i] = 4 + 0.8*rng.NormFloat64()
+			}
+		}
+		prec = 8
+	default:
+		rng := rand.New(rand.NewPCG(uint64(*n), 20))
+		for i := range y {
+			y[i] = rng.NormFloat64() + 20*float64(i%2)
+		}
 	}
 	if *write != "" {
 		var b strings.Builder
 		b.WriteString("y\n")
 		for _, v := range y {
-			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64) + "\n")
+			b.WriteString(strconv.FormatFloat(v, 'g', prec, 64) + "\n")
 		}
 		if err := os.WriteFile(*write, []byte(b.String()), 0o644); err != nil {
 			panic(err)
