@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -272,6 +273,7 @@ func ReadCheckpoints(dir string, chain int, version string) (*Resume, error) {
 		return nil, fmt.Errorf("%s is a file, not a directory: give the --out directory of the run to resume", dir)
 	}
 	paths, _ := filepath.Glob(filepath.Join(abs, "chain-*.ckpt"))
+	all := slices.Clone(paths)
 	if chain > 0 {
 		paths = slices.DeleteFunc(paths, func(p string) bool { return filepath.Base(p) != CheckpointName(chain) })
 	}
@@ -279,6 +281,15 @@ func ReadCheckpoints(dir string, chain int, version string) (*Resume, error) {
 		what := "no checkpoint (chain-<c>.ckpt)"
 		if chain > 0 {
 			what = "no checkpoint of chain " + strconv.Itoa(chain) + " (" + CheckpointName(chain) + ")"
+			// Other chains' checkpoints are there: the run is not
+			// finished, and --chain names a chain it has none of.
+			if len(all) > 0 {
+				var names []string
+				for _, p := range all {
+					names = append(names, filepath.Base(p))
+				}
+				return nil, fmt.Errorf("%s: %s; it holds %s: give --chain one of those chains, or no --chain to resume them all", dir, what, strings.Join(names, ", "))
+			}
 		}
 		return nil, fmt.Errorf("%s: %s: the run completed (its checkpoints are removed then), ran with --checkpoint-every 0, or was killed before its first checkpoint", dir, what)
 	}
