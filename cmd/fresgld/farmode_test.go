@@ -1,13 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/modelproc"
 )
 
@@ -66,18 +65,8 @@ func TestSampleFindsFarMode(t *testing.T) {
 	if err := run(t, "sample", "--model-cmd", cmd, "--keep", "500", "--out", out); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var sum struct {
-		Parameters []struct {
-			Variable string  `json:"variable"`
-			Mean     float64 `json:"mean"`
-			SD       float64 `json:"sd"`
-			MCSE     float64 `json:"mcse_mean"`
-			ESSBulk  float64 `json:"ess_bulk"`
-		} `json:"parameters"`
+		analysis.Summary
 		Plan struct {
 			Modes  int `json:"modes"`
 			Search struct {
@@ -87,20 +76,18 @@ func TestSampleFindsFarMode(t *testing.T) {
 			} `json:"search"`
 		} `json:"plan"`
 	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	if sum.Plan.Modes != 2 || sum.Plan.Search.RayStarts == 0 || sum.Plan.Search.RayReachSDs < 60 {
 		t.Errorf("plan %+v: want 2 modes, one found from a ray read past 60 sds", sum.Plan)
 	}
 	for _, v := range sum.Parameters {
-		if v.Variable != "x" {
+		if v.Name != "x" {
 			continue
 		}
 		seSD := v.SD / math.Sqrt(2*v.ESSBulk)
-		t.Logf("x: mean %.4g ± %.3g (30), sd %.4g ± %.3g (30.0104), bulk ESS %.0f", v.Mean, v.MCSE, v.SD, seSD, v.ESSBulk)
-		if !(math.Abs(v.Mean-30) <= 4*v.MCSE) || !(math.Abs(v.SD-30.0104) <= 4*seSD) {
-			t.Errorf("x: mean %.4g ± %.3g, sd %.4g ± %.3g; want 30 and 30.0104 within 4 standard errors", v.Mean, v.MCSE, v.SD, seSD)
+		t.Logf("x: mean %.4g ± %.3g (30), sd %.4g ± %.3g (30.0104), bulk ESS %.0f", v.Mean, v.MCSEMean, v.SD, seSD, v.ESSBulk)
+		if !(math.Abs(v.Mean-30) <= 4*v.MCSEMean) || !(math.Abs(v.SD-30.0104) <= 4*seSD) {
+			t.Errorf("x: mean %.4g ± %.3g, sd %.4g ± %.3g; want 30 and 30.0104 within 4 standard errors", v.Mean, v.MCSEMean, v.SD, seSD)
 		}
 		return
 	}

@@ -252,12 +252,18 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 func readSummary(t *testing.T, dir string) analysis.Summary {
 	t.Helper()
 	var s analysis.Summary
+	readSummaryInto(t, dir, &s)
+	return s
+}
+
+// readSummaryInto reads dir's summary.json into v.
+func readSummaryInto(t *testing.T, dir string, v any) {
+	t.Helper()
 	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(b, &s); err != nil {
+	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatalf("summary.json: %v", err)
 	}
-	return s
 }

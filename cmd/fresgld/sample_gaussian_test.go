@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -69,39 +68,24 @@ func TestSampleExactGaussian(t *testing.T) {
 	if err := run(t, "sample", "--model-cmd", fmt.Sprintf("python3 '%s' '%s'", script, data), "--out", out); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum struct {
-		Parameters []struct {
-			Variable string  `json:"variable"`
-			Mean     float64 `json:"mean"`
-			SD       float64 `json:"sd"`
-			MCSE     float64 `json:"mcse_mean"`
-			ESSBulk  float64 `json:"ess_bulk"`
-		} `json:"parameters"`
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readSummary(t, out)
 	checked := 0
 	for _, v := range sum.Parameters {
-		k, ok := map[string]int{"intercept": 0, "slope": 1}[v.Variable]
+		k, ok := map[string]int{"intercept": 0, "slope": 1}[v.Name]
 		if !ok {
 			continue
 		}
 		checked++
 		m, sd := mu.AtVec(k), math.Sqrt(cov.At(k, k))
-		mcse := v.MCSE
+		mcse := v.MCSEMean
 		seSD := v.SD / math.Sqrt(2*v.ESSBulk)
 		t.Logf("%s: mean %.5f (exact %.5f, MCSE %.5f), sd %.5f (exact %.5f, se %.5f), bulk ESS %.0f",
-			v.Variable, v.Mean, m, mcse, v.SD, sd, seSD, v.ESSBulk)
+			v.Name, v.Mean, m, mcse, v.SD, sd, seSD, v.ESSBulk)
 		if !(math.Abs(v.Mean-m) <= 3*mcse) {
-			t.Errorf("%s: mean %v, exact %v: %.2f MCSE (%v) away", v.Variable, v.Mean, m, math.Abs(v.Mean-m)/mcse, mcse)
+			t.Errorf("%s: mean %v, exact %v: %.2f MCSE (%v) away", v.Name, v.Mean, m, math.Abs(v.Mean-m)/mcse, mcse)
 		}
 		if !(math.Abs(v.SD-sd) <= 3*seSD) {
-			t.Errorf("%s: sd %v, exact %v: %.2f standard errors (%v) away", v.Variable, v.SD, sd, math.Abs(v.SD-sd)/seSD, seSD)
+			t.Errorf("%s: sd %v, exact %v: %.2f standard errors (%v) away", v.Name, v.SD, sd, math.Abs(v.SD-sd)/seSD, seSD)
 		}
 	}
 	if checked != 2 {

@@ -43,22 +43,7 @@ func checkStanExact(t *testing.T, method string) {
 	if err := run(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--method", method, "--out", out); err != nil {
 		t.Fatal(err)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sum struct {
-		Parameters []struct {
-			Variable string  `json:"variable"`
-			Mean     float64 `json:"mean"`
-			SD       float64 `json:"sd"`
-			MCSE     float64 `json:"mcse_mean"`
-			ESSBulk  float64 `json:"ess_bulk"`
-		} `json:"parameters"`
-	}
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	sum := readSummary(t, out)
 	exact := map[string]struct{ mean, sd, seFactor float64 }{
 		"mu":     {0.88, math.Sqrt(0.2), 2},
 		"s":      {1.5, math.Sqrt(3) / 2, 1},
@@ -67,21 +52,21 @@ func checkStanExact(t *testing.T, method string) {
 	}
 	seen := map[string]bool{}
 	for _, v := range sum.Parameters {
-		if v.Variable != "lp__" && strings.HasSuffix(v.Variable, "__") {
-			t.Errorf("the summary holds the sampler column %s", v.Variable)
+		if v.Name != "lp__" && strings.HasSuffix(v.Name, "__") {
+			t.Errorf("the summary holds the sampler column %s", v.Name)
 		}
-		e, ok := exact[v.Variable]
+		e, ok := exact[v.Name]
 		if !ok {
 			continue
 		}
-		seen[v.Variable] = true
+		seen[v.Name] = true
 		seSD := v.SD / math.Sqrt(e.seFactor*v.ESSBulk)
-		t.Logf("%s: mean %.4f (exact %.4f, MCSE %.4f), sd %.4f (exact %.4f, se %.4f), ESS %.0f", v.Variable, v.Mean, e.mean, v.MCSE, v.SD, e.sd, seSD, v.ESSBulk)
-		if !(math.Abs(v.Mean-e.mean) <= 4*v.MCSE) {
-			t.Errorf("%s: mean %v, exact %v: %.1f MCSE away", v.Variable, v.Mean, e.mean, math.Abs(v.Mean-e.mean)/v.MCSE)
+		t.Logf("%s: mean %.4f (exact %.4f, MCSE %.4f), sd %.4f (exact %.4f, se %.4f), ESS %.0f", v.Name, v.Mean, e.mean, v.MCSEMean, v.SD, e.sd, seSD, v.ESSBulk)
+		if !(math.Abs(v.Mean-e.mean) <= 4*v.MCSEMean) {
+			t.Errorf("%s: mean %v, exact %v: %.1f MCSE away", v.Name, v.Mean, e.mean, math.Abs(v.Mean-e.mean)/v.MCSEMean)
 		}
 		if !(math.Abs(v.SD-e.sd) <= 4*seSD) {
-			t.Errorf("%s: sd %v, exact %v: %.1f standard errors away", v.Variable, v.SD, e.sd, math.Abs(v.SD-e.sd)/seSD)
+			t.Errorf("%s: sd %v, exact %v: %.1f standard errors away", v.Name, v.SD, e.sd, math.Abs(v.SD-e.sd)/seSD)
 		}
 	}
 	if len(seen) != len(exact) {
