@@ -8,7 +8,6 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/output"
 )
 
 // sampling is one run of a sampling command (sample, regress, logistic,
@@ -34,19 +33,6 @@ type sampling struct {
 	summary func(*analysis.Result) any
 	// noSwapLines leaves out the swap lines (sample's output has none).
 	noSwapLines bool
-}
-
-// check checks, before any work, the shared flags, the options o and the
-// output directory (output.Prepare, which clears an earlier run's files,
-// waits until sampling is about to start).
-func (s samplerFlags) validate(cmd *cobra.Command, o analysis.Options) error {
-	if err := firstError(s.check(cmd), o.Validate()); err != nil {
-		return err
-	}
-	if err := output.Check(s.run.Out); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	return nil
 }
 
 // runSampling runs the model, prints the run's headline, notes and swaps

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/output"
 )
 
 // The flags that sample, regress, logistic and mixture share, defined
@@ -105,16 +106,23 @@ func (s samplerFlags) add(cmd *cobra.Command, swapEnergies string) {
 	fl.StringVar(&r.Out, "out", "out/"+cmd.Name(), "output directory")
 }
 
-// check checks the shared flags that the analysis options do not, before
-// any work (Options.Validate checks the rest).
-func (s samplerFlags) check(cmd *cobra.Command) error {
+// validate checks, before any work, the shared flags, the options o and
+// the output directory (output.Prepare, which clears an earlier run's
+// files, waits until sampling is about to start).
+func (s samplerFlags) validate(cmd *cobra.Command, o analysis.Options) error {
 	r, st := s.run, s.step
-	errs := []error{checkChainCount(r.chainFlags), checkChainFlag(cmd.Flags(), r.chainFlags),
-		runSizeAuto(r.Burn, r.Keep, r.Thin, 0, r.BurnAuto, r.ThinAuto), explicit("--eta", st.Eta, st.EtaAuto), explicit("--batch", st.Batch, st.BatchAuto)}
+	var hot error
 	if h := s.hot; h != nil {
-		errs = append(errs, explicit("--hot-batch", h.HotBatch, h.HotBatchAuto))
+		hot = explicit("--hot-batch", h.HotBatch, h.HotBatchAuto)
 	}
-	return firstError(errs...)
+	if err := firstError(checkChainCount(r.chainFlags), checkChainFlag(cmd.Flags(), r.chainFlags), runSizeAuto(r.Burn, r.Keep, r.Thin, 0, r.BurnAuto, r.ThinAuto),
+		explicit("--eta", st.Eta, st.EtaAuto), explicit("--batch", st.Batch, st.BatchAuto), hot, o.Validate()); err != nil {
+		return err
+	}
+	if err := output.Check(r.Out); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
 }
 
 // options are the analysis options the shared flags set for method m (0
