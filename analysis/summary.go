@@ -428,7 +428,7 @@ func costUnit(command string) string {
 const standardisedScale = "coefficients on the standardised scale: log-odds per standard deviation of each feature (on the data's scale below)"
 
 // remedies are the command's advice for each warning.
-type remedies struct{ Rhat, ESS, HeavyTail, Clamp, NoSwap, FewSwaps, NoAttempt, Stop string }
+type remedies struct{ Rhat, ESS, HeavyTail, Clamp, NoSwap, FewSwaps, NoAttempt, Stop, FlatInclusion string }
 
 // settings are the run's, as its chain files record them: a remedy the run
 // already uses is not offered.
@@ -445,6 +445,10 @@ func remediesFor(command string, settings [][2]string) remedies {
 	}
 	switch command {
 	case "logistic", "regress":
+		r.FlatInclusion = "give --spike-sd and --slab-sd on the coefficients' scale"
+		if slices.Contains(settings, [2]string{"no_standardize", "true"}) {
+			r.FlatInclusion = "--no-standardize keeps the features' units, and --spike-sd is in them too: drop --no-standardize, or give --spike-sd and --slab-sd on the coefficients' scale"
+		}
 		r.Clamp = "lower --eta or raise --batch (cold level) or lower --hot-share (hot levels)"
 		r.NoSwap += " or add levels (--levels)"
 		if !slices.Contains(settings, [2]string{"swap_energies_used", "exact"}) && !slices.Contains(settings, [2]string{"swap_energies", "exact"}) {
@@ -482,8 +486,16 @@ func stanDraws(settings [][2]string) bool {
 // Stan model (stanDraws).
 func chainWarnings(s Summary, r remedies, stan bool) []Warning {
 	var w []Warning
-	var badR, badE, badK []ParamRow
+	var badR, badE, badK, flat []ParamRow
 	for _, p := range s.Parameters {
+		if p.SD == 0 && p.Mean > 0 && p.Mean < 1 && (s.Command == "regress" || s.Command == "logistic") && strings.HasPrefix(p.Name, "inclusion_") {
+			// P(slab | β) is one number in every draw only where every
+			// draw of β is so far inside the spike that both densities
+			// are at their peaks to the last bit: the inclusion is the
+			// prior's, whatever the data say (issue 51: features ×1e100
+			// under --no-standardize, every inclusion 0.0196, trusted).
+			flat = append(flat, p)
+		}
 		if p.SD == 0 && (generated(s.Command, p.Name) || stan && p.Name != "lp__") {
 			// A generated quantity constant in every draw (an inclusion
 			// probability of 1 to the last bit, a Stan model's Viterbi
@@ -508,6 +520,13 @@ func chainWarnings(s Summary, r remedies, stan bool) []Warning {
 		if p.SD != 0 && p.KHat > report.KHatMax && s.Command == "sample" {
 			badK = append(badK, p)
 		}
+	}
+	if len(flat) > 0 {
+		names := make([]string, len(flat))
+		for i, p := range flat {
+			names[i] = strings.TrimPrefix(p.Name, "inclusion_")
+		}
+		w = append(w, Warning{Code: "inclusion-flat", Number: flat[0].Mean, Remedy: r.FlatInclusion, Message: fmt.Sprintf("the inclusion probability of %d coefficient(s) (%s) is %.4g in every draw: each draw of them lies so far inside the spike that the spike's and the slab's densities keep one ratio, so the inclusion is the prior's, not the data's: %s", len(flat), strings.Join(names, ", "), flat[0].Mean, r.FlatInclusion)})
 	}
 	if len(badR) > 0 {
 		worst := badR[0]
