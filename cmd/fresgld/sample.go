@@ -86,6 +86,11 @@ func (f *sampleFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
 			return "", err
 		}
 	}
+	if m != analysis.AutoMethod && cmd.Flags().Changed("adapt-delta") {
+		// Only the plan (auto) and nuts run NUTS: the flag would change
+		// nothing, and the user would believe it had.
+		return "", fmt.Errorf("--adapt-delta: --method %s runs no NUTS (only auto, where the plan chooses NUTS, and nuts do)", f.Method)
+	}
 	f.sampler().planKeep(cmd, m)
 	if m == analysis.AutoMethod {
 		if err := checkAuto(cmd); err != nil {

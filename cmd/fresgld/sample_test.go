@@ -224,6 +224,7 @@ func TestSampleFlags(t *testing.T) {
 		{[]string{"--model-cmd", "echo nonsense", "--tau2", "8"}, "--method auto (the default) chooses its own sampler"},
 		{[]string{"--model-cmd", "echo nonsense", "--adapt-delta", "1"}, "--adapt-delta = 1: must lie in (0, 1)"},
 		{[]string{"--model-cmd", "echo nonsense", "--method", "nuts", "--adapt-delta", "NaN"}, "--adapt-delta = NaN"},
+		{[]string{"--model-cmd", "echo nonsense", "--method", "fresgld", "--adapt-delta", "0.9"}, "--adapt-delta: --method fresgld runs no NUTS"},
 	} {
 		err := run(t, append([]string{"sample", "--out", t.TempDir()}, c.args...)...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
