@@ -36,6 +36,10 @@ type NUTSPlan struct {
 	why       string
 	leap      float64 // mean leapfrog steps a transition at the end of warmup
 	iters     int
+	// rejects0 is the states the model had rejected before the warmups
+	// (the mode search's far probes, the pilots'), which the divergences'
+	// warning does not count: a model that keeps them (rejecter).
+	rejects0 int64
 	// chains are the kernels Sampler made, by chain id, which count what
 	// the chains' transitions did.
 	mu     sync.Mutex
@@ -121,6 +125,9 @@ const (
 func newNUTSPlan(t energy.Terms, ids []int, seed uint64, start, fallback, inv []float64, why string, status *planStatus) (*NUTSPlan, error) {
 	np := &NUTSPlan{t: t, cfg: nutsConfig(t.Dim(), inv, status), warm: map[int]*warmChain{}, why: why, iters: nutsWarmup, chains: map[int]*nutsChain{}}
 	np.deltaFlag = status != nil && status.adaptDelta > 0
+	if r, ok := t.(rejecter); ok {
+		np.rejects0, _ = r.Rejected()
+	}
 	// The run's interrupt stops a warmup between leapfrog steps, and so
 	// the chains' kernels after it (nuts.Config.Stop): on a slow model a
 	// warmup takes minutes, and stopped only between chains.
@@ -430,6 +437,17 @@ func (np *NUTSPlan) Warnings() []Warning {
 			// gradients; docs/plan.md).
 			remedy = fmt.Sprintf("the draws may miss a region the step size cannot follow (a funnel, a boundary): raise --adapt-delta (now %g) to %g for a smaller step; if they persist, reparameterise the model (non-centred), or check it against another sampler", np.cfg.Delta, deltaRaise(np.cfg.Delta))
 		}
+		// A trajectory that leaves a model's support ends at its reject
+		// as a divergence, and a smaller step does not mend that (a
+		// half-normal by reject below 0: half the transitions divergent
+		// at --adapt-delta 0.8 and at 0.9). The rejects say so.
+		if r, ok := np.t.(rejecter); ok {
+			// As many rejects as divergences at least: a warmup's
+			// step-size search that once stepped out is no cause.
+			if k, msg := r.Rejected(); k-np.rejects0 >= int64(div) {
+				remedy += fmt.Sprintf("; the model rejected %d states in NUTS's warmups and transitions (the latest: %q): where the trajectories leave its support, a smaller step does not help, sampling an unconstrained parameter (the log or logit of a bounded one) does", k-np.rejects0, msg)
+			}
+		}
 		ws = append(ws, Warning{Code: "divergent", Number: float64(div), Remedy: remedy,
 			Message: fmt.Sprintf("%d of %d NUTS transitions after warmup were divergent: %s", div, n, remedy)})
 	}
@@ -447,4 +465,11 @@ func (np *NUTSPlan) Warnings() []Warning {
 	}
 	slices.SortFunc(ws, func(a, b Warning) int { return a.Chain - b.Chain })
 	return ws
+}
+
+// rejecter is a model that counts the states it rejected (a reject reply
+// of a model process, a Stan model's reject()), and keeps the latest
+// message: modelproc.Model and stan.Native.
+type rejecter interface {
+	Rejected() (int64, string)
 }
