@@ -32,10 +32,17 @@ type NUTSPlan struct {
 	// deltaFlag says the run's command has --adapt-delta, which the
 	// divergences' remedy then names.
 	deltaFlag bool
-	warm      map[int]*warmChain
-	why       string
-	leap      float64 // mean leapfrog steps a transition at the end of warmup
-	iters     int
+	// ridges is the mode searches, every one of which ended where the
+	// Hessian is not positive definite (0: not so), which Warnings
+	// reports: a posterior flat along a parameter the data do not inform
+	// and no proper prior bounds has no mode, is improper, and no run
+	// converges on it; its chains drift (θ2 at 3.9e20, R̂ 2.6) and the
+	// remedies of a slow run, a longer one, do not help.
+	ridges int
+	warm   map[int]*warmChain
+	why    string
+	leap   float64 // mean leapfrog steps a transition at the end of warmup
+	iters  int
 	// rejects0 is the states the model had rejected before the warmups
 	// (the mode search's far probes, the pilots'), which the divergences'
 	// warning does not count: a model that keeps them (rejecter).
@@ -450,6 +457,11 @@ func (np *NUTSPlan) Warnings() []Warning {
 		}
 		ws = append(ws, Warning{Code: "divergent", Number: float64(div), Remedy: remedy,
 			Message: fmt.Sprintf("%d of %d NUTS transitions after warmup were divergent: %s", div, n, remedy)})
+	}
+	if np.ridges > 0 {
+		remedy := "a posterior flat along a parameter that neither the data nor a proper prior bound is improper, and no run converges on it (its chains drift): give every parameter a proper prior; a ridge of equal density (parameters the data identify only together) slows every sampler: reparameterise"
+		ws = append(ws, Warning{Code: "no-mode", Number: float64(np.ridges), Remedy: remedy,
+			Message: fmt.Sprintf("no mode: every one of the %d searches for one ended where the Hessian is not positive definite (a saddle, a ridge or a flat direction): %s", np.ridges, remedy)})
 	}
 	for id, c := range np.chains {
 		if e := c.ebfmi(); !(e >= report.EBFMIMin) && c.n >= 2 {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/energy"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -452,5 +453,41 @@ func TestOneModePlanReportsModelFailure(t *testing.T) {
 	}
 	if !errors.Is(err, errModelHung) {
 		t.Fatalf("the model failed in the NUTS pilot, yet the plan gave %T, note %q, error %v", plan, note, err)
+	}
+}
+
+// flatAlong is exp(−x₀²/2), flat in x₁: improper, with no mode.
+type flatAlong struct{}
+
+func (flatAlong) Dim() int              { return 2 }
+func (flatAlong) U(x []float64) float64 { return x[0] * x[0] / 2 }
+func (flatAlong) Grad(g, x []float64)   { g[0], g[1] = x[0], 0 }
+
+// An improper posterior (flat along a coordinate) has no mode: every
+// search ends where the Hessian is singular, and the run says that such a
+// posterior may be improper, since its chains only drift and the remedies
+// of a slow run do not help. Neal's funnel, proper, where the search
+// stops at a point it takes for a mode, is not told so.
+func TestNoModeOnARidgeWarns(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		e    energy.Energy
+		want bool
+	}{{"flat", flatAlong{}, true}, {"funnel", funnel{}, false}} {
+		plan, _, err := NewChainPlan(Model{Terms: EnergyTerms(c.e)}, 5, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		np, ok := plan.(*NUTSPlan)
+		if !ok {
+			t.Fatalf("%s: plan %T, want NUTS", c.name, plan)
+		}
+		got := false
+		for _, w := range np.Warnings() {
+			got = got || w.Code == "no-mode" && strings.Contains(w.Message, "improper")
+		}
+		if got != c.want {
+			t.Errorf("%s: no-mode warning %v, want %v (%d searches, all on ridges: %d)", c.name, got, c.want, np.ridges, np.ridges)
+		}
 	}
 }

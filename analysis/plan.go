@@ -192,6 +192,9 @@ func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planSt
 		if nerr != nil {
 			return nil, "", fmt.Errorf("%w; and NUTS: %w", err, nerr)
 		}
+		if s != nil && s.Starts > 0 && s.Saddles == s.Starts {
+			np.ridges = s.Starts
+		}
 		return np, "one chain per --chains, each after its own warmup", nil
 	}
 	if err := status.stopped(); err != nil {
