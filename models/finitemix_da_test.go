@@ -65,16 +65,22 @@ func TestMixtureDAExact(t *testing.T) {
 		k  int
 		e0 float64
 	}{{mixGibbsData, 2, 1}, {mixRefillData, 3, 1}, {mixRefillData, 3, 0.01}, {mixRefillData, 3, 1e-8}, {mixRefillData12, 2, 1e-8}} {
-		t.Run(fmt.Sprintf("n=%d,K=%d,e0=%g", len(c.y), c.k, c.e0), func(t *testing.T) {
-			m, err := NewFiniteMixture(c.y, c.k, c.e0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			kplus, same, mean1 := mixExactSummaries(m)
-			exact := append(append(append([]float64{}, kplus...), kplus...), same, mean1)
-			checkDA(t, m, m.K, exact)
-		})
+		checkDAEnumerated(t, c.y, c.k, c.e0)
 	}
+}
+
+// checkDAEnumerated holds MixDA on the mixture of y (k components,
+// Dirichlet e0) to its posterior enumerated over every allocation.
+func checkDAEnumerated(t *testing.T, y []float64, k int, e0 float64) {
+	t.Run(fmt.Sprintf("n=%d,K=%d,e0=%g", len(y), k, e0), func(t *testing.T) {
+		m, err := NewFiniteMixture(y, k, e0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kplus, same, mean1 := mixExactSummaries(m)
+		exact := append(append(append([]float64{}, kplus...), kplus...), same, mean1)
+		checkDA(t, m, m.K, exact)
+	})
 }
 
 // The pair move as large data run it, on the enumerated cases with the
@@ -100,15 +106,7 @@ func TestMixtureDAExactSparseSchedule(t *testing.T) {
 		k  int
 		e0 float64
 	}{{mixGibbsData, 2, 1}, {mixRefillData12, 2, 1e-8}} {
-		t.Run(fmt.Sprintf("n=%d,K=%d,e0=%g", len(c.y), c.k, c.e0), func(t *testing.T) {
-			m, err := NewFiniteMixture(c.y, c.k, c.e0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			kplus, same, mean1 := mixExactSummaries(m)
-			exact := append(append(append([]float64{}, kplus...), kplus...), same, mean1)
-			checkDA(t, m, m.K, exact)
-		})
+		checkDAEnumerated(t, c.y, c.k, c.e0)
 	}
 }
 
