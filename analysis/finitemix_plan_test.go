@@ -3,7 +3,10 @@ package analysis
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/fresgld/fresgld/models"
 )
@@ -33,13 +36,25 @@ func TestMixturePlanIsTheKernel(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		began := time.Now()
 		plan, _, err := NewChainPlan(MixtureModel(m), 1, false)
+		elapsed := time.Since(began)
 		if err != nil {
 			t.Fatal(err)
 		}
 		mp, ok := plan.(*MixturePlan)
 		if !ok {
 			t.Fatalf("n = %d: the plan is a %T, not the mixture's kernel", c.n, plan)
+		}
+		// The pilot's sweeps, timed, are the plan's cost estimate of the
+		// run: positive, and no more than the plan's own wall time for
+		// the pilot's sweeps run as many at once as there are cores.
+		pilot := float64(pilotChains*mp.PilotSweeps) * mp.StepSeconds() / float64(min(pilotChains, runtime.GOMAXPROCS(0)))
+		if !(mp.StepSeconds() > 0 && pilot <= elapsed.Seconds()) {
+			t.Errorf("n = %d: %.3g s a sweep, %.3g s for the pilot's sweeps against %.3g s of planning", c.n, mp.StepSeconds(), pilot, elapsed.Seconds())
+		}
+		if pc := planCost(mp, elapsed, 4, 100, 1000, 1); pc == nil || !(pc.RunSeconds > 0) || !strings.Contains(planParts(mp), "sweeps") {
+			t.Errorf("n = %d: the plan's cost against the run's: %+v, %q", c.n, pc, planParts(mp))
 		}
 		if mp.Moves != 3 || mp.PilotSweeps != c.sweeps || !(mp.IAT >= 1 && mp.IAT < planMaxIAT) {
 			t.Errorf("n = %d: %d moves, %d pilot sweeps (want %d), τ_int %v", c.n, int(mp.Moves), mp.PilotSweeps, c.sweeps, mp.IAT)
