@@ -3,15 +3,15 @@ package analysis
 import (
 	"fmt"
 
+	"github.com/fresgld/fresgld/finitemix"
 	"github.com/fresgld/fresgld/mala"
-	"github.com/fresgld/fresgld/models"
 )
 
 // MixtureModel is the model of fresgld mixture: m's coordinates (on the
 // standardised scale) named, and each draw's means, sds and weights in
 // the data's units generated beside them, with the Rao–Blackwellised
 // probability of each number of clusters (MixtureClusterCol).
-func MixtureModel(m *models.FiniteMixture) Model {
+func MixtureModel(m *finitemix.FiniteMixture) Model {
 	k := m.K
 	names := make([]string, m.Dim())
 	names[0] = "mu1_std"
@@ -37,7 +37,7 @@ func MixtureModel(m *models.FiniteMixture) Model {
 		Terms: m, Names: names, Generated: gen,
 		Generate: func(out, theta []float64) {
 			var buf [32]float64
-			p := models.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
+			p := finitemix.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
 			m.Unpack(&p, theta)
 			for j := range k {
 				out[j] = m.Mean + m.SD*p.Mu[j]
@@ -67,7 +67,7 @@ func MixtureModel(m *models.FiniteMixture) Model {
 // MixtureClusters writes P(K+ = k | θ), k = 1…K, into out: the
 // generated p_clusters columns alone, as the Gibbs reference scores them.
 // It is safe for concurrent use.
-func MixtureClusters(m *models.FiniteMixture) func(out, theta []float64) {
+func MixtureClusters(m *finitemix.FiniteMixture) func(out, theta []float64) {
 	return m.ClustersAt
 }
 
@@ -84,7 +84,7 @@ func MixtureClusterCol(k int) string { return fmt.Sprintf("p_clusters_%d", k) }
 // start Newton's method, so it starts at the heaviest mode a search finds
 // (SearchModes, as the plan's) and takes the Hessian's extreme
 // eigenvalues there. The plan (--method auto) does not use it.
-func mixtureCurvature(m *models.FiniteMixture) func(seed uint64) (Curvature, error) {
+func mixtureCurvature(m *finitemix.FiniteMixture) func(seed uint64) (Curvature, error) {
 	return func(seed uint64) (Curvature, error) {
 		s, err := SearchModes(m, make([]float64, m.Dim()), seed)
 		if err != nil {

@@ -11,8 +11,8 @@ import (
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/finitemix"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/models"
 )
 
 // The mixture's plan (MixturePlan).
@@ -32,11 +32,11 @@ const (
 
 // MixturePlan is fresgld mixture's default: one chain per --chains of the
 // model's exact kernel, data-augmentation Gibbs with split–merge pair
-// moves (models.MixDA), started over-dispersed in the number of clusters,
+// moves (finitemix.MixDA), started over-dispersed in the number of clusters,
 // its length from a pilot's τ_int. No mode search and no step size: the
 // kernel's moves are exact draws and exact Metropolis–Hastings moves.
 type MixturePlan struct {
-	m *models.FiniteMixture
+	m *finitemix.FiniteMixture
 	// Moves are the pair moves a sweep.
 	Moves float64
 	// IAT is the pilot's sweeps per effective draw of the slowest of the
@@ -68,7 +68,7 @@ func mixPilotSweeps(n int) int {
 // newMixturePlan plans m's run: the pair moves a sweep, and a pilot of
 // pilotChains chains that measures τ_int (saying so on status, stopped by
 // its context).
-func newMixturePlan(model Model, m *models.FiniteMixture, seed uint64, status *planStatus) (*MixturePlan, error) {
+func newMixturePlan(model Model, m *finitemix.FiniteMixture, seed uint64, status *planStatus) (*MixturePlan, error) {
 	mp := &MixturePlan{m: m, Moves: mixMoves(m.K)}
 	mp.PilotSweeps = mixPilotSweeps(m.Len())
 	p, g := m.Dim(), len(model.Generated)
@@ -85,7 +85,7 @@ func newMixturePlan(model Model, m *models.FiniteMixture, seed uint64, status *p
 		rng := rand.New(rand.NewPCG(exchange.ChainSeed(seed, 1<<20+c), 7))
 		d := m.DA(mp.Moves)
 		theta := make([]float64, p)
-		d.Start(theta, rng, models.MixStart(c%4))
+		d.Start(theta, rng, finitemix.MixStart(c%4))
 		out := make([]float64, g)
 		// The pilot's first fifth is its burn-in.
 		burn := mp.PilotSweeps / 5
@@ -153,7 +153,7 @@ func (mp *MixturePlan) Sampler(seed uint64, id int) (*exchange.Sampler, error) {
 	rng := rand.New(rand.NewPCG(exchange.ChainSeed(seed, id), 1<<44))
 	d := mp.m.DA(mp.Moves)
 	theta := make([]float64, mp.m.Dim())
-	d.Start(theta, rng, models.MixStart((id-1)%4))
+	d.Start(theta, rng, finitemix.MixStart((id-1)%4))
 	lv := exchange.Level{Tau: 1, Est: energy.Exact{E: mp.m}, Eta: langevin.Constant{Step: 1}, Kernel: d}
 	return exchange.New(exchange.Config{Levels: []exchange.Level{lv}, Seed: exchange.ChainSeed(seed, id)}, [][]float64{theta})
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 // The mixture's default plan is its own kernel with no mode search: the
@@ -32,7 +32,7 @@ func TestMixturePlanIsTheKernel(t *testing.T) {
 		for i := range y {
 			y[i] = rng.NormFloat64() + 20*float64(i%2)
 		}
-		m, err := models.NewFiniteMixture(y, 3, 1)
+		m, err := finitemix.NewFiniteMixture(y, 3, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -48,7 +48,7 @@ func NewHarmonic(y []float64) (*Harmonic, error) {
 	if len(y) < 8 {
 		return nil, fmt.Errorf("harmonic: %d values: need at least 8", len(y))
 	}
-	z, mean, sd, err := standardise(y)
+	z, mean, sd, err := Standardise(y)
 	if err != nil {
 		return nil, fmt.Errorf("harmonic: %w", err)
 	}

@@ -32,7 +32,7 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/experiments/tempering"
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 func main() {
@@ -79,7 +79,7 @@ func mixture(path, column string, k int, e0 float64, ref bool) ([]*tempering.Wor
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := models.NewFiniteMixture(c.Values, k, e0)
+	m, err := finitemix.NewFiniteMixture(c.Values, k, e0)
 	if err != nil {
 		return nil, nil, err
 	}

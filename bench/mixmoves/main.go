@@ -26,7 +26,7 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/diag"
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 func main() {
@@ -85,7 +85,7 @@ func main() {
 		}
 		return
 	}
-	m, err := models.NewFiniteMixture(y, *k, 1)
+	m, err := finitemix.NewFiniteMixture(y, *k, 1)
 	if err != nil {
 		panic(err)
 	}
@@ -109,7 +109,7 @@ func main() {
 				r := rand.New(rand.NewPCG(9, uint64(c)))
 				d := m.DA(moves)
 				theta := make([]float64, m.Dim())
-				d.Start(theta, r, models.MixStart(c))
+				d.Start(theta, r, finitemix.MixStart(c))
 				out := make([]float64, g)
 				for t := range *sweeps {
 					d.Step(theta, r)

@@ -10,7 +10,7 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 // mixtureFlags are the settings of a mixture run.
@@ -107,12 +107,12 @@ func (f *mixtureFlags) validate(cmd *cobra.Command) (exchange.Method, error) {
 }
 
 // model reads the column and builds the mixture.
-func (f *mixtureFlags) model() (*models.FiniteMixture, *dataset.Column, error) {
+func (f *mixtureFlags) model() (*finitemix.FiniteMixture, *dataset.Column, error) {
 	c, err := dataset.ReadColumn(f.Data, f.Column, f.NoHeader)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--data: %w", err)
 	}
-	m, err := models.NewFiniteMixture(c.Values, f.Components, f.Dirichlet)
+	m, err := finitemix.NewFiniteMixture(c.Values, f.Components, f.Dirichlet)
 	if err != nil {
 		return nil, nil, fmt.Errorf("--data: %s: column %d (%q): %w", f.Data, c.Index, c.Name, err)
 	}
@@ -129,7 +129,7 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 	if err != nil {
 		return err
 	}
-	var ref *models.MixReference
+	var ref *finitemix.MixReference
 	if f.Reference {
 		if ref, err = mixtureReference(cmd.ErrOrStderr(), mix, f.Seed); err != nil {
 			return err

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/analysis"
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 // The exact Gibbs reference of --reference: chains × sweeps (a variable so
@@ -69,8 +69,8 @@ const mixTableOff = 3
 const mixTableFloor = 0.001
 
 // mixRefInfo is the reference's run in summary.json: Converged false
-// when its over-dispersed chains disagree (R̂ above models.MaxRhat) or
-// are too few (bulk ESS below models.MinESS), Problem saying which, with
+// when its over-dispersed chains disagree (R̂ above finitemix.MaxRhat) or
+// are too few (bulk ESS below finitemix.MinESS), Problem saying which, with
 // the numbers; then it is no exact answer.
 type mixRefInfo struct {
 	Method    string           `json:"method"`
@@ -90,7 +90,7 @@ const mixRefMethod = "collapsed Gibbs (weights integrated out, the allocations o
 // mixRefQuantities are the reference's quantities for K components: the
 // probabilities of k clusters, then the components' means, sds and
 // weights in the data's units, ordered by mean.
-func mixRefQuantities(m *models.FiniteMixture) (names []string, f models.MixFunc) {
+func mixRefQuantities(m *finitemix.FiniteMixture) (names []string, f finitemix.MixFunc) {
 	k := m.K
 	for j := range k {
 		names = append(names, fmt.Sprintf("P(K+ = %d)", j+1))
@@ -103,7 +103,7 @@ func mixRefQuantities(m *models.FiniteMixture) (names []string, f models.MixFunc
 	f = func(out, theta []float64, _ []int) {
 		m.ClustersAt(out[:k], theta)
 		var buf [32]float64
-		p := models.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
+		p := finitemix.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
 		m.Unpack(&p, theta)
 		for j := range k {
 			out[k+j] = m.Mean + m.SD*p.Mu[j]
@@ -118,7 +118,7 @@ func mixRefQuantities(m *models.FiniteMixture) (names []string, f models.MixFunc
 // each number of clusters, saying its cost and its convergence on stderr.
 // A reference whose chains did not converge is returned (its caller warns
 // and marks the comparison unreliable), never called exact.
-func mixtureReference(stderr io.Writer, m *models.FiniteMixture, seed uint64) (*models.MixReference, error) {
+func mixtureReference(stderr io.Writer, m *finitemix.FiniteMixture, seed uint64) (*finitemix.MixReference, error) {
 	names, f := mixRefQuantities(m)
 	ref, err := m.Reference(mixtureRefChains, mixtureRefSweeps, seed, f, len(names))
 	if err != nil {
@@ -139,7 +139,7 @@ func mixtureReference(stderr io.Writer, m *models.FiniteMixture, seed uint64) (*
 
 // refWarning is the warning of a reference that did not converge (nil
 // without one, or when it converged).
-func refWarning(ref *models.MixReference) []analysis.Warning {
+func refWarning(ref *finitemix.MixReference) []analysis.Warning {
 	if ref == nil || ref.Converged {
 		return nil
 	}
@@ -149,7 +149,7 @@ func refWarning(ref *models.MixReference) []analysis.Warning {
 }
 
 // refInfo is the reference's run for summary.json (nil without one).
-func refInfo(ref *models.MixReference) *mixRefInfo {
+func refInfo(ref *finitemix.MixReference) *mixRefInfo {
 	if ref == nil {
 		return nil
 	}
@@ -160,7 +160,7 @@ func refInfo(ref *models.MixReference) *mixRefInfo {
 
 // mixtureTables reads the number of clusters' table (beside the reference
 // when there is one) and the components' from the run's summary.
-func mixtureTables(s analysis.Summary, k int, ref *models.MixReference) ([]clusterRow, []compRow) {
+func mixtureTables(s analysis.Summary, k int, ref *finitemix.MixReference) ([]clusterRow, []compRow) {
 	row := map[string]analysis.ParamRow{}
 	for _, r := range s.Parameters {
 		row[r.Name] = r
@@ -201,7 +201,7 @@ func mixtureTables(s analysis.Summary, k int, ref *models.MixReference) ([]clust
 // offWarning is the warning of a run whose tables are more than
 // mixTableOff MCSEs off a converged reference (nil when none is, or the
 // reference did not converge: then refWarning says so).
-func offWarning(ref *models.MixReference, clusters []clusterRow, comps []compRow, dataSD float64) []analysis.Warning {
+func offWarning(ref *finitemix.MixReference, clusters []clusterRow, comps []compRow, dataSD float64) []analysis.Warning {
 	if ref == nil || !ref.Converged {
 		return nil
 	}
@@ -244,7 +244,7 @@ func mcseDiff(d, se float64) float64 {
 
 // writeMixtureTables prints the number of clusters' table, beside the
 // reference with one, and the components'.
-func writeMixtureTables(clusters []clusterRow, comps []compRow, ref *models.MixReference) {
+func writeMixtureTables(clusters []clusterRow, comps []compRow, ref *finitemix.MixReference) {
 	w := os.Stdout
 	fmt.Fprintln(w, "number of clusters K+ (non-empty components; Rao–Blackwellised, the p_clusters_k columns):")
 	if ref != nil && !ref.Converged {

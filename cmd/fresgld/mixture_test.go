@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/analysis"
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 // galaxies is the shipped galaxies data, column "velocity".
@@ -262,7 +262,7 @@ func TestMixtureReferenceNotConverged(t *testing.T) {
 // it, or beside a reference that did not converge (refWarning's case),
 // none.
 func TestMixtureOffReference(t *testing.T) {
-	ref := &models.MixReference{Converged: true}
+	ref := &finitemix.MixReference{Converged: true}
 	d := func(x float64) *analysis.JSONNum { v := analysis.JSONNum(x); return &v }
 	p := 0.5
 	clusters := []clusterRow{{Clusters: 1, Prob: 0.5, RefProb: &p, Diff: d(2.9)}}

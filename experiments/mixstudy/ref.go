@@ -8,7 +8,7 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/dataset"
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 // Quantities are the study's scored quantities of a K-component mixture:
@@ -45,7 +45,7 @@ type Reference struct {
 	Method       string
 }
 
-// runReference runs the collapsed Gibbs reference (models.FiniteMixture.
+// runReference runs the collapsed Gibbs reference (finitemix.FiniteMixture.
 // Reference: collapsed in the weights, threshold split–merge moves, ≥ 4
 // over-dispersed chains) on the study's quantities and writes it as JSON.
 func runReference(data, col string, k int, e0 float64, chains, sweeps int, seed uint64, out string) error {
@@ -53,7 +53,7 @@ func runReference(data, col string, k int, e0 float64, chains, sweeps int, seed 
 	if err != nil {
 		return err
 	}
-	m, err := models.NewFiniteMixture(c.Values, k, e0)
+	m, err := finitemix.NewFiniteMixture(c.Values, k, e0)
 	if err != nil {
 		return err
 	}
@@ -61,7 +61,7 @@ func runReference(data, col string, k int, e0 float64, chains, sweeps int, seed 
 	f := func(out, theta []float64, _ []int) {
 		clusters(out[:k], theta)
 		var buf [32]float64
-		q := models.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
+		q := finitemix.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
 		m.Unpack(&q, theta)
 		for j := range k {
 			out[k+j] = m.Mean + m.SD*q.Mu[j]
@@ -77,7 +77,7 @@ func runReference(data, col string, k int, e0 float64, chains, sweeps int, seed 
 	ref.Name(names)
 	r := Reference{Data: data, Column: col, K: k, E0: e0, Names: names, Mean: ref.Mean, MCSE: ref.MCSE, Rhat: ref.Rhat, ESS: ref.ESS,
 		Chains: ref.Chains, Sweeps: ref.Sweeps, Seconds: ref.Seconds, Converged: ref.Converged, Problem: ref.Problem,
-		Method: "models.FiniteMixture.Reference: collapsed Gibbs (weights integrated out) with threshold split–merge moves, over-dispersed starts"}
+		Method: "finitemix.FiniteMixture.Reference: collapsed Gibbs (weights integrated out) with threshold split–merge moves, over-dispersed starts"}
 	for i, v := range r.Rhat {
 		if math.IsInf(v, 0) || math.IsNaN(v) {
 			r.Rhat[i] = -1

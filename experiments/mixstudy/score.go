@@ -15,7 +15,7 @@ import (
 
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/diag"
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 // A scored run: its largest error in P(K+ = k) and in the component
@@ -54,7 +54,7 @@ func score(args []string) error {
 	if err != nil {
 		return err
 	}
-	m, err := models.NewFiniteMixture(c.Values, ref.K, ref.E0)
+	m, err := finitemix.NewFiniteMixture(c.Values, ref.K, ref.E0)
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func defaultRun(dir string) (est, mcse []float64, verdict string, err error) {
 // p_clusters columns do, and returns the quantities' means over the
 // draws, their MCSEs (diag.MCSEMean over the chains) and a note: R̂ and
 // divergences from OUT.csv.info.
-func nutsRun(m *models.FiniteMixture, path string) (est, mcse []float64, note string, err error) {
+func nutsRun(m *finitemix.FiniteMixture, path string) (est, mcse []float64, note string, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, "", err

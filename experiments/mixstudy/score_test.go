@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 // nutsRun scores a NUTS draw as the default's columns do: its P(K+ = k)
@@ -18,7 +18,7 @@ import (
 // Without the map back, P(K+ = k) reads a different θ and fails.
 func TestNUTSRunScoresAsTheDefault(t *testing.T) {
 	y := []float64{-1.1, -0.7, -0.2, 0.3, 0.9, 1.2, 5, 5.5}
-	m, err := models.NewFiniteMixture(y, 2, 1)
+	m, err := finitemix.NewFiniteMixture(y, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,16 +6,16 @@ import (
 	"slices"
 
 	"github.com/fresgld/fresgld/analysis"
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 // Mixture is fresgld mixture's model of y with k components and
 // Dirichlet(e0) weights (fresgld mixture --dirichlet), scored by the
 // posterior probability of each number of clusters K+, with the exact collapsed Gibbs sampler
-// (models.FiniteMixture.Reference) as the reference: 8 chains of 100,000
+// (finitemix.FiniteMixture.Reference) as the reference: 8 chains of 100,000
 // sweeps, its MCSE from their effective sample size.
 func Mixture(name string, y []float64, k int, e0 float64) (*Workload, error) {
-	m, err := models.NewFiniteMixture(y, k, e0)
+	m, err := finitemix.NewFiniteMixture(y, k, e0)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -27,7 +27,7 @@ func Mixture(name string, y []float64, k int, e0 float64) (*Workload, error) {
 		return nil, fmt.Errorf("%s: the Gibbs reference: %s", name, ref.Problem)
 	}
 	w := &Workload{Name: name, Model: analysis.MixtureModel(m), Ref: ref.Mean, Quantity: "probability of k clusters",
-		RefNote: fmt.Sprintf("models.FiniteMixture.Reference: the exact collapsed Gibbs sampler with threshold split–merge moves, %d chains × %d sweeps (%.3g s), largest MCSE %.2g, largest R̂ %.4f",
+		RefNote: fmt.Sprintf("finitemix.FiniteMixture.Reference: the exact collapsed Gibbs sampler with threshold split–merge moves, %d chains × %d sweeps (%.3g s), largest MCSE %.2g, largest R̂ %.4f",
 			ref.Chains, ref.Sweeps, ref.Seconds, slices.Max(ref.MCSE), slices.Max(ref.Rhat)),
 		About: fmt.Sprintf("%d values, K = %d normals, Richardson and Green's prior (β fixed at its prior mean), ordered means, Dirichlet(%g) weights", len(y), k, e0),
 		value: func(x float64) float64 { return x },
@@ -39,7 +39,7 @@ func Mixture(name string, y []float64, k int, e0 float64) (*Workload, error) {
 }
 
 // Clusters writes P(K+ = j | θ), j = 1 … K, into out.
-func Clusters(m *models.FiniteMixture, out, theta []float64) {
+func Clusters(m *finitemix.FiniteMixture, out, theta []float64) {
 	r := make([]float64, m.K*m.Len())
 	m.Responsibilities(r, m.NewParams(), theta)
 	m.Clusters(out, r)
@@ -47,7 +47,7 @@ func Clusters(m *models.FiniteMixture, out, theta []float64) {
 
 // stanClusters are the cluster probabilities of a NUTS draw (μ, τ, w),
 // τ the precisions, through θ as the other samplers' are.
-func stanClusters(m *models.FiniteMixture) func(out, draw []float64) {
+func stanClusters(m *finitemix.FiniteMixture) func(out, draw []float64) {
 	return func(out, draw []float64) {
 		k := m.K
 		p := m.NewParams()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/experiments/multimodal"
+	"github.com/fresgld/fresgld/finitemix"
 	"github.com/fresgld/fresgld/internal/procgroup"
 	"github.com/fresgld/fresgld/models"
 )
@@ -48,7 +49,7 @@ func nuts(ctx context.Context, w *Workload, seeds int, target float64, work stri
 	if err := os.WriteFile(filepath.Join(dir, "design.csv"), []byte(b.String()), 0o644); err != nil {
 		return nil, err
 	}
-	var mix models.FiniteMixture // the mixture's prior; zero for the regressions
+	var mix finitemix.FiniteMixture // the mixture's prior; zero for the regressions
 	if sd.mix != nil {
 		mix = *sd.mix
 	}

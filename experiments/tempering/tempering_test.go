@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/analysis"
-	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 // small is a generated regression of 200 rows and 3 correlated features
@@ -159,7 +159,7 @@ func TestRunOnceTarget(t *testing.T) {
 // gives that θ's P(K+ = k | θ), which sum to 1.
 func TestStanClusters(t *testing.T) {
 	y := []float64{-3.1, -2.9, -3.4, 0.2, 0.1, -0.3, 0.4, 2.8, 3.3}
-	m, err := models.NewFiniteMixture(y, 3, 1)
+	m, err := finitemix.NewFiniteMixture(y, 3, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

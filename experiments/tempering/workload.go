@@ -17,6 +17,7 @@ import (
 	"github.com/fresgld/fresgld/data"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/experiments/slablogit"
+	"github.com/fresgld/fresgld/finitemix"
 	"github.com/fresgld/fresgld/models"
 )
 
@@ -45,7 +46,7 @@ type stanData struct {
 	n, p   int
 	sigma  float64 // linear: the noise sd
 	sigma0 float64
-	mix    *models.FiniteMixture // kind "mixture": the model, whose prior Stan writes
+	mix    *finitemix.FiniteMixture // kind "mixture": the model, whose prior Stan writes
 	// harmonic is kind "harmonic"'s model (y its standardised series).
 	harmonic *models.Harmonic
 	// values writes into out the scored quantities of one NUTS draw (the

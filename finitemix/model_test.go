@@ -1,13 +1,14 @@
-package models_test
+package finitemix_test
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
-	"github.com/fresgld/fresgld/energy"
-	"github.com/fresgld/fresgld/models"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/finitemix"
 )
 
 // mixLogPost is the log posterior density of θ written from its
@@ -16,7 +17,7 @@ import (
 // to log σ_k (|dτ/d log σ| = 2τ), w ~ Dirichlet(e0) carried to the
 // logits (the softmax's Jacobian Π w_k), and the gaps' Jacobian
 // Π (μ_(k+1) − μ_k).
-func mixLogPost(m *models.FiniteMixture, theta []float64) float64 {
+func mixLogPost(m *finitemix.FiniteMixture, theta []float64) float64 {
 	p := m.NewParams()
 	m.Unpack(p, theta)
 	var lp float64
@@ -39,13 +40,13 @@ func mixLogPost(m *models.FiniteMixture, theta []float64) float64 {
 	return lp
 }
 
-func randomMixture(t *testing.T, k int, e0 float64) (*models.FiniteMixture, *rand.Rand) {
+func randomMixture(t *testing.T, k int, e0 float64) (*finitemix.FiniteMixture, *rand.Rand) {
 	rng := rand.New(rand.NewPCG(3, uint64(k)))
 	y := make([]float64, 40)
 	for i := range y {
 		y[i] = 1000*float64(i%3) + 300*rng.NormFloat64()
 	}
-	m, err := models.NewFiniteMixture(y, k, e0)
+	m, err := finitemix.NewFiniteMixture(y, k, e0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func TestFiniteMixtureEnergy(t *testing.T) {
 
 // termsOnly hides FiniteMixture's own U and Grad so that energy.Full sums
 // Term and Prior.
-type termsOnly struct{ m *models.FiniteMixture }
+type termsOnly struct{ m *finitemix.FiniteMixture }
 
 func (t termsOnly) Dim() int                                  { return t.m.Dim() }
 func (t termsOnly) Len() int                                  { return t.m.Len() }
@@ -124,7 +125,7 @@ func TestFiniteMixturePack(t *testing.T) {
 			t.Fatalf("Pack(Unpack(θ))_%d = %v, θ_%d = %v", j, back[j], j, th[j])
 		}
 	}
-	m2, err := models.NewFiniteMixture([]float64{1, 2, 4}, 2, 1)
+	m2, err := finitemix.NewFiniteMixture([]float64{1, 2, 4}, 2, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestFiniteMixturePack(t *testing.T) {
 		k  int
 		e0 float64
 	}{{[]float64{1, 2}, 1, 1}, {[]float64{1, 2}, 9, 1}, {[]float64{1, 2}, 2, 0}, {[]float64{1, math.NaN()}, 2, 1}, {[]float64{3, 3}, 2, 1}, {[]float64{3}, 2, 1}} {
-		if _, err := models.NewFiniteMixture(bad.y, bad.k, bad.e0); err == nil {
+		if _, err := finitemix.NewFiniteMixture(bad.y, bad.k, bad.e0); err == nil {
 			t.Errorf("NewFiniteMixture(%v, %d, %v) accepted", bad.y, bad.k, bad.e0)
 		}
 	}
