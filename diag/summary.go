@@ -39,6 +39,9 @@ func Summarize(chains [][]float64) Summary {
 }
 
 func (d *draws) summarize(chains [][]float64) Summary {
+	if e := extremeExponent(chains); e != 0 {
+		return d.summarizeScaled(chains, e)
+	}
 	if !d.load(chains) {
 		nan := math.NaN()
 		return Summary{nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan, nan}
@@ -62,6 +65,46 @@ func (d *draws) summarize(chains [][]float64) Summary {
 		Rhat:     d.rhat(),
 		KHat:     d.khat(essTail),
 	}
+}
+
+// extremeExponent is the binary exponent of the draws' largest |value|
+// where squaring them would overflow or underflow (beyond 2^±500), else 0:
+// the sums of squares behind the sd, the MCSEs and R̂ read draws of 10²⁰⁰
+// as +Inf and draws of 10⁻²⁰⁰ as 0.
+func extremeExponent(chains [][]float64) int {
+	big := 0.0
+	for _, c := range chains {
+		for _, v := range c {
+			if !(math.Abs(v) <= big) && !math.IsNaN(v) {
+				big = math.Abs(v)
+			}
+		}
+	}
+	if big == 0 || math.IsInf(big, 0) {
+		return 0
+	}
+	if _, e := math.Frexp(big); e > 500 || e < -500 {
+		return e
+	}
+	return 0
+}
+
+// summarizeScaled summarizes the draws times 2^−e, a power of two, which
+// is exact, and scales back what is in the draws' units: the ESSs, R̂ and
+// k̂ do not depend on the scale.
+func (d *draws) summarizeScaled(chains [][]float64, e int) Summary {
+	scaled := make([][]float64, len(chains))
+	for c, ch := range chains {
+		scaled[c] = make([]float64, len(ch))
+		for i, v := range ch {
+			scaled[c][i] = math.Ldexp(v, -e)
+		}
+	}
+	s := d.summarize(scaled)
+	for _, f := range []*float64{&s.Mean, &s.SD, &s.MCSEMean, &s.MCSESd, &s.Q5, &s.Q50, &s.Q95, &s.MCSEQ5, &s.MCSEQ95} {
+		*f = math.Ldexp(*f, e)
+	}
+	return s
 }
 
 // summaryJSON mirrors Summary with nil for NaN.

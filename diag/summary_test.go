@@ -3,6 +3,7 @@ package diag
 import (
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -62,5 +63,52 @@ func TestSummarizeEveryShape(t *testing.T) {
 	}
 	if s := Summarize([][]float64{{1, 2, 3}, {1, 2}}); !math.IsNaN(s.Mean) || !math.IsNaN(s.Rhat) {
 		t.Errorf("unequal chains: %+v, want NaN", s)
+	}
+}
+
+// Draws of 10²⁰⁰ or 10⁻²⁰⁰ (a mixture's means on data of that size) have
+// the summary of the same draws at size 1, scaled: the sums of squares
+// once read them as an sd and MCSEs of +Inf, or of 0. The fields in the
+// draws' units must agree to rounding (1e-12). The ESSs, R̂ and k̂ do not
+// depend on the scale, but rounding at another scale can swap two nearly
+// equal distances from the median (folded R̂ reads 1.006302 at scales 1,
+// 3 and 0.5 and 1.006329 at 10¹⁰ on these draws), so to 1e-4.
+func TestSummarizeAnyScale(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	base := make([][]float64, 4)
+	for c := range base {
+		base[c] = make([]float64, 300)
+		x := 0.0
+		for i := range base[c] {
+			x = 0.7*x + rng.NormFloat64() // autocorrelated, so that every field is read
+			base[c][i] = 2 + x
+		}
+	}
+	want := Summarize(base)
+	for _, scale := range []float64{0x1p700, 0x1p-700, 1e200, 1e-200} {
+		y := make([][]float64, len(base))
+		for c := range base {
+			y[c] = make([]float64, len(base[c]))
+			for i, v := range base[c] {
+				y[c][i] = v * scale
+			}
+		}
+		got := Summarize(y)
+		w := want
+		units := []*float64{&w.Mean, &w.SD, &w.MCSEMean, &w.MCSESd, &w.Q5, &w.Q50, &w.Q95, &w.MCSEQ5, &w.MCSEQ95}
+		for _, f := range units {
+			*f *= scale
+		}
+		gf, wf := got.fields(), w.fields()
+		for i := range gf {
+			g, x := *gf[i], *wf[i]
+			tol := 1e-4
+			if i < len(units) {
+				tol = 1e-12
+			}
+			if math.IsNaN(g) || math.IsInf(g, 0) || math.Abs(g-x) > tol*math.Abs(x) {
+				t.Errorf("draws ×%g: field %d is %v, want %v", scale, i, g, x)
+			}
+		}
 	}
 }
