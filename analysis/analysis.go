@@ -14,6 +14,7 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/output"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -108,12 +109,12 @@ type Result struct {
 	Tuning *exchange.Adapted
 	// Summary is the table: every variable's mean, sd, quantiles, ESS and
 	// R̂, the swap acceptance, the clamped steps and the cost.
-	Summary Summary
+	Summary results.Summary
 	// Warnings say what in the run not to trust, each with its remedy.
-	Warnings []Warning
+	Warnings []results.Warning
 	Wall     time.Duration
 	// Chains are the chains' draws, as their CSVs hold them.
-	Chains []*Chain
+	Chains []*results.Chain
 	// Err is a chain's stopping error or a write error: the draws taken
 	// are kept and summarised all the same.
 	Err error
@@ -171,7 +172,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	}
 	build := func(id int) (*exchange.Sampler, error) { return buildSampler(m, o, id, energies, autos) }
 	var tuned *exchange.Adapted // under --levels auto, the chains' ladder
-	var tuneWarn []Warning
+	var tuneWarn []results.Warning
 	if o.Levels == AutoLevels {
 		var once sync.Once
 		var tuneErr error
@@ -198,7 +199,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		checkEta = plan.Rate()
 	}
 	run := ChainRun{
-		Header:       ChainHeader{Command: o.Command, Algorithm: algorithm, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
+		Header:       results.ChainHeader{Command: o.Command, Algorithm: algorithm, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
 		Names:        names,
 		Plan:         exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
 		New:          build,
@@ -241,7 +242,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 			res.HotBatch = append(res.HotBatch, &st)
 			chosen = append(chosen, st.N)
 			if w := a.Warning(); w != "" {
-				extra = append(extra, Warning{Code: "hot-batch", Chain: id, Message: fmt.Sprintf("chain %d: %s", id, w)})
+				extra = append(extra, results.Warning{Code: "hot-batch", Chain: id, Message: fmt.Sprintf("chain %d: %s", id, w)})
 			}
 		}
 	}
@@ -252,11 +253,11 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		res.Options.HotBatch = chosen[len(chosen)/2]
 	}
 	for _, c := range chains {
-		tr := c.trace(names)
+		tr := c.Trace(names)
 		if tr.Len() == 0 {
 			continue
 		}
-		mean, sd := traceMoments(tr)
+		mean, sd := results.TraceMoments(tr)
 		if m.NoChainChecks {
 			continue
 		}
@@ -267,7 +268,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		}
 		if m.Check != nil {
 			for _, msg := range m.Check(mean) {
-				extra = append(extra, Warning{Code: "model", Chain: c.Header.ID, Message: fmt.Sprintf("chain %d: %s", c.Header.ID, msg)})
+				extra = append(extra, results.Warning{Code: "model", Chain: c.Header.ID, Message: fmt.Sprintf("chain %d: %s", c.Header.ID, msg)})
 			}
 		}
 	}
@@ -286,10 +287,10 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	if res.Plan != nil && res.Plan.Search != nil {
 		searched = res.Plan.Search.Searched
 	}
-	extra = append(extra, apartWarnings(chains, nil, searched)...)
+	extra = append(extra, results.ApartWarnings(chains, nil, searched)...)
 	if o.swap != nil {
 		res.Swap = &SwapSummary{Swap: o.swap}
-		var ws []Warning
+		var ws []results.Warning
 		res.SwapLines, ws = reportSwaps(chains, res.Swap)
 		extra = append(extra, ws...)
 	}
@@ -379,14 +380,14 @@ func samplerSetup(m Model, o Options, id int, energies exchange.Energies, autos 
 // Summary when full is nil) and the figures into the run's directory. It
 // returns the figures' note (which variables they show, when not all).
 func (r *Result) Write(full any) (note string, err error) {
-	return writeSummary(r.dir, r.Chains, r.Summary, full)
+	return results.WriteSummary(r.dir, r.Chains, r.Summary, full)
 }
 
 // AddWarnings puts ws before the summary's own warnings (in the Summary
 // too, whose lines summary.json holds).
-func (r *Result) AddWarnings(ws ...Warning) {
+func (r *Result) AddWarnings(ws ...results.Warning) {
 	r.Warnings = append(slices.Clone(ws), r.Summary.Details...)
-	r.Summary.setWarnings(r.Warnings)
+	r.Summary.SetWarnings(r.Warnings)
 }
 
 // Finished removes the checkpoints of a run whose chains all completed and
@@ -396,10 +397,7 @@ func (r *Result) Finished() error { return r.run.finished(r.ids) }
 // SetExactDensity gives variable name's exact marginal density, where the
 // command knows it: the marginals figure draws it over the chains'.
 func (r *Result) SetExactDensity(name string, pdf func(float64) float64) {
-	if r.Summary.exact == nil {
-		r.Summary.exact = map[string]func(float64) float64{}
-	}
-	r.Summary.exact[name] = pdf
+	r.Summary.SetExactDensity(name, pdf)
 }
 
 // Dir is the output directory.
@@ -407,13 +405,13 @@ func (r *Result) Dir() *output.Dir { return r.dir }
 
 // Stopped is the error of the chains that stopped early (their draws are
 // kept), nil when every chain finished.
-func (r *Result) Stopped() error { return stoppedError(r.Summary, len(r.Chains), r.dir) }
+func (r *Result) Stopped() error { return results.StoppedError(r.Summary, len(r.Chains), r.dir) }
 
 func (m Model) names() []string {
 	if m.Names != nil {
 		return m.Names
 	}
-	return coordNames(m.Terms.Dim())
+	return results.CoordNames(m.Terms.Dim())
 }
 
 func (m Model) validate() error {

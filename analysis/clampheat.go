@@ -12,6 +12,7 @@ import (
 
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/results"
 )
 
 // heatDraws is the number of minibatch gradients a forecast draws at the
@@ -495,7 +496,7 @@ func (nm *noiseModel) fullExcess(n int, eta, budget float64, draws int) ([]float
 // than heatTolerance, with the batch that would bring it under (doubling n
 // up to four times) or the other remedies. Where no forecast can be made
 // (p > 1000, the Hessian at the mode not positive definite) it says nothing.
-func heatWarning(m Model, o Options, mode []float64) (*Warning, error) {
+func heatWarning(m Model, o Options, mode []float64) (*results.Warning, error) {
 	N := m.Terms.Len()
 	if mode == nil || o.Batch >= N || (o.Method != exchange.FReSGLDMethod && o.Method != exchange.CorrectedMethod) {
 		return nil, nil
@@ -551,7 +552,7 @@ func heatWarning(m Model, o Options, mode []float64) (*Warning, error) {
 	name := m.names()[j]
 	lo, hi := f.SDRange()
 	total := f.VarRatio[j] - 1
-	return &Warning{Code: "clamp-heat", Number: total, Remedy: remedy, Message: fmt.Sprintf(
+	return &results.Warning{Code: "clamp-heat", Number: total, Remedy: remedy, Message: fmt.Sprintf(
 		"the gradient noise of cold minibatches (n = %d) at the mode will make %s's variance come out about %.1f%% too %s, its sd about %.1f%% (%s; %.0f%% of minibatches there exceed the noise budget 2τη); with the Euler step's own bias the forecast sds are %.3f to %.3f of the posterior's over the coordinates (%s's variance %.3f of it); use %s",
 		o.Batch, name, 100*math.Abs(share), dir, 100*math.Abs(math.Sqrt(1+share)-1), why, 100*f.Over, lo, hi, name, 1+total, remedy)}, nil
 }

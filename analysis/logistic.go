@@ -9,6 +9,7 @@ import (
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/results"
 )
 
 // LogisticModel is a Bayesian logistic regression as an analysis model,
@@ -43,7 +44,7 @@ func LogisticModel(lr *models.Logistic, names []string) Model {
 	var in []int // the coefficients with an inclusion probability
 	for j, n := range names {
 		if j != lr.Intercept {
-			m.Generated = append(m.Generated, inclusionCol(n))
+			m.Generated = append(m.Generated, results.InclusionCol(n))
 			in = append(in, j)
 		}
 	}

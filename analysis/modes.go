@@ -15,6 +15,7 @@ import (
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
+	"github.com/fresgld/fresgld/results"
 )
 
 // Hessianer is a model that writes its Hessian ∇²U(θ) into h (models.LinReg
@@ -143,7 +144,7 @@ func minimize(e energy.Energy, x0 []float64, hess func(x []float64) *mat.SymDens
 		rec = stopRecorder(stop)
 	}
 	res, err := optimize.Minimize(p, x0, &optimize.Settings{GradientThreshold: tol, MajorIterations: 2000, Recorder: rec}, &optimize.LBFGS{})
-	if errors.Is(err, ErrInterrupted) {
+	if errors.Is(err, results.ErrInterrupted) {
 		return nil, 0, err
 	}
 	if err != nil && res == nil {
@@ -172,7 +173,7 @@ func (stopRecorder) Init() error { return nil }
 func (s stopRecorder) Record(*optimize.Location, optimize.Operation, *optimize.Stats) error {
 	select {
 	case <-s:
-		return ErrInterrupted
+		return results.ErrInterrupted
 	default:
 		return nil
 	}
@@ -314,7 +315,7 @@ func searchModes(t energy.Terms, first []float64, extra [][]float64, seed uint64
 			return false, err
 		}
 		x, u, err := minimize(e, x0, hess, status.stop())
-		if errors.Is(err, ErrInterrupted) {
+		if errors.Is(err, results.ErrInterrupted) {
 			return false, status.stopped()
 		}
 		if x == nil {

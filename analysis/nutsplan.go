@@ -10,12 +10,14 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/nuts"
 	"github.com/fresgld/fresgld/report"
-	"gonum.org/v1/gonum/mat"
+	"github.com/fresgld/fresgld/results"
 )
 
 // NUTSPlan runs one chain of the No-U-Turn Sampler (package nuts) per
@@ -425,10 +427,10 @@ func deltaRaise(delta float64) float64 {
 // cannot follow, so the draws may miss it), an E-BFMI below
 // report.EBFMIMin, and more than report.TreedepthShareMax of the
 // transitions cut at the largest depth.
-func (np *NUTSPlan) Warnings() []Warning {
+func (np *NUTSPlan) Warnings() []results.Warning {
 	np.mu.Lock()
 	defer np.mu.Unlock()
-	var ws []Warning
+	var ws []results.Warning
 	div, n := 0, 0
 	for _, c := range np.chains {
 		div += c.divergent
@@ -455,27 +457,27 @@ func (np *NUTSPlan) Warnings() []Warning {
 				remedy += fmt.Sprintf("; the model rejected %d states in NUTS's warmups and transitions (the latest: %q): where the trajectories leave its support, a smaller step does not help, sampling an unconstrained parameter (the log or logit of a bounded one) does", k-np.rejects0, msg)
 			}
 		}
-		ws = append(ws, Warning{Code: "divergent", Number: float64(div), Remedy: remedy,
+		ws = append(ws, results.Warning{Code: "divergent", Number: float64(div), Remedy: remedy,
 			Message: fmt.Sprintf("%d of %d NUTS transitions after warmup were divergent: %s", div, n, remedy)})
 	}
 	if np.ridges > 0 {
 		remedy := "a posterior flat along a parameter that neither the data nor a proper prior bound is improper, and no run converges on it (its chains drift): give every parameter a proper prior; a ridge of equal density (parameters the data identify only together) slows every sampler: reparameterise"
-		ws = append(ws, Warning{Code: "no-mode", Number: float64(np.ridges), Remedy: remedy,
+		ws = append(ws, results.Warning{Code: "no-mode", Number: float64(np.ridges), Remedy: remedy,
 			Message: fmt.Sprintf("no mode: every one of the %d searches for one ended where the Hessian is not positive definite (a saddle, a ridge or a flat direction): %s", np.ridges, remedy)})
 	}
 	for id, c := range np.chains {
 		if e := c.ebfmi(); !(e >= report.EBFMIMin) && c.n >= 2 {
 			remedy := "the momenta explore the energy levels slowly, so the tails may be under-sampled: reparameterise the model"
-			ws = append(ws, Warning{Code: "e-bfmi", Chain: id, Number: e, Remedy: remedy,
+			ws = append(ws, results.Warning{Code: "e-bfmi", Chain: id, Number: e, Remedy: remedy,
 				Message: fmt.Sprintf("chain %d: E-BFMI %.3f, below %g: %s", id, e, report.EBFMIMin, remedy)})
 		}
 		if share := float64(c.atMax) / float64(max(c.n, 1)); share > report.TreedepthShareMax {
 			remedy := "the trajectories were cut short, so the chain moves less far than NUTS would: reparameterise the model, or its scales differ more than the metric adapted to"
-			ws = append(ws, Warning{Code: "treedepth", Chain: id, Number: share, Remedy: remedy,
+			ws = append(ws, results.Warning{Code: "treedepth", Chain: id, Number: share, Remedy: remedy,
 				Message: fmt.Sprintf("chain %d: %.1f%% of NUTS transitions reached the largest tree depth, %d: %s", id, 100*share, c.maxDepth, remedy)})
 		}
 	}
-	slices.SortFunc(ws, func(a, b Warning) int { return a.Chain - b.Chain })
+	slices.SortFunc(ws, func(a, b results.Warning) int { return a.Chain - b.Chain })
 	return ws
 }
 

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/results"
 )
 
 // occupancyRhat is the split R̂ of a mode's indicator above which the
@@ -34,11 +35,11 @@ type Occupancy struct {
 // parameters) to its nearest mode. A chain without draws (one that an
 // interrupt stopped before it started) has no shares and is left out: its
 // 0/0 made the warning say "the chains together NaN%".
-func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
-	var drawn []*Chain
+func (s *ModeSearch) occupancy(chains []*results.Chain, names []string) *Occupancy {
+	var drawn []*results.Chain
 	var kept []int
 	for c, ch := range chains {
-		if ch.trace(names).Len() > 0 {
+		if ch.Trace(names).Len() > 0 {
 			drawn = append(drawn, ch)
 			kept = append(kept, c)
 		}
@@ -51,7 +52,7 @@ func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
 	}
 	d := mat.NewVecDense(p, nil)
 	for c, ch := range chains {
-		tr := ch.trace(names)
+		tr := ch.Trace(names)
 		for i := 0; i < tr.Len(); i++ {
 			x := tr.Data[i*p : (i+1)*p]
 			best, bd := 0, math.Inf(1)
@@ -104,7 +105,7 @@ func (s *ModeSearch) occupancy(chains []*Chain, names []string) *Occupancy {
 // Warnings says, when the chains disagree on a mode's share beyond
 // occupancyRhat, which chain and mode differ most from the pooled share.
 // ids name the chains occupancy was given; those without draws it left out.
-func (o *Occupancy) Warnings(s *ModeSearch, ids []int) []Warning {
+func (o *Occupancy) Warnings(s *ModeSearch, ids []int) []results.Warning {
 	if len(o.Chain) == 0 {
 		return nil
 	}
@@ -141,7 +142,7 @@ func (o *Occupancy) Warnings(s *ModeSearch, ids []int) []Warning {
 	if math.IsInf(wr, 1) {
 		rhat = "no chain moved between it and the others"
 	}
-	return []Warning{{
+	return []results.Warning{{
 		Code:   "modes-not-crossed",
 		Number: gap,
 		Message: fmt.Sprintf("the chains did not cross between the modes the search found: chain %d spent %.0f%% of its draws nearest mode %d (U = %.6g, Laplace weight %.3g), the chains together %.0f%% (%s); %s",

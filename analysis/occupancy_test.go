@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/results"
 
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
@@ -25,27 +26,27 @@ func TestOccupancyWarnings(t *testing.T) {
 	h := mat.NewSymDense(1, []float64{1})
 	s := &ModeSearch{Modes: []Mode{{Theta: []float64{0}, H: h, Weight: 0.5}, {Theta: []float64{10}, H: h, Weight: 0.5}}}
 	rng := rand.New(rand.NewPCG(1, 2))
-	chain := func(pick func() float64) *Chain {
-		c := &Chain{Columns: []string{"x"}, Cols: [][]float64{nil}}
+	chain := func(pick func() float64) *results.Chain {
+		c := &results.Chain{Columns: []string{"x"}, Cols: [][]float64{nil}}
 		for range 1000 {
 			c.Cols[0] = append(c.Cols[0], pick()+rng.NormFloat64())
 		}
 		return c
 	}
 	either := func() float64 { return 10 * float64(rng.IntN(2)) }
-	stuck := []*Chain{chain(func() float64 { return 0 }), chain(either), chain(func() float64 { return 10 }), chain(either)}
+	stuck := []*results.Chain{chain(func() float64 { return 0 }), chain(either), chain(func() float64 { return 10 }), chain(either)}
 	o := s.occupancy(stuck, []string{"x"})
 	ws := o.Warnings(s, []int{1, 2, 3, 4})
 	if len(ws) != 1 || ws[0].Code != "modes-not-crossed" || !strings.Contains(ws[0].Message, "chain 1 spent 100%") && !strings.Contains(ws[0].Message, "chain 3 spent 100%") {
 		t.Errorf("stuck chains: %+v (shares %v, pooled %v)", ws, o.Chain, o.Pooled)
 	}
 	// Each chain wholly at one mode: the indicator's R̂ is 0/0.
-	apart := []*Chain{chain(func() float64 { return 0 }), chain(func() float64 { return 10 }), chain(func() float64 { return 0 }), chain(func() float64 { return 10 })}
+	apart := []*results.Chain{chain(func() float64 { return 0 }), chain(func() float64 { return 10 }), chain(func() float64 { return 0 }), chain(func() float64 { return 10 })}
 	o = s.occupancy(apart, []string{"x"})
 	if ws := o.Warnings(s, []int{1, 2, 3, 4}); len(ws) != 1 || !strings.Contains(ws[0].Message, "no chain moved") {
 		t.Errorf("chains wholly apart: %+v (shares %v, R̂ %v)", ws, o.Chain, o.Rhat)
 	}
-	mixed := []*Chain{chain(either), chain(either), chain(either), chain(either)}
+	mixed := []*results.Chain{chain(either), chain(either), chain(either), chain(either)}
 	o = s.occupancy(mixed, []string{"x"})
 	if ws := o.Warnings(s, []int{1, 2, 3, 4}); len(ws) != 0 {
 		t.Errorf("mixing chains: %+v (R̂ %v)", ws, o.Rhat)
@@ -89,7 +90,7 @@ func TestForcedOneLevelCrossesByJumps(t *testing.T) {
 	if !(math.Abs(share-0.5) <= 4*se) {
 		t.Errorf("one level with jumps: the right mode's share %.3f ± %.3f, want 0.5", share, se)
 	}
-	if slices.ContainsFunc(res.Warnings, func(w Warning) bool { return w.Code == "modes-not-crossed" }) {
+	if slices.ContainsFunc(res.Warnings, func(w results.Warning) bool { return w.Code == "modes-not-crossed" }) {
 		t.Errorf("one level with jumps warned that its chains did not cross: %+v", res.Warnings)
 	}
 	// The summary counts the jumps, a binomial share planJumpRate of the
@@ -150,14 +151,14 @@ func TestOccupancyLeavesOutEmptyChains(t *testing.T) {
 	h := mat.NewSymDense(1, []float64{1})
 	s := &ModeSearch{Modes: []Mode{{Theta: []float64{0}, H: h, Weight: 0.5}, {Theta: []float64{10}, H: h, Weight: 0.5}}}
 	rng := rand.New(rand.NewPCG(3, 4))
-	at := func(mu float64, n int) *Chain {
-		c := &Chain{Columns: []string{"x"}, Cols: [][]float64{nil}}
+	at := func(mu float64, n int) *results.Chain {
+		c := &results.Chain{Columns: []string{"x"}, Cols: [][]float64{nil}}
 		for range n {
 			c.Cols[0] = append(c.Cols[0], mu+rng.NormFloat64())
 		}
 		return c
 	}
-	o := s.occupancy([]*Chain{at(0, 0), at(0, 500), at(10, 500), at(0, 0)}, []string{"x"})
+	o := s.occupancy([]*results.Chain{at(0, 0), at(0, 500), at(10, 500), at(0, 0)}, []string{"x"})
 	ws := o.Warnings(s, []int{1, 2, 3, 4})
 	if len(ws) != 1 || strings.Contains(ws[0].Message, "NaN") || !strings.Contains(ws[0].Message, "together 50%") || !(strings.Contains(ws[0].Message, "chain 2 ") || strings.Contains(ws[0].Message, "chain 3 ")) {
 		t.Errorf("%+v (shares %v, pooled %v)", ws, o.Chain, o.Pooled)
@@ -172,14 +173,14 @@ func TestOccupancyUnequalChains(t *testing.T) {
 	h := mat.NewSymDense(1, []float64{1})
 	s := &ModeSearch{Modes: []Mode{{Theta: []float64{0}, H: h, Weight: 0.5}, {Theta: []float64{10}, H: h, Weight: 0.5}}}
 	rng := rand.New(rand.NewPCG(7, 8))
-	either := func(n int) *Chain {
-		c := &Chain{Columns: []string{"x"}, Cols: [][]float64{nil}}
+	either := func(n int) *results.Chain {
+		c := &results.Chain{Columns: []string{"x"}, Cols: [][]float64{nil}}
 		for range n {
 			c.Cols[0] = append(c.Cols[0], 10*float64(rng.IntN(2))+rng.NormFloat64())
 		}
 		return c
 	}
-	o := s.occupancy([]*Chain{either(1000), either(1000), either(666), either(589)}, []string{"x"})
+	o := s.occupancy([]*results.Chain{either(1000), either(1000), either(666), either(589)}, []string{"x"})
 	if ws := o.Warnings(s, []int{1, 2, 3, 4}); len(ws) != 0 {
 		t.Errorf("%+v (R̂ %v)", ws, o.Rhat)
 	}

@@ -8,9 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
-	"gonum.org/v1/gonum/mat"
 )
 
 // hyperbolic is exp(−Σ_j √(d² + (x_j/s_j)²)), d = 1/4: independent

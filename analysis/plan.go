@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/results"
 )
 
 // AutoMethod is Options.Method for the plan: for a log-concave posterior
@@ -156,7 +157,7 @@ func NewChainPlan(m Model, seed uint64, oneLevel bool) (plan ChainPlan, note str
 // status (nil: not).
 func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planStatus) (plan ChainPlan, note string, err error) {
 	defer func() {
-		if err != nil && !errors.Is(err, ErrInterrupted) {
+		if err != nil && !errors.Is(err, results.ErrInterrupted) {
 			err = fmt.Errorf("default sampler: %w (give a --method and --eta)", err)
 		}
 	}()
@@ -182,7 +183,7 @@ func newChainPlan(m Model, seed uint64, oneLevel bool, ids []int, status *planSt
 	s, err := searchModes(m.Terms, first, extra, seed, status)
 	status.setSearch(s, len(extra))
 	if err != nil {
-		if m.Kernel != nil || errors.Is(err, ErrInterrupted) {
+		if m.Kernel != nil || errors.Is(err, results.ErrInterrupted) {
 			return nil, "", err
 		}
 		if err := status.stopped(); err != nil {

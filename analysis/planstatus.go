@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync/atomic"
 	"time"
+
+	"github.com/fresgld/fresgld/results"
 )
 
 // planStatus is what a plan is doing, for its progress lines: a plan at
@@ -52,7 +54,7 @@ func (s *planStatus) stopped() error {
 	if v := s.now.Load(); v != nil {
 		now = *v
 	}
-	return fmt.Errorf("%w while planning the run (%s), before any draw: nothing to keep, no output written", ErrInterrupted, now)
+	return fmt.Errorf("%w while planning the run (%s), before any draw: nothing to keep, no output written", results.ErrInterrupted, now)
 }
 
 // stop is the channel the plan's samplers stop on (exchange.Plan.Stop):

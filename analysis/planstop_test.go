@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fresgld/fresgld/results"
 )
 
 // slowWell is a double well whose every U and ∇U takes 5 ms: a plan of
@@ -31,7 +33,7 @@ func TestPlanStops(t *testing.T) {
 		_, err := planDefaults(ctx, Model{Terms: EnergyTerms(slowWell{doubleWell{4}})}, &o, &Result{})
 		late := time.Since(start) - after
 		t.Logf("cancelled after %v: stopped %v later: %v", after, late.Round(time.Millisecond), err)
-		if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "while planning the run (") {
+		if !errors.Is(err, results.ErrInterrupted) || !strings.Contains(err.Error(), "while planning the run (") {
 			t.Errorf("cancelled after %v: %v, want ErrInterrupted while planning", after, err)
 		}
 		if late > time.Second {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -70,7 +71,7 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 		res.warn(o.Log, *w)
 	}
 	if o.Burn == Auto || o.Thin == 0 {
-		var warn *Warning
+		var warn *results.Warning
 		res.RunRule, warn = o.setRunLength(m, curv)
 		if warn != nil {
 			res.warn(o.Log, *warn)
@@ -163,7 +164,7 @@ func (o *Options) runSize(p int) error {
 }
 
 // warn records a warning found before sampling and says it at once.
-func (r *Result) warn(log interface{ Write([]byte) (int, error) }, w Warning) {
+func (r *Result) warn(log interface{ Write([]byte) (int, error) }, w results.Warning) {
 	r.Warnings = append(r.Warnings, w)
 	if log != nil {
 		fmt.Fprintln(log, "warning:", w.Message)

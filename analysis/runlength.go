@@ -3,6 +3,8 @@ package analysis
 import (
 	"fmt"
 	"math"
+
+	"github.com/fresgld/fresgld/results"
 )
 
 // The default run length of `fresgld logistic` (--burn auto, --thin auto).
@@ -112,7 +114,7 @@ const fallbackBurn, fallbackThin = 2000, 2
 // setRunLength fills in the automatic burn and thin from the curvature at
 // the mode: the note for the summary and, when the budget cut the run, the
 // warning.
-func (o *Options) setRunLength(m Model, curv Curvature) (note string, warn *Warning) {
+func (o *Options) setRunLength(m Model, curv Curvature) (note string, warn *results.Warning) {
 	p := m.Terms.Dim()
 	r, ok := RunLength{}, false
 	need := "λ_min at the mode and "
@@ -139,7 +141,7 @@ func (o *Options) setRunLength(m Model, curv Curvature) (note string, warn *Warn
 	case burnAuto && thinAuto:
 		o.Burn, o.Thin = r.Burn, r.Thin
 		if msg := r.Warning(o.Keep); msg != "" {
-			warn = &Warning{Code: "run-length", Message: msg, Number: r.ESS, Remedy: fmt.Sprintf("give --burn %d --thin %d", r.NeedBurn, r.NeedThin)}
+			warn = &results.Warning{Code: "run-length", Message: msg, Number: r.ESS, Remedy: fmt.Sprintf("give --burn %d --thin %d", r.NeedBurn, r.NeedThin)}
 		}
 	case burnAuto:
 		o.Burn = r.NeedBurn

@@ -11,7 +11,7 @@ import (
 // Chains that start where the plan's search found its mode can only
 // confirm it; chains started over-dispersed are more starts, at no extra
 // cost, which may fall into a basin the search missed, and R̂ and the
-// apart check (apartWarnings) then say so. So after a search, chain id
+// apart check (results.ApartWarnings) then say so. So after a search, chain id
 // starts at θ̂ + s·R⁻ᵀz with s = startSpread[(id − 1) mod 2], where the
 // posterior is still about as steep as its Laplace fit says.
 //

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -81,13 +82,13 @@ func tuneLadder(ctx context.Context, m Model, o Options, energies exchange.Energ
 // steps: its first round offers each pair MinAttempts swaps whatever the
 // burn-in, MinAttempts·W steps under exact or thinned energies every W
 // steps, which at large N can outlast the run.
-func longTuning(o Options, steps int, e exchange.Energies) []Warning {
+func longTuning(o Options, steps int, e exchange.Energies) []results.Warning {
 	if steps <= 2*max(o.Burn, 1) {
 		return nil
 	}
 	ratio := float64(steps) / float64(max(o.Burn, 1))
 	remedy := "raise --burn (the tuning then runs as many steps as the burn-in), offer swaps more often (--swap-energies thinned where offered, or a smaller --exact-every), or give the ladder with --levels K"
-	return []Warning{{Code: "long-tuning", Number: ratio, Remedy: remedy,
+	return []results.Warning{{Code: "long-tuning", Number: ratio, Remedy: remedy,
 		Message: fmt.Sprintf("--levels auto: the ladder's tuning took %d steps, %.3g times the burn-in's %d, since its first round offers each pair %d swaps, one every %.3g steps; %s", steps, ratio, o.Burn, AutoTune.MinAttempts, 1/attemptRate(o.SwapRate, e), remedy)}}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -230,7 +231,7 @@ func TestLevelsAutoLaw(t *testing.T) {
 			t.Errorf("chain %d: %.3f of its draws at the right mode (weight 0.7): it did not cross", c.Header.ID, share)
 		}
 	}
-	i := slices.IndexFunc(res.Summary.Parameters, func(p ParamRow) bool { return p.Name == "right" })
+	i := slices.IndexFunc(res.Summary.Parameters, func(p results.ParamRow) bool { return p.Name == "right" })
 	p := res.Summary.Parameters[i]
 	if d := math.Abs(p.Mean - 0.7); !(d <= 4*p.MCSEMean) {
 		t.Errorf("weight of the right mode %.4f ± %.4f, exact 0.7: off by %.1f MCSE", p.Mean, p.MCSEMean, d/p.MCSEMean)
@@ -303,7 +304,7 @@ func TestSampleRefusesUnequalLadders(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := ChainRun{
-		Header: ChainHeader{Command: "test", Seed: 1, Burn: 10, Keep: 10, Thin: 1},
+		Header: results.ChainHeader{Command: "test", Seed: 1, Burn: 10, Keep: 10, Thin: 1},
 		Names:  []string{"x"},
 		Plan:   exchange.Plan{Burn: 10, Keep: 10, Thin: 1},
 		New: func(id int) (*exchange.Sampler, error) {

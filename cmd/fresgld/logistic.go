@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 
 	"github.com/spf13/cobra"
 
@@ -68,11 +69,11 @@ type logisticSummary struct {
 	// Under the spike-and-slab prior only: the prior, the per-coefficient
 	// table (inclusion probabilities), with --exact the reference's, and
 	// what the plan chose.
-	Prior    *logisticPrior          `json:"prior,omitempty"`
-	Coef     []analysis.CoefRow      `json:"per_coefficient,omitempty"`
-	Patterns []analysis.PatternRow   `json:"exact_patterns,omitempty"`
-	Distance *analysis.ExactDistance `json:"distance_to_exact,omitempty"`
-	Plan     *analysis.PlanSummary   `json:"plan,omitempty"`
+	Prior    *logisticPrior         `json:"prior,omitempty"`
+	Coef     []results.CoefRow      `json:"per_coefficient,omitempty"`
+	Patterns []results.PatternRow   `json:"exact_patterns,omitempty"`
+	Distance *results.ExactDistance `json:"distance_to_exact,omitempty"`
+	Plan     *analysis.PlanSummary  `json:"plan,omitempty"`
 	runResult
 }
 
@@ -226,17 +227,17 @@ func slabReference(stderr io.Writer, lr *models.Logistic, seed uint64) (*models.
 // in sum and, with the reference, prints it beside the run, the heaviest
 // patterns and the distance, as regress does.
 func compareSlab(sum *logisticSummary, names []string, ref *models.SlabExact) {
-	var r analysis.Reference
+	var r results.Reference
 	if ref != nil {
 		r = ref
 	}
-	sum.Coef, sum.Distance = analysis.CompareExact(sum.Summary, names, r, ref != nil)
+	sum.Coef, sum.Distance = results.CompareExact(sum.Summary, names, r, ref != nil)
 	if ref == nil {
 		return
 	}
-	analysis.WriteExactTable(os.Stdout, names, ref, sum.Coef, false)
+	results.WriteExactTable(os.Stdout, names, ref, sum.Coef, false)
 	for _, pt := range ref.Patterns[:min(len(ref.Patterns), 5)] {
-		sum.Patterns = append(sum.Patterns, analysis.PatternOf(pt, names))
+		sum.Patterns = append(sum.Patterns, results.PatternOf(pt, names))
 	}
 	fmt.Println(sum.Distance.Line(false))
 }
@@ -316,7 +317,7 @@ func (f *logisticFlags) settings(o analysis.Options, d *dataset.Data) [][2]strin
 		settings = append(settings, prior...)
 	}
 	if d.Means != nil {
-		settings = append(settings, analysis.StandardisationSettings(d.Means, d.SDs)...)
+		settings = append(settings, results.StandardisationSettings(d.Means, d.SDs)...)
 	}
 	return settings
 }

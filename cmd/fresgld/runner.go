@@ -8,6 +8,7 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/results"
 )
 
 // sampling is one run of a sampling command (sample, regress, logistic,
@@ -69,7 +70,7 @@ type runResult struct {
 	analysis.SwapSummary
 	// LadderTuning is the ladder's tuning under --levels auto.
 	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`
-	analysis.Summary
+	results.Summary
 }
 
 func resultOf(res *analysis.Result) runResult {

@@ -13,6 +13,7 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/modelproc"
+	"github.com/fresgld/fresgld/results"
 )
 
 // sampleFlags are the settings of a run on a model in another process.
@@ -196,7 +197,7 @@ type sampleSummary struct {
 // nothing), not on their step size, so the sampler's own account of the
 // stop (a divergence, a variance, its Go types) is left out and the model
 // named.
-func blameModel(s *analysis.Summary, cmd string) {
+func blameModel(s *results.Summary, cmd string) {
 	remedy := fmt.Sprintf("the model process %q failed: its error is printed last, and kept in summary.json (model_error) and report.html; the step size is not the cause", cmd)
 	for i, w := range s.Details {
 		if w.Code == "stopped" {
@@ -265,7 +266,7 @@ func modelError(m *modelproc.Model, cmd string, err error) error {
 	// draws of the run a resume continued, one a full disk left short.
 	var files []string
 	for _, l := range strings.Split(err.Error(), "\n") {
-		if strings.Contains(l, analysis.ErrKeptEarlier.Error()) || strings.Contains(l, "holds only") {
+		if strings.Contains(l, results.ErrKeptEarlier.Error()) || strings.Contains(l, "holds only") {
 			files = append(files, "\n"+l)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/stan"
 )
 
@@ -153,7 +154,7 @@ func (s *stanModel) notes(res *analysis.Result, rejected func() (int64, string))
 	if fails == 0 {
 		return
 	}
-	w := analysis.Warning{Code: "stan-write", Number: float64(fails),
+	w := results.Warning{Code: "stan-write", Number: float64(fails),
 		Remedy: "check the generated quantities block (an _rng given an invalid argument throws)"}
 	w.Message = fmt.Sprintf("Stan's draws: the model failed on %d draws, whose transformed parameters or generated quantities are NaN from the failure on (the latest: %s); %s", fails, lastLine(msg), w.Remedy)
 	if s.native == nil {

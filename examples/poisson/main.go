@@ -15,6 +15,7 @@ import (
 	"os"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 //go:embed warpbreaks.csv
@@ -76,7 +77,7 @@ func run(stdout, stderr io.Writer, out string, keep, ref int, seed uint64) (*Che
 		return nil, err
 	}
 	fmt.Fprintf(stdout, "Poisson regression of warpbreaks (%d looms), %s, %d chains of %d draws:\n", m.Len(), o.Method, len(o.Chains), keep)
-	if err := analysis.Report(stdout, stderr, res.Dir(), res.Chains, &res.Summary, nil, res.Err); err != nil {
+	if err := results.Report(stdout, stderr, res.Dir(), res.Chains, &res.Summary, nil, res.Err); err != nil {
 		return nil, err
 	}
 	ex, err := Reference(m, ref, seed)
@@ -99,11 +100,11 @@ func run(stdout, stderr io.Writer, out string, keep, ref int, seed uint64) (*Che
 	return c, nil
 }
 
-func param(s analysis.Summary, name string) (analysis.ParamRow, bool) {
+func param(s results.Summary, name string) (results.ParamRow, bool) {
 	for _, p := range s.Parameters {
 		if p.Name == name {
 			return p, true
 		}
 	}
-	return analysis.ParamRow{}, false
+	return results.ParamRow{}, false
 }

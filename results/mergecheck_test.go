@@ -1,9 +1,6 @@
-package analysis
+package results
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -26,42 +23,6 @@ func TestMergeSaysUnrelatedRuns(t *testing.T) {
 	}
 }
 
-// A merge warns of a chain apart as the run of all its chains would: the
-// third task's chain, whose every draw of a lies far beyond the others'.
-func TestMergeWarnsOfAChainApart(t *testing.T) {
-	dir := t.TempDir()
-	var files []string
-	for id := 1; id <= 3; id++ {
-		var b strings.Builder
-		b.WriteString(strings.Join(ChainHeader{Command: "sample", ID: id, Keep: 50, Thin: 1, Seed: 1}.lines(), "\n") + "\nlp__,a\n")
-		for i := range 50 {
-			a := float64(i%7) - 3
-			if id == 3 {
-				a += 100
-			}
-			fmt.Fprintf(&b, "%g,%g\n", -a*a/2, a)
-		}
-		f := filepath.Join(dir, chainName(id))
-		if err := os.WriteFile(f, []byte(b.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
-	res, _, err := Merge(files)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var apart []Warning
-	for _, w := range res.Warnings {
-		if w.Code == "chain-apart" {
-			apart = append(apart, w)
-		}
-	}
-	if len(apart) != 1 || apart[0].Chain != 3 {
-		t.Errorf("warnings %v: want chain 3 apart", res.Warnings)
-	}
-}
-
 // Runs that differ only in their seed, or in --keep, are refused naming
 // what the user gave: not the plan's note ("sampler = 17 searches found 2
 // modes …" against "… 3 modes …") or the --thin that --keep chose.
@@ -69,7 +30,7 @@ func TestMergeNamesSeedAndKeep(t *testing.T) {
 	chain := func(path string, id int, seed uint64, keep, thin int, sampler string) *Chain {
 		h := ChainHeader{Command: "regress", ID: id, Seed: seed, Keep: keep, Thin: thin, Settings: [][2]string{{"thin_automatic", "true"}, {"sampler", sampler}}}
 		var comments []string
-		for _, l := range h.lines() {
+		for _, l := range h.Lines() {
 			if !strings.HasPrefix(l, "# id = ") {
 				comments = append(comments, l)
 			}

@@ -1,4 +1,4 @@
-package analysis
+package results
 
 import (
 	"fmt"
@@ -22,13 +22,13 @@ import (
 // below 2^−n for independent draws (an autocorrelated chain of ESS m
 // behaves as m draws: 2^−m, still nil at the ESS a run is trusted with).
 
-// apartWarnings are the warnings of the chains whose median of a column
+// ApartWarnings are the warnings of the chains whose median of a column
 // (lp__ and then cols; nil: every column of the first chain's but the
 // sampler's own, named …__, the parameters and generated quantities) lies
 // outside the range of the other chains' draws of it, one a chain, at its
 // column farthest out in the others' sds; searched says what the plan's
 // search looked at ("" when it ran none or is not known, as in a merge).
-func apartWarnings(chains []*Chain, cols []string, searched string) []Warning {
+func ApartWarnings(chains []*Chain, cols []string, searched string) []Warning {
 	var have []*Chain
 	for _, c := range chains {
 		if len(c.Cols) > 0 && slices.Index(c.Columns, "lp__") >= 0 && len(c.Cols[slices.Index(c.Columns, "lp__")]) > 0 {

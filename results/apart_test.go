@@ -1,4 +1,4 @@
-package analysis
+package results
 
 import (
 	"math/rand/v2"
@@ -30,12 +30,12 @@ func TestApartNamesTheChainApart(t *testing.T) {
 		for id := 1; id <= 4; id++ {
 			cs = append(cs, chainOf(id, n, 0, 1, rng))
 		}
-		if w := apartWarnings(cs, []string{"x"}, ""); len(w) > 0 {
+		if w := ApartWarnings(cs, []string{"x"}, ""); len(w) > 0 {
 			t.Fatalf("seed %d, %d draws a chain: %v", seed, n, w)
 		}
 	}
 	cs := []*Chain{chainOf(1, 1000, 0, 1, rng), chainOf(2, 1000, 0, 1, rng), chainOf(3, 1000, 60, 0.5, rng), chainOf(4, 1000, 0, 1, rng)}
-	w := apartWarnings(cs, []string{"x"}, "5 search(es)")
+	w := ApartWarnings(cs, []string{"x"}, "5 search(es)")
 	if len(w) != 1 || w[0].Chain != 3 || w[0].Code != "chain-apart" || !strings.Contains(w[0].Message, "median x is 60") || !strings.Contains(w[0].Message, "5 search(es)") {
 		t.Fatalf("warnings %v; want one, for chain 3, on x", w)
 	}

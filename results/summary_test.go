@@ -1,4 +1,4 @@
-package analysis
+package results
 
 import (
 	"encoding/json"
@@ -14,10 +14,10 @@ import (
 // keeps the most draws; a chain that never started, or stopped by an error
 // beside sound chains, is listed and left out.
 func TestSummaryPoolsUnequalChains(t *testing.T) {
-	ok := chainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 0}, Attempts: []int{100}, Accepts: []int{10}}
+	ok := ChainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 0}, Attempts: []int{100}, Accepts: []int{10}}
 	intr := ok
 	intr.Stopped = ErrInterrupted.Error()
-	never := chainStats{Stopped: ErrInterrupted.Error(), Clamped: []int64{0, 0}, Attempts: []int{0}, Accepts: []int{0}}
+	never := ChainStats{Stopped: ErrInterrupted.Error(), Clamped: []int64{0, 0}, Attempts: []int{0}, Accepts: []int{0}}
 	dv := ok
 	dv.Stopped = "level 1 diverged at step 500"
 	for _, c := range []struct {
@@ -35,7 +35,7 @@ func TestSummaryPoolsUnequalChains(t *testing.T) {
 		{"diverged", []*Chain{fakeChain(1, 700, 0, intr), fakeChain(2, 400, 50, dv)}, []int{1}, []int{1}, 700},
 		{"none started", []*Chain{fakeChain(1, 0, 0, never), fakeChain(2, 0, 0, never)}, nil, nil, 0},
 	} {
-		s, err := summarizeChains(c.chains)
+		s, err := SummarizeChains(c.chains)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -78,7 +78,7 @@ func TestSummaryPoolsUnequalChains(t *testing.T) {
 
 // fakeChain is a chain of n draws of one parameter "x" drawn iid from
 // N(shift, 1), with the given statistics.
-func fakeChain(id, n int, shift float64, st chainStats) *Chain {
+func fakeChain(id, n int, shift float64, st ChainStats) *Chain {
 	rng := rand.New(rand.NewPCG(uint64(id), 99))
 	c := &Chain{Header: ChainHeader{Command: "gmm", ID: id, Thin: 1, Keep: n}, Columns: []string{"lp__", ColSwaps, ColClamped, ReplicaCol(1), ReplicaCol(2), "x"}, Stats: st}
 	c.Cols = make([][]float64, len(c.Columns))
@@ -92,7 +92,7 @@ func fakeChain(id, n int, shift float64, st chainStats) *Chain {
 }
 
 func TestWarnings(t *testing.T) {
-	ok := chainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 0}, Attempts: []int{100}, Accepts: []int{10}}
+	ok := ChainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 0}, Attempts: []int{100}, Accepts: []int{10}}
 	good := func() []*Chain {
 		var cs []*Chain
 		for id := 1; id <= 4; id++ {
@@ -110,7 +110,7 @@ func TestWarnings(t *testing.T) {
 	}
 	// Four chains of 1000 iid draws: bulk ESS near 4000, R̂ within
 	// 1 + O(1/√1000): no warning.
-	s, err := summarizeChains(good())
+	s, err := SummarizeChains(good())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestWarnings(t *testing.T) {
 	// A chain two sds off: R̂ far above 1.01.
 	cs := good()
 	cs[2] = fakeChain(3, 1000, 2, ok)
-	if s, _ := summarizeChains(cs); !has(s.Warnings, "R̂ > 1.01 for 2 of 2 variables") {
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "R̂ > 1.01 for 2 of 2 variables") {
 		t.Errorf("a shifted chain: warnings %q", s.Warnings)
 	}
 	// 90 draws a chain: bulk ESS about 360 < 400.
@@ -128,7 +128,7 @@ func TestWarnings(t *testing.T) {
 	for id := 1; id <= 4; id++ {
 		cs = append(cs, fakeChain(id, 90, 0, ok))
 	}
-	if s, _ := summarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all or < 100 per chain") {
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all or < 100 per chain") {
 		t.Errorf("short chains: warnings %q", s.Warnings)
 	}
 	// x with generalized Pareto tails of shape 0.9 on both sides, past
@@ -146,7 +146,7 @@ func TestWarnings(t *testing.T) {
 			c.Cols[5][i] = x
 		}
 	}
-	if s, _ := summarizeChains(cs); !has(s.Warnings, "heavy tails for 1 of 2 variables (heaviest: x, Pareto k̂ 0.9") {
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "heavy tails for 1 of 2 variables (heaviest: x, Pareto k̂ 0.9") {
 		t.Errorf("heavy tails: warnings %q", s.Warnings)
 	}
 	// The same draws in a regress run: not judged (its posteriors have
@@ -154,7 +154,7 @@ func TestWarnings(t *testing.T) {
 	for _, c := range cs {
 		c.Header.Command = "regress"
 	}
-	if s, _ := summarizeChains(cs); has(s.Warnings, "heavy tails") {
+	if s, _ := SummarizeChains(cs); has(s.Warnings, "heavy tails") {
 		t.Errorf("heavy tails in regress: warnings %q", s.Warnings)
 	}
 	// A Stan model's run: a draw constant in every chain (a Viterbi state
@@ -170,10 +170,10 @@ func TestWarnings(t *testing.T) {
 		}
 		return cs
 	}
-	if s, _ := summarizeChains(constant([][2]string{{"stan", "m.stan"}})); len(s.Warnings) != 0 {
+	if s, _ := SummarizeChains(constant([][2]string{{"stan", "m.stan"}})); len(s.Warnings) != 0 {
 		t.Errorf("a Stan run with a constant generated quantity: warnings %q", s.Warnings)
 	}
-	if s, _ := summarizeChains(constant([][2]string{{"model_cmd", "./m"}})); !has(s.Warnings, "R̂ > 1.01 for 1 of 3 variables (largest: z_star.1, NaN)") {
+	if s, _ := SummarizeChains(constant([][2]string{{"model_cmd", "./m"}})); !has(s.Warnings, "R̂ > 1.01 for 1 of 3 variables (largest: z_star.1, NaN)") {
 		t.Errorf("a model-cmd run with a constant coordinate: warnings %q", s.Warnings)
 	}
 	// Swaps: 10 of 100 attempts accepted (the stats above) is the floor
@@ -185,13 +185,13 @@ func TestWarnings(t *testing.T) {
 		c.Stats = few
 	}
 	// gmm's ladder report warns there, chain by chain.
-	if s, _ := summarizeChains(cs); has(s.Warnings, "of swap attempts accepted") {
+	if s, _ := SummarizeChains(cs); has(s.Warnings, "of swap attempts accepted") {
 		t.Errorf("few swaps in gmm: the summary warns too: %q", s.Warnings)
 	}
 	for _, c := range cs {
 		c.Header.Command = "logistic"
 	}
-	if s, _ := summarizeChains(cs); !has(s.Warnings, "9.0% of swap attempts accepted (36 of 400), below 10%") {
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "9.0% of swap attempts accepted (36 of 400), below 10%") {
 		t.Errorf("few swaps: warnings %q", s.Warnings)
 	}
 	// Two chains of 150 draws: bulk ESS about 300, above 100 a chain but
@@ -200,7 +200,7 @@ func TestWarnings(t *testing.T) {
 	for id := 1; id <= 2; id++ {
 		cs = append(cs, fakeChain(id, 150, 0, ok))
 	}
-	if s, _ := summarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all") {
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all") {
 		t.Errorf("two short chains: warnings %q", s.Warnings)
 	}
 	// 2% of level 2's steps clamped in one chain: 0.5% over four chains is
@@ -209,13 +209,13 @@ func TestWarnings(t *testing.T) {
 	cl := ok
 	cl.Clamped = []int64{0, 20}
 	cs[0].Stats = cl
-	if s, _ := summarizeChains(cs); has(s.Warnings, "clamped") {
+	if s, _ := SummarizeChains(cs); has(s.Warnings, "clamped") {
 		t.Errorf("0.5%% clamped: warnings %q", s.Warnings)
 	}
 	for _, c := range cs {
 		c.Stats = cl
 	}
-	if s, _ := summarizeChains(cs); !has(s.Warnings, "level 2: 2.0% of steps clamped") {
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "level 2: 2.0% of steps clamped") {
 		t.Errorf("2%% clamped: warnings %q", s.Warnings)
 	}
 	// One chain without a swap.
@@ -223,7 +223,7 @@ func TestWarnings(t *testing.T) {
 	ns := ok
 	ns.Accepts = []int{0}
 	cs[1].Stats = ns
-	if s, _ := summarizeChains(cs); !has(s.Warnings, "no swap accepted in 1 of 4 chains") {
+	if s, _ := SummarizeChains(cs); !has(s.Warnings, "no swap accepted in 1 of 4 chains") {
 		t.Errorf("a chain without swaps: warnings %q", s.Warnings)
 	}
 	// A diverged chain is reported and left out of the table.
@@ -231,14 +231,14 @@ func TestWarnings(t *testing.T) {
 	dv := ok
 	dv.Stopped = "level 1 diverged at step 500"
 	cs[3] = fakeChain(4, 250, 50, dv)
-	s, _ = summarizeChains(cs)
+	s, _ = SummarizeChains(cs)
 	if !has(s.Warnings, "chain 4 stopped after 1000 steps: level 1 diverged") || len(s.Chains) != 3 || s.Draws != 1000 || has(s.Warnings, "R̂") {
 		t.Errorf("a diverged chain: pooled %v × %d, warnings %q", s.Chains, s.Draws, s.Warnings)
 	}
 }
 
 func TestParamRowJSONRoundTrip(t *testing.T) {
-	s, err := summarizeChains([]*Chain{fakeChain(1, 50, 0, chainStats{Clamped: []int64{0}}), fakeChain(2, 50, 0, chainStats{Clamped: []int64{0}})})
+	s, err := SummarizeChains([]*Chain{fakeChain(1, 50, 0, ChainStats{Clamped: []int64{0}}), fakeChain(2, 50, 0, ChainStats{Clamped: []int64{0}})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,8 +279,8 @@ func TestWarningNaNJSON(t *testing.T) {
 // them keeps its clamp line. So do a level's jumps between the modes,
 // shown as the share of them accepted.
 func TestMetropolisAcceptance(t *testing.T) {
-	st := chainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 30}, Accepted: []int64{600, -1}, Jumps: []int64{200, -1}, JumpsAccepted: []int64{50, -1}, Attempts: []int{100}, Accepts: []int{10}}
-	var back chainStats
+	st := ChainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 30}, Accepted: []int64{600, -1}, Jumps: []int64{200, -1}, JumpsAccepted: []int64{50, -1}, Attempts: []int{100}, Accepts: []int{10}}
+	var back ChainStats
 	for _, l := range st.Lines() {
 		if err := back.parse(l); err != nil {
 			t.Fatalf("%q: %v", l, err)
@@ -292,7 +292,7 @@ func TestMetropolisAcceptance(t *testing.T) {
 	other := st
 	other.Accepted = []int64{500, -1}
 	other.Jumps, other.JumpsAccepted = []int64{100, -1}, []int64{30, -1}
-	s, err := summarizeChains([]*Chain{fakeChain(1, 100, 0, st), fakeChain(2, 100, 0, other)})
+	s, err := SummarizeChains([]*Chain{fakeChain(1, 100, 0, st), fakeChain(2, 100, 0, other)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestMetropolisAcceptance(t *testing.T) {
 	if strings.Contains(b.String(), "level 1 0.00%") {
 		t.Errorf("table shows level 1's clamped steps:\n%s", b.String())
 	}
-	var bad chainStats
+	var bad ChainStats
 	bad.Clamped = []int64{0}
 	if err := bad.parse(statAccepted + "2: 5"); err == nil {
 		t.Error("accepted proposals at a level the file does not have were read")

@@ -1,4 +1,4 @@
-package analysis
+package results
 
 import (
 	"bytes"
@@ -33,18 +33,18 @@ func Report(stdout, stderr io.Writer, dir *output.Dir, chains []*Chain, s *Summa
 		// Drawing takes seconds at this size: say what is happening.
 		fmt.Fprintf(stderr, "writing the figures (%d chains × %d draws of %d variables)…\n", len(s.Chains), s.Draws, len(s.Parameters))
 	}
-	note, err := writeSummary(dir, chains, *s, full)
+	note, err := WriteSummary(dir, chains, *s, full)
 	if note != "" {
 		fmt.Fprintln(stdout, "figures:", note)
 	}
 	fmt.Fprintln(stdout, dir.Wrote())
-	return errors.Join(writeErr, err, stoppedError(*s, len(chains), dir))
+	return errors.Join(writeErr, err, StoppedError(*s, len(chains), dir))
 }
 
-// writeSummary writes summary.txt (the table), the figures,
+// WriteSummary writes summary.txt (the table), the figures,
 // summary.json (full, or s when full is nil) and report.html into dir, and
 // returns the figures' note.
-func writeSummary(dir *output.Dir, chains []*Chain, s Summary, full any) (string, error) {
+func WriteSummary(dir *output.Dir, chains []*Chain, s Summary, full any) (string, error) {
 	if full == nil {
 		full = s
 	}
@@ -241,9 +241,9 @@ func chainFigures(dir *output.Dir, chains []*Chain, s Summary) (note string, err
 	return note, errors.Join(errs...)
 }
 
-// stoppedError reports the chains that stopped early; their draws are kept,
+// StoppedError reports the chains that stopped early; their draws are kept,
 // but for those a failed write (a full disk) kept from the file in dir.
-func stoppedError(s Summary, n int, dir *output.Dir) error {
+func StoppedError(s Summary, n int, dir *output.Dir) error {
 	var errs []error
 	// "chain c of n" where the run is the n chains numbered from 1; a run
 	// of one chain of a larger one (--chain 2) said "chain 2 of 1".
@@ -268,10 +268,10 @@ func stoppedError(s Summary, n int, dir *output.Dir) error {
 				}
 				kept := c.Draws
 				if dir != nil {
-					kept = drawsOnDisk(dir.File(chainName(c.Chain)))
+					kept = drawsOnDisk(dir.File(ChainName(c.Chain)))
 				}
 				if kept < c.Draws {
-					errs = append(errs, fmt.Errorf("%s stopped after %d steps, and %s holds only %d of its %d draws: %s: free space on the disk of --out (or give another --out) and run again", of(c.Chain), c.Steps, chainName(c.Chain), kept, c.Draws, st.Error))
+					errs = append(errs, fmt.Errorf("%s stopped after %d steps, and %s holds only %d of its %d draws: %s: free space on the disk of --out (or give another --out) and run again", of(c.Chain), c.Steps, ChainName(c.Chain), kept, c.Draws, st.Error))
 					continue
 				}
 				errs = append(errs, fmt.Errorf("%s stopped after %d steps (its draws are kept): %s", of(c.Chain), c.Steps, st.Error))
@@ -288,8 +288,8 @@ func encodeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// coordNames returns theta1, theta2, ... for p coordinates.
-func coordNames(p int) []string {
+// CoordNames returns theta1, theta2, ... for p coordinates.
+func CoordNames(p int) []string {
 	n := make([]string, p)
 	for j := range n {
 		n[j] = "theta" + strconv.Itoa(j+1)

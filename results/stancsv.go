@@ -1,4 +1,4 @@
-package analysis
+package results
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,8 +49,8 @@ type ChainHeader struct {
 	Settings  [][2]string // the command's settings, name and value
 }
 
-// lines renders h as CmdStan-style comment lines.
-func (h ChainHeader) lines() []string {
+// Lines renders h as CmdStan-style comment lines.
+func (h ChainHeader) Lines() []string {
 	l := []string{
 		"# model = fresgld " + h.Command,
 		"# method = sample (Default)",
@@ -70,8 +71,8 @@ func (h ChainHeader) lines() []string {
 	return l
 }
 
-// chainStats is what the trailing comment lines say about a chain.
-type chainStats struct {
+// ChainStats is what the trailing comment lines say about a chain.
+type ChainStats struct {
 	Steps   int
 	Cost    float64 // per-example evaluations (estimator units), all levels
 	Clamped []int64 // clamped steps per level
@@ -113,7 +114,7 @@ const (
 // statistics.
 const TornNote = "the process was killed before the chain finished its file; steps are counted to its last draw, the other counts are lost"
 
-func (st chainStats) Lines() []string {
+func (st ChainStats) Lines() []string {
 	if st.Torn {
 		// What fresgld repair writes: only what the draws tell.
 		return []string{"# ", StatsHeading, StatSteps + strconv.Itoa(st.Steps), StatKilled + st.Stopped, "# "}
@@ -153,11 +154,11 @@ func (st chainStats) Lines() []string {
 // writes out.
 const maxAnchorCoords = 10
 
-// frozenNote says what the sampler's adaptation settled on at the end of
+// FrozenNote says what the sampler's adaptation settled on at the end of
 // burn-in, for the line after statFrozen: the step, each level's minibatch
 // and swap-energy sizes, and each replica's swap anchor (its coordinates up
 // to maxAnchorCoords of them).
-func frozenNote(f *exchange.Frozen) string {
+func FrozenNote(f *exchange.Frozen) string {
 	if f == nil {
 		return ""
 	}
@@ -186,23 +187,36 @@ func frozenNote(f *exchange.Frozen) string {
 	return s
 }
 
-// stanWriter streams one chain's CSV through an output.Stream, which hands
+// StanWriter streams one chain's CSV through an output.Stream, which hands
 // whole lines to the file at least once a second: a killed run leaves a
 // file that parses, holding all but the last second's draws (and no
 // trailing statistics, which merge reports).
-type stanWriter struct {
+type StanWriter struct {
 	name string
 	s    *output.Stream
 	err  error
 }
 
-func createStanCSV(dir *output.Dir, name string, h ChainHeader, columns []string) (*stanWriter, error) {
+// AppendStanCSV is the writer of chain CSV name continued on s, a stream
+// opened where its checkpoint left it (a resumed chain).
+func AppendStanCSV(name string, s *output.Stream) *StanWriter { return &StanWriter{name: name, s: s} }
+
+// Sync flushes the draws written so far to the file and returns its length
+// (a checkpoint's offset).
+func (w *StanWriter) Sync() (int64, error) { return w.s.Sync() }
+
+// Name is the chain CSV's name.
+func (w *StanWriter) Name() string { return w.name }
+
+// CreateStanCSV starts chain CSV name in dir: h's comment lines, then
+// the columns' names.
+func CreateStanCSV(dir *output.Dir, name string, h ChainHeader, columns []string) (*StanWriter, error) {
 	s, err := dir.CreateStream(name, nil)
 	if err != nil {
 		return nil, err
 	}
-	w := &stanWriter{name: name, s: s}
-	for _, l := range h.lines() {
+	w := &StanWriter{name: name, s: s}
+	for _, l := range h.Lines() {
 		w.comment(l)
 	}
 	if err := s.WriteRecord(columns); err != nil && w.err == nil {
@@ -212,22 +226,22 @@ func createStanCSV(dir *output.Dir, name string, h ChainHeader, columns []string
 }
 
 // comment writes a line of lines(), which start with "# ".
-func (w *stanWriter) comment(l string) {
+func (w *StanWriter) comment(l string) {
 	if err := w.s.Comment(strings.TrimPrefix(strings.TrimPrefix(l, "#"), " ")); err != nil && w.err == nil {
 		w.err = err
 	}
 }
 
-// row writes one draw. Floats are written in the shortest form that reads
+// Row writes one draw. Floats are written in the shortest form that reads
 // back to the same float64, so that merge sees exactly the run's draws.
-func (w *stanWriter) row(vals []float64) {
+func (w *StanWriter) Row(vals []float64) {
 	if err := w.s.WriteFloats(vals); err != nil && w.err == nil {
 		w.err = err
 	}
 }
 
-// close writes the trailing statistics and closes the file.
-func (w *stanWriter) close(st chainStats) error {
+// Close writes the trailing statistics and closes the file.
+func (w *StanWriter) Close(st ChainStats) error {
 	for _, l := range st.Lines() {
 		w.comment(l)
 	}
@@ -255,7 +269,7 @@ type Chain struct {
 	Header   ChainHeader
 	Columns  []string
 	Cols     [][]float64 // Cols[j][i]: column j of draw i
-	Stats    chainStats
+	Stats    ChainStats
 	Ladder   exchange.Stats // the sampler's own counters; zero when read from a file
 	// Partial is set when the file, torn, ended in a partial line, which
 	// was dropped.
@@ -268,7 +282,7 @@ type Chain struct {
 // but comment lines, or nothing at all.
 var ErrEmptyChain = errors.New("no header row and no draws: the run was killed before writing them")
 
-// ReadStanCSV reads a chain's CSV as written by createStanCSV. Errors name
+// ReadStanCSV reads a chain's CSV as written by CreateStanCSV. Errors name
 // the file and line.
 func ReadStanCSV(path string) (*Chain, error) {
 	f, err := os.Open(path)
@@ -379,7 +393,7 @@ func ReadStanCSV(path string) (*Chain, error) {
 	if !inStats {
 		// Killed (kill -9, a node lost): the draws written are sound, the
 		// counters died with the process.
-		c.Stats = chainStats{Torn: true, Stopped: TornNote}
+		c.Stats = ChainStats{Torn: true, Stopped: TornNote}
 		if n := len(c.Cols[0]); n > 0 {
 			c.Stats.Steps = c.Header.Burn + n*c.Header.Thin
 		}
@@ -398,7 +412,7 @@ func endsInNewline(f *os.File) bool {
 	return err == nil && b[0] == '\n'
 }
 
-func (st *chainStats) parse(t string) error {
+func (st *ChainStats) parse(t string) error {
 	var err error
 	switch {
 	case strings.HasPrefix(t, StatSteps):
@@ -516,8 +530,8 @@ func (h *ChainHeader) parse(comments []string) error {
 	return nil
 }
 
-// trace is the chain's draws of the named columns, row by row.
-func (c *Chain) trace(names []string) exchange.Trace {
+// Trace is the chain's draws of the named columns, row by row.
+func (c *Chain) Trace(names []string) exchange.Trace {
 	tr := exchange.Trace{P: len(names)}
 	var cols [][]float64
 	for _, n := range names {
@@ -536,8 +550,8 @@ func (c *Chain) trace(names []string) exchange.Trace {
 	return tr
 }
 
-// traceMoments is each coordinate's mean and sd (divided by n).
-func traceMoments(tr exchange.Trace) (mean, sd []float64) {
+// TraceMoments is each coordinate's mean and sd (divided by n).
+func TraceMoments(tr exchange.Trace) (mean, sd []float64) {
 	mean, sd = make([]float64, tr.P), make([]float64, tr.P)
 	for j := range tr.P {
 		xs := tr.Coord(j)
@@ -552,3 +566,13 @@ func traceMoments(tr exchange.Trace) (mean, sd []float64) {
 	}
 	return mean, sd
 }
+
+// ChainName is the CSV of chain id.
+func ChainName(id int) string { return "chain-" + strconv.Itoa(id) + ".csv" }
+
+// ChainFile is the CSV of chain id in dir.
+func ChainFile(dir string, id int) string { return filepath.Join(dir, ChainName(id)) }
+
+// ErrInterrupted is the error of a run stopped by its context (SIGINT or
+// SIGTERM in the command).
+var ErrInterrupted = errors.New("interrupted")

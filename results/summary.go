@@ -1,4 +1,4 @@
-package analysis
+package results
 
 import (
 	"cmp"
@@ -61,8 +61,8 @@ type Summary struct {
 	exact map[string]func(float64) float64
 }
 
-// setWarnings makes ws the summary's warnings.
-func (s *Summary) setWarnings(ws []Warning) {
+// SetWarnings makes ws the summary's warnings.
+func (s *Summary) SetWarnings(ws []Warning) {
 	s.Details, s.Warnings = ws, messages(ws)
 }
 
@@ -155,11 +155,11 @@ func (c *Chain) status() string {
 	return StatusStopped
 }
 
-// pooledChains are the chains whose draws the table pools: every chain
+// PooledChains are the chains whose draws the table pools: every chain
 // with draws that finished, was interrupted or was killed, since each of
 // those draws was taken by a sound chain; a chain stopped by an error
 // (divergence, a NaN) is left out unless no other chain has draws.
-func pooledChains(chains []*Chain) []*Chain {
+func PooledChains(chains []*Chain) []*Chain {
 	var good, any []*Chain
 	for _, c := range chains {
 		if len(c.Cols) == 0 || len(c.Cols[0]) == 0 {
@@ -208,12 +208,12 @@ type ChainStop struct {
 	Error string `json:"error"`
 }
 
-// summarizeChains pools the chains: every draw of every chain that
-// pooledChains keeps. Means, sds and quantiles are of all those draws; MCSE,
+// SummarizeChains pools the chains: every draw of every chain that
+// PooledChains keeps. Means, sds and quantiles are of all those draws; MCSE,
 // ESS and R̂ of the equal-length layout diagLayout picks, which is all of
 // them when the chains have the same length (every run that was not
 // stopped early). An interrupt thus loses nothing already drawn.
-func summarizeChains(chains []*Chain) (Summary, error) {
+func SummarizeChains(chains []*Chain) (Summary, error) {
 	if len(chains) == 0 {
 		return Summary{}, fmt.Errorf("no chains")
 	}
@@ -239,7 +239,7 @@ func summarizeChains(chains []*Chain) (Summary, error) {
 	}
 	s.Swaps = make([]PairRow, max(K-1, 0))
 	s.Clamped = make([]LevelRow, K)
-	used := pooledChains(chains)
+	used := PooledChains(chains)
 	var torn []int
 	for _, c := range chains {
 		st := c.status()
@@ -391,7 +391,7 @@ func summarizeChains(chains []*Chain) (Summary, error) {
 			s.DataScaleHeading = rawScaleHeading(intercept)
 		}
 	}
-	s.setWarnings(chainWarnings(s, remediesFor(s.Command, c0.Header.Settings), stanDraws(c0.Header.Settings)))
+	s.SetWarnings(chainWarnings(s, remediesFor(s.Command, c0.Header.Settings), stanDraws(c0.Header.Settings)))
 	return s, nil
 }
 
@@ -704,3 +704,26 @@ func writeWarnings(w io.Writer, s Summary) {
 
 // interrupted reports whether a chain's stopping error was an interrupt.
 func interrupted(stopped string) bool { return strings.HasSuffix(stopped, ErrInterrupted.Error()) }
+
+// generated reports whether a command's chain column is a generated
+// quantity (a function of a draw) rather than a parameter the sampler
+// moves: the inclusion columns of regress and of logistic's spike-and-slab
+// (a logistic feature of the normal prior named inclusion_… would be taken
+// for one: its figures say "probability", and if constant it is not
+// warned about), and mixture's probabilities of each number of clusters.
+func generated(command, column string) bool {
+	return (command == "regress" || command == "logistic") && strings.HasPrefix(column, "inclusion_") ||
+		command == "mixture" && strings.HasPrefix(column, "p_clusters_")
+}
+
+// InclusionCol names coefficient name's inclusion column.
+func InclusionCol(name string) string { return "inclusion_" + name }
+
+// SetExactDensity gives variable name's exact marginal density, where the
+// command knows it: the marginals figure draws it over the chains'.
+func (s *Summary) SetExactDensity(name string, pdf func(float64) float64) {
+	if s.exact == nil {
+		s.exact = map[string]func(float64) float64{}
+	}
+	s.exact[name] = pdf
+}
