@@ -13,70 +13,12 @@ import (
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/modes"
 	"github.com/fresgld/fresgld/output"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
-
-// Model is what an analysis samples: the energy U(θ) = U_0(θ) + Σ_i U_i(θ)
-// of a posterior, a prior term and one term per example, with the names of
-// the coordinates. Minibatches, control variates and exact-energy swaps
-// all work from Terms alone.
-type Model struct {
-	Terms energy.Terms
-	// Names are the parameters, one per coordinate (nil: theta1, theta2, …).
-	Names []string
-	// Curvature, when set, finds the posterior mode and the extreme
-	// eigenvalues of the Hessian there (a model-specific fast path); nil
-	// uses a generic mode finder.
-	Curvature func(seed uint64) (Curvature, error)
-	// Generated, when set, names quantities computed from every retained
-	// draw, written after the parameters: Generate(out, θ) fills out, one
-	// value per name. It must be safe for concurrent use.
-	Generated []string
-	Generate  func(out, theta []float64)
-	// Check, when set, adds the model's own warnings about a chain from its
-	// posterior means (e.g. separable data in a logistic regression).
-	Check func(mean []float64) []string
-	// Kernel, when set, makes a Markov kernel of the model's own for the
-	// power posterior at lambda ∈ (0, 1], exp(−λ(U − U_0) − U_0), and the
-	// energy E_λ = U − U_0 + U_0/λ of a level at τ = 1/λ that targets it
-	// (models.LinReg's Gibbs sampler and Power; at λ = 1, E = U): the plan
-	// (AutoMethod) runs it in place of MALA, on a ladder of power
-	// posteriors where that pays.
-	Kernel func(lambda float64) (exchange.Kernel, energy.Energy)
-	// KernelName names the kernel in the chain CSVs' algorithm line
-	// (model_<name>); KernelAbout says what it does, for the output, once
-	// Kernel has made one (so it can name the form Kernel chose).
-	KernelName  string
-	KernelAbout func() string
-	// Init, when set, is where the plan's mode search starts first (nil:
-	// θ = 0), such as a Stan model's start where its density at 0 is not
-	// finite.
-	Init []float64
-	// Starts, when set, are starts of the plan's mode search besides θ = 0
-	// and its random ones (SearchModesFrom): points in basins too narrow
-	// for random starts to hit.
-	Starts func() ([][]float64, error)
-	// NoChainChecks skips the checks for a stuck or drifting chain, which
-	// assume one mode (a model that is checked against its exact posterior
-	// instead).
-	NoChainChecks bool
-	// ownPlan, when set, is the model's own default plan (AutoMethod),
-	// in place of the mode search's (MixtureModel: MixturePlan).
-	ownPlan func(seed uint64, status *planStatus) (ChainPlan, string, error)
-}
-
-// Curvature describes the posterior at its mode: λ_min and λ_max of the
-// Hessian of U there (λ_min = 0: unknown), the mode (nil: unknown), the
-// start's distance from the mode in posterior sds (0: found from U at the
-// mode) and a note saying how they were found.
-type Curvature struct {
-	Lmin, Lmax float64
-	Mode       []float64
-	Dist       float64
-	Note       string
-}
 
 // Result is what an analysis found. A command prints it; a program
 // inspects it.
@@ -94,10 +36,10 @@ type Result struct {
 	SDBias float64
 	// Plan is what the plan chose (nil unless Options.Method is
 	// AutoMethod).
-	Plan *PlanSummary
+	Plan *plan.PlanSummary
 	// Occupancy is each chain's share of draws at each mode the plan's
 	// search found (nil unless it found several).
-	Occupancy *Occupancy
+	Occupancy *modes.Occupancy
 	// Swap is the swap energies' choice and measured noise and cost (nil
 	// without a ladder); SwapLines say it in words.
 	Swap      *SwapSummary
@@ -127,11 +69,11 @@ type Result struct {
 // Run fills in o's automatic values for m, runs the chains and streams
 // each chain's draws to chain-<c>.csv in o.Out, then summarises them. An
 // interrupted run (ctx cancelled) returns the draws taken with Err set.
-func Run(ctx context.Context, m Model, o Options) (*Result, error) {
+func Run(ctx context.Context, m plan.Model, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if err := m.validate(); err != nil {
+	if err := validateModel(m); err != nil {
 		return nil, err
 	}
 	if o.Out != "" {
@@ -140,17 +82,17 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		}
 	}
 	res := &Result{SDBias: math.NaN()}
-	var curv Curvature
-	var plan ChainPlan
+	var curv plan.Curvature
+	var cp plan.ChainPlan
 	var err error
-	if o.Method == AutoMethod && m.Terms.Dim() > PlanMaxDim {
-		res.Notes = []string{fmt.Sprintf("sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = %d > %d, beyond which the plan's dense p×p preconditioner costs p² a step and p³ to factor", m.Terms.Dim(), PlanMaxDim)}
+	if o.Method == AutoMethod && m.Terms.Dim() > plan.PlanMaxDim {
+		res.Notes = []string{fmt.Sprintf("sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = %d > %d, beyond which the plan's dense p×p preconditioner costs p² a step and p³ to factor", m.Terms.Dim(), plan.PlanMaxDim)}
 		o.Method = exchange.CorrectedMethod
 	}
 	if o.Method == AutoMethod {
 		// In φ every direction relaxes at the slowest one's rate: the
 		// stuck-chain check reads the step as Rate at λ_min = 1.
-		plan, err = planDefaults(ctx, m, &o, res)
+		cp, err = planDefaults(ctx, m, &o, res)
 		curv.Lmin = 1
 	} else {
 		curv, err = Defaults(ctx, m, &o, res)
@@ -164,7 +106,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		}
 	}
 	res.Options = o
-	names := m.names()
+	names := modelNames(m)
 	autos := map[int]*variance.AutoBatch{}
 	var energies exchange.Energies
 	if o.swap != nil {
@@ -192,11 +134,11 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	settings := o.settings()
 	checkEta := o.Eta
 	var algorithm string
-	if plan != nil {
-		build = func(id int) (*exchange.Sampler, error) { return plan.Sampler(o.Seed, id) }
-		settings = append(planSettings(settings), [2]string{"sampler", plan.Note()})
-		algorithm = plan.Algorithm()
-		checkEta = plan.Rate()
+	if cp != nil {
+		build = func(id int) (*exchange.Sampler, error) { return cp.Sampler(o.Seed, id) }
+		settings = append(planSettings(settings), [2]string{"sampler", cp.Note()})
+		algorithm = cp.Algorithm()
+		checkEta = cp.Rate()
 	}
 	run := ChainRun{
 		Header:       results.ChainHeader{Command: o.Command, Algorithm: algorithm, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
@@ -272,15 +214,15 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 			}
 		}
 	}
-	if mp, ok := plan.(*ModePlan); ok && len(mp.Search.Modes) > 1 {
+	if mp, ok := cp.(*plan.ModePlan); ok && len(mp.Search.Modes) > 1 {
 		var ids []int
 		for _, c := range chains {
 			ids = append(ids, c.Header.ID)
 		}
-		res.Occupancy = mp.Search.occupancy(chains, names[:m.Terms.Dim()])
+		res.Occupancy = mp.Search.Occupancy(chains, names[:m.Terms.Dim()])
 		extra = append(extra, res.Occupancy.Warnings(mp.Search, ids)...)
 	}
-	if np, ok := plan.(*NUTSPlan); ok {
+	if np, ok := cp.(*plan.NUTSPlan); ok {
 		extra = append(extra, np.Warnings()...)
 	}
 	searched := ""
@@ -302,7 +244,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 // random streams of its own, with the swap energies given. Under --levels
 // auto it runs the starting ladder (AutoTune.Start levels), untuned: the
 // pilots'.
-func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (*exchange.Sampler, error) {
+func buildSampler(m plan.Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (*exchange.Sampler, error) {
 	setup, err := samplerSetup(m, o, id, energies, autos)
 	if err != nil {
 		return nil, err
@@ -319,7 +261,7 @@ func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos 
 }
 
 // samplerSetup is chain id's ladder before it is built (buildSampler).
-func samplerSetup(m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (exchange.Setup, error) {
+func samplerSetup(m plan.Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (exchange.Setup, error) {
 	lr := m.Terms
 	hotStart := o.HotBatch
 	if hotStart == 0 {
@@ -407,14 +349,14 @@ func (r *Result) Dir() *output.Dir { return r.dir }
 // kept), nil when every chain finished.
 func (r *Result) Stopped() error { return results.StoppedError(r.Summary, len(r.Chains), r.dir) }
 
-func (m Model) names() []string {
+func modelNames(m plan.Model) []string {
 	if m.Names != nil {
 		return m.Names
 	}
 	return results.CoordNames(m.Terms.Dim())
 }
 
-func (m Model) validate() error {
+func validateModel(m plan.Model) error {
 	if m.Terms == nil {
 		return errors.New("analysis: a model needs its Terms")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -23,16 +24,16 @@ import (
 // the intercept then has its Rao–Blackwellised inclusion probability as a
 // generated quantity, as regress reports it, and the one-mode chain checks
 // are off, as for regress.
-func LogisticModel(lr *models.Logistic, names []string) Model {
+func LogisticModel(lr *models.Logistic, names []string) plan.Model {
 	featureSD := sampledScales(lr.X, lr.Len(), lr.Dim())
 	priorSD := lr.Sigma0
 	if lr.SpikeSlab() {
 		priorSD = lr.Slab.Slab
 	}
-	m := Model{
+	m := plan.Model{
 		Terms:     lr,
 		Names:     names,
-		Curvature: func(seed uint64) (Curvature, error) { return logisticCurvature(lr, seed) },
+		Curvature: func(seed uint64) (plan.Curvature, error) { return logisticCurvature(lr, seed) },
 		Check: func(mean []float64) []string {
 			return separable(names, mean, featureSD, priorSD)
 		},

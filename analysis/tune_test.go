@@ -12,6 +12,7 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -75,7 +76,7 @@ func (s splitTerms) Prior(grad, _ []float64) float64 {
 // 0.7, one level at τ = 1 crosses about never (a barrier of about 12 nats),
 // while a ladder to τ = 20 crosses it freely; as 100 data terms, so that
 // minibatches are noisy.
-func bimodal(t *testing.T) Model {
+func bimodal(t *testing.T) plan.Model {
 	t.Helper()
 	mix, err := models.NewMixture([]float64{0.3, 0.7}, []float64{-5, 5}, []float64{1, 1})
 	if err != nil {
@@ -85,7 +86,7 @@ func bimodal(t *testing.T) Model {
 	for i := range c {
 		c[i] = 0.05 * (float64(i) - 49.5) / 100 // Σ c_i = 0
 	}
-	return Model{
+	return plan.Model{
 		Terms: splitTerms{mix, c}, Names: []string{"x"},
 		Generated: []string{"right"},
 		Generate: func(out, theta []float64) {

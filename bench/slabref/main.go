@@ -20,6 +20,7 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/experiments/slablogit"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/modes"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -80,7 +81,7 @@ func run(n, q int, seed uint64, draws int, spike float64, csv, search, reference
 	if err != nil {
 		return err
 	}
-	s, err := analysis.SearchModesFrom(m.Terms, make([]float64, w.LR.P), starts, seed)
+	s, err := modes.SearchModesFrom(m.Terms, make([]float64, w.LR.P), starts, seed)
 	if err != nil {
 		return err
 	}

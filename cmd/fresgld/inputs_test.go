@@ -295,7 +295,7 @@ func TestLogisticWideData(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("refused after %v: some work came first", d)
 	}
-	// The default's plan stops at analysis.PlanMaxDim coordinates, saying so.
+	// The default's plan stops at plan.PlanMaxDim coordinates, saying so.
 	said, err := stdoutOf(t, "logistic", "--data", wideCSV(t, 20, 1001), "--label", "y", "--chains", "1", "--keep", "20", "--burn", "10", "--thin", "1", "--out", t.TempDir())
 	if want := "sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = 1002 > 1000"; err != nil || !strings.Contains(said, want) {
 		t.Errorf("default method on 1002 coefficients: %v; said %q, want it to contain %q", err, said, want)

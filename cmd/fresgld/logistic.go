@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 
 	"github.com/spf13/cobra"
@@ -73,7 +74,7 @@ type logisticSummary struct {
 	Coef     []results.CoefRow      `json:"per_coefficient,omitempty"`
 	Patterns []results.PatternRow   `json:"exact_patterns,omitempty"`
 	Distance *results.ExactDistance `json:"distance_to_exact,omitempty"`
-	Plan     *analysis.PlanSummary  `json:"plan,omitempty"`
+	Plan     *plan.PlanSummary      `json:"plan,omitempty"`
 	runResult
 }
 
@@ -243,23 +244,23 @@ func compareSlab(sum *logisticSummary, names []string, ref *models.SlabExact) {
 }
 
 // logisticModel is the model of the data d as the flags say.
-func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (analysis.Model, *models.Logistic, error) {
+func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (plan.Model, *models.Logistic, error) {
 	for _, w := range d.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	if f.NoStandardize {
 		if err := analysis.RawScale(d); err != nil {
-			return analysis.Model{}, nil, err
+			return plan.Model{}, nil, err
 		}
 	}
 	x, p, names := d.X, d.P, d.Names
 	intercept := -1
 	if f.Prior == "spike-slab" {
 		if f.Exact && p > models.MaxSlabExactDim {
-			return analysis.Model{}, nil, fmt.Errorf("--exact: %d spike-and-slab coefficients; the reference enumerates 2^q inclusion patterns, q ≤ %d", p, models.MaxSlabExactDim)
+			return plan.Model{}, nil, fmt.Errorf("--exact: %d spike-and-slab coefficients; the reference enumerates 2^q inclusion patterns, q ≤ %d", p, models.MaxSlabExactDim)
 		}
 		if err := analysis.CheckInclusionNames(f.Data, names); err != nil {
-			return analysis.Model{}, nil, err
+			return plan.Model{}, nil, err
 		}
 	}
 	if !f.NoIntercept {
@@ -275,7 +276,7 @@ func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (analysi
 		lr, err = models.NewLogistic(x, d.Y, p, f.PriorSD)
 	}
 	if err != nil {
-		return analysis.Model{}, nil, fmt.Errorf("%s: %w", f.Data, err)
+		return plan.Model{}, nil, fmt.Errorf("%s: %w", f.Data, err)
 	}
 	return analysis.LogisticModel(lr, names), lr, nil
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -54,8 +54,8 @@ type slabRun struct {
 		ExactInclusion     *float64 `json:"exact_inclusion"`
 		ExactInclusionMCSE *float64 `json:"exact_inclusion_mcse"`
 	} `json:"per_coefficient"`
-	Patterns []results.PatternRow  `json:"exact_patterns"`
-	Plan     *analysis.PlanSummary `json:"plan"`
+	Patterns []results.PatternRow `json:"exact_patterns"`
+	Plan     *plan.PlanSummary    `json:"plan"`
 }
 
 // TestLogisticSlabPlanAgainstReference runs the default sampler (the plan)

@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -168,7 +168,7 @@ func mixtureTables(s results.Summary, k int, ref *finitemix.MixReference) ([]clu
 	}
 	var clusters []clusterRow
 	for j := range k {
-		p := row[analysis.MixtureClusterCol(j+1)]
+		p := row[plan.MixtureClusterCol(j+1)]
 		c := clusterRow{Clusters: j + 1, Prob: results.JSONNum(p.Mean), MCSE: results.JSONNum(p.MCSEMean)}
 		if p.SD == 0 {
 			c.MCSE = 0 // the same in every draw (0: no draw has j+1 clusters); diag's MCSE is NaN there

@@ -15,6 +15,7 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -170,7 +171,7 @@ type regressSummary struct {
 	Patterns     []results.PatternRow   `json:"exact_patterns,omitempty"`
 	Distance     *results.ExactDistance `json:"distance_to_exact,omitempty"`
 	HotBatch     []*variance.AutoStats  `json:"hot_batch_automatic,omitempty"`
-	Plan         *analysis.PlanSummary  `json:"plan,omitempty"`
+	Plan         *plan.PlanSummary      `json:"plan,omitempty"`
 	WallSeconds  float64                `json:"wall_seconds"`
 	runResult
 }
@@ -205,7 +206,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 			return err
 		}
 	}
-	return runSampling(cmd, sampling{model: analysis.RegressModel(lr, sum.Names, f.prior()), options: f.options(cmd, m, corr),
+	return runSampling(cmd, sampling{model: plan.RegressModel(lr, sum.Names, f.prior()), options: f.options(cmd, m, corr),
 		headline: func(res *analysis.Result) string {
 			o := res.Options
 			f.sampler().resolved(o)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -15,7 +16,7 @@ import (
 // mixture), as runSampling carries it out: the model and options the
 // command built from its flags, and the command's own part of the output.
 type sampling struct {
-	model   analysis.Model
+	model   plan.Model
 	options analysis.Options
 	// ctx and stop, when set, are the command's own interruptible
 	// context, made before it built the model (sample --stan's compile

@@ -13,6 +13,7 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/modelproc"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -136,12 +137,12 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	}
 	defer m.Close()
 	o.ProgressNote = modelBusy(m)
-	model := analysis.Model{Terms: m, Names: m.Names()}
+	model := plan.Model{Terms: m, Names: m.Names()}
 	if sm != nil {
 		if model, err = sm.analysisModel(m, f.Seed); err != nil {
 			return err
 		}
-	} else if err := analysis.CheckGradient(m, m.Names(), nil, f.Seed); err != nil {
+	} else if err := plan.CheckGradient(m, m.Names(), nil, f.Seed); err != nil {
 		// A Stan model's gradient is its autodiff's; a model of the
 		// user's own is checked before it is sampled.
 		return fmt.Errorf("--model-cmd %q: %w", f.ModelCmd, err)
@@ -186,9 +187,9 @@ type sampleSummary struct {
 	// StepRule and RunRule say how the plan chose the sampler and the run
 	// length, Plan what it chose and, where it searched for modes, what
 	// the search looked at (the report's verdict holds only within it).
-	StepRule string                `json:"step_rule,omitempty"`
-	RunRule  string                `json:"run_length_rule,omitempty"`
-	Plan     *analysis.PlanSummary `json:"plan,omitempty"`
+	StepRule string            `json:"step_rule,omitempty"`
+	RunRule  string            `json:"run_length_rule,omitempty"`
+	Plan     *plan.PlanSummary `json:"plan,omitempty"`
 	runResult
 }
 

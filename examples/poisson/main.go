@@ -15,6 +15,7 @@ import (
 	"os"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -72,7 +73,7 @@ func run(stdout, stderr io.Writer, out string, keep, ref int, seed uint64) (*Che
 	}
 	o := analysis.DefaultOptions()
 	o.Command, o.Out, o.Keep, o.Seed, o.Log = "poisson", out, keep, seed, stderr
-	res, err := analysis.Run(context.Background(), analysis.Model{Terms: m, Names: Names}, o)
+	res, err := analysis.Run(context.Background(), plan.Model{Terms: m, Names: Names}, o)
 	if err != nil {
 		return nil, err
 	}

@@ -8,8 +8,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/experiments/multimodal"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -173,7 +173,7 @@ func measure(ctx context.Context, w *Workload, sz Size, work string, progress fu
 func lengthFor(ctx context.Context, w *Workload, m Method, sz Size, target float64) (Length, string, error) {
 	keep := sz.Keep
 	if keep == 0 {
-		keep = analysis.PlanKeep
+		keep = plan.PlanKeep
 	}
 	if m.Plan {
 		r, err := runOnce(ctx, w, m, 1, Length{Keep: keep}, 0)
