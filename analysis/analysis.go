@@ -349,6 +349,7 @@ func (r *Result) Dir() *output.Dir { return r.dir }
 // kept), nil when every chain finished.
 func (r *Result) Stopped() error { return results.StoppedError(r.Summary, len(r.Chains), r.dir) }
 
+// modelNames are m's names, or theta1, theta2, … where it has none.
 func modelNames(m plan.Model) []string {
 	if m.Names != nil {
 		return m.Names
@@ -356,6 +357,8 @@ func modelNames(m plan.Model) []string {
 	return results.CoordNames(m.Terms.Dim())
 }
 
+// validateModel checks m's shape before any work: its Terms, and names
+// and a start of its dimension.
 func validateModel(m plan.Model) error {
 	if m.Terms == nil {
 		return errors.New("analysis: a model needs its Terms")

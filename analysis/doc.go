@@ -2,8 +2,8 @@
 // as the fresgld commands do, for any Go program.
 //
 // A model (plan.Model) is an energy.Terms (a prior term and one term per
-// example, each with its gradient) with its parameters' names. Run takes it with
-// Options, fills in the automatic values in one place (Defaults: the step
+// example, each with its gradient) with its parameters' names. Run takes
+// it with Options, fills in the automatic values in one place (Defaults: the step
 // size from the curvature at the posterior mode, the minibatch sizes from
 // the gradients' spread, the run length from the slowest direction, the
 // swap energies from a pilot run), runs the chains in parallel, streams
