@@ -63,7 +63,7 @@ type LogConcave struct {
 	// why, when set, ends Note: why the plan chose this over NUTS.
 	why string
 	// dispersed starts the chains over-dispersed across the region a
-	// mode search covered (DispersedStart), where one ran.
+	// mode search covered (dispersedStart), where one ran.
 	dispersed bool
 	// stepSeconds is the wall seconds a MALA step took while the step
 	// was tuned (0 under control variates, which tune nothing).
@@ -163,7 +163,7 @@ func (lc *LogConcave) Start(seed uint64, id int) []float64 {
 	rng := rand.New(rand.NewPCG(exchange.ChainSeed(seed, id), 1<<44))
 	if lc.dispersed {
 		e := modes.Energy(lc.t)
-		return DispersedStart(e, lc.Mode, e.U(lc.Mode), lc.Pre, rng, id)
+		return dispersedStart(e, lc.Mode, e.U(lc.Mode), lc.Pre, rng, id)
 	}
 	z := make([]float64, len(lc.Mode))
 	for j := range z {
@@ -181,7 +181,7 @@ func (lc *LogConcave) Start(seed uint64, id int) []float64 {
 // probability below 1%.
 func (lc *LogConcave) StartDistance() float64 {
 	if lc.dispersed {
-		return DispersedDistance(len(lc.Mode))
+		return dispersedDistance(len(lc.Mode))
 	}
 	return startScale * (math.Sqrt(float64(len(lc.Mode))) + 3)
 }

@@ -289,12 +289,12 @@ func (mp *ModePlan) Start(seed uint64, id int) [][]float64 {
 	modes := mp.Search.Modes
 	init := make([][]float64, len(mp.Taus))
 	if mp.kernel == nil {
-		// Over-dispersed about each level's mode (DispersedStart), as
+		// Over-dispersed about each level's mode (dispersedStart), as
 		// after the one-mode search: more starts in the searched region.
 		e := mp.energyFor()
 		for l := range init {
 			m := modes[(id-1+l)%len(modes)]
-			init[l] = DispersedStart(e, m.Theta, m.U, mp.Pre, rng, id)
+			init[l] = dispersedStart(e, m.Theta, m.U, mp.Pre, rng, id)
 		}
 		return init
 	}
@@ -417,7 +417,7 @@ func (mp *ModePlan) Rate() float64 { return mp.Etas[0] * mp.Accept[0] }
 // preconditioner's sds, as LogConcave's.
 func (mp *ModePlan) StartDistance() float64 {
 	if mp.kernel == nil {
-		return DispersedDistance(mp.t.Dim())
+		return dispersedDistance(mp.t.Dim())
 	}
 	return startScale * (math.Sqrt(float64(mp.t.Dim())) + 3)
 }

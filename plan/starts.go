@@ -30,9 +30,9 @@ var startSpread = [...]float64{2, 4}
 // in, halving s, down to startScale, where it is taken as it is.
 const startFit = 4
 
-// DispersedStart is chain id's over-dispersed start about mode (U = u0 there),
+// dispersedStart is chain id's over-dispersed start about mode (U = u0 there),
 // from rng; e reads U.
-func DispersedStart(e energy.Energy, mode []float64, u0 float64, pre *langevin.Precond, rng *rand.Rand, id int) []float64 {
+func dispersedStart(e energy.Energy, mode []float64, u0 float64, pre *langevin.Precond, rng *rand.Rand, id int) []float64 {
 	p := len(mode)
 	z := make([]float64, p)
 	for j := range z {
@@ -82,8 +82,8 @@ func slopeFits(e energy.Energy, x, d []float64, s float64, z []float64, pre *lan
 	return off <= startSlope*startSlope*n
 }
 
-// DispersedDistance bounds DispersedStart's distance from the mode in
+// dispersedDistance bounds dispersedStart's distance from the mode in
 // Laplace sds, as StartDistance: the largest spread × (√p + 3).
-func DispersedDistance(p int) float64 {
+func dispersedDistance(p int) float64 {
 	return startSpread[len(startSpread)-1] * (math.Sqrt(float64(p)) + 3)
 }

@@ -42,14 +42,14 @@ func TestDispersedStarts(t *testing.T) {
 	}
 	var z float64
 	for id := 1; id <= 4; id++ {
-		x := DispersedStart(illScaledFree{}, []float64{0}, 0, pre, rand.New(rand.NewPCG(1, 2)), id)
+		x := dispersedStart(illScaledFree{}, []float64{0}, 0, pre, rand.New(rand.NewPCG(1, 2)), id)
 		if id == 1 {
 			z = x[0] / 2
 		}
 		if want := startSpread[(id-1)%2] * z; math.Abs(x[0]-want) > 1e-12 {
 			t.Errorf("Gaussian, chain %d: start %v, want %v", id, x[0], want)
 		}
-		y := DispersedStart(steepGauss{}, []float64{0}, 0, pre, rand.New(rand.NewPCG(1, 2)), id)
+		y := dispersedStart(steepGauss{}, []float64{0}, 0, pre, rand.New(rand.NewPCG(1, 2)), id)
 		if math.Abs(y[0]) > 1.05 {
 			t.Errorf("steep beyond 1 sd, chain %d: start %v", id, y[0])
 		}
