@@ -13,69 +13,12 @@ import (
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/modes"
 	"github.com/fresgld/fresgld/output"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
-
-// Model is what an analysis samples: the energy U(θ) = U_0(θ) + Σ_i U_i(θ)
-// of a posterior, a prior term and one term per example, with the names of
-// the coordinates. Minibatches, control variates and exact-energy swaps
-// all work from Terms alone.
-type Model struct {
-	Terms energy.Terms
-	// Names are the parameters, one per coordinate (nil: theta1, theta2, …).
-	Names []string
-	// Curvature, when set, finds the posterior mode and the extreme
-	// eigenvalues of the Hessian there (a model-specific fast path); nil
-	// uses a generic mode finder.
-	Curvature func(seed uint64) (Curvature, error)
-	// Generated, when set, names quantities computed from every retained
-	// draw, written after the parameters: Generate(out, θ) fills out, one
-	// value per name. It must be safe for concurrent use.
-	Generated []string
-	Generate  func(out, theta []float64)
-	// Check, when set, adds the model's own warnings about a chain from its
-	// posterior means (e.g. separable data in a logistic regression).
-	Check func(mean []float64) []string
-	// Kernel, when set, makes a Markov kernel of the model's own for the
-	// power posterior at lambda ∈ (0, 1], exp(−λ(U − U_0) − U_0), and the
-	// energy E_λ = U − U_0 + U_0/λ of a level at τ = 1/λ that targets it
-	// (models.LinReg's Gibbs sampler and Power; at λ = 1, E = U): the plan
-	// (AutoMethod) runs it in place of MALA, on a ladder of power
-	// posteriors where that pays.
-	Kernel func(lambda float64) (exchange.Kernel, energy.Energy)
-	// KernelName names the kernel in the chain CSVs' algorithm line
-	// (model_<name>); KernelAbout says what it does, for the output, once
-	// Kernel has made one (so it can name the form Kernel chose).
-	KernelName  string
-	KernelAbout func() string
-	// Init, when set, is where the plan's mode search starts first (nil:
-	// θ = 0), such as a Stan model's start where its density at 0 is not
-	// finite.
-	Init []float64
-	// Starts, when set, are starts of the plan's mode search besides θ = 0
-	// and its random ones (SearchModesFrom): points in basins too narrow
-	// for random starts to hit.
-	Starts func() ([][]float64, error)
-	// NoChainChecks skips the checks for a stuck or drifting chain, which
-	// assume one mode (a model that is checked against its exact posterior
-	// instead).
-	NoChainChecks bool
-	// ownPlan, when set, is the model's own default plan (AutoMethod),
-	// in place of the mode search's (MixtureModel: MixturePlan).
-	ownPlan func(seed uint64, status *planStatus) (ChainPlan, string, error)
-}
-
-// Curvature describes the posterior at its mode: λ_min and λ_max of the
-// Hessian of U there (λ_min = 0: unknown), the mode (nil: unknown), the
-// start's distance from the mode in posterior sds (0: found from U at the
-// mode) and a note saying how they were found.
-type Curvature struct {
-	Lmin, Lmax float64
-	Mode       []float64
-	Dist       float64
-	Note       string
-}
 
 // Result is what an analysis found. A command prints it; a program
 // inspects it.
@@ -93,10 +36,10 @@ type Result struct {
 	SDBias float64
 	// Plan is what the plan chose (nil unless Options.Method is
 	// AutoMethod).
-	Plan *PlanSummary
+	Plan *plan.PlanSummary
 	// Occupancy is each chain's share of draws at each mode the plan's
 	// search found (nil unless it found several).
-	Occupancy *Occupancy
+	Occupancy *modes.Occupancy
 	// Swap is the swap energies' choice and measured noise and cost (nil
 	// without a ladder); SwapLines say it in words.
 	Swap      *SwapSummary
@@ -108,12 +51,12 @@ type Result struct {
 	Tuning *exchange.Adapted
 	// Summary is the table: every variable's mean, sd, quantiles, ESS and
 	// R̂, the swap acceptance, the clamped steps and the cost.
-	Summary Summary
+	Summary results.Summary
 	// Warnings say what in the run not to trust, each with its remedy.
-	Warnings []Warning
+	Warnings []results.Warning
 	Wall     time.Duration
 	// Chains are the chains' draws, as their CSVs hold them.
-	Chains []*Chain
+	Chains []*results.Chain
 	// Err is a chain's stopping error or a write error: the draws taken
 	// are kept and summarised all the same.
 	Err error
@@ -126,11 +69,11 @@ type Result struct {
 // Run fills in o's automatic values for m, runs the chains and streams
 // each chain's draws to chain-<c>.csv in o.Out, then summarises them. An
 // interrupted run (ctx cancelled) returns the draws taken with Err set.
-func Run(ctx context.Context, m Model, o Options) (*Result, error) {
+func Run(ctx context.Context, m plan.Model, o Options) (*Result, error) {
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	if err := m.validate(); err != nil {
+	if err := validateModel(m); err != nil {
 		return nil, err
 	}
 	if o.Out != "" {
@@ -139,17 +82,17 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		}
 	}
 	res := &Result{SDBias: math.NaN()}
-	var curv Curvature
-	var plan ChainPlan
+	var curv plan.Curvature
+	var cp plan.ChainPlan
 	var err error
-	if o.Method == AutoMethod && m.Terms.Dim() > PlanMaxDim {
-		res.Notes = []string{fmt.Sprintf("sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = %d > %d, beyond which the plan's dense p×p preconditioner costs p² a step and p³ to factor", m.Terms.Dim(), PlanMaxDim)}
+	if o.Method == AutoMethod && m.Terms.Dim() > plan.PlanMaxDim {
+		res.Notes = []string{fmt.Sprintf("sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = %d > %d, beyond which the plan's dense p×p preconditioner costs p² a step and p³ to factor", m.Terms.Dim(), plan.PlanMaxDim)}
 		o.Method = exchange.CorrectedMethod
 	}
 	if o.Method == AutoMethod {
 		// In φ every direction relaxes at the slowest one's rate: the
 		// stuck-chain check reads the step as Rate at λ_min = 1.
-		plan, err = planDefaults(ctx, m, &o, res)
+		cp, err = planDefaults(ctx, m, &o, res)
 		curv.Lmin = 1
 	} else {
 		curv, err = Defaults(ctx, m, &o, res)
@@ -163,7 +106,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		}
 	}
 	res.Options = o
-	names := m.names()
+	names := modelNames(m)
 	autos := map[int]*variance.AutoBatch{}
 	var energies exchange.Energies
 	if o.swap != nil {
@@ -171,7 +114,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	}
 	build := func(id int) (*exchange.Sampler, error) { return buildSampler(m, o, id, energies, autos) }
 	var tuned *exchange.Adapted // under --levels auto, the chains' ladder
-	var tuneWarn []Warning
+	var tuneWarn []results.Warning
 	if o.Levels == AutoLevels {
 		var once sync.Once
 		var tuneErr error
@@ -191,14 +134,14 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 	settings := o.settings()
 	checkEta := o.Eta
 	var algorithm string
-	if plan != nil {
-		build = func(id int) (*exchange.Sampler, error) { return plan.Sampler(o.Seed, id) }
-		settings = append(planSettings(settings), [2]string{"sampler", plan.Note()})
-		algorithm = plan.Algorithm()
-		checkEta = plan.Rate()
+	if cp != nil {
+		build = func(id int) (*exchange.Sampler, error) { return cp.Sampler(o.Seed, id) }
+		settings = append(planSettings(settings), [2]string{"sampler", cp.Note()})
+		algorithm = cp.Algorithm()
+		checkEta = cp.Rate()
 	}
 	run := ChainRun{
-		Header:       ChainHeader{Command: o.Command, Algorithm: algorithm, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
+		Header:       results.ChainHeader{Command: o.Command, Algorithm: algorithm, Seed: o.Seed, Burn: o.Burn, Keep: o.Keep, Thin: o.Thin, Settings: settings},
 		Names:        names,
 		Plan:         exchange.Plan{Burn: o.Burn, Keep: o.Keep, Thin: o.Thin},
 		New:          build,
@@ -241,7 +184,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 			res.HotBatch = append(res.HotBatch, &st)
 			chosen = append(chosen, st.N)
 			if w := a.Warning(); w != "" {
-				extra = append(extra, Warning{Code: "hot-batch", Chain: id, Message: fmt.Sprintf("chain %d: %s", id, w)})
+				extra = append(extra, results.Warning{Code: "hot-batch", Chain: id, Message: fmt.Sprintf("chain %d: %s", id, w)})
 			}
 		}
 	}
@@ -252,11 +195,11 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		res.Options.HotBatch = chosen[len(chosen)/2]
 	}
 	for _, c := range chains {
-		tr := c.trace(names)
+		tr := c.Trace(names)
 		if tr.Len() == 0 {
 			continue
 		}
-		mean, sd := traceMoments(tr)
+		mean, sd := results.TraceMoments(tr)
 		if m.NoChainChecks {
 			continue
 		}
@@ -267,29 +210,29 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 		}
 		if m.Check != nil {
 			for _, msg := range m.Check(mean) {
-				extra = append(extra, Warning{Code: "model", Chain: c.Header.ID, Message: fmt.Sprintf("chain %d: %s", c.Header.ID, msg)})
+				extra = append(extra, results.Warning{Code: "model", Chain: c.Header.ID, Message: fmt.Sprintf("chain %d: %s", c.Header.ID, msg)})
 			}
 		}
 	}
-	if mp, ok := plan.(*ModePlan); ok && len(mp.Search.Modes) > 1 {
+	if mp, ok := cp.(*plan.ModePlan); ok && len(mp.Search.Modes) > 1 {
 		var ids []int
 		for _, c := range chains {
 			ids = append(ids, c.Header.ID)
 		}
-		res.Occupancy = mp.Search.occupancy(chains, names[:m.Terms.Dim()])
+		res.Occupancy = mp.Search.Occupancy(chains, names[:m.Terms.Dim()])
 		extra = append(extra, res.Occupancy.Warnings(mp.Search, ids)...)
 	}
-	if np, ok := plan.(*NUTSPlan); ok {
+	if np, ok := cp.(*plan.NUTSPlan); ok {
 		extra = append(extra, np.Warnings()...)
 	}
 	searched := ""
 	if res.Plan != nil && res.Plan.Search != nil {
 		searched = res.Plan.Search.Searched
 	}
-	extra = append(extra, apartWarnings(chains, nil, searched)...)
+	extra = append(extra, results.ApartWarnings(chains, nil, searched)...)
 	if o.swap != nil {
 		res.Swap = &SwapSummary{Swap: o.swap}
-		var ws []Warning
+		var ws []results.Warning
 		res.SwapLines, ws = reportSwaps(chains, res.Swap)
 		extra = append(extra, ws...)
 	}
@@ -301,7 +244,7 @@ func Run(ctx context.Context, m Model, o Options) (*Result, error) {
 // random streams of its own, with the swap energies given. Under --levels
 // auto it runs the starting ladder (AutoTune.Start levels), untuned: the
 // pilots'.
-func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (*exchange.Sampler, error) {
+func buildSampler(m plan.Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (*exchange.Sampler, error) {
 	setup, err := samplerSetup(m, o, id, energies, autos)
 	if err != nil {
 		return nil, err
@@ -318,7 +261,7 @@ func buildSampler(m Model, o Options, id int, energies exchange.Energies, autos 
 }
 
 // samplerSetup is chain id's ladder before it is built (buildSampler).
-func samplerSetup(m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (exchange.Setup, error) {
+func samplerSetup(m plan.Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch) (exchange.Setup, error) {
 	lr := m.Terms
 	hotStart := o.HotBatch
 	if hotStart == 0 {
@@ -379,14 +322,14 @@ func samplerSetup(m Model, o Options, id int, energies exchange.Energies, autos 
 // Summary when full is nil) and the figures into the run's directory. It
 // returns the figures' note (which variables they show, when not all).
 func (r *Result) Write(full any) (note string, err error) {
-	return writeSummary(r.dir, r.Chains, r.Summary, full)
+	return results.WriteSummary(r.dir, r.Chains, r.Summary, full)
 }
 
 // AddWarnings puts ws before the summary's own warnings (in the Summary
 // too, whose lines summary.json holds).
-func (r *Result) AddWarnings(ws ...Warning) {
+func (r *Result) AddWarnings(ws ...results.Warning) {
 	r.Warnings = append(slices.Clone(ws), r.Summary.Details...)
-	r.Summary.setWarnings(r.Warnings)
+	r.Summary.SetWarnings(r.Warnings)
 }
 
 // Finished removes the checkpoints of a run whose chains all completed and
@@ -396,10 +339,7 @@ func (r *Result) Finished() error { return r.run.finished(r.ids) }
 // SetExactDensity gives variable name's exact marginal density, where the
 // command knows it: the marginals figure draws it over the chains'.
 func (r *Result) SetExactDensity(name string, pdf func(float64) float64) {
-	if r.Summary.exact == nil {
-		r.Summary.exact = map[string]func(float64) float64{}
-	}
-	r.Summary.exact[name] = pdf
+	r.Summary.SetExactDensity(name, pdf)
 }
 
 // Dir is the output directory.
@@ -407,16 +347,19 @@ func (r *Result) Dir() *output.Dir { return r.dir }
 
 // Stopped is the error of the chains that stopped early (their draws are
 // kept), nil when every chain finished.
-func (r *Result) Stopped() error { return stoppedError(r.Summary, len(r.Chains), r.dir) }
+func (r *Result) Stopped() error { return results.StoppedError(r.Summary, len(r.Chains), r.dir) }
 
-func (m Model) names() []string {
+// modelNames are m's names, or theta1, theta2, … where it has none.
+func modelNames(m plan.Model) []string {
 	if m.Names != nil {
 		return m.Names
 	}
-	return coordNames(m.Terms.Dim())
+	return results.CoordNames(m.Terms.Dim())
 }
 
-func (m Model) validate() error {
+// validateModel checks m's shape before any work: its Terms, and names
+// and a start of its dimension.
+func validateModel(m plan.Model) error {
 	if m.Terms == nil {
 		return errors.New("analysis: a model needs its Terms")
 	}

@@ -10,20 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/output"
+	"github.com/fresgld/fresgld/results"
 )
-
-// chainName is the CSV of chain id.
-func chainName(id int) string { return "chain-" + strconv.Itoa(id) + ".csv" }
-
-// ChainFile is the CSV of chain id in dir.
-func ChainFile(dir string, id int) string { return filepath.Join(dir, chainName(id)) }
 
 // SummaryOutputs are the files finishChains writes.
 func SummaryOutputs() []string {
@@ -49,7 +43,7 @@ func chainStale(dir string, ids []int, single bool, resuming *Resume, others ...
 		if resuming != nil {
 			return stale
 		}
-		return append(stale, chainName(ids[0]), CheckpointName(ids[0]))
+		return append(stale, results.ChainName(ids[0]), CheckpointName(ids[0]))
 	}
 	stale := append(SummaryOutputs(), others...)
 	if resuming != nil {
@@ -66,8 +60,8 @@ func chainStale(dir string, ids []int, single bool, resuming *Resume, others ...
 
 // ChainRun is a multi-chain run of a command.
 type ChainRun struct {
-	Header ChainHeader // its ID is set per chain
-	Names  []string    // the parameters
+	Header results.ChainHeader // its ID is set per chain
+	Names  []string            // the parameters
 	Plan   exchange.Plan
 	// New builds chain id's sampler. Chains must share no mutable state
 	// (each gets its own estimators) and seed their streams with
@@ -128,7 +122,7 @@ type ChainRun struct {
 // draws to chain-<id>.csv in r.dir. It returns the chains as the CSVs hold
 // them; a chain's stopping error is in its Stats.Stopped, a write error is
 // returned beside the chains.
-func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
+func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, error) {
 	smps := make([]*exchange.Sampler, len(ids))
 	defer func() {
 		for _, s := range smps {
@@ -141,7 +135,7 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 		s, err := r.New(id)
 		if err != nil {
 			if errors.Is(err, exchange.ErrStopped) {
-				return nil, 0, fmt.Errorf("%w while preparing chain %d (tuning its ladder), before any draw: nothing to keep", ErrInterrupted, id)
+				return nil, 0, fmt.Errorf("%w while preparing chain %d (tuning its ladder), before any draw: nothing to keep", results.ErrInterrupted, id)
 			}
 			if i > 0 {
 				err = fmt.Errorf("chain %d: %w", id, err)
@@ -157,20 +151,20 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 			return nil, 0, fmt.Errorf("chain %d's ladder has %d levels, chain %d's %d: the chains of one run need ladders of as many levels (a tuned ladder: tune once, for every chain)", ids[i], s.Levels(), ids[0], K)
 		}
 	}
-	columns := []string{"lp__", ColSwaps, ColClamped}
+	columns := []string{"lp__", results.ColSwaps, results.ColClamped}
 	for l := range K {
-		columns = append(columns, ReplicaCol(l+1))
+		columns = append(columns, results.ReplicaCol(l+1))
 	}
 	columns = append(columns, r.Names...)
 	columns = append(columns, r.Generated...)
-	chains := make([]*Chain, len(ids))
+	chains := make([]*results.Chain, len(ids))
 	sinks := make([]exchange.Sink, len(ids))
-	ws := make([]*stanWriter, len(ids))
+	ws := make([]*results.StanWriter, len(ids))
 	done := make([]int, len(ids))
 	var errs []error
 	closeAll := func(n int) {
 		for _, w := range ws[:n] {
-			w.close(chainStats{})
+			w.Close(results.ChainStats{})
 		}
 	}
 	cp := newCheckpointer(len(ids), r.Every)
@@ -192,9 +186,9 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 				k.start = time.Now().Add(-ck.Elapsed)
 			}
 		} else {
-			k.w, err = createStanCSV(r.dir, chainName(id), h, columns)
+			k.w, err = results.CreateStanCSV(r.dir, results.ChainName(id), h, columns)
 			if err == nil {
-				chains[i] = &Chain{Path: r.dir.File(chainName(id)), Comments: h.lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
+				chains[i] = &results.Chain{Path: r.dir.File(results.ChainName(id)), Comments: h.Lines(), Header: h, Columns: columns, Cols: make([][]float64, len(columns))}
 				for j := range chains[i].Cols {
 					// Reserve no more than a run of modest length: --keep may be
 					// far larger than what an interrupted run ever draws.
@@ -203,13 +197,13 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 			}
 		}
 		if err == nil && r.Every > 0 {
-			k.ck = &Checkpoint{Format: checkpointFormat, Version: r.Version, Command: h.Command, Args: r.Args, Cwd: r.Cwd, Inputs: r.Inputs, Header: h.lines(), Chain: id}
+			k.ck = &Checkpoint{Format: checkpointFormat, Version: r.Version, Command: h.Command, Args: r.Args, Cwd: r.Cwd, Inputs: r.Inputs, Header: h.Lines(), Chain: id}
 			k.ckPath, k.due = r.dir.File(CheckpointName(id)), &cp.due[i]
 			// A sampler whose state cannot be saved is refused before any
 			// step, not at its first checkpoint.
 			if _, e := smps[i].MarshalBinary(); e != nil {
 				err = fmt.Errorf("chain %d: --checkpoint-every: %w (or run with --checkpoint-every 0)", id, e)
-				k.w.close(chainStats{})
+				k.w.Close(results.ChainStats{})
 			}
 		}
 		if err != nil {
@@ -249,7 +243,7 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 			// step's draw is not written, and its state would fail again.
 			errs = append(errs, k.writeCheckpoint(s.Steps()))
 		}
-		st := chainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm, Frozen: frozenNote(res[i].Stats.Frozen)}
+		st := results.ChainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm, Frozen: results.FrozenNote(res[i].Stats.Frozen)}
 		accepted, adjusted := make([]int64, K), false
 		jumps, jumpsAcc, jumped := make([]int64, K), make([]int64, K), false
 		for l := range K {
@@ -275,12 +269,12 @@ func (r ChainRun) run(ids []int) ([]*Chain, time.Duration, error) {
 		}
 		switch {
 		case errors.Is(res[i].Err, exchange.ErrStopped):
-			st.Stopped = ErrInterrupted.Error()
+			st.Stopped = results.ErrInterrupted.Error()
 		case res[i].Err != nil:
 			st.Stopped = res[i].Err.Error()
 		}
 		chains[i].Stats, chains[i].Ladder = st, res[i].Stats
-		errs = append(errs, ws[i].close(st))
+		errs = append(errs, ws[i].Close(st))
 	}
 	return chains, wall, errors.Join(errs...)
 }
@@ -314,9 +308,9 @@ func headLines(path string) []string {
 // resumeChain restores chain h.ID from its checkpoint: the sampler's state,
 // and its CSV cut back to the checkpoint's length and read back, so that
 // the chain's draws in memory are those of the uninterrupted run.
-func (r ChainRun) resumeChain(h ChainHeader, columns []string, ck *Checkpoint, s *exchange.Sampler) (*Chain, *stanWriter, error) {
+func (r ChainRun) resumeChain(h results.ChainHeader, columns []string, ck *Checkpoint, s *exchange.Sampler) (*results.Chain, *results.StanWriter, error) {
 	name := CheckpointName(h.ID)
-	if err := sameHeader(name, ck.Header, h.lines()); err != nil {
+	if err := sameHeader(name, ck.Header, h.Lines()); err != nil {
 		return nil, nil, err
 	}
 	if ck.Steps > r.Plan.Steps() {
@@ -330,33 +324,33 @@ func (r ChainRun) resumeChain(h ChainHeader, columns []string, ck *Checkpoint, s
 	}
 	// The file's settings are checked before it is cut: a refused resume
 	// changes nothing.
-	if err := sameHeader(chainName(h.ID), headLines(r.dir.File(chainName(h.ID))), h.lines()); err != nil {
+	if err := sameHeader(results.ChainName(h.ID), headLines(r.dir.File(results.ChainName(h.ID))), h.Lines()); err != nil {
 		return nil, nil, err
 	}
-	st, err := r.dir.AppendStream(chainName(h.ID), ck.Offset)
+	st, err := r.dir.AppendStream(results.ChainName(h.ID), ck.Offset)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)
 	}
-	w := &stanWriter{name: chainName(h.ID), s: st}
-	c, err := ReadStanCSV(r.dir.File(chainName(h.ID)))
+	w := results.AppendStanCSV(results.ChainName(h.ID), st)
+	c, err := results.ReadStanCSV(r.dir.File(results.ChainName(h.ID)))
 	if err == nil {
-		err = sameHeader(chainName(h.ID), c.Comments, h.lines())
+		err = sameHeader(results.ChainName(h.ID), c.Comments, h.Lines())
 	}
 	if err == nil && !slices.Equal(c.Columns, columns) {
-		err = fmt.Errorf("%s: columns %v, this run writes %v", chainName(h.ID), c.Columns, columns)
+		err = fmt.Errorf("%s: columns %v, this run writes %v", results.ChainName(h.ID), c.Columns, columns)
 	}
 	want := 0
 	if ck.Steps > r.Plan.Burn {
 		want = (ck.Steps - r.Plan.Burn) / r.Plan.Thin
 	}
 	if err == nil && len(c.Cols[0]) != want {
-		err = fmt.Errorf("%s: %d draws before the checkpoint's offset, its %d steps make %d", chainName(h.ID), len(c.Cols[0]), ck.Steps, want)
+		err = fmt.Errorf("%s: %d draws before the checkpoint's offset, its %d steps make %d", results.ChainName(h.ID), len(c.Cols[0]), ck.Steps, want)
 	}
 	if err != nil {
-		w.close(chainStats{})
+		w.Close(results.ChainStats{})
 		return nil, nil, err
 	}
-	c.Path, c.Header, c.Stats, c.NoStats, c.Partial = r.dir.File(chainName(h.ID)), h, chainStats{}, false, false
+	c.Path, c.Header, c.Stats, c.NoStats, c.Partial = r.dir.File(results.ChainName(h.ID)), h, results.ChainStats{}, false, false
 	return c, w, nil
 }
 
@@ -364,8 +358,8 @@ func (r ChainRun) resumeChain(h ChainHeader, columns []string, ck *Checkpoint, s
 type chainSink struct {
 	smp     *exchange.Sampler
 	plan    exchange.Plan
-	w       *stanWriter
-	c       *Chain
+	w       *results.StanWriter
+	c       *results.Chain
 	lp      func([]float64) float64
 	exactLP bool // lp is exactly −U: read it from the sampler when it has it
 	gen     func(out, theta []float64)
@@ -447,7 +441,7 @@ func (k *chainSink) record(step int, s *exchange.Sampler) error {
 	if k.gen != nil {
 		k.gen(k.row[3+k.levels+len(theta):], theta)
 	}
-	k.w.row(k.row)
+	k.w.Row(k.row)
 	for j, x := range k.row {
 		k.c.Cols[j] = append(k.c.Cols[j], x)
 	}
@@ -458,10 +452,6 @@ func (k *chainSink) record(step int, s *exchange.Sampler) error {
 // atomic store per 16 steps costs nothing beside a step, and a meter that
 // reads 4 times a second sees counts fresh to well within a second.
 const progressBatch = 16
-
-// ErrInterrupted is the error of a run stopped by its context (SIGINT or
-// SIGTERM in the command).
-var ErrInterrupted = errors.New("interrupted")
 
 // Sample runs the chains ids of r, each streaming its draws to
 // chain-<id>.csv in r.Out, and summarises them. The run stops, keeping
@@ -494,7 +484,7 @@ func Sample(ctx context.Context, r ChainRun, ids []int) (*Result, error) {
 		return nil, writeErr
 	}
 	res := &Result{Chains: chains, Wall: wall, Err: writeErr, dir: out, ids: ids, run: r}
-	s, err := summarizeChains(chains)
+	s, err := results.SummarizeChains(chains)
 	if err != nil {
 		return res, errors.Join(writeErr, err)
 	}

@@ -240,8 +240,8 @@ func (k *chainSink) writeCheckpoint(step int) error {
 	if ck.Sampler, err = k.smp.MarshalBinary(); err != nil {
 		return fmt.Errorf("checkpoint: %w", err)
 	}
-	if ck.Offset, err = k.w.s.Sync(); err != nil {
-		return fmt.Errorf("checkpoint: %s: %w", k.w.name, err)
+	if ck.Offset, err = k.w.Sync(); err != nil {
+		return fmt.Errorf("checkpoint: %s: %w", k.w.Name(), err)
 	}
 	b, err := EncodeCheckpoint(&ck)
 	if err != nil {

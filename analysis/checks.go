@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/results"
 )
 
 // chainChecks holds what a chain is checked against: facts the run can
@@ -34,8 +35,8 @@ const (
 
 // warnings returns one warning per failed check. Clamped steps and swaps
 // are checked for every run, on all chains, by the summary.
-func (c chainChecks) warnings() []Warning {
-	var w []Warning
+func (c chainChecks) warnings() []results.Warning {
+	var w []results.Warning
 	steps := c.stats.Steps
 	if c.lmin > 0 && steps > 0 {
 		// Langevin at τ = 1 moves each coordinate by about √(2η) per step;
@@ -45,7 +46,7 @@ func (c chainChecks) warnings() []Warning {
 		need := 1 / (2 * c.eta * c.lmin)
 		if float64(steps) < need {
 			const remedy = "Raise --eta, or raise --burn and --keep (logistic: standardise the features, leaving out --no-standardize)"
-			w = append(w, Warning{Code: "stuck", Number: need, Remedy: remedy, Message: fmt.Sprintf("the chain is stuck: it moves about %.3g per 1000 steps (√(2η·1000), η = %.3g), but the posterior's widest direction has sd ≈ %.3g; crossing it once takes about %.3g steps and the run took %d. %s",
+			w = append(w, results.Warning{Code: "stuck", Number: need, Remedy: remedy, Message: fmt.Sprintf("the chain is stuck: it moves about %.3g per 1000 steps (√(2η·1000), η = %.3g), but the posterior's widest direction has sd ≈ %.3g; crossing it once takes about %.3g steps and the run took %d. %s",
 				math.Sqrt(2*c.eta*1000), c.eta, scale, need, steps, remedy)})
 		}
 	}
@@ -79,7 +80,7 @@ func separable(names []string, mean, featureSD []float64, priorSD float64) []str
 // where every chain starts) between the halves of the run, if it moves by
 // more than driftSDs within-half sds: a diverging chain, or one still far
 // from its posterior.
-func (c chainChecks) drifting() *Warning {
+func (c chainChecks) drifting() *results.Warning {
 	n := c.trace.Len()
 	if n < 20 {
 		return nil
@@ -113,7 +114,7 @@ func (c chainChecks) drifting() *Warning {
 	if wj < 0 || !(worst > driftSDs || math.IsNaN(worst)) {
 		return nil
 	}
-	return &Warning{Code: "drift", Number: worst, Remedy: "raise --burn", Message: fmt.Sprintf("the chain has not settled: coefficient %s moves outward from a mean of %.3g over the first half of the samples to %.3g over the second (%.1f within-half sds); if it keeps moving the chain is diverging and the posterior may be improper (separable data: lower --prior-sd), else raise --burn",
+	return &results.Warning{Code: "drift", Number: worst, Remedy: "raise --burn", Message: fmt.Sprintf("the chain has not settled: coefficient %s moves outward from a mean of %.3g over the first half of the samples to %.3g over the second (%.1f within-half sds); if it keeps moving the chain is diverging and the posterior may be improper (separable data: lower --prior-sd), else raise --burn",
 		c.names[wj], w1, w2, worst)}
 }
 

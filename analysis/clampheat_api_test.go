@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/internal/testenergy"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // TestDefaultsForecastsTheNoise checks that a Go caller gets the forecast:
@@ -16,11 +18,11 @@ import (
 // variance ratio minus 1 at the coordinate the noise moves most). It fails
 // if Defaults stops calling the forecast or drops its warning.
 func TestDefaultsForecastsTheNoise(t *testing.T) {
-	l := heavyLogistic(t, 0.6)
+	l := testenergy.Logistic(t, 0.6)
 	o := DefaultOptions()
 	o.Method, o.Batch = exchange.CorrectedMethod, 64
 	var res Result
-	if _, err := Defaults(context.Background(), Model{Terms: l}, &o, &res); err != nil {
+	if _, err := Defaults(context.Background(), plan.Model{Terms: l}, &o, &res); err != nil {
 		t.Fatal(err)
 	}
 	for _, w := range res.Warnings {

@@ -13,6 +13,7 @@ import (
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -33,43 +34,32 @@ const (
 	// pilotSize is the size of the draw that estimates the per-example
 	// gradient spread for the rule.
 	pilotSize = 2000
-	// hessianWork is the N·p² up to which the automatic η comes from the
-	// Hessian at the posterior mode (Newton's method with finite-difference
-	// Hessians, 2p full gradients an iteration); above it, from a bound on
-	// the Hessian over all θ, O(Np) a power iteration.
-	hessianWork = 5e8
-	// denseWork bounds p³, the work of one factorisation or eigen
-	// decomposition of a p×p Hessian (Newton's method takes one per
-	// iteration, λ_min one more). Above it (p > 1000) no Hessian is
-	// formed: at p = 10⁴ one decomposition is 10¹² operations and 800 MB,
-	// and the command sat silent for minutes (issue 20's 60 × 10,000 file).
-	denseWork = 1e9
 )
 
 // logisticCurvature finds λ_max of the Hessian of U and the posterior
-// mode with λ_min there. Where N·p² ≤ hessianWork, λ_max and λ_min are
+// mode with λ_min there. Where N·p² ≤ HessianWork, λ_max and λ_min are
 // those of the Hessian at the mode; above, λ_max is the bound
 // λ_max(XᵀX)/4 + 1/σ₀² that holds at every θ (models.CurvatureBound: the
 // step size must hold through the burn-in, far from the mode), and the mode
 // and λ_min come from Newton's method with exact gradients and the Hessian
-// of a fixed random subset of ⌈hessianWork/p²⌉ examples (models.Mode), whose
+// of a fixed random subset of ⌈HessianWork/p²⌉ examples (models.Mode), whose
 // λ_min errs by a few per cent (of order √(p/m)): enough for the run-length
 // rule, which needs only its size.
-func logisticCurvature(lr *models.Logistic, seed uint64) (Curvature, error) {
+func logisticCurvature(lr *models.Logistic, seed uint64) (plan.Curvature, error) {
 	N, p := float64(lr.Len()), float64(lr.Dim())
-	if p*p*p > denseWork {
+	if p*p*p > plan.DenseWork {
 		return wideCurvature(lr), nil
 	}
-	if N*p*p <= hessianWork {
+	if N*p*p <= plan.HessianWork {
 		mode, lmin, lmax, err := mala.Curvature(lr, make([]float64, lr.Dim()))
 		if err != nil {
-			return Curvature{}, err
+			return plan.Curvature{}, err
 		}
-		return Curvature{Lmin: lmin, Lmax: lmax, Mode: mode, Note: fmt.Sprintf("λ_max = %.4g at the posterior mode", lmax)}, nil
+		return plan.Curvature{Lmin: lmin, Lmax: lmax, Mode: mode, Note: fmt.Sprintf("λ_max = %.4g at the posterior mode", lmax)}, nil
 	}
 	lmax := lr.CurvatureBound(1e-3, 100)
-	c := Curvature{Lmax: lmax, Note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (N·p² = %.3g: a Hessian at the mode would cost more than the run)", lmax, N*p*p)}
-	m := min(lr.Len(), int(math.Ceil(hessianWork/(p*p))))
+	c := plan.Curvature{Lmax: lmax, Note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (N·p² = %.3g: a Hessian at the mode would cost more than the run)", lmax, N*p*p)}
+	m := min(lr.Len(), int(math.Ceil(plan.HessianWork/(p*p))))
 	rows := rand.New(rand.NewPCG(seed, 1<<42)).Perm(lr.Len())[:m]
 	mode, h, err := lr.Mode(make([]float64, lr.Dim()), rows, 100)
 	var es mat.EigenSym
@@ -85,15 +75,15 @@ func logisticCurvature(lr *models.Logistic, seed uint64) (Curvature, error) {
 }
 
 // wideCurvature is logisticCurvature without a p×p matrix, for p³ above
-// denseWork: λ_max from the bound λ_max(XᵀX)/4 + 1/σ₀² (a power iteration,
+// DenseWork: λ_max from the bound λ_max(XᵀX)/4 + 1/σ₀² (a power iteration,
 // O(Np) a step), no mode, and λ_min = 1/σ₀² where p > N: the likelihood's
 // Hessian XᵀWX has rank at most N < p, so the prior's curvature is the
 // smallest eigenvalue at every θ. With p ≤ N, λ_min stays unknown (0) and
 // the run length falls back to fixed values.
-func wideCurvature(lr *models.Logistic) Curvature {
+func wideCurvature(lr *models.Logistic) plan.Curvature {
 	N, p := lr.Len(), lr.Dim()
 	lmax := lr.CurvatureBound(1e-3, 100)
-	c := Curvature{Lmax: lmax, Note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (p = %d: a p×p Hessian, %.3g operations to factorise, would cost more than the run)", lmax, p, float64(p)*float64(p)*float64(p))}
+	c := plan.Curvature{Lmax: lmax, Note: fmt.Sprintf("λ_max ≤ λ_max(XᵀX)/4 + 1/σ₀² = %.4g over all θ (p = %d: a p×p Hessian, %.3g operations to factorise, would cost more than the run)", lmax, p, float64(p)*float64(p)*float64(p))}
 	if p > N {
 		c.Lmin = 1 / (lr.Sigma0 * lr.Sigma0)
 		c.Note += fmt.Sprintf("; λ_min = 1/σ₀² = %.4g (p = %d > N = %d: the likelihood's Hessian has rank ≤ N)", c.Lmin, p, N)

@@ -104,3 +104,13 @@ func TestLogDensity(t *testing.T) {
 		t.Errorf("lp__ %v then %v at the same θ: the subset is not fixed", got, again)
 	}
 }
+
+// TestHotOptions: the command's hot levels take --hot-share and report the
+// window-averaged spread (what that does is pinned in ./variance,
+// TestAutoBatchSmoothAfterFullWindow and TestAutoBatchTemperature).
+func TestHotOptions(t *testing.T) {
+	o := hotOptions(0.7)
+	if !o.Smooth || o.Share != 0.7 || o.Min != 0 || o.Max != 0 || o.Every != 0 {
+		t.Errorf("hot options %+v: want the share 0.7, smoothed, other settings at AutoBatch's defaults", o)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // gaussMean is a user's own model: the mean θ of examples x_i ~ N(θ, 1)
@@ -42,7 +43,7 @@ func Example() {
 	defer os.RemoveAll(dir)
 	o := analysis.DefaultOptions()
 	o.Method, o.Keep, o.Out = exchange.SGLDMethod, 500, dir
-	res, err := analysis.Run(context.Background(), analysis.Model{Terms: gaussMean{x}, Names: []string{"mu"}}, o)
+	res, err := analysis.Run(context.Background(), plan.Model{Terms: gaussMean{x}, Names: []string{"mu"}}, o)
 	if err != nil {
 		fmt.Println(err)
 		return

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/fresgld/fresgld/dataset"
 )
@@ -52,18 +51,4 @@ func RawScale(d *dataset.Data) error {
 		}
 	}
 	return nil
-}
-
-// inclusionCol names coefficient name's inclusion column.
-func inclusionCol(name string) string { return "inclusion_" + name }
-
-// generated reports whether a command's chain column is a generated
-// quantity (a function of a draw) rather than a parameter the sampler
-// moves: the inclusion columns of regress and of logistic's spike-and-slab
-// (a logistic feature of the normal prior named inclusion_… would be taken
-// for one: its figures say "probability", and if constant it is not
-// warned about), and mixture's probabilities of each number of clusters.
-func generated(command, column string) bool {
-	return (command == "regress" || command == "logistic") && strings.HasPrefix(column, "inclusion_") ||
-		command == "mixture" && strings.HasPrefix(column, "p_clusters_")
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 )
 
 // LogisticModel is a Bayesian logistic regression as an analysis model,
@@ -22,16 +24,16 @@ import (
 // the intercept then has its Rao–Blackwellised inclusion probability as a
 // generated quantity, as regress reports it, and the one-mode chain checks
 // are off, as for regress.
-func LogisticModel(lr *models.Logistic, names []string) Model {
+func LogisticModel(lr *models.Logistic, names []string) plan.Model {
 	featureSD := sampledScales(lr.X, lr.Len(), lr.Dim())
 	priorSD := lr.Sigma0
 	if lr.SpikeSlab() {
 		priorSD = lr.Slab.Slab
 	}
-	m := Model{
+	m := plan.Model{
 		Terms:     lr,
 		Names:     names,
-		Curvature: func(seed uint64) (Curvature, error) { return logisticCurvature(lr, seed) },
+		Curvature: func(seed uint64) (plan.Curvature, error) { return logisticCurvature(lr, seed) },
 		Check: func(mean []float64) []string {
 			return separable(names, mean, featureSD, priorSD)
 		},
@@ -43,7 +45,7 @@ func LogisticModel(lr *models.Logistic, names []string) Model {
 	var in []int // the coefficients with an inclusion probability
 	for j, n := range names {
 		if j != lr.Intercept {
-			m.Generated = append(m.Generated, inclusionCol(n))
+			m.Generated = append(m.Generated, results.InclusionCol(n))
 			in = append(in, j)
 		}
 	}

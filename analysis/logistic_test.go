@@ -11,6 +11,8 @@ import (
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/modes"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // TestSlabLogisticPlan: a logistic model under the normal prior goes to
@@ -25,7 +27,7 @@ func TestSlabLogisticPlan(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := LogisticModel(normal, []string{"intercept", "a", "b"}).Terms.(PlanModel); !ok {
+	if _, ok := LogisticModel(normal, []string{"intercept", "a", "b"}).Terms.(plan.PlanModel); !ok {
 		t.Error("the normal-prior logistic model is not a PlanModel")
 	}
 	slab, err := models.NewSlabLogistic(x, y, 3, 1, models.SlabPrior{W: 0.5, Spike: 0.02, Slab: 1}, 0)
@@ -33,14 +35,14 @@ func TestSlabLogisticPlan(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := LogisticModel(slab, []string{"intercept", "a", "b"})
-	if _, ok := m.Terms.(PlanModel); ok {
+	if _, ok := m.Terms.(plan.PlanModel); ok {
 		t.Error("the spike-and-slab logistic model is a PlanModel: the log-concave plan would take it")
 	}
 	if _, ok := m.Terms.(interface {
 		energy.LinearTerms
 		energy.EnergyGrad
 		energy.Toucher
-		Hessianer
+		modes.Hessianer
 	}); !ok {
 		t.Error("the spike-and-slab logistic model lost a fast path")
 	}
@@ -99,7 +101,7 @@ func TestAutoTakesThinnedSwapsWhereLogConcave(t *testing.T) {
 	}
 	names := []string{"a", "b", "c"}
 	for _, c := range []struct {
-		m    Model
+		m    plan.Model
 		want bool
 	}{{LogisticModel(lr, names), true}, {LogisticModel(slab, names), false}} {
 		o := DefaultOptions()

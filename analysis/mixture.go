@@ -5,11 +5,13 @@ import (
 	"math"
 	"slices"
 
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/figure"
 	"github.com/fresgld/fresgld/models"
-	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/vg"
+	"github.com/fresgld/fresgld/results"
 )
 
 // gmmBins is the number of equal bins on [−10, 10] over which TV is taken:
@@ -72,7 +74,7 @@ func densityFigure(base string, exact diag.Grid1D, xs []float64, name string) er
 // metrics and the line that says them.
 func MixtureFit(res *Result, u func(float64) float64, tau float64, name string) (metrics map[string]any, line string, err error) {
 	var xs []float64
-	for _, c := range pooledChains(res.Chains) {
+	for _, c := range results.PooledChains(res.Chains) {
 		xs = append(xs, c.Cols[len(c.Columns)-1]...)
 	}
 	if len(xs) == 0 {
@@ -84,7 +86,7 @@ func MixtureFit(res *Result, u func(float64) float64, tau float64, name string) 
 	mcse := weightMCSE(res, w)
 	metrics = map[string]any{
 		"tv": exact.TV(xs, gmmBins), "tv_bins": gmmBins, "w1": exact.W1(xs),
-		"right_mode_weight": w, "right_mode_weight_exact": 1 - exact.CDF(0), "right_mode_weight_mcse": JSONNum(mcse), // null when the ESS is undefined
+		"right_mode_weight": w, "right_mode_weight_exact": 1 - exact.CDF(0), "right_mode_weight_mcse": results.JSONNum(mcse), // null when the ESS is undefined
 	}
 	line = fmt.Sprintf("pooled draws against the exact density: TV %.4f (%d bins), W1 %.4f, right-mode weight %.3f ± %.2g MCSE (exact %.3f)",
 		metrics["tv"], gmmBins, metrics["w1"], w, mcse, metrics["right_mode_weight_exact"])

@@ -3,6 +3,7 @@ package analysis
 import (
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/mala"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // energyOf is U(θ) of t: its own U when it has one (a fast path), else
@@ -18,7 +19,7 @@ func energyOf(t energy.Terms) func(theta []float64) float64 {
 // curvature is the model's own Curvature, or the generic one: the mode by
 // Newton's method from Init (θ = 0 by default) and the Hessian's extreme eigenvalues there,
 // by finite differences of the full gradient.
-func (m Model) curvature(seed uint64) (Curvature, error) {
+func curvature(m plan.Model, seed uint64) (plan.Curvature, error) {
 	if m.Curvature != nil {
 		return m.Curvature(seed)
 	}
@@ -32,31 +33,7 @@ func (m Model) curvature(seed uint64) (Curvature, error) {
 	}
 	mode, lmin, lmax, err := mala.Curvature(e, start)
 	if err != nil {
-		return Curvature{}, err
+		return plan.Curvature{}, err
 	}
-	return Curvature{Lmin: lmin, Lmax: lmax, Mode: mode, Note: "λ_max at the posterior mode"}, nil
+	return plan.Curvature{Lmin: lmin, Lmax: lmax, Mode: mode, Note: "λ_max at the posterior mode"}, nil
 }
-
-// EnergyTerms is an energy with no data as a model: U_0 = U and one term
-// that is 0, so that the plan (NewChainPlan) and the chain driver, which
-// read Terms, take a density given whole, such as a mixture's.
-func EnergyTerms(e energy.Energy) energy.Terms { return energyTerms{e} }
-
-type energyTerms struct{ e energy.Energy }
-
-func (t energyTerms) Dim() int { return t.e.Dim() }
-func (energyTerms) Len() int   { return 1 }
-func (energyTerms) Term(grad, _ []float64, _ int) float64 {
-	clear(grad)
-	return 0
-}
-func (t energyTerms) Prior(grad, theta []float64) float64 {
-	if grad != nil {
-		t.e.Grad(grad, theta)
-	}
-	return t.e.U(theta)
-}
-
-// U and Grad make the model its own exact energy (no pass over terms).
-func (t energyTerms) U(theta []float64) float64  { return t.e.U(theta) }
-func (t energyTerms) Grad(grad, theta []float64) { t.e.Grad(grad, theta) }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // Auto marks Options.Burn as automatic (every other automatic value is 0).
@@ -93,7 +94,7 @@ type Options struct {
 // DefaultOptions are fresgld logistic's defaults: everything automatic.
 func DefaultOptions() Options {
 	return Options{Command: "analysis", Method: AutoMethod, Seed: 1, Tau2: 4, Levels: 2, HotShare: 0.9,
-		SwapRate: 0.1, SwapEnergies: "auto", SwapPilot: 2000, SwapNoiseCap: 2, Burn: Auto, Keep: PlanKeep, Chains: []int{1, 2, 3, 4}}
+		SwapRate: 0.1, SwapEnergies: "auto", SwapPilot: 2000, SwapNoiseCap: 2, Burn: Auto, Keep: plan.PlanKeep, Chains: []int{1, 2, 3, 4}}
 }
 
 // Limits of the options.

@@ -6,16 +6,21 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/fresgld/fresgld/internal/testenergy"
+	"github.com/fresgld/fresgld/modes"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 )
 
 // slowWell is a double well whose every U and ∇U takes 5 ms: a plan of
 // hundreds of evaluations, as a model in another process makes.
-type slowWell struct{ doubleWell }
+type slowWell struct{ testenergy.DoubleWell }
 
-func (s slowWell) U(x []float64) float64 { time.Sleep(5 * time.Millisecond); return s.doubleWell.U(x) }
+func (s slowWell) U(x []float64) float64 { time.Sleep(5 * time.Millisecond); return s.DoubleWell.U(x) }
 func (s slowWell) Grad(g, x []float64) {
 	time.Sleep(5 * time.Millisecond)
-	s.doubleWell.Grad(g, x)
+	s.DoubleWell.Grad(g, x)
 }
 
 // The plan stops within a few evaluations of its context's cancelling,
@@ -28,10 +33,10 @@ func TestPlanStops(t *testing.T) {
 		o := DefaultOptions()
 		time.AfterFunc(after, cancel)
 		start := time.Now()
-		_, err := planDefaults(ctx, Model{Terms: EnergyTerms(slowWell{doubleWell{4}})}, &o, &Result{})
+		_, err := planDefaults(ctx, plan.Model{Terms: modes.EnergyTerms(slowWell{testenergy.DoubleWell{H: 4}})}, &o, &Result{})
 		late := time.Since(start) - after
 		t.Logf("cancelled after %v: stopped %v later: %v", after, late.Round(time.Millisecond), err)
-		if !errors.Is(err, ErrInterrupted) || !strings.Contains(err.Error(), "while planning the run (") {
+		if !errors.Is(err, results.ErrInterrupted) || !strings.Contains(err.Error(), "while planning the run (") {
 			t.Errorf("cancelled after %v: %v, want ErrInterrupted while planning", after, err)
 		}
 		if late > time.Second {

@@ -7,6 +7,8 @@ import (
 
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -16,19 +18,19 @@ import (
 // direction, and the swap energies from a pilot run. It records in res how
 // each was chosen and the warnings found on the way (also written to
 // o.Log). It returns the curvature it found.
-func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature, error) {
+func Defaults(ctx context.Context, m plan.Model, o *Options, res *Result) (plan.Curvature, error) {
 	N, p := m.Terms.Len(), m.Terms.Dim()
 	if o.Method == exchange.ReLDMethod && !(o.SwapBatch == N || o.SwapBatch == 0 && o.Batch == N) {
 		// reld's exact swap rule needs exact energies; found out at the
 		// first swap, after the curvature and the pilots, otherwise.
-		return Curvature{}, fmt.Errorf("--method reld: noise-free replica exchange needs exact energies: give --swap-batch %d (all %d examples) or --batch %d", N, N, N)
+		return plan.Curvature{}, fmt.Errorf("--method reld: noise-free replica exchange needs exact energies: give --swap-batch %d (all %d examples) or --batch %d", N, N, N)
 	}
 	if err := heldDraws(o.Keep, p, len(o.Chains), N); err != nil {
-		return Curvature{}, err
+		return plan.Curvature{}, err
 	}
 	// The curvature sets the automatic step size, the run length and the
 	// scale against which a stuck chain is recognised.
-	curv, curvErr := m.curvature(o.Seed)
+	curv, curvErr := curvature(m, o.Seed)
 	if o.Eta == 0 {
 		if curvErr != nil {
 			return curv, fmt.Errorf("automatic step size: %w (give --eta)", curvErr)
@@ -70,7 +72,7 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 		res.warn(o.Log, *w)
 	}
 	if o.Burn == Auto || o.Thin == 0 {
-		var warn *Warning
+		var warn *results.Warning
 		res.RunRule, warn = o.setRunLength(m, curv)
 		if warn != nil {
 			res.warn(o.Log, *warn)
@@ -135,9 +137,9 @@ func Defaults(ctx context.Context, m Model, o *Options, res *Result) (Curvature,
 // ladder that --levels auto grows makes at most 2(1 − 1/τ_max)τ_max^{3/2}
 // times a unit pair's events whatever its size, since its τδ_l sum to
 // 1 − 1/τ_max: at τ_max = 4, 2.8 times the starting four levels'.
-func thinnedCost(m Model, o Options, mode []float64) (float64, error) {
+func thinnedCost(m plan.Model, o Options, mode []float64) (float64, error) {
 	ct, ok := m.Terms.(energy.CubicTerms)
-	if _, lc := m.Terms.(PlanModel); !ok || !lc || mode == nil || o.SwapEnergies != "auto" {
+	if _, lc := m.Terms.(plan.PlanModel); !ok || !lc || mode == nil || o.SwapEnergies != "auto" {
 		return 0, nil
 	}
 	taus, err := exchange.Geometric(1, o.Tau2, o.startLevels())
@@ -163,7 +165,7 @@ func (o *Options) runSize(p int) error {
 }
 
 // warn records a warning found before sampling and says it at once.
-func (r *Result) warn(log interface{ Write([]byte) (int, error) }, w Warning) {
+func (r *Result) warn(log interface{ Write([]byte) (int, error) }, w results.Warning) {
 	r.Warnings = append(r.Warnings, w)
 	if log != nil {
 		fmt.Fprintln(log, "warning:", w.Message)

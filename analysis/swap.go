@@ -11,6 +11,7 @@ import (
 
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -142,7 +143,7 @@ func energyKurtosis(t energy.Terms, n int, theta []float64, draws int, seed uint
 // are drawn at the mode (the chains' start when it is unknown) at the
 // smallest size the swaps use: the hottest level's automatic size by its
 // rule at the mode, when it is automatic.
-func checkDrawNoise(t energy.Terms, o Options, mode []float64) (*Warning, error) {
+func checkDrawNoise(t energy.Terms, o Options, mode []float64) (*results.Warning, error) {
 	at := mode
 	if at == nil {
 		at = make([]float64, t.Dim())
@@ -171,7 +172,7 @@ func checkDrawNoise(t energy.Terms, o Options, mode []float64) (*Warning, error)
 	if math.Abs(k) <= 3*se {
 		return nil, nil
 	}
-	return &Warning{Code: "swap-gaussian", Number: k, Remedy: remedy,
+	return &results.Warning{Code: "swap-gaussian", Number: k, Remedy: remedy,
 		Message: fmt.Sprintf("--swap-gaussian: %s, %.1f standard errors from Gaussian: the draw mode's swaps may not keep the levels' laws; use %s", shape, math.Abs(k)/se, remedy)}, nil
 }
 
@@ -184,7 +185,7 @@ func runPilot(ctx context.Context, smp *exchange.Sampler, steps int) (pilotResul
 	defer smp.Close()
 	for range steps {
 		if ctx.Err() != nil {
-			return pilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", ErrInterrupted)
+			return pilotResult{}, fmt.Errorf("%w before sampling: nothing to keep", results.ErrInterrupted)
 		}
 		if err := smp.Step(); err != nil {
 			return pilotResult{}, err
@@ -201,7 +202,7 @@ func runPilot(ctx context.Context, smp *exchange.Sampler, steps int) (pilotResul
 
 // reportSwaps measures the swap noise and cost over the chains into sum:
 // the lines that say them and the warnings of noise-governed swaps.
-func reportSwaps(chains []*Chain, sum *SwapSummary) (lines []string, warnings []Warning) {
+func reportSwaps(chains []*results.Chain, sum *SwapSummary) (lines []string, warnings []results.Warning) {
 	var ladders []exchange.Stats
 	for _, c := range chains {
 		ladders = append(ladders, c.Ladder)
@@ -295,7 +296,7 @@ func swapNoise(ladders []exchange.Stats, mode string) (noise []float64, lines []
 
 // noiseWarnings names the pairs whose swaps the noise governs, with the
 // number and the remedies other than the mode in use.
-func noiseWarnings(noise []float64, mode string) []Warning {
+func noiseWarnings(noise []float64, mode string) []results.Warning {
 	var rem []string
 	for _, r := range []struct{ mode, text string }{
 		{"", "a larger energy batch (--swap-batch)"},
@@ -307,10 +308,10 @@ func noiseWarnings(noise []float64, mode string) []Warning {
 			rem = append(rem, r.text)
 		}
 	}
-	var w []Warning
+	var w []results.Warning
 	for l, v := range noise {
 		if v > 1 {
-			w = append(w, Warning{Code: "swap-noise", Number: v, Remedy: strings.Join(rem, ", "), Message: fmt.Sprintf("levels %d and %d: swaps are governed by noise: mean τδ²V/2 = %.3g nats > 1, so acceptance is at most about e^-%.3g whatever the states; remedies: %s",
+			w = append(w, results.Warning{Code: "swap-noise", Number: v, Remedy: strings.Join(rem, ", "), Message: fmt.Sprintf("levels %d and %d: swaps are governed by noise: mean τδ²V/2 = %.3g nats > 1, so acceptance is at most about e^-%.3g whatever the states; remedies: %s",
 				l+1, l+2, v, v, strings.Join(rem, ", "))})
 		}
 	}

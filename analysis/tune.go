@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -54,7 +56,7 @@ func tuneOptions(burn int, rate float64, stop <-chan struct{}) exchange.AdaptOpt
 // would give it replica columns the others lack) and a chain run on its
 // own (--chain c) gets the ladder of the run it joins; tuning once also
 // costs a quarter of tuning four chains.
-func tuneLadder(ctx context.Context, m Model, o Options, energies exchange.Energies) (*exchange.Adapted, error) {
+func tuneLadder(ctx context.Context, m plan.Model, o Options, energies exchange.Energies) (*exchange.Adapted, error) {
 	setup, err := samplerSetup(m, o, 1, energies, nil)
 	if err != nil {
 		return nil, err
@@ -81,13 +83,13 @@ func tuneLadder(ctx context.Context, m Model, o Options, energies exchange.Energ
 // steps: its first round offers each pair MinAttempts swaps whatever the
 // burn-in, MinAttempts·W steps under exact or thinned energies every W
 // steps, which at large N can outlast the run.
-func longTuning(o Options, steps int, e exchange.Energies) []Warning {
+func longTuning(o Options, steps int, e exchange.Energies) []results.Warning {
 	if steps <= 2*max(o.Burn, 1) {
 		return nil
 	}
 	ratio := float64(steps) / float64(max(o.Burn, 1))
 	remedy := "raise --burn (the tuning then runs as many steps as the burn-in), offer swaps more often (--swap-energies thinned where offered, or a smaller --exact-every), or give the ladder with --levels K"
-	return []Warning{{Code: "long-tuning", Number: ratio, Remedy: remedy,
+	return []results.Warning{{Code: "long-tuning", Number: ratio, Remedy: remedy,
 		Message: fmt.Sprintf("--levels auto: the ladder's tuning took %d steps, %.3g times the burn-in's %d, since its first round offers each pair %d swaps, one every %.3g steps; %s", steps, ratio, o.Burn, AutoTune.MinAttempts, 1/attemptRate(o.SwapRate, e), remedy)}}
 }
 
@@ -116,7 +118,7 @@ func (o Options) startLevels() int {
 // grown ladder's attempts make more passes, so that they would cost more
 // than a quarter of n a step (swapPeriod). It says so on the log, after the
 // tuning's line, and in the swap choice's rule, which the summary gives.
-func tunedPeriod(m Model, o Options, e exchange.Energies, K int) exchange.Energies {
+func tunedPeriod(m plan.Model, o Options, e exchange.Energies, K int) exchange.Energies {
 	if o.ExactEvery != 0 || e.Mode != exchange.ExactEnergies || o.swap == nil {
 		return e
 	}
@@ -133,7 +135,7 @@ func tunedPeriod(m Model, o Options, e exchange.Energies, K int) exchange.Energi
 // fixed from its first step. It starts where the other methods' chains do
 // (every level at θ = 0), not from the tuning's last states, so that the
 // chains share no start and their R̂ keeps its power.
-func tunedSampler(m Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch, ad *exchange.Adapted) (*exchange.Sampler, error) {
+func tunedSampler(m plan.Model, o Options, id int, energies exchange.Energies, autos map[int]*variance.AutoBatch, ad *exchange.Adapted) (*exchange.Sampler, error) {
 	setup, err := samplerSetup(m, o, id, energies, autos)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,8 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -74,7 +76,7 @@ func (s splitTerms) Prior(grad, _ []float64) float64 {
 // 0.7, one level at τ = 1 crosses about never (a barrier of about 12 nats),
 // while a ladder to τ = 20 crosses it freely; as 100 data terms, so that
 // minibatches are noisy.
-func bimodal(t *testing.T) Model {
+func bimodal(t *testing.T) plan.Model {
 	t.Helper()
 	mix, err := models.NewMixture([]float64{0.3, 0.7}, []float64{-5, 5}, []float64{1, 1})
 	if err != nil {
@@ -84,7 +86,7 @@ func bimodal(t *testing.T) Model {
 	for i := range c {
 		c[i] = 0.05 * (float64(i) - 49.5) / 100 // Σ c_i = 0
 	}
-	return Model{
+	return plan.Model{
 		Terms: splitTerms{mix, c}, Names: []string{"x"},
 		Generated: []string{"right"},
 		Generate: func(out, theta []float64) {
@@ -230,7 +232,7 @@ func TestLevelsAutoLaw(t *testing.T) {
 			t.Errorf("chain %d: %.3f of its draws at the right mode (weight 0.7): it did not cross", c.Header.ID, share)
 		}
 	}
-	i := slices.IndexFunc(res.Summary.Parameters, func(p ParamRow) bool { return p.Name == "right" })
+	i := slices.IndexFunc(res.Summary.Parameters, func(p results.ParamRow) bool { return p.Name == "right" })
 	p := res.Summary.Parameters[i]
 	if d := math.Abs(p.Mean - 0.7); !(d <= 4*p.MCSEMean) {
 		t.Errorf("weight of the right mode %.4f ± %.4f, exact 0.7: off by %.1f MCSE", p.Mean, p.MCSEMean, d/p.MCSEMean)
@@ -303,7 +305,7 @@ func TestSampleRefusesUnequalLadders(t *testing.T) {
 		t.Fatal(err)
 	}
 	run := ChainRun{
-		Header: ChainHeader{Command: "test", Seed: 1, Burn: 10, Keep: 10, Thin: 1},
+		Header: results.ChainHeader{Command: "test", Seed: 1, Burn: 10, Keep: 10, Thin: 1},
 		Names:  []string{"x"},
 		Plan:   exchange.Plan{Burn: 10, Keep: 10, Thin: 1},
 		New: func(id int) (*exchange.Sampler, error) {

@@ -29,7 +29,7 @@ func (l *Logistic) HessianOf(theta []float64, rows []int) *mat.SymDense {
 }
 
 // Hessian writes the exact Hessian of U at θ into h (every example; the
-// plan's mode search reads it, analysis.Hessianer).
+// plan's mode search reads it, modes.Hessianer).
 func (l *Logistic) Hessian(h *mat.SymDense, theta []float64) {
 	l.hessian(h, theta, nil, len(l.Y))
 }

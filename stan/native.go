@@ -13,7 +13,7 @@ import (
 // a request through a pipe on a busy machine, against the model's own
 // gradient of a microsecond or less on small models). It is an
 // energy.Terms of one example whose term is 0 (the whole density is the
-// prior, as analysis.EnergyTerms makes it) and an energy.EnergyGrad. It
+// prior, as modes.EnergyTerms makes it) and an energy.EnergyGrad. It
 // is safe for concurrent use.
 //
 // A state the model rejects has energy +Inf and a zero gradient (a
@@ -111,7 +111,7 @@ func (e *ModelError) Error() string { return "the Stan model failed: " + e.Msg }
 // Write fills out with Stan's values of the draw theta (Model.Constrained):
 // constrained parameters, transformed parameters, generated quantities,
 // their random numbers seeded by the run's seed and the draw. Safe for
-// concurrent use, as analysis.Model.Generate must be.
+// concurrent use, as plan.Model.Generate must be.
 func (n *Native) Write(out, theta []float64) {
 	if got := n.lib.write(theta, n.seed, out); got < len(out) {
 		msg := n.lib.message()

@@ -2,7 +2,7 @@
 // (experiments/tempering), the barrier between the modes the plan's
 // search finds read two ways: along the straight segments from the
 // heaviest mode, which the plan sizes its ladder from today, and along the
-// lowest paths the string method finds (analysis.PathBarrier), nearer the
+// lowest paths the string method finds (modes.PathBarrier), nearer the
 // pass a chain crosses. Each seed is a search of its own, as each run of
 // the study makes.
 //
@@ -29,10 +29,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/experiments/tempering"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/modes"
+	"github.com/fresgld/fresgld/plan"
 )
 
 func main() {
@@ -85,7 +86,7 @@ func mixture(path, column string, k int, e0 float64, ref bool) ([]*tempering.Wor
 	}
 	name := fmt.Sprintf("%s-k%d", c.Name, k)
 	if !ref {
-		return []*tempering.Workload{{Name: name, Model: analysis.MixtureModel(m)}}, nil, nil
+		return []*tempering.Workload{{Name: name, Model: plan.MixtureModel(m)}}, nil, nil
 	}
 	w, err := tempering.Mixture(name, c.Values, k, e0)
 	if err != nil {
@@ -118,7 +119,7 @@ func run(ws []*tempering.Workload, seeds int, kplus func(theta []float64) []floa
 					return err
 				}
 			}
-			s, err := analysis.SearchModesFrom(m.Terms, make([]float64, m.Terms.Dim()), extra, seed)
+			s, err := modes.SearchModesFrom(m.Terms, make([]float64, m.Terms.Dim()), extra, seed)
 			if err != nil {
 				return fmt.Errorf("%s, seed %d: %w", w.Name, seed, err)
 			}

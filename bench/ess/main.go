@@ -44,6 +44,7 @@ import (
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -62,7 +63,7 @@ func main() {
 	command := flag.String("command", "", "a fresgld binary: run the --model's command on --data with no other flag (its defaults), time its whole process (user + system CPU, its children's included) and read its summary.json")
 	model := flag.String("model", "logistic", "with --command: logistic (`BIN logistic`), regress (`BIN regress --exact`; default data data/diabetes.csv, label progression) or sample (`BIN sample --model-cmd 'python3 examples/protocol/logistic.py FILE FEATURES'`)")
 	features := flag.String("features", "mean_radius,mean_texture,mean_smoothness,mean_concave_points", "--model sample: the features the Python example uses, comma-separated")
-	plan := flag.Bool("plan", false, "the default plan of fresgld logistic (analysis.NewLogConcave: its gradient rule, step and run length; --batch, --eta, --thin and --mala are then ignored)")
+	plan := flag.Bool("plan", false, "the default plan of fresgld logistic (plan.NewLogConcave: its gradient rule, step and run length; --batch, --eta, --thin and --mala are then ignored)")
 	flag.Parse()
 	var err error
 	labelSet := false
@@ -285,10 +286,10 @@ func malaChain(l *models.Logistic, mode []float64, h *mat.SymDense, burn, draws,
 
 // runPlan runs the default plan of fresgld logistic in process: the mode,
 // preconditioner, gradient rule, step, starts and run length of
-// analysis.NewLogConcave.
+// plan.NewLogConcave.
 func runPlan(l *models.Logistic, N, p, draws, chains int, out, ref string) error {
 	start := cputime.Process()
-	lc, err := analysis.NewLogConcave(l, 1)
+	lc, err := plan.NewLogConcave(l, 1)
 	if err != nil {
 		return err
 	}

@@ -24,9 +24,9 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/plan"
 )
 
 func main() {
@@ -89,7 +89,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	model := analysis.MixtureModel(m)
+	model := plan.MixtureModel(m)
 	g := len(model.Generated)
 	fmt.Printf("n = %d, K = %d, %d chains × %d sweeps\n", *n, *k, 4, *sweeps)
 	for _, s := range strings.Split(*list, ",") {

@@ -23,6 +23,7 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/tempering"
+	"github.com/fresgld/fresgld/results"
 )
 
 func main() {
@@ -99,7 +100,7 @@ func run(w *tempering.Workload, eta float64, hot, burn, thin, keep int, seed uin
 	fmt.Printf("%-14s %8s %8s %9s %8s\n", "quantity", "run", "mcse", "reference", "diff/mcse")
 	mean, mcse = make([]float64, len(w.Names)), make([]float64, len(w.Names))
 	for j, name := range w.Names {
-		i := slices.IndexFunc(res.Summary.Parameters, func(p analysis.ParamRow) bool { return p.Name == name })
+		i := slices.IndexFunc(res.Summary.Parameters, func(p results.ParamRow) bool { return p.Name == name })
 		if i < 0 {
 			return nil, nil, fmt.Errorf("no column %s in the summary", name)
 		}

@@ -20,6 +20,8 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/experiments/slablogit"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/modes"
+	"github.com/fresgld/fresgld/results"
 )
 
 func main() {
@@ -79,7 +81,7 @@ func run(n, q int, seed uint64, draws int, spike float64, csv, search, reference
 	if err != nil {
 		return err
 	}
-	s, err := analysis.SearchModesFrom(m.Terms, make([]float64, w.LR.P), starts, seed)
+	s, err := modes.SearchModesFrom(m.Terms, make([]float64, w.LR.P), starts, seed)
 	if err != nil {
 		return err
 	}
@@ -104,7 +106,7 @@ func printReference(w *slablogit.Workload, draws int, seed uint64) error {
 	}
 	fmt.Printf("patterns holding 99%% of the weight: %d of %d\n", ref.Patterns99, ref.Enumerated)
 	for k, pt := range ref.Patterns[:min(3, len(ref.Patterns))] {
-		fmt.Printf("pattern %d: weight %.4f ± %.2g, slab: %v\n", k+1, pt.Weight, ref.PatternSE[k], analysis.PatternOf(pt, w.Names).Included)
+		fmt.Printf("pattern %d: weight %.4f ± %.2g, slab: %v\n", k+1, pt.Weight, ref.PatternSE[k], results.PatternOf(pt, w.Names).Included)
 	}
 	return nil
 }

@@ -42,6 +42,7 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/results"
 )
 
 func main() {
@@ -184,7 +185,7 @@ func ladderName(levels int) string {
 
 // laplace compares the chains' pooled draws with N(mode, H⁻¹): the largest
 // |mean − mode|/sd and the smallest and largest sd ratio.
-func laplace(chains []*analysis.Chain, names []string, mode, sd []float64) (worst, lo, hi float64) {
+func laplace(chains []*results.Chain, names []string, mode, sd []float64) (worst, lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
 	for j, name := range names {
 		var xs []float64

@@ -6,8 +6,8 @@ import (
 	"os"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/modelproc"
+	"github.com/fresgld/fresgld/results"
 )
 
 // With FRESGLD_TEST_FAR_MODEL set, the test binary serves issue 51's far
@@ -66,7 +66,7 @@ func TestSampleFindsFarMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sum struct {
-		analysis.Summary
+		results.Summary
 		Plan struct {
 			Modes  int `json:"modes"`
 			Search struct {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // A run whose --out holds files of its outputs' names that fresgld did
@@ -34,7 +34,7 @@ func TestForeignFilesRefused(t *testing.T) {
 			t.Errorf("%s now holds %q", name, b)
 		}
 	}
-	if _, err := os.Stat(analysis.ChainFile(out, 1)); err == nil {
+	if _, err := os.Stat(results.ChainFile(out, 1)); err == nil {
 		t.Error("the refused run wrote chain-1.csv")
 	}
 
@@ -47,7 +47,7 @@ func TestForeignFilesRefused(t *testing.T) {
 	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out, "--overwrite"); err != nil {
 		t.Fatalf("a run over an earlier run's files: %v", err)
 	}
-	if _, err := os.Stat(analysis.ChainFile(out, 9)); err == nil {
+	if _, err := os.Stat(results.ChainFile(out, 9)); err == nil {
 		t.Error("the earlier run's chain-9.csv is still there")
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 
 	"github.com/spf13/cobra"
 
@@ -52,10 +53,10 @@ type runSummary struct {
 	Settings    any            `json:"settings"`
 	WallSeconds float64        `json:"wall_seconds"`
 	Metrics     map[string]any `json:"metrics,omitempty"` // of the pooled draws
-	analysis.Summary
+	results.Summary
 	// Ladders are each chain's ladder: rejection, barrier and round trips
 	// (K ≥ 2), with the tuning rounds under --levels auto.
-	Ladders []*analysis.LadderSummary `json:"ladders,omitempty"`
+	Ladders []*results.LadderSummary `json:"ladders,omitempty"`
 }
 
 func init() {
@@ -263,7 +264,7 @@ func (f *gmmFlags) chainRun(cmd *cobra.Command, build func(int) (*exchange.Sampl
 		return analysis.ChainRun{}, err
 	}
 	return analysis.ChainRun{
-		Header:     analysis.ChainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
+		Header:     results.ChainHeader{Command: "gmm", Seed: f.Seed, Burn: f.Burn, Keep: f.Keep, Thin: f.Thin, Settings: settings},
 		Names:      []string{"theta1"},
 		Plan:       exchange.Plan{Burn: f.Burn, Keep: f.Keep, Thin: f.Thin},
 		New:        build,
@@ -295,11 +296,11 @@ func (f *gmmFlags) report(cmd *cobra.Command, res *analysis.Result, mix models.M
 		fmt.Println(line)
 	}
 	errs = append(errs, err)
-	warns, err := analysis.LadderReport(os.Stdout, out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
+	warns, err := results.LadderReport(os.Stdout, out, chains, cfgs, tunings, &sum.Ladders, "gmm "+f.Method)
 	errs = append(errs, err)
-	var ladderWarnings []analysis.Warning
+	var ladderWarnings []results.Warning
 	for _, w := range warns {
-		ladderWarnings = append(ladderWarnings, analysis.Warning{Code: "ladder", Message: w})
+		ladderWarnings = append(ladderWarnings, results.Warning{Code: "ladder", Message: w})
 	}
 	res.AddWarnings(ladderWarnings...)
 	sum.Summary = res.Summary

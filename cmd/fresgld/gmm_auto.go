@@ -9,13 +9,15 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/modes"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // gmmAutoRefused are gmm's flags that the plan sets itself or that
 // describe the paper's noisy estimators, which the plan does not use.
 var gmmAutoRefused = append([]string{"eta", "tau1", "variance", "repeats", "period", "decay-gamma", "decay-b", "concurrent"}, gmmLadderFlags...)
 
-// runGMMAuto samples the paper's mixture with the plan (analysis.NewChainPlan)
+// runGMMAuto samples the paper's mixture with the plan (plan.NewChainPlan)
 // on its exact energy: the mode search finds both modes and the barrier
 // between them, and the plan runs a ladder of Metropolis-adjusted levels
 // over it. The run is reported as the paper's methods are.
@@ -30,13 +32,13 @@ func runGMMAuto(cmd *cobra.Command, f *gmmFlags) error {
 		return fmt.Errorf("--method auto plans its own sampler on the mixture's exact energy, so it would ignore %s: drop them, or give one of the paper's methods (fresgld, mresgld, resgld, sgld)", strings.Join(set, ", "))
 	}
 	if !cmd.Flags().Changed("keep") {
-		f.Keep = analysis.PlanKeep
+		f.Keep = plan.PlanKeep
 	}
 	if err := firstError(checkChainCount(f.chainFlags), checkChainFlag(cmd.Flags(), f.chainFlags), runSize(max(f.Burn, 0), f.Keep, max(f.Thin, 1), 1)); err != nil {
 		return err
 	}
 	mix := models.PaperMixture()
-	plan, note, err := analysis.NewChainPlan(analysis.Model{Terms: analysis.EnergyTerms(mix), Names: []string{"theta1"}}, f.Seed, false)
+	plan, note, err := plan.NewChainPlan(plan.Model{Terms: modes.EnergyTerms(mix), Names: []string{"theta1"}}, f.Seed, false)
 	if err != nil {
 		return err
 	}

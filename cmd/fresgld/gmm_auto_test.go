@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/results"
 )
 
 // gmm --method auto runs the plan on the mixture's exact energy: a ladder
@@ -25,7 +25,7 @@ func TestGMMAuto(t *testing.T) {
 	}
 	var right [][]float64
 	for c := 1; c <= 4; c++ {
-		ch, err := analysis.ReadStanCSV(filepath.Join(out, fmt.Sprintf("chain-%d.csv", c)))
+		ch, err := results.ReadStanCSV(filepath.Join(out, fmt.Sprintf("chain-%d.csv", c)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 func TestGMMEndToEnd(t *testing.T) {
@@ -53,7 +53,7 @@ func TestGMMEndToEnd(t *testing.T) {
 		if sum.Draws != 500 || len(sum.Chains) != 2 || math.IsNaN(sum.Metrics["tv"]) || math.IsNaN(sum.Metrics["w1"]) {
 			t.Errorf("%s: summary %+v", m, sum)
 		}
-		c, err := analysis.ReadStanCSV(filepath.Join(out, "chain-2.csv"))
+		c, err := results.ReadStanCSV(filepath.Join(out, "chain-2.csv"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -71,7 +71,7 @@ func TestGMMNoSwapAttempts(t *testing.T) {
 		t.Fatal(err)
 	}
 	var sum struct {
-		Swaps []analysis.PairRow `json:"swap_acceptance"`
+		Swaps []results.PairRow `json:"swap_acceptance"`
 	}
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Swaps) != 1 || sum.Swaps[0].Rate != nil || sum.Swaps[0].Attempts != 0 {
@@ -130,7 +130,7 @@ func TestGMMDivergence(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "chain 1 of 2 stopped after") {
 		t.Fatalf("error %v, want one saying chain 1 stopped", err)
 	}
-	var sum analysis.Summary
+	var sum results.Summary
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)
@@ -143,7 +143,7 @@ func TestGMMDivergence(t *testing.T) {
 			t.Errorf("level %d: clamped share %v", l.Level, l.Share)
 		}
 	}
-	c, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
+	c, err := results.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // dirFiles reads every file of dir, by name.
@@ -154,7 +155,7 @@ func TestOutKeepsEarlierRun(t *testing.T) {
 	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out, "--overwrite"); err != nil {
 		t.Fatalf("--overwrite: %v", err)
 	}
-	if _, err := os.Stat(analysis.ChainFile(out, 6)); err == nil {
+	if _, err := os.Stat(results.ChainFile(out, 6)); err == nil {
 		t.Error("--overwrite left the earlier run's chain-6.csv")
 	}
 
@@ -165,7 +166,7 @@ func TestOutKeepsEarlierRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(out, analysis.CheckpointName(2)), ck, 0o644)
-	os.WriteFile(analysis.ChainFile(out, 2), []byte("# model = fresgld logistic\n# method = sample (Default)\n"), 0o644)
+	os.WriteFile(results.ChainFile(out, 2), []byte("# model = fresgld logistic\n# method = sample (Default)\n"), 0o644)
 	before = dirFiles(t, out)
 	err = run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out)
 	if err == nil || !strings.Contains(err.Error(), "holds an interrupted run of fresgld logistic (the checkpoints of chain 2): continue it with `fresgld resume "+out+"`") {

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // cli runs the command line as main does, panics turned into errors as
@@ -213,7 +213,7 @@ func TestMergeInputAnswers(t *testing.T) {
 	if err := run(t, "gmm", "--chains", "2", "--burn", "5", "--keep", "20", "--thin", "1", "--out", dir); err != nil {
 		t.Fatal(err)
 	}
-	body, err := os.ReadFile(analysis.ChainFile(dir, 1))
+	body, err := os.ReadFile(results.ChainFile(dir, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -231,19 +231,19 @@ func TestMergeInputAnswers(t *testing.T) {
 	// An interrupted run: its chains stopped in the burn-in, with no draws.
 	interrupted := t.TempDir()
 	for id := 1; id <= 2; id++ {
-		b, _ := os.ReadFile(analysis.ChainFile(dir, id))
+		b, _ := os.ReadFile(results.ChainFile(dir, id))
 		ls := strings.Split(string(b), "\n")
 		var kept []string
 		for i, l := range ls {
 			switch {
 			case i > head && !strings.HasPrefix(l, "#"):
-			case strings.HasPrefix(l, analysis.StatSteps):
-				kept = append(kept, analysis.StatSteps+"3", analysis.StatStopped+ErrInterrupted.Error())
+			case strings.HasPrefix(l, results.StatSteps):
+				kept = append(kept, results.StatSteps+"3", results.StatStopped+ErrInterrupted.Error())
 			default:
 				kept = append(kept, l)
 			}
 		}
-		if err := os.WriteFile(analysis.ChainFile(interrupted, id), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
+		if err := os.WriteFile(results.ChainFile(interrupted, id), []byte(strings.Join(kept, "\n")), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -295,7 +295,7 @@ func TestLogisticWideData(t *testing.T) {
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("refused after %v: some work came first", d)
 	}
-	// The default's plan stops at analysis.PlanMaxDim coordinates, saying so.
+	// The default's plan stops at plan.PlanMaxDim coordinates, saying so.
 	said, err := stdoutOf(t, "logistic", "--data", wideCSV(t, 20, 1001), "--label", "y", "--chains", "1", "--keep", "20", "--burn", "10", "--thin", "1", "--out", t.TempDir())
 	if want := "sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = 1002 > 1000"; err != nil || !strings.Contains(said, want) {
 		t.Errorf("default method on 1002 coefficients: %v; said %q, want it to contain %q", err, said, want)
@@ -344,7 +344,7 @@ func TestLogisticOutputUnits(t *testing.T) {
 		if got := strings.Contains(stdout, "on the data's scale (the same draws transformed one by one"); got != c.scale {
 			t.Errorf("%v: the table has the data's scale: %v, want %v", c.args, got, c.scale)
 		}
-		csv, _ := os.ReadFile(analysis.ChainFile(out, 1))
+		csv, _ := os.ReadFile(results.ChainFile(out, 1))
 		if !strings.Contains(string(csv), c.hotBatch) {
 			t.Errorf("%v: chain-1.csv lacks %q", c.args, c.hotBatch)
 		}

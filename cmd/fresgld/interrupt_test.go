@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 var (
@@ -134,7 +134,7 @@ func TestInterruptKeepsSamples(t *testing.T) {
 		if !strings.Contains(stderr.String(), "interrupted after") {
 			t.Errorf("%v: stderr lacks the interrupt message:\n%s", sig, stderr.String())
 		}
-		var sum analysis.Summary
+		var sum results.Summary
 		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
 		if err != nil {
 			t.Fatalf("%v: %v", sig, err)
@@ -147,7 +147,7 @@ func TestInterruptKeepsSamples(t *testing.T) {
 		}
 		for _, c := range sum.Stopped {
 			// --burn 0 --thin 1: a draw for every step taken.
-			rows := parseSamples(t, analysis.ChainFile(out, c.Chain), 6)
+			rows := parseSamples(t, results.ChainFile(out, c.Chain), 6)
 			if c.Steps != len(rows) || (c.Chain == 1 && len(rows) < 2000-40) {
 				t.Errorf("%v: summary says chain %d took %d steps; its CSV has %d draws", sig, c.Chain, c.Steps, len(rows))
 			}
@@ -225,7 +225,7 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 	if err == nil {
 		t.Fatal("a diverging run reported no error")
 	}
-	var sum analysis.Summary
+	var sum results.Summary
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(b, &sum); err != nil || len(sum.Stopped) == 0 {
 		t.Errorf("summary of the failed run: %s (%v)", b, err)
@@ -233,7 +233,7 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 	draws := 0
 	for _, c := range sum.Stopped {
 		// --burn 0 and the default --thin 5: a draw every 5 steps.
-		rows := parseSamples(t, analysis.ChainFile(out, c.Chain), 6)
+		rows := parseSamples(t, results.ChainFile(out, c.Chain), 6)
 		if len(rows) != c.Steps/5 {
 			t.Errorf("chain %d: its CSV has %d rows, the summary %d steps", c.Chain, len(rows), c.Steps)
 		}
@@ -249,9 +249,9 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 }
 
 // readSummary reads dir's summary.json.
-func readSummary(t *testing.T, dir string) analysis.Summary {
+func readSummary(t *testing.T, dir string) results.Summary {
 	t.Helper()
-	var s analysis.Summary
+	var s results.Summary
 	readSummaryInto(t, dir, &s)
 	return s
 }

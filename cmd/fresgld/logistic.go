@@ -9,6 +9,8 @@ import (
 	"runtime/debug"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 
 	"github.com/spf13/cobra"
 
@@ -68,11 +70,11 @@ type logisticSummary struct {
 	// Under the spike-and-slab prior only: the prior, the per-coefficient
 	// table (inclusion probabilities), with --exact the reference's, and
 	// what the plan chose.
-	Prior    *logisticPrior          `json:"prior,omitempty"`
-	Coef     []analysis.CoefRow      `json:"per_coefficient,omitempty"`
-	Patterns []analysis.PatternRow   `json:"exact_patterns,omitempty"`
-	Distance *analysis.ExactDistance `json:"distance_to_exact,omitempty"`
-	Plan     *analysis.PlanSummary   `json:"plan,omitempty"`
+	Prior    *logisticPrior         `json:"prior,omitempty"`
+	Coef     []results.CoefRow      `json:"per_coefficient,omitempty"`
+	Patterns []results.PatternRow   `json:"exact_patterns,omitempty"`
+	Distance *results.ExactDistance `json:"distance_to_exact,omitempty"`
+	Plan     *plan.PlanSummary      `json:"plan,omitempty"`
 	runResult
 }
 
@@ -226,39 +228,39 @@ func slabReference(stderr io.Writer, lr *models.Logistic, seed uint64) (*models.
 // in sum and, with the reference, prints it beside the run, the heaviest
 // patterns and the distance, as regress does.
 func compareSlab(sum *logisticSummary, names []string, ref *models.SlabExact) {
-	var r analysis.Reference
+	var r results.Reference
 	if ref != nil {
 		r = ref
 	}
-	sum.Coef, sum.Distance = analysis.CompareExact(sum.Summary, names, r, ref != nil)
+	sum.Coef, sum.Distance = results.CompareExact(sum.Summary, names, r, ref != nil)
 	if ref == nil {
 		return
 	}
-	analysis.WriteExactTable(os.Stdout, names, ref, sum.Coef, false)
+	results.WriteExactTable(os.Stdout, names, ref, sum.Coef, false)
 	for _, pt := range ref.Patterns[:min(len(ref.Patterns), 5)] {
-		sum.Patterns = append(sum.Patterns, analysis.PatternOf(pt, names))
+		sum.Patterns = append(sum.Patterns, results.PatternOf(pt, names))
 	}
 	fmt.Println(sum.Distance.Line(false))
 }
 
 // logisticModel is the model of the data d as the flags say.
-func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (analysis.Model, *models.Logistic, error) {
+func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (plan.Model, *models.Logistic, error) {
 	for _, w := range d.Warnings {
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	if f.NoStandardize {
 		if err := analysis.RawScale(d); err != nil {
-			return analysis.Model{}, nil, err
+			return plan.Model{}, nil, err
 		}
 	}
 	x, p, names := d.X, d.P, d.Names
 	intercept := -1
 	if f.Prior == "spike-slab" {
 		if f.Exact && p > models.MaxSlabExactDim {
-			return analysis.Model{}, nil, fmt.Errorf("--exact: %d spike-and-slab coefficients; the reference enumerates 2^q inclusion patterns, q ≤ %d", p, models.MaxSlabExactDim)
+			return plan.Model{}, nil, fmt.Errorf("--exact: %d spike-and-slab coefficients; the reference enumerates 2^q inclusion patterns, q ≤ %d", p, models.MaxSlabExactDim)
 		}
 		if err := analysis.CheckInclusionNames(f.Data, names); err != nil {
-			return analysis.Model{}, nil, err
+			return plan.Model{}, nil, err
 		}
 	}
 	if !f.NoIntercept {
@@ -274,7 +276,7 @@ func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (analysi
 		lr, err = models.NewLogistic(x, d.Y, p, f.PriorSD)
 	}
 	if err != nil {
-		return analysis.Model{}, nil, fmt.Errorf("%s: %w", f.Data, err)
+		return plan.Model{}, nil, fmt.Errorf("%s: %w", f.Data, err)
 	}
 	return analysis.LogisticModel(lr, names), lr, nil
 }
@@ -316,7 +318,7 @@ func (f *logisticFlags) settings(o analysis.Options, d *dataset.Data) [][2]strin
 		settings = append(settings, prior...)
 	}
 	if d.Means != nil {
-		settings = append(settings, analysis.StandardisationSettings(d.Means, d.SDs)...)
+		settings = append(settings, results.StandardisationSettings(d.Means, d.SDs)...)
 	}
 	return settings
 }

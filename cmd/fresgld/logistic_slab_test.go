@@ -11,7 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 )
 
 // pairCSV writes N = 100 examples of two features a and b of correlation
@@ -53,8 +54,8 @@ type slabRun struct {
 		ExactInclusion     *float64 `json:"exact_inclusion"`
 		ExactInclusionMCSE *float64 `json:"exact_inclusion_mcse"`
 	} `json:"per_coefficient"`
-	Patterns []analysis.PatternRow `json:"exact_patterns"`
-	Plan     *analysis.PlanSummary `json:"plan"`
+	Patterns []results.PatternRow `json:"exact_patterns"`
+	Plan     *plan.PlanSummary    `json:"plan"`
 }
 
 // TestLogisticSlabPlanAgainstReference runs the default sampler (the plan)
@@ -109,7 +110,7 @@ func TestLogisticSlabPlanAgainstReference(t *testing.T) {
 			t.Errorf("%s: inclusion %.4f, reference %.4f: error %.3g > 4 MCSE + 0.005 = %.3g", c.Name, c.Inclusion, *c.ExactInclusion, e, 4*se+0.005)
 		}
 	}
-	ch, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
+	ch, err := results.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +132,7 @@ func TestLogisticNormalPriorWritesNoSlab(t *testing.T) {
 	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--chains", "1", "--keep", "100", "--out", out); err != nil {
 		t.Fatal(err)
 	}
-	ch, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
+	ch, err := results.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

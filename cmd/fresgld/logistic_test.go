@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // smallCSV writes a 200-row data set with two features and a header, the
@@ -74,7 +74,7 @@ func TestLogisticEndToEnd(t *testing.T) {
 			if sum.Settings.Seed != 1 || !(sum.Settings.Eta > 0) || !(sum.Cost > 0) || sum.Settings.Chains != 2 {
 				t.Errorf("%s: settings or cost %+v", m, sum)
 			}
-			c, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
+			c, err := results.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 
 	"github.com/spf13/cobra"
 
@@ -15,7 +16,7 @@ import (
 type mergeSummary struct {
 	Files    []string    `json:"files"`
 	Settings [][2]string `json:"settings"`
-	analysis.Summary
+	results.Summary
 }
 
 func init() {
@@ -32,7 +33,7 @@ func init() {
 }
 
 func runMerge(cmd *cobra.Command, args []string, out string) error {
-	files, err := analysis.ChainFiles(args)
+	files, err := results.ChainFiles(args)
 	if err != nil {
 		return err
 	}
@@ -44,7 +45,7 @@ func runMerge(cmd *cobra.Command, args []string, out string) error {
 		return err
 	}
 	if out == "" {
-		analysis.WriteTable(os.Stdout, res.Summary)
+		results.WriteTable(os.Stdout, res.Summary)
 		for _, w := range res.Summary.Warnings {
 			fmt.Fprintln(cmd.ErrOrStderr(), "warning:", w)
 		}
@@ -55,5 +56,5 @@ func runMerge(cmd *cobra.Command, args []string, out string) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 	sum := mergeSummary{Files: files, Settings: res.Chains[0].Header.Settings, Summary: res.Summary}
-	return analysis.Report(os.Stdout, cmd.ErrOrStderr(), dir, res.Chains, &res.Summary, &sum, nil)
+	return results.Report(os.Stdout, cmd.ErrOrStderr(), dir, res.Chains, &res.Summary, &sum, nil)
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // dataRows is a chain CSV without its comment lines: the header and the
@@ -46,7 +46,7 @@ func TestMergeOfSingleChainsMatchesOneRun(t *testing.T) {
 			if err := run(t, append(cmd, "--chain", fmt.Sprint(c), "--out", d)...); err != nil {
 				t.Fatal(err)
 			}
-			if !bytes.Equal(dataRows(t, analysis.ChainFile(all, c)), dataRows(t, analysis.ChainFile(d, c))) {
+			if !bytes.Equal(dataRows(t, results.ChainFile(all, c)), dataRows(t, results.ChainFile(d, c))) {
 				t.Errorf("%s: chain %d alone differs from chain %d of the four-chain run", cmd[0], c, c)
 			}
 			dirs = append(dirs, d)
@@ -89,7 +89,7 @@ func TestMergeRefusesMismatchedChains(t *testing.T) {
 	// A line that does not parse is an error, unless it is the last of a
 	// file killed mid-write (TestKillThenMergeAndRepair).
 	bad := filepath.Join(t.TempDir(), "chain-3.csv")
-	full, _ := os.ReadFile(analysis.ChainFile(a, 1))
+	full, _ := os.ReadFile(results.ChainFile(a, 1))
 	cut := bytes.LastIndexByte(full[:len(full)/2], '\n') + 1
 	os.WriteFile(bad, append(append(full[:cut:cut], "1,2\n"...), full[cut:]...), 0o644)
 	for _, x := range []struct {

@@ -11,6 +11,7 @@ import (
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // mixtureFlags are the settings of a mixture run.
@@ -40,21 +41,21 @@ func (f *mixtureFlags) sampler() samplerFlags {
 
 // mixtureSummary is summary.json of a mixture run.
 type mixtureSummary struct {
-	Settings    *mixtureFlags         `json:"settings"`
-	N           int                   `json:"values"`
-	ColumnName  string                `json:"column_name"`
-	K           int                   `json:"components_k"`
-	E0          float64               `json:"dirichlet_e0"`
-	DataMean    float64               `json:"data_mean"`
-	DataSD      float64               `json:"data_sd"`
-	Clusters    []clusterRow          `json:"number_of_clusters"`
-	Comps       []compRow             `json:"component_table"`
-	Ref         *mixRefInfo           `json:"reference,omitempty"`
-	WallSeconds float64               `json:"wall_seconds"`
-	StepRule    string                `json:"step_rule,omitempty"`
-	BatchRule   string                `json:"batch_rule,omitempty"`
-	RunRule     string                `json:"run_length_rule,omitempty"`
-	Plan        *analysis.PlanSummary `json:"plan,omitempty"`
+	Settings    *mixtureFlags     `json:"settings"`
+	N           int               `json:"values"`
+	ColumnName  string            `json:"column_name"`
+	K           int               `json:"components_k"`
+	E0          float64           `json:"dirichlet_e0"`
+	DataMean    float64           `json:"data_mean"`
+	DataSD      float64           `json:"data_sd"`
+	Clusters    []clusterRow      `json:"number_of_clusters"`
+	Comps       []compRow         `json:"component_table"`
+	Ref         *mixRefInfo       `json:"reference,omitempty"`
+	WallSeconds float64           `json:"wall_seconds"`
+	StepRule    string            `json:"step_rule,omitempty"`
+	BatchRule   string            `json:"batch_rule,omitempty"`
+	RunRule     string            `json:"run_length_rule,omitempty"`
+	Plan        *plan.PlanSummary `json:"plan,omitempty"`
 	runResult
 }
 
@@ -137,7 +138,7 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 	}
 	o := f.options(cmd, method)
 	var sum *mixtureSummary
-	return runSampling(cmd, sampling{model: analysis.MixtureModel(mix), options: o,
+	return runSampling(cmd, sampling{model: plan.MixtureModel(mix), options: o,
 		headline: func(res *analysis.Result) string {
 			if w := refWarning(ref); w != nil {
 				res.AddWarnings(w...)

@@ -7,8 +7,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 )
 
 // The exact Gibbs reference of --reference: chains × sweeps (a variable so
@@ -23,13 +24,13 @@ var (
 // reference's and the run's difference from it in MCSEs (the two MCSEs in
 // quadrature).
 type clusterRow struct {
-	Clusters int               `json:"clusters"`
-	Prob     analysis.JSONNum  `json:"probability"`
-	MCSE     analysis.JSONNum  `json:"mcse"`
-	RefProb  *float64          `json:"reference,omitempty"`
-	RefMCSE  *float64          `json:"reference_mcse,omitempty"`
-	RefRhat  *float64          `json:"reference_rhat,omitempty"`
-	Diff     *analysis.JSONNum `json:"difference_in_mcse,omitempty"`
+	Clusters int              `json:"clusters"`
+	Prob     results.JSONNum  `json:"probability"`
+	MCSE     results.JSONNum  `json:"mcse"`
+	RefProb  *float64         `json:"reference,omitempty"`
+	RefMCSE  *float64         `json:"reference_mcse,omitempty"`
+	RefRhat  *float64         `json:"reference_rhat,omitempty"`
+	Diff     *results.JSONNum `json:"difference_in_mcse,omitempty"`
 }
 
 // compRow is one component's posterior means and sds in the data's units
@@ -37,21 +38,21 @@ type clusterRow struct {
 // and weight with the run's differences from them in MCSEs (the two
 // MCSEs in quadrature).
 type compRow struct {
-	Component int              `json:"component"`
-	Mean      analysis.JSONNum `json:"mean"`
-	MeanSD    analysis.JSONNum `json:"mean_sd"`
-	SD        analysis.JSONNum `json:"sd"`
-	SDSD      analysis.JSONNum `json:"sd_sd"`
-	Weight    analysis.JSONNum `json:"weight"`
-	WeightSD  analysis.JSONNum `json:"weight_sd"`
-	Ref       *compRef         `json:"reference,omitempty"`
+	Component int             `json:"component"`
+	Mean      results.JSONNum `json:"mean"`
+	MeanSD    results.JSONNum `json:"mean_sd"`
+	SD        results.JSONNum `json:"sd"`
+	SDSD      results.JSONNum `json:"sd_sd"`
+	Weight    results.JSONNum `json:"weight"`
+	WeightSD  results.JSONNum `json:"weight_sd"`
+	Ref       *compRef        `json:"reference,omitempty"`
 }
 
 // compRef is a component's reference row: [mean, sd, weight] each.
 type compRef struct {
-	Value [3]float64          `json:"value"`
-	MCSE  [3]float64          `json:"mcse"`
-	Diff  [3]analysis.JSONNum `json:"difference_in_mcse"`
+	Value [3]float64         `json:"value"`
+	MCSE  [3]float64         `json:"mcse"`
+	Diff  [3]results.JSONNum `json:"difference_in_mcse"`
 }
 
 // mixTableOff is the difference, in MCSEs, beyond which a run's table is
@@ -73,15 +74,15 @@ const mixTableFloor = 0.001
 // are too few (bulk ESS below finitemix.MinESS), Problem saying which, with
 // the numbers; then it is no exact answer.
 type mixRefInfo struct {
-	Method    string           `json:"method"`
-	Chains    int              `json:"chains"`
-	Sweeps    int              `json:"sweeps_per_chain"`
-	Kept      int              `json:"kept_per_chain"`
-	Seconds   float64          `json:"seconds"`
-	Converged bool             `json:"converged"`
-	MaxRhat   analysis.JSONNum `json:"max_rhat"`
-	MinESS    analysis.JSONNum `json:"min_bulk_ess"`
-	Problem   string           `json:"problem,omitempty"`
+	Method    string          `json:"method"`
+	Chains    int             `json:"chains"`
+	Sweeps    int             `json:"sweeps_per_chain"`
+	Kept      int             `json:"kept_per_chain"`
+	Seconds   float64         `json:"seconds"`
+	Converged bool            `json:"converged"`
+	MaxRhat   results.JSONNum `json:"max_rhat"`
+	MinESS    results.JSONNum `json:"min_bulk_ess"`
+	Problem   string          `json:"problem,omitempty"`
 }
 
 // mixRefMethod names the reference's sampler.
@@ -139,12 +140,12 @@ func mixtureReference(stderr io.Writer, m *finitemix.FiniteMixture, seed uint64)
 
 // refWarning is the warning of a reference that did not converge (nil
 // without one, or when it converged).
-func refWarning(ref *finitemix.MixReference) []analysis.Warning {
+func refWarning(ref *finitemix.MixReference) []results.Warning {
 	if ref == nil || ref.Converged {
 		return nil
 	}
 	rhat, _ := ref.Worst()
-	return []analysis.Warning{{Code: "reference_not_converged", Number: rhat,
+	return []results.Warning{{Code: "reference_not_converged", Number: rhat,
 		Message: fmt.Sprintf("the --reference is not an exact answer: %s; its probabilities, and the run's differences from them, are unreliable", ref.Problem)}}
 }
 
@@ -155,26 +156,26 @@ func refInfo(ref *finitemix.MixReference) *mixRefInfo {
 	}
 	rhat, ess := ref.Worst()
 	return &mixRefInfo{Method: mixRefMethod, Chains: ref.Chains, Sweeps: ref.Sweeps, Kept: ref.Kept, Seconds: ref.Seconds,
-		Converged: ref.Converged, MaxRhat: analysis.JSONNum(rhat), MinESS: analysis.JSONNum(ess), Problem: ref.Problem}
+		Converged: ref.Converged, MaxRhat: results.JSONNum(rhat), MinESS: results.JSONNum(ess), Problem: ref.Problem}
 }
 
 // mixtureTables reads the number of clusters' table (beside the reference
 // when there is one) and the components' from the run's summary.
-func mixtureTables(s analysis.Summary, k int, ref *finitemix.MixReference) ([]clusterRow, []compRow) {
-	row := map[string]analysis.ParamRow{}
+func mixtureTables(s results.Summary, k int, ref *finitemix.MixReference) ([]clusterRow, []compRow) {
+	row := map[string]results.ParamRow{}
 	for _, r := range s.Parameters {
 		row[r.Name] = r
 	}
 	var clusters []clusterRow
 	for j := range k {
-		p := row[analysis.MixtureClusterCol(j+1)]
-		c := clusterRow{Clusters: j + 1, Prob: analysis.JSONNum(p.Mean), MCSE: analysis.JSONNum(p.MCSEMean)}
+		p := row[plan.MixtureClusterCol(j+1)]
+		c := clusterRow{Clusters: j + 1, Prob: results.JSONNum(p.Mean), MCSE: results.JSONNum(p.MCSEMean)}
 		if p.SD == 0 {
 			c.MCSE = 0 // the same in every draw (0: no draw has j+1 clusters); diag's MCSE is NaN there
 		}
 		if ref != nil {
 			rp, rm, rr := ref.Mean[j], ref.MCSE[j], ref.Rhat[j]
-			d := analysis.JSONNum(mcseDiff(p.Mean-rp, math.Hypot(float64(c.MCSE), rm)))
+			d := results.JSONNum(mcseDiff(p.Mean-rp, math.Hypot(float64(c.MCSE), rm)))
 			c.RefProb, c.RefMCSE, c.RefRhat, c.Diff = &rp, &rm, &rr, &d
 		}
 		clusters = append(clusters, c)
@@ -182,14 +183,14 @@ func mixtureTables(s analysis.Summary, k int, ref *finitemix.MixReference) ([]cl
 	var comps []compRow
 	for j := range k {
 		mu, sd, w := row[fmt.Sprintf("mu_%d", j+1)], row[fmt.Sprintf("sigma_%d", j+1)], row[fmt.Sprintf("w_%d", j+1)]
-		c := compRow{Component: j + 1, Mean: analysis.JSONNum(mu.Mean), MeanSD: analysis.JSONNum(mu.SD),
-			SD: analysis.JSONNum(sd.Mean), SDSD: analysis.JSONNum(sd.SD), Weight: analysis.JSONNum(w.Mean), WeightSD: analysis.JSONNum(w.SD)}
+		c := compRow{Component: j + 1, Mean: results.JSONNum(mu.Mean), MeanSD: results.JSONNum(mu.SD),
+			SD: results.JSONNum(sd.Mean), SDSD: results.JSONNum(sd.SD), Weight: results.JSONNum(w.Mean), WeightSD: results.JSONNum(w.SD)}
 		if ref != nil && len(ref.Mean) >= 4*k {
 			r := &compRef{}
-			for q, p := range [3]analysis.ParamRow{mu, sd, w} {
+			for q, p := range [3]results.ParamRow{mu, sd, w} {
 				i := (q+1)*k + j
 				r.Value[q], r.MCSE[q] = ref.Mean[i], ref.MCSE[i]
-				r.Diff[q] = analysis.JSONNum(mcseDiff(p.Mean-ref.Mean[i], math.Hypot(p.MCSEMean, ref.MCSE[i])))
+				r.Diff[q] = results.JSONNum(mcseDiff(p.Mean-ref.Mean[i], math.Hypot(p.MCSEMean, ref.MCSE[i])))
 			}
 			c.Ref = r
 		}
@@ -201,7 +202,7 @@ func mixtureTables(s analysis.Summary, k int, ref *finitemix.MixReference) ([]cl
 // offWarning is the warning of a run whose tables are more than
 // mixTableOff MCSEs off a converged reference (nil when none is, or the
 // reference did not converge: then refWarning says so).
-func offWarning(ref *finitemix.MixReference, clusters []clusterRow, comps []compRow, dataSD float64) []analysis.Warning {
+func offWarning(ref *finitemix.MixReference, clusters []clusterRow, comps []compRow, dataSD float64) []results.Warning {
 	if ref == nil || !ref.Converged {
 		return nil
 	}
@@ -229,7 +230,7 @@ func offWarning(ref *finitemix.MixReference, clusters []clusterRow, comps []comp
 	if len(off) == 0 {
 		return nil
 	}
-	return []analysis.Warning{{Code: "off_reference", Number: worst,
+	return []results.Warning{{Code: "off_reference", Number: worst,
 		Message: fmt.Sprintf("the run is more than %d MCSEs (its and the reference's in quadrature) off the converged --reference in %d entr(ies): %s; its chains missed part of the posterior or are too short to say: raise --keep, or run --seed with other values and compare", mixTableOff, len(off), strings.Join(off, "; "))}}
 }
 
@@ -282,6 +283,6 @@ func writeMixtureTables(clusters []clusterRow, comps []compRow, ref *finitemix.M
 }
 
 // pm is "mean ± sd" in format f.
-func pm(mean, sd analysis.JSONNum, f string) string {
+func pm(mean, sd results.JSONNum, f string) string {
 	return fmt.Sprintf(f+" ± "+f, float64(mean), float64(sd))
 }

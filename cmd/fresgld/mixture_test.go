@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/results"
 )
 
 // galaxies is the shipped galaxies data, column "velocity".
@@ -263,10 +263,10 @@ func TestMixtureReferenceNotConverged(t *testing.T) {
 // none.
 func TestMixtureOffReference(t *testing.T) {
 	ref := &finitemix.MixReference{Converged: true}
-	d := func(x float64) *analysis.JSONNum { v := analysis.JSONNum(x); return &v }
+	d := func(x float64) *results.JSONNum { v := results.JSONNum(x); return &v }
 	p := 0.5
 	clusters := []clusterRow{{Clusters: 1, Prob: 0.5, RefProb: &p, Diff: d(2.9)}}
-	comps := []compRow{{Component: 2, Mean: 1.92, Ref: &compRef{Value: [3]float64{1.778, 0.2, 0.1}, Diff: [3]analysis.JSONNum{2.99, -1, 0}}}}
+	comps := []compRow{{Component: 2, Mean: 1.92, Ref: &compRef{Value: [3]float64{1.778, 0.2, 0.1}, Diff: [3]results.JSONNum{2.99, -1, 0}}}}
 	if w := offWarning(ref, clusters, comps, 1); w != nil {
 		t.Errorf("within 3 MCSEs: %v", w)
 	}

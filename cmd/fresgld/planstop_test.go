@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/modelproc"
+	"github.com/fresgld/fresgld/results"
 )
 
 // With FRESGLD_TEST_SLOW_MODEL set to a duration, the test binary serves
@@ -151,7 +151,7 @@ func TestPlanAnswersSignals(t *testing.T) {
 				t.Errorf("%s: stderr lacks %q", c.name, want)
 			}
 		}
-		if _, err := os.Stat(analysis.ChainFile(out, 1)); err == nil {
+		if _, err := os.Stat(results.ChainFile(out, 1)); err == nil {
 			t.Errorf("%s: a chain file was written", c.name)
 		}
 	}

@@ -15,6 +15,8 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -147,30 +149,30 @@ func (f *regressFlags) chooseMethod() (exchange.Method, string) {
 
 // regressSummary is summary.json of a regression run.
 type regressSummary struct {
-	Settings     *regressFlags           `json:"settings"`
-	N            int                     `json:"examples"`
-	Names        []string                `json:"coefficients"`
-	Label        string                  `json:"label"`
-	FeatureMean  []float64               `json:"feature_means"`
-	FeatureSD    []float64               `json:"feature_sds"`
-	ResponseMean float64                 `json:"response_mean"`
-	ResponseSD   float64                 `json:"response_sd"`
-	Prior        string                  `json:"prior"`
-	SlabWeight   float64                 `json:"slab_weight"`
-	SpikeSD      float64                 `json:"spike_sd,omitempty"`
-	SlabSD       float64                 `json:"slab_sd"`
-	NoiseSD      float64                 `json:"noise_sd"`
-	NoiseRule    string                  `json:"noise_sd_rule"`
-	MethodRule   string                  `json:"method_rule"`
-	StepRule     string                  `json:"step_rule,omitempty"`
-	BatchRule    string                  `json:"batch_rule,omitempty"`
-	RunRule      string                  `json:"run_length_rule,omitempty"`
-	Coef         []analysis.CoefRow      `json:"per_coefficient"`
-	Patterns     []analysis.PatternRow   `json:"exact_patterns,omitempty"`
-	Distance     *analysis.ExactDistance `json:"distance_to_exact,omitempty"`
-	HotBatch     []*variance.AutoStats   `json:"hot_batch_automatic,omitempty"`
-	Plan         *analysis.PlanSummary   `json:"plan,omitempty"`
-	WallSeconds  float64                 `json:"wall_seconds"`
+	Settings     *regressFlags          `json:"settings"`
+	N            int                    `json:"examples"`
+	Names        []string               `json:"coefficients"`
+	Label        string                 `json:"label"`
+	FeatureMean  []float64              `json:"feature_means"`
+	FeatureSD    []float64              `json:"feature_sds"`
+	ResponseMean float64                `json:"response_mean"`
+	ResponseSD   float64                `json:"response_sd"`
+	Prior        string                 `json:"prior"`
+	SlabWeight   float64                `json:"slab_weight"`
+	SpikeSD      float64                `json:"spike_sd,omitempty"`
+	SlabSD       float64                `json:"slab_sd"`
+	NoiseSD      float64                `json:"noise_sd"`
+	NoiseRule    string                 `json:"noise_sd_rule"`
+	MethodRule   string                 `json:"method_rule"`
+	StepRule     string                 `json:"step_rule,omitempty"`
+	BatchRule    string                 `json:"batch_rule,omitempty"`
+	RunRule      string                 `json:"run_length_rule,omitempty"`
+	Coef         []results.CoefRow      `json:"per_coefficient"`
+	Patterns     []results.PatternRow   `json:"exact_patterns,omitempty"`
+	Distance     *results.ExactDistance `json:"distance_to_exact,omitempty"`
+	HotBatch     []*variance.AutoStats  `json:"hot_batch_automatic,omitempty"`
+	Plan         *plan.PlanSummary      `json:"plan,omitempty"`
+	WallSeconds  float64                `json:"wall_seconds"`
 	runResult
 }
 
@@ -204,7 +206,7 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 			return err
 		}
 	}
-	return runSampling(cmd, sampling{model: analysis.RegressModel(lr, sum.Names, f.prior()), options: f.options(cmd, m, corr),
+	return runSampling(cmd, sampling{model: plan.RegressModel(lr, sum.Names, f.prior()), options: f.options(cmd, m, corr),
 		headline: func(res *analysis.Result) string {
 			o := res.Options
 			f.sampler().resolved(o)
@@ -299,18 +301,18 @@ func (f *regressFlags) options(cmd *cobra.Command, m exchange.Method, corr excha
 // --exact its table) and records them in sum.
 func (f *regressFlags) compare(sum *regressSummary, exact *models.LinRegExact) {
 	names := sum.Names
-	var ref analysis.Reference // nil, not a nil *LinRegExact, when there is none
+	var ref results.Reference // nil, not a nil *LinRegExact, when there is none
 	if exact != nil {
 		ref = exact
 	}
-	sum.Coef, sum.Distance = analysis.CompareExact(sum.Summary, names, ref, f.Exact)
+	sum.Coef, sum.Distance = results.CompareExact(sum.Summary, names, ref, f.Exact)
 	if exact == nil {
 		return
 	}
 	if f.Exact {
-		analysis.WriteExactTable(os.Stdout, names, exact, sum.Coef, f.prior().Normal())
+		results.WriteExactTable(os.Stdout, names, exact, sum.Coef, f.prior().Normal())
 		for _, pt := range exact.Patterns[:min(len(exact.Patterns), 5)] {
-			sum.Patterns = append(sum.Patterns, analysis.PatternOf(pt, names))
+			sum.Patterns = append(sum.Patterns, results.PatternOf(pt, names))
 		}
 	}
 	if sum.Distance != nil {

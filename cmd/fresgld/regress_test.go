@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // regressRun is what the regress tests read back from summary.json.
@@ -146,7 +146,7 @@ func regressAgainstExact(t *testing.T, method string, args []string) {
 	if math.Abs(r.Distance.MeanErr-worst) > 1e-12 {
 		t.Errorf("distance_to_exact: %v, largest |mean − exact|/sd %v", r.Distance.MeanErr, worst)
 	}
-	ch, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
+	ch, err := results.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,11 +196,11 @@ func TestRegressNormalPrior(t *testing.T) {
 			t.Errorf("%s: inclusion %v, exact %v under the normal prior", c.Name, c.Inclusion, *c.ExactInclusion)
 		}
 	}
-	ch, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
+	ch, err := results.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if slices.ContainsFunc(ch.Columns, func(c string) bool { return strings.HasPrefix(c, "inclusion_") }) || slices.Contains(ch.Columns, analysis.ReplicaCol(2)) {
+	if slices.ContainsFunc(ch.Columns, func(c string) bool { return strings.HasPrefix(c, "inclusion_") }) || slices.Contains(ch.Columns, results.ReplicaCol(2)) {
 		t.Errorf("normal prior, one chain: columns %q", ch.Columns)
 	}
 }
@@ -317,7 +317,7 @@ func TestRegressCSGLDKeepsSamplingStages(t *testing.T) {
 			want++
 		}
 	}
-	ch, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
+	ch, err := results.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

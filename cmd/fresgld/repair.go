@@ -1,9 +1,9 @@
 package main
 
 import (
-	"github.com/fresgld/fresgld/analysis"
-
 	"github.com/spf13/cobra"
+
+	"github.com/fresgld/fresgld/results"
 )
 
 func init() {
@@ -13,11 +13,11 @@ func init() {
 		Long:  help("repair"),
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			files, err := analysis.ChainFiles(args)
+			files, err := results.ChainFiles(args)
 			if err != nil {
 				return err
 			}
-			return analysis.Repair(cmd.OutOrStdout(), files)
+			return results.Repair(cmd.OutOrStdout(), files)
 		},
 	}
 	rootCmd.AddCommand(cmd)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // TestResumeBitForBit interrupts runs by SIGINT, SIGTERM and kill -9 (at a
@@ -120,7 +121,7 @@ func interruptAndResume(t *testing.T, out string, sig syscall.Signal, lines int,
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitLines(t, analysis.ChainFile(out, 1), lines, done)
+	waitLines(t, results.ChainFile(out, 1), lines, done)
 	if sig == syscall.SIGKILL {
 		deadline := time.Now().Add(30 * time.Second)
 		for {
@@ -133,8 +134,8 @@ func interruptAndResume(t *testing.T, out string, sig syscall.Signal, lines int,
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
-		b, _ := os.ReadFile(analysis.ChainFile(out, 1))
-		waitLines(t, analysis.ChainFile(out, 1), bytes.Count(b, []byte("\n"))+rand.N(lines), done)
+		b, _ := os.ReadFile(results.ChainFile(out, 1))
+		waitLines(t, results.ChainFile(out, 1), bytes.Count(b, []byte("\n"))+rand.N(lines), done)
 	}
 	cmd.Process.Signal(sig)
 	select {
@@ -250,7 +251,7 @@ func TestResumeRefuses(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitLines(t, analysis.ChainFile(orig, 1), 2000, done)
+	waitLines(t, results.ChainFile(orig, 1), 2000, done)
 	cmd.Process.Signal(syscall.SIGINT)
 	<-done
 	ckb, err := os.ReadFile(filepath.Join(orig, analysis.CheckpointName(1)))
@@ -292,13 +293,13 @@ func TestResumeRefuses(t *testing.T) {
 			})
 		})},
 		{"csv header", "chain-1.csv: written with the setting", edit("csv", func(d string) {
-			p := analysis.ChainFile(d, 1)
+			p := results.ChainFile(d, 1)
 			b, _ := os.ReadFile(p)
 			os.WriteFile(p, bytes.Replace(b, []byte("tau2 = 10"), []byte("tau2 = 11"), 1), 0o644)
 		})},
 		{"cut csv", "fewer than the", edit("cut", func(d string) {
 			c, _ := analysis.DecodeCheckpoint(ckb)
-			os.Truncate(analysis.ChainFile(d, 1), c.Offset-10) // inside the draws
+			os.Truncate(results.ChainFile(d, 1), c.Offset-10) // inside the draws
 		})},
 		{"damaged", "not a fresgld checkpoint", edit("damaged", func(d string) {
 			os.WriteFile(filepath.Join(d, analysis.CheckpointName(1)), ckb[:len(ckb)/3], 0o644)

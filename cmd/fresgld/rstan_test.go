@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // TestRstanReadsChains writes the chains of a four-chain run, reads them
@@ -34,7 +34,7 @@ func TestRstanReadsChains(t *testing.T) {
 	}
 	var files []string
 	for c := 1; c <= 4; c++ {
-		files = append(files, analysis.ChainFile(out, c))
+		files = append(files, results.ChainFile(out, c))
 	}
 	script, _ := filepath.Abs(filepath.Join("testdata", "stan_read.R"))
 	cmd := exec.Command(rscript, append([]string{script}, files...)...)
@@ -64,7 +64,7 @@ func TestRstanReadsChains(t *testing.T) {
 		}
 		r[f[0]] = v
 	}
-	var sum analysis.Summary
+	var sum results.Summary
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)

@@ -7,15 +7,14 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
-
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // TestLogisticRunLength checks the command's wiring of the rule: with
-// --burn and --thin auto, the run uses analysis.RunLengthFor at the run's own η and
+// --burn and --thin auto, the run uses plan.RunLengthFor at the run's own η and
 // n, λ_min of the Hessian at the mode and D² = 2(U(0) − U(mode)), all
 // recomputed here from the data as the command prepares them (standardised,
 // intercept, σ₀ = 1); with --thin given, that thin and the rule's burn.
@@ -57,7 +56,7 @@ func TestLogisticRunLength(t *testing.T) {
 		if err := json.Unmarshal(b, &s); err != nil {
 			t.Fatal(err)
 		}
-		r, ok := analysis.RunLengthFor(s.Settings.Eta, lmin, dist, 40, s.Settings.Batch, p)
+		r, ok := plan.RunLengthFor(s.Settings.Eta, lmin, dist, 40, s.Settings.Batch, p)
 		if !ok || r.Capped {
 			t.Fatalf("rule %+v, ok %v: the test wants a run within the budget", r, ok)
 		}

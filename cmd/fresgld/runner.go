@@ -8,13 +8,15 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 )
 
 // sampling is one run of a sampling command (sample, regress, logistic,
 // mixture), as runSampling carries it out: the model and options the
 // command built from its flags, and the command's own part of the output.
 type sampling struct {
-	model   analysis.Model
+	model   plan.Model
 	options analysis.Options
 	// ctx and stop, when set, are the command's own interruptible
 	// context, made before it built the model (sample --stan's compile
@@ -69,7 +71,7 @@ type runResult struct {
 	analysis.SwapSummary
 	// LadderTuning is the ladder's tuning under --levels auto.
 	LadderTuning *exchange.Adapted `json:"ladder_tuning,omitempty"`
-	analysis.Summary
+	results.Summary
 }
 
 func resultOf(res *analysis.Result) runResult {

@@ -13,6 +13,8 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/modelproc"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 )
 
 // sampleFlags are the settings of a run on a model in another process.
@@ -135,12 +137,12 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 	}
 	defer m.Close()
 	o.ProgressNote = modelBusy(m)
-	model := analysis.Model{Terms: m, Names: m.Names()}
+	model := plan.Model{Terms: m, Names: m.Names()}
 	if sm != nil {
 		if model, err = sm.analysisModel(m, f.Seed); err != nil {
 			return err
 		}
-	} else if err := analysis.CheckGradient(m, m.Names(), nil, f.Seed); err != nil {
+	} else if err := plan.CheckGradient(m, m.Names(), nil, f.Seed); err != nil {
 		// A Stan model's gradient is its autodiff's; a model of the
 		// user's own is checked before it is sampled.
 		return fmt.Errorf("--model-cmd %q: %w", f.ModelCmd, err)
@@ -185,9 +187,9 @@ type sampleSummary struct {
 	// StepRule and RunRule say how the plan chose the sampler and the run
 	// length, Plan what it chose and, where it searched for modes, what
 	// the search looked at (the report's verdict holds only within it).
-	StepRule string                `json:"step_rule,omitempty"`
-	RunRule  string                `json:"run_length_rule,omitempty"`
-	Plan     *analysis.PlanSummary `json:"plan,omitempty"`
+	StepRule string            `json:"step_rule,omitempty"`
+	RunRule  string            `json:"run_length_rule,omitempty"`
+	Plan     *plan.PlanSummary `json:"plan,omitempty"`
 	runResult
 }
 
@@ -196,7 +198,7 @@ type sampleSummary struct {
 // nothing), not on their step size, so the sampler's own account of the
 // stop (a divergence, a variance, its Go types) is left out and the model
 // named.
-func blameModel(s *analysis.Summary, cmd string) {
+func blameModel(s *results.Summary, cmd string) {
 	remedy := fmt.Sprintf("the model process %q failed: its error is printed last, and kept in summary.json (model_error) and report.html; the step size is not the cause", cmd)
 	for i, w := range s.Details {
 		if w.Code == "stopped" {
@@ -265,7 +267,7 @@ func modelError(m *modelproc.Model, cmd string, err error) error {
 	// draws of the run a resume continued, one a full disk left short.
 	var files []string
 	for _, l := range strings.Split(err.Error(), "\n") {
-		if strings.Contains(l, analysis.ErrKeptEarlier.Error()) || strings.Contains(l, "holds only") {
+		if strings.Contains(l, results.ErrKeptEarlier.Error()) || strings.Contains(l, "holds only") {
 			files = append(files, "\n"+l)
 		}
 	}

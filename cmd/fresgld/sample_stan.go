@@ -10,6 +10,8 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/stan"
 )
 
@@ -57,24 +59,24 @@ type ugrader interface {
 // unconstrained parameters, written in the columns uncNames names; Stan's
 // draws (constrained parameters, transformed parameters and generated
 // quantities, with Stan's names) follow them.
-func (s *stanModel) analysisModel(t ugrader, seed uint64) (analysis.Model, error) {
+func (s *stanModel) analysisModel(t ugrader, seed uint64) (plan.Model, error) {
 	start, note, err := stan.Start(t.UGrad, t.Dim(), s.init, seed)
 	if err != nil {
 		if n, msg := t.Rejected(); n > 0 {
 			err = fmt.Errorf("%w (the model rejected those states; the latest: %s)", err, msg)
 		}
-		return analysis.Model{}, fmt.Errorf("--stan %s: %w", s.Bin.Source, err)
+		return plan.Model{}, fmt.Errorf("--stan %s: %w", s.Bin.Source, err)
 	}
 	if note != "" {
 		fmt.Println(note)
 	}
-	m := analysis.Model{Terms: t, Names: uncNames(s.Unconstrained), Init: start, Generated: s.Constrained}
+	m := plan.Model{Terms: t, Names: uncNames(s.Unconstrained), Init: start, Generated: s.Constrained}
 	if s.native != nil {
 		m.Generate = s.native.Write
 		return m, nil
 	}
 	if s.w, err = s.NewWriter(seed); err != nil {
-		return analysis.Model{}, err
+		return plan.Model{}, err
 	}
 	m.Generate = s.w.Write
 	return m, nil
@@ -153,7 +155,7 @@ func (s *stanModel) notes(res *analysis.Result, rejected func() (int64, string))
 	if fails == 0 {
 		return
 	}
-	w := analysis.Warning{Code: "stan-write", Number: float64(fails),
+	w := results.Warning{Code: "stan-write", Number: float64(fails),
 		Remedy: "check the generated quantities block (an _rng given an invalid argument throws)"}
 	w.Message = fmt.Sprintf("Stan's draws: the model failed on %d draws, whose transformed parameters or generated quantities are NaN from the failure on (the latest: %s); %s", fails, lastLine(msg), w.Remedy)
 	if s.native == nil {

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 	"github.com/fresgld/fresgld/stan"
 )
 
@@ -146,7 +146,7 @@ func TestRstanReadsStanChains(t *testing.T) {
 			t.Errorf("R does not see the column %s as a variable: %v", name, r)
 		}
 	}
-	var sum analysis.Summary
+	var sum results.Summary
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if err := json.Unmarshal(b, &sum); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/output"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // The flags that sample, regress, logistic and mixture share, defined
@@ -177,6 +178,6 @@ func parseMethod(name string) (exchange.Method, error) {
 // the user gave it.
 func (s samplerFlags) planKeep(cmd *cobra.Command, m exchange.Method) {
 	if m == analysis.AutoMethod && !cmd.Flags().Changed("keep") {
-		s.run.Keep = analysis.PlanKeep
+		s.run.Keep = plan.PlanKeep
 	}
 }

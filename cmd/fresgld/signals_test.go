@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/modelproc"
+	"github.com/fresgld/fresgld/results"
 )
 
 // An interrupt keeps every draw: with three chains on two workers, chain 3
@@ -37,8 +37,8 @@ func TestInterruptPoolsEveryDraw(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
-	waitLines(t, analysis.ChainFile(out, 1), 3000, done)
-	waitLines(t, analysis.ChainFile(out, 2), 3000, done)
+	waitLines(t, results.ChainFile(out, 1), 3000, done)
+	waitLines(t, results.ChainFile(out, 2), 3000, done)
 	cmd.Process.Signal(syscall.SIGINT)
 	sent := time.Now()
 	select {
@@ -63,18 +63,18 @@ func TestInterruptPoolsEveryDraw(t *testing.T) {
 	var all []float64
 	line := "2 chains, "
 	for _, c := range sum.PerChain {
-		rows := parseSamples(t, analysis.ChainFile(out, c.Chain), 6)
+		rows := parseSamples(t, results.ChainFile(out, c.Chain), 6)
 		if c.Draws != len(rows) {
 			t.Errorf("chain %d: summary says %d draws, its CSV has %d", c.Chain, c.Draws, len(rows))
 		}
 		switch c.Chain {
 		case 3:
-			if c.Status != analysis.StatusNeverStarted || c.Steps != 0 || c.Pooled {
+			if c.Status != results.StatusNeverStarted || c.Steps != 0 || c.Pooled {
 				t.Errorf("chain 3: %+v, want never started, 0 steps, not pooled", c)
 			}
 		default:
 			// --burn 100 --thin 1: a draw for every step after burn-in.
-			if c.Status != analysis.StatusInterrupted || !c.Pooled || c.Steps != 100+len(rows) || len(rows) < 2900 {
+			if c.Status != results.StatusInterrupted || !c.Pooled || c.Steps != 100+len(rows) || len(rows) < 2900 {
 				t.Errorf("chain %d: %+v with %d rows in its CSV", c.Chain, c, len(rows))
 			}
 			for _, r := range rows {
@@ -306,8 +306,8 @@ func TestFiguresAnswerSignals(t *testing.T) {
 		t.Errorf("took %v of CPU time after SIGINT", took)
 	}
 	for c := 1; c <= 2; c++ {
-		b, _ := os.ReadFile(analysis.ChainFile(out, c))
-		if !bytes.Contains(b, []byte(analysis.StatsHeading)) {
+		b, _ := os.ReadFile(results.ChainFile(out, c))
+		if !bytes.Contains(b, []byte(results.StatsHeading)) {
 			t.Errorf("chain %d's file is not complete", c)
 		}
 	}

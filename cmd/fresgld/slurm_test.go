@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // slurmTools finds the Slurm and munge programs, in PATH or /usr/sbin
@@ -153,7 +154,7 @@ func TestSlurmArray(t *testing.T) {
 		t.Errorf("merged table (%v)\n%s\nthe single process's\n%s", err, got, want)
 	}
 	for c := 1; c <= 4; c++ {
-		if !bytes.Equal(dataRows(t, analysis.ChainFile(ref, c)), dataRows(t, analysis.ChainFile(out, c))) {
+		if !bytes.Equal(dataRows(t, results.ChainFile(ref, c)), dataRows(t, results.ChainFile(out, c))) {
 			t.Errorf("chain %d's draws differ from the single process's", c)
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // stdoutOf runs the command line in process and returns its stdout and
@@ -44,13 +44,13 @@ func TestKillThenMergeAndRepair(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "out")
 	cmd, _, done := startLong(t, out, 3000, "gmm", "--chains", "2", "--keep", "1000000000", "--burn", "0", "--thin", "1")
-	waitLines(t, analysis.ChainFile(out, 2), 3000, done)
+	waitLines(t, results.ChainFile(out, 2), 3000, done)
 	cmd.Process.Signal(syscall.SIGKILL)
 	<-done
 	var draws []int
 	for c := 1; c <= 2; c++ {
-		b, _ := os.ReadFile(analysis.ChainFile(out, c))
-		if bytes.Contains(b, []byte(analysis.StatsHeading)) {
+		b, _ := os.ReadFile(results.ChainFile(out, c))
+		if bytes.Contains(b, []byte(results.StatsHeading)) {
 			t.Fatalf("chain %d has its statistics after kill -9", c)
 		}
 		// kill -9 can land inside a buffered write and leave a partial
@@ -61,7 +61,7 @@ func TestKillThenMergeAndRepair(t *testing.T) {
 		draws = append(draws, len(parseSamples(t, whole, 6)))
 	}
 	// A third task of the same run, killed before its first line: empty.
-	os.WriteFile(analysis.ChainFile(out, 3), nil, 0o644)
+	os.WriteFile(results.ChainFile(out, 3), nil, 0o644)
 	table, err := stdoutOf(t, "merge", out)
 	if err == nil || !strings.Contains(err.Error(), "chain 1 of 2 was killed after "+strconv.Itoa(draws[0])+" draws") {
 		t.Errorf("merge after kill -9: error %v", err)
@@ -78,7 +78,7 @@ func TestKillThenMergeAndRepair(t *testing.T) {
 	}
 	// A partial last line, as a power cut leaves: a number cut short still
 	// parses, so only the missing newline tells.
-	f, _ := os.OpenFile(analysis.ChainFile(out, 2), os.O_APPEND|os.O_WRONLY, 0)
+	f, _ := os.OpenFile(results.ChainFile(out, 2), os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString("-1.5,0,0,1,2,3.3")
 	f.Close()
 	if again, _ := stdoutOf(t, "merge", out); again != table {
@@ -88,11 +88,11 @@ func TestKillThenMergeAndRepair(t *testing.T) {
 		t.Fatal(err)
 	}
 	for c := 1; c <= 2; c++ {
-		b, _ := os.ReadFile(analysis.ChainFile(out, c))
-		if !bytes.HasSuffix(b, []byte(analysis.StatKilled+analysis.TornNote+"\n# \n")) || bytes.Contains(b, []byte("3.3\n#")) {
+		b, _ := os.ReadFile(results.ChainFile(out, c))
+		if !bytes.HasSuffix(b, []byte(results.StatKilled+results.TornNote+"\n# \n")) || bytes.Contains(b, []byte("3.3\n#")) {
 			t.Errorf("chain %d after repair ends %q", c, b[max(0, len(b)-300):])
 		}
-		if n := len(parseSamples(t, analysis.ChainFile(out, c), 6)); n != draws[c-1] {
+		if n := len(parseSamples(t, results.ChainFile(out, c), 6)); n != draws[c-1] {
 			t.Errorf("chain %d: %d draws after repair, %d before", c, n, draws[c-1])
 		}
 	}
@@ -100,15 +100,15 @@ func TestKillThenMergeAndRepair(t *testing.T) {
 		t.Errorf("repair changed the table:\n%s\nagainst\n%s", again, table)
 	}
 	// Repairing twice changes nothing.
-	before, _ := os.ReadFile(analysis.ChainFile(out, 1))
+	before, _ := os.ReadFile(results.ChainFile(out, 1))
 	stdoutOf(t, "repair", out)
-	if after, _ := os.ReadFile(analysis.ChainFile(out, 1)); !bytes.Equal(before, after) {
+	if after, _ := os.ReadFile(results.ChainFile(out, 1)); !bytes.Equal(before, after) {
 		t.Error("a second repair changed a repaired file")
 	}
 	// R's start with rstan takes seconds: a long check (TestRstanReadsChains
 	// reads whole chains in the default suite).
 	if longChecks() {
-		rstanReadsEach(t, []string{analysis.ChainFile(out, 1), analysis.ChainFile(out, 2)}, draws)
+		rstanReadsEach(t, []string{results.ChainFile(out, 1), results.ChainFile(out, 2)}, draws)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // fresgld resume of a directory that does not exist, or of a file, says
@@ -66,7 +67,7 @@ func TestFailedResumeKeepsDraws(t *testing.T) {
 	if err := os.WriteFile(ckpt, first, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	before := draws(t, analysis.ChainFile(out, 1))
+	before := draws(t, results.ChainFile(out, 1))
 	// The resume plans anew (about 2500 requests with its NUTS pilot),
 	// then dies sooner in its sampling than the first run did.
 	t.Setenv("FRESGLD_TEST_DIE_AFTER", "4000")
@@ -74,7 +75,7 @@ func TestFailedResumeKeepsDraws(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "keeps that run's draws") {
 		t.Errorf("resume: %v; want it to say the file keeps the earlier draws", err)
 	}
-	if after := draws(t, analysis.ChainFile(out, 1)); after != before {
+	if after := draws(t, results.ChainFile(out, 1)); after != before {
 		t.Errorf("chain-1.csv holds %d draws after the failed resume, %d before", after, before)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"os"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 )
 
 //go:embed warpbreaks.csv
@@ -71,12 +73,12 @@ func run(stdout, stderr io.Writer, out string, keep, ref int, seed uint64) (*Che
 	}
 	o := analysis.DefaultOptions()
 	o.Command, o.Out, o.Keep, o.Seed, o.Log = "poisson", out, keep, seed, stderr
-	res, err := analysis.Run(context.Background(), analysis.Model{Terms: m, Names: Names}, o)
+	res, err := analysis.Run(context.Background(), plan.Model{Terms: m, Names: Names}, o)
 	if err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(stdout, "Poisson regression of warpbreaks (%d looms), %s, %d chains of %d draws:\n", m.Len(), o.Method, len(o.Chains), keep)
-	if err := analysis.Report(stdout, stderr, res.Dir(), res.Chains, &res.Summary, nil, res.Err); err != nil {
+	if err := results.Report(stdout, stderr, res.Dir(), res.Chains, &res.Summary, nil, res.Err); err != nil {
 		return nil, err
 	}
 	ex, err := Reference(m, ref, seed)
@@ -99,11 +101,11 @@ func run(stdout, stderr io.Writer, out string, keep, ref int, seed uint64) (*Che
 	return c, nil
 }
 
-func param(s analysis.Summary, name string) (analysis.ParamRow, bool) {
+func param(s results.Summary, name string) (results.ParamRow, bool) {
 	for _, p := range s.Parameters {
 		if p.Name == name {
 			return p, true
 		}
 	}
-	return analysis.ParamRow{}, false
+	return results.ParamRow{}, false
 }

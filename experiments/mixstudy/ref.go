@@ -6,9 +6,9 @@ import (
 	"math"
 	"os"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // Quantities are the study's scored quantities of a K-component mixture:
@@ -18,7 +18,7 @@ import (
 func Quantities(k int) []string {
 	var q []string
 	for j := range k {
-		q = append(q, analysis.MixtureClusterCol(j+1))
+		q = append(q, plan.MixtureClusterCol(j+1))
 	}
 	for _, s := range []string{"mu", "sigma", "w"} {
 		for j := range k {
@@ -57,7 +57,7 @@ func runReference(data, col string, k int, e0 float64, chains, sweeps int, seed 
 	if err != nil {
 		return err
 	}
-	clusters := analysis.MixtureClusters(m)
+	clusters := plan.MixtureClusters(m)
 	f := func(out, theta []float64, _ []int) {
 		clusters(out[:k], theta)
 		var buf [32]float64

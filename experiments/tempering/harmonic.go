@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/data"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // JohnsonJohnson is a line and one sinusoid (models.Harmonic) through the
@@ -77,15 +77,15 @@ func Harmonic(name string, y []float64) (*Workload, error) {
 		w.Names = append(w.Names, fmt.Sprintf("period_%.3g", p.Period))
 		w.Ref = append(w.Ref, p.Prob)
 	}
-	w.Model = analysis.Model{Terms: m, Names: []string{"logit_omega", "b0", "b1", "a", "c", "log_sigma"}, Generated: w.Names,
+	w.Model = plan.Model{Terms: m, Names: []string{"logit_omega", "b0", "b1", "a", "c", "log_sigma"}, Generated: w.Names,
 		Generate: func(out, theta []float64) { in(out, m.Period(theta)) },
 		Starts:   func() ([][]float64, error) { return m.Starts(10), nil },
 		// The minibatch methods' step from the curvature at the
 		// periodogram's highest peak: Newton from θ = 0, the middle of
 		// the frequencies, ends where no sinusoid fits.
-		Curvature: func(uint64) (analysis.Curvature, error) {
+		Curvature: func(uint64) (plan.Curvature, error) {
 			mode, lmin, lmax, err := mala.Curvature(energy.NewFull(m), m.Starts(1)[0])
-			return analysis.Curvature{Lmin: lmin, Lmax: lmax, Mode: mode, Note: "λ_max at the periodogram's highest peak"}, err
+			return plan.Curvature{Lmin: lmin, Lmax: lmax, Mode: mode, Note: "λ_max at the periodogram's highest peak"}, err
 		},
 		NoChainChecks: true}
 	return w, nil

@@ -5,8 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // Mixture is fresgld mixture's model of y with k components and
@@ -26,14 +26,14 @@ func Mixture(name string, y []float64, k int, e0 float64) (*Workload, error) {
 	if !ref.Converged {
 		return nil, fmt.Errorf("%s: the Gibbs reference: %s", name, ref.Problem)
 	}
-	w := &Workload{Name: name, Model: analysis.MixtureModel(m), Ref: ref.Mean, Quantity: "probability of k clusters",
+	w := &Workload{Name: name, Model: plan.MixtureModel(m), Ref: ref.Mean, Quantity: "probability of k clusters",
 		RefNote: fmt.Sprintf("finitemix.FiniteMixture.Reference: the exact collapsed Gibbs sampler with threshold split–merge moves, %d chains × %d sweeps (%.3g s), largest MCSE %.2g, largest R̂ %.4f",
 			ref.Chains, ref.Sweeps, ref.Seconds, slices.Max(ref.MCSE), slices.Max(ref.Rhat)),
 		About: fmt.Sprintf("%d values, K = %d normals, Richardson and Green's prior (β fixed at its prior mean), ordered means, Dirichlet(%g) weights", len(y), k, e0),
 		value: func(x float64) float64 { return x },
 		stan:  stanData{kind: "mixture", y: m.Z, n: len(y), mix: m, values: stanClusters(m)}}
 	for j := range k {
-		w.Names = append(w.Names, analysis.MixtureClusterCol(j+1))
+		w.Names = append(w.Names, plan.MixtureClusterCol(j+1))
 	}
 	return w, nil
 }

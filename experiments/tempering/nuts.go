@@ -12,11 +12,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/experiments/multimodal"
 	"github.com/fresgld/fresgld/finitemix"
 	"github.com/fresgld/fresgld/internal/procgroup"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/results"
 )
 
 //go:embed nuts.R
@@ -70,7 +70,7 @@ func nuts(ctx context.Context, w *Workload, seeds int, target float64, work stri
 	cmd.WaitDelay = time.Second
 	if out, err := cmd.CombinedOutput(); err != nil {
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("NUTS on %s: %w", w.Name, analysis.ErrInterrupted)
+			return nil, fmt.Errorf("NUTS on %s: %w", w.Name, results.ErrInterrupted)
 		}
 		return nil, fmt.Errorf("Rscript nuts.R: %v\n%s", err, out)
 	}

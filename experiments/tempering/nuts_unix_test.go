@@ -13,14 +13,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/results"
 )
 
 // An interrupt stops NUTS's Rscript and what it started at once. The
 // stand-in Rscript first on PATH passes HaveR's check, then starts a child
 // that sleeps a minute holding the output open (as rstan's compiler does)
 // and waits for it. nuts, its context done after 200 ms, must return an
-// error wrapping analysis.ErrInterrupted within 10 s, not after the
+// error wrapping results.ErrInterrupted within 10 s, not after the
 // minute, and the child must be gone: killing Rscript alone would leave it
 // running, and CombinedOutput waiting for its output.
 func TestNUTSStopsOnInterrupt(t *testing.T) {
@@ -36,8 +36,8 @@ func TestNUTSStopsOnInterrupt(t *testing.T) {
 	defer cancel()
 	start := time.Now()
 	_, err := nuts(ctx, w, 1, 10, work)
-	if !errors.Is(err, analysis.ErrInterrupted) {
-		t.Errorf("error %v, want one wrapping analysis.ErrInterrupted", err)
+	if !errors.Is(err, results.ErrInterrupted) {
+		t.Errorf("error %v, want one wrapping results.ErrInterrupted", err)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("nuts returned %.3g s after its start, its context done after 0.2 s", d.Seconds())

@@ -11,6 +11,7 @@ import (
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
+	"github.com/fresgld/fresgld/results"
 )
 
 // Method is a sampler as a user runs it: analysis.Run's defaults with the
@@ -130,7 +131,7 @@ func runOnce(ctx context.Context, w *Workload, m Method, seed uint64, l Length, 
 	res, err := analysis.Run(ctx, w.Model, o)
 	cpu := (cputime.Process() - start).Seconds()
 	if ctx.Err() != nil { // a run cut short is no score
-		return nil, fmt.Errorf("%s, %s, seed %d: %w", w.Name, m.Name, seed, analysis.ErrInterrupted)
+		return nil, fmt.Errorf("%s, %s, seed %d: %w", w.Name, m.Name, seed, results.ErrInterrupted)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s, %s, seed %d: %w", w.Name, m.Name, seed, err)
@@ -208,7 +209,7 @@ func runOnce(ctx context.Context, w *Workload, m Method, seed uint64, l Length, 
 // column's value over the first k draws of every chain: the
 // Rao–Blackwellised inclusion probability E[P(γ_j = 1 | θ_j)], or the
 // mixture's E[P(K+ = k | θ)].
-func (w *Workload) inclusion(chains []*analysis.Chain, k int) ([]float64, error) {
+func (w *Workload) inclusion(chains []*results.Chain, k int) ([]float64, error) {
 	incl := make([]float64, len(w.Names))
 	n := 0
 	for _, c := range chains {

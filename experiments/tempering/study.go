@@ -8,8 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/experiments/multimodal"
+	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/results"
 )
 
 // Size is the study's size.
@@ -86,7 +87,7 @@ type Result struct {
 
 // Measure runs the study; progress, if set, hears after each method. work
 // is a directory for NUTS's files. Once ctx is done it stops at the run
-// under way (its error wraps analysis.ErrInterrupted); on any error it
+// under way (its error wraps results.ErrInterrupted); on any error it
 // returns the workloads finished before it, for the caller to keep.
 func Measure(ctx context.Context, sz Size, work string, progress func(string)) ([]*Result, error) {
 	if err := checkMethods(sz.Methods); err != nil {
@@ -151,7 +152,7 @@ func measure(ctx context.Context, w *Workload, sz Size, work string, progress fu
 	}
 	runs, err := nuts(ctx, w, sz.Seeds, res.Target, work)
 	switch {
-	case errors.Is(err, analysis.ErrInterrupted):
+	case errors.Is(err, results.ErrInterrupted):
 		return nil, err
 	case errors.Is(err, multimodal.ErrNoR):
 		res.NUTSNote = "NUTS not run: " + err.Error()
@@ -172,7 +173,7 @@ func measure(ctx context.Context, w *Workload, sz Size, work string, progress fu
 func lengthFor(ctx context.Context, w *Workload, m Method, sz Size, target float64) (Length, string, error) {
 	keep := sz.Keep
 	if keep == 0 {
-		keep = analysis.PlanKeep
+		keep = plan.PlanKeep
 	}
 	if m.Plan {
 		r, err := runOnce(ctx, w, m, 1, Length{Keep: keep}, 0)

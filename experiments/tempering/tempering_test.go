@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/results"
 )
 
 // small is a generated regression of 200 rows and 3 correlated features
@@ -39,10 +39,10 @@ func small(t *testing.T) *Workload {
 // NaN estimate gives a NaN error, which meets no goal.
 func TestInclusionAndErr(t *testing.T) {
 	w := small(t)
-	ch := func(id int, a, b, c []float64) *analysis.Chain {
-		return &analysis.Chain{Header: analysis.ChainHeader{ID: id}, Columns: []string{"lp__", "a", "b", "c"}, Cols: [][]float64{make([]float64, len(a)), a, b, c}}
+	ch := func(id int, a, b, c []float64) *results.Chain {
+		return &results.Chain{Header: results.ChainHeader{ID: id}, Columns: []string{"lp__", "a", "b", "c"}, Cols: [][]float64{make([]float64, len(a)), a, b, c}}
 	}
-	chains := []*analysis.Chain{ch(1, []float64{0, 1, 1}, []float64{1, 0, 0}, []float64{0.5, 0.5, 0.5}), ch(2, []float64{0, 0, 1}, []float64{0, 0, 0}, []float64{0.5, 0.5, 0.5})}
+	chains := []*results.Chain{ch(1, []float64{0, 1, 1}, []float64{1, 0, 0}, []float64{0.5, 0.5, 0.5}), ch(2, []float64{0, 0, 1}, []float64{0, 0, 0}, []float64{0.5, 0.5, 0.5})}
 	incl, err := w.inclusion(chains, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -255,8 +255,8 @@ func TestMeasureKeepsFinishedWorkloads(t *testing.T) {
 			cancel()
 		}
 	})
-	if !errors.Is(err, analysis.ErrInterrupted) {
-		t.Errorf("error %v, want one wrapping analysis.ErrInterrupted", err)
+	if !errors.Is(err, results.ErrInterrupted) {
+		t.Errorf("error %v, want one wrapping results.ErrInterrupted", err)
 	}
 	if len(res) != 1 || res[0].Workload.Name != "uscrime-s0-0.001" || len(res[0].Rows) != 1 {
 		var names []string

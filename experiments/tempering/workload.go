@@ -19,12 +19,13 @@ import (
 	"github.com/fresgld/fresgld/experiments/slablogit"
 	"github.com/fresgld/fresgld/finitemix"
 	"github.com/fresgld/fresgld/models"
+	"github.com/fresgld/fresgld/plan"
 )
 
 // Workload is a posterior with separated modes and a reference answer.
 type Workload struct {
 	Name, About string
-	Model       analysis.Model
+	Model       plan.Model
 	// Prior is the spike-and-slab prior of the regressions (zero for the
 	// mixture).
 	Prior models.SlabPrior
@@ -70,7 +71,7 @@ func Regression(name string, csv []byte, label string, prior models.SlabPrior) (
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	w := &Workload{Name: name, Model: analysis.RegressModel(lr, d.Names, prior), Prior: prior, Names: d.Names, Ref: ex.Inclusion, Quantity: "inclusion probability", value: prior.Inclusion,
+	w := &Workload{Name: name, Model: plan.RegressModel(lr, d.Names, prior), Prior: prior, Names: d.Names, Ref: ex.Inclusion, Quantity: "inclusion probability", value: prior.Inclusion,
 		RefNote: fmt.Sprintf("exact: the 2^%d inclusion patterns enumerated (models.LinRegExact)", lr.P),
 		About:   fmt.Sprintf("%d × %d, standardised, σ = %.4g (the least-squares residual sd), prior w = %g, s0 = %g, s1 = %g", d.N, d.P, fit.NoiseSD, prior.W, prior.Spike, prior.Slab),
 		stan:    stanData{kind: "linear", x: lr.X, y: lr.Y, n: d.N, p: d.P, sigma: fit.NoiseSD, values: inclusions(prior)}}
