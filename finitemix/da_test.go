@@ -258,7 +258,8 @@ func TestMixtureClustersAt(t *testing.T) {
 }
 
 // BenchmarkMixtureDAMillion is a sweep on 10⁶ values in two clusters 20
-// sds apart, K = 4, at the plan's pair moves for that size.
+// sds apart, K = 4, with the plan's K pair moves, and the draw's
+// Rao–Blackwellised P(K+ = k) (ClustersAt) apart.
 func BenchmarkMixtureDAMillion(b *testing.B) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	y := make([]float64, 1_000_000)
@@ -270,7 +271,7 @@ func BenchmarkMixtureDAMillion(b *testing.B) {
 		b.Fatal(err)
 	}
 	theta := make([]float64, m.Dim())
-	d := m.DA(0.25)
+	d := m.DA(4)
 	d.Start(theta, rng, StartPrior)
 	for range 20 {
 		d.Step(theta, rng)
