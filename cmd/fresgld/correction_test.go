@@ -46,10 +46,7 @@ func TestLogisticCorrection(t *testing.T) {
 // naming the flag.
 func TestReproduceMinibatchCorrection(t *testing.T) {
 	long(t)
-	ref, err := filepath.Abs("../../docs/results/minibatch/breast-cancer-reference.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := breastCancerRef(t)
 	docs := docsSnapshot(t)
 	if err := run(t, "reproduce", "minibatch", "--smoke", "--seeds", "2", "--problems", "breast-cancer", "--correction", "full", "--reference", ref); err != nil {
 		t.Fatal(err)

@@ -131,10 +131,7 @@ func TestGMMDivergence(t *testing.T) {
 		t.Fatalf("error %v, want one saying chain 1 stopped", err)
 	}
 	var sum analysis.Summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	if len(sum.Stopped) != 2 || sum.Draws == 0 || len(sum.Warnings) == 0 {
 		t.Errorf("summary: %d chains stopped, %d draws, warnings %q", len(sum.Stopped), sum.Draws, sum.Warnings)
 	}
@@ -172,10 +169,7 @@ func TestGMMLadderAuto(t *testing.T) {
 			} `json:"tuning"`
 		} `json:"ladders"`
 	}
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	if len(sum.Ladders) != 2 {
 		t.Fatalf("%d ladders in the summary, want one per chain (2)", len(sum.Ladders))
 	}
@@ -231,10 +225,7 @@ func TestGMMLadderWarning(t *testing.T) {
 	var sum struct {
 		Warnings []string `json:"warnings"`
 	}
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	found := false
 	for _, w := range sum.Warnings {
 		found = found || (strings.Contains(w, "levels 1–2 (τ = 1, 100) rejected") && strings.Contains(w, "--levels auto"))

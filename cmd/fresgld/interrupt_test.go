@@ -170,10 +170,7 @@ func TestKillLeavesParsableSamples(t *testing.T) {
 		t.Skip("builds the command")
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	data, err := filepath.Abs("../../data/wdbc.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := dataFile(t, "wdbc.csv")
 	// 36 columns per line (lp__, 4 sampler columns, 31 coefficients), as
 	// in the truncated line this guards against.
 	const lines = 3000
@@ -245,25 +242,5 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 				t.Errorf("%s of the earlier run is still there", f)
 			}
 		}
-	}
-}
-
-// readSummary reads dir's summary.json.
-func readSummary(t *testing.T, dir string) analysis.Summary {
-	t.Helper()
-	var s analysis.Summary
-	readSummaryInto(t, dir, &s)
-	return s
-}
-
-// readSummaryInto reads dir's summary.json into v.
-func readSummaryInto(t *testing.T, dir string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("summary.json: %v", err)
 	}
 }

@@ -22,11 +22,7 @@ func writeData(t *testing.T, prefix, header string, scale float64) string {
 	for i := range 60 {
 		fmt.Fprintf(&b, "%g,%g,%d\n", scale*float64(i%7), float64(i%5)-2, (i*7)%3%2)
 	}
-	p := filepath.Join(t.TempDir(), "d.csv")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeFile(t, "d.csv", b.String())
 }
 
 // Each CSV case of the reader, through the command: the file is read as a

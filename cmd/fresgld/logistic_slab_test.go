@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -32,11 +31,7 @@ func pairCSV(t *testing.T) string {
 		}
 		fmt.Fprintf(&b, "%.5f,%.5f,%d\n", x1, x2, y)
 	}
-	path := filepath.Join(t.TempDir(), "pair.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeFile(t, "pair.csv", b.String())
 }
 
 // slabRun is what the tests read back from a spike-and-slab run's
@@ -74,13 +69,7 @@ func TestLogisticSlabPlanAgainstReference(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r slabRun
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &r)
 	if r.Prior == nil || r.Prior.Prior != "spike-slab" || r.Prior.SpikeSD != 0.02 {
 		t.Errorf("summary.json's prior: %+v", r.Prior)
 	}
@@ -155,22 +144,7 @@ func TestLogisticNormalPriorWritesNoSlab(t *testing.T) {
 // flag, before any work.
 func TestLogisticSlabRejects(t *testing.T) {
 	good := smallCSV(t)
-	var wide strings.Builder
-	for j := range 13 {
-		fmt.Fprintf(&wide, "x%d,", j)
-	}
-	wide.WriteString("y\n")
-	rng := rand.New(rand.NewPCG(1, 1))
-	for i := range 40 {
-		for range 13 {
-			fmt.Fprintf(&wide, "%.3f,", rng.NormFloat64())
-		}
-		fmt.Fprintf(&wide, "%d\n", i%2)
-	}
-	widePath := filepath.Join(t.TempDir(), "wide.csv")
-	if err := os.WriteFile(widePath, []byte(wide.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	widePath := noiseCSV(t, 40, 13, 1, 2)
 	for _, c := range []struct {
 		args []string
 		want string

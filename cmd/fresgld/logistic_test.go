@@ -28,11 +28,7 @@ func smallCSV(t *testing.T) string {
 		}
 		fmt.Fprintf(&b, "%.4f,%d,%.4f\n", x1, y, x2)
 	}
-	path := filepath.Join(t.TempDir(), "small.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeFile(t, "small.csv", b.String())
 }
 
 func TestLogisticEndToEnd(t *testing.T) {

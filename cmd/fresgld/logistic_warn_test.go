@@ -23,11 +23,7 @@ func separableCSV(t *testing.T) string {
 		x1 := (1 + rng.Float64()) * float64(2*y-1)
 		fmt.Fprintf(&b, "%.4f,%.4f,%d\n", x1, rng.NormFloat64(), y)
 	}
-	path := filepath.Join(t.TempDir(), "separable.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+	return writeFile(t, "separable.csv", b.String())
 }
 
 // Each garbage-producing setting is caught by its warning, on stderr and in
@@ -38,10 +34,7 @@ func separableCSV(t *testing.T) string {
 // clamp warning is only required, not excluded; TestWarnings checks its
 // threshold both ways.)
 func TestLogisticWarnings(t *testing.T) {
-	wdbc, err := filepath.Abs("../../data/wdbc.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	wdbc := dataFile(t, "wdbc.csv")
 	sep := separableCSV(t)
 	short := []string{"--burn", "1000", "--keep", "1000", "--thin", "2", "--chains", "2"}
 	cases := []struct {

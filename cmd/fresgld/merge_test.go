@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,26 +106,4 @@ func TestMergeRefusesMismatchedChains(t *testing.T) {
 			t.Errorf("merge %v: error %v, want one containing %q", x.args, err, x.want)
 		}
 	}
-}
-
-// captureStdout runs f with os.Stdout sent to a pipe and returns what it
-// printed.
-func captureStdout(t *testing.T, f func() error) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stdout
-	os.Stdout = w
-	done := make(chan []byte)
-	go func() { b, _ := io.ReadAll(r); done <- b }()
-	ferr := f()
-	os.Stdout = old
-	w.Close()
-	b := <-done
-	if ferr != nil {
-		t.Fatal(ferr)
-	}
-	return string(b)
 }

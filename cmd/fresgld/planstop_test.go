@@ -72,10 +72,7 @@ func TestPlanAnswersSignals(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%.6g\n", mu+rng.NormFloat64())
 	}
-	data := filepath.Join(dir, "values.csv")
-	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := writeFile(t, "values.csv", b.String())
 	slow := fmt.Sprintf("FRESGLD_TEST_SLOW_MODEL=50ms exec '%s'", os.Args[0])
 	for _, c := range []struct {
 		name string

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,23 +44,8 @@ type regressRun struct {
 func readRegress(t *testing.T, dir string) regressRun {
 	t.Helper()
 	var r regressRun
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, dir, &r)
 	return r
-}
-
-func diabetes(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs("../../data/diabetes.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // rNoiseSD is R's residual standard error of lm(progression ~ ., d) on
@@ -209,22 +192,7 @@ func TestRegressNormalPrior(t *testing.T) {
 // the value, and --out is not created.
 func TestRegressRejects(t *testing.T) {
 	data := diabetes(t)
-	wide := filepath.Join(t.TempDir(), "wide.csv")
-	var b strings.Builder
-	for j := range 21 {
-		fmt.Fprintf(&b, "x%d,", j)
-	}
-	b.WriteString("y\n")
-	rng := rand.New(rand.NewPCG(4, 4))
-	for i := range 30 {
-		for range 21 {
-			fmt.Fprintf(&b, "%.3f,", rng.NormFloat64())
-		}
-		fmt.Fprintf(&b, "%d\n", i%5)
-	}
-	if err := os.WriteFile(wide, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	wide := noiseCSV(t, 30, 21, 4, 5)
 	// Above p = 20 a run has no exact posterior and says nothing of one.
 	out := t.TempDir()
 	if err := run(t, "regress", "--data", wide, "--label", "y", "--chains", "1", "--keep", "50", "--burn", "10", "--thin", "1", "--out", out); err != nil {

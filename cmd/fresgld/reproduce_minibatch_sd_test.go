@@ -11,10 +11,7 @@ import (
 // size against the committed MALA reference.
 func TestReproduceMinibatchSDSmoke(t *testing.T) {
 	long(t)
-	ref, err := filepath.Abs("../../docs/results/minibatch/breast-cancer-reference.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := breastCancerRef(t)
 	docs := docsSnapshot(t)
 	if err := run(t, "reproduce", "minibatch-sd", "--smoke", "--seeds", "2", "--reference", ref); err != nil {
 		t.Fatal(err)

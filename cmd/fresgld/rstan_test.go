@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -65,10 +64,7 @@ func TestRstanReadsChains(t *testing.T) {
 		r[f[0]] = v
 	}
 	var sum analysis.Summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	if len(sum.Parameters) != 4 {
 		t.Fatalf("summary has %d variables, want lp__ and 3 coefficients", len(sum.Parameters))
 	}

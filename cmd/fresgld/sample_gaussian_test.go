@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -44,10 +43,7 @@ func TestSampleExactGaussian(t *testing.T) {
 		x.Set(i, 1, xi)
 		fmt.Fprintf(&csv, "1,%s,%s\n", strconv.FormatFloat(xi, 'g', -1, 64), strconv.FormatFloat(y[i], 'g', -1, 64))
 	}
-	data := filepath.Join(t.TempDir(), "data.csv")
-	if err := os.WriteFile(data, []byte(csv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := writeFile(t, "data.csv", csv.String())
 	// The exact posterior: Σ = (XᵀX/σ² + I/s0²)⁻¹, μ = Σ Xᵀy/σ².
 	var prec mat.SymDense
 	prec.SymOuterK(1/(sigma*sigma), x.T())

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -147,10 +146,7 @@ func TestRstanReadsStanChains(t *testing.T) {
 		}
 	}
 	var sum analysis.Summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	for _, p := range sum.Parameters {
 		got, ok := r[p.Name]
 		if !ok {

@@ -245,10 +245,7 @@ func TestSampleScripts(t *testing.T) {
 		}
 		fmt.Fprintf(&csv, "%v\n", l.Y[i])
 	}
-	data := filepath.Join(t.TempDir(), "data.csv")
-	if err := os.WriteFile(data, []byte(csv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := writeFile(t, "data.csv", csv.String())
 	dir, _ := filepath.Abs("../../examples/protocol")
 	for _, c := range []struct{ program, script string }{{"python3", "logistic.py"}, {"Rscript", "logistic.R"}} {
 		t.Run(c.program, func(t *testing.T) {

@@ -196,10 +196,7 @@ func TestPhasesAnswerSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command")
 	}
-	data, err := filepath.Abs("../../data/wdbc.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := dataFile(t, "wdbc.csv")
 	for _, c := range []struct {
 		name string
 		sig  syscall.Signal

@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -21,10 +18,7 @@ func TestLogisticLevels(t *testing.T) {
 		} `json:"swap_acceptance"`
 		Noise []float64 `json:"swap_noise"`
 	}
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	// 4 chains × 300 steps, an exact attempt every 5 at each of the 2 pairs.
 	if len(sum.Swaps) != 2 || sum.Swaps[1].Attempts != 4*60 || len(sum.Noise) != 2 || sum.Noise[0] != 0 {
 		t.Errorf("swaps %+v, noise %v", sum.Swaps, sum.Noise)
@@ -53,10 +47,7 @@ func TestLogisticSwapEnergies(t *testing.T) {
 			Noise []float64         `json:"swap_noise"`
 			Cost  analysis.SwapCost `json:"swap_cost"`
 		}
-		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-		if err := json.Unmarshal(b, &sum); err != nil {
-			t.Fatal(err)
-		}
+		readSummaryInto(t, out, &sum)
 		if mode == "cv" && !(sum.Cost.Anchors > 0 && sum.Cost.Energies > 0 && sum.Cost.Gradients > 0) {
 			t.Errorf("cv: swap cost %+v", sum.Cost)
 		}
@@ -93,10 +84,7 @@ func TestLogisticSwapNoiseCap(t *testing.T) {
 			t.Fatal(err)
 		}
 		var sum swaps
-		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-		if err := json.Unmarshal(b, &sum); err != nil {
-			t.Fatal(err)
-		}
+		readSummaryInto(t, out, &sum)
 		if len(sum.Swaps) != 1 || sum.Swaps[0].Attempts == 0 {
 			t.Fatalf("cap %s: swaps %+v", cap, sum.Swaps)
 		}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,24 +13,6 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 )
-
-// stdoutOf runs the command line in process and returns its stdout and
-// error.
-func stdoutOf(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stdout
-	os.Stdout = w
-	done := make(chan []byte)
-	go func() { b, _ := io.ReadAll(r); done <- b }()
-	err = run(t, args...)
-	os.Stdout = old
-	w.Close()
-	return string(<-done), err
-}
 
 // After kill -9 the chain CSVs end without statistics. merge pools every
 // draw in them and says the chains were killed; repair adds the trailing

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/fresgld/fresgld/analysis"
+)
+
+// The helpers the command's tests share: the fixtures they write and the
+// shipped data they read, and what they read back from a run.
+
+// writeFile writes body to a file name in a fresh directory and returns
+// its path.
+func writeFile(t *testing.T, name, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// repoFile is the absolute path of the repository's file rel: runs that
+// change directory, or another process, still find it.
+func repoFile(t *testing.T, rel string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("../..", rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// dataFile is the absolute path of the shipped data set data/name.
+func dataFile(t *testing.T, name string) string {
+	t.Helper()
+	return repoFile(t, filepath.Join("data", name))
+}
+
+// breastCancerRef is the committed MALA reference of the minibatch
+// study's breast-cancer problem.
+func breastCancerRef(t *testing.T) string {
+	t.Helper()
+	return repoFile(t, "docs/results/minibatch/breast-cancer-reference.json")
+}
+
+// galaxies is the shipped galaxies data, column "velocity".
+func galaxies(t *testing.T) string {
+	t.Helper()
+	return dataFile(t, "galaxies.csv")
+}
+
+// diabetes is the shipped diabetes data, label "progression".
+func diabetes(t *testing.T) string {
+	t.Helper()
+	return dataFile(t, "diabetes.csv")
+}
+
+// noiseCSV writes n examples of p standard normal features x0, x1, … (three
+// decimals, drawn from seed), with the label y = i mod classes last.
+func noiseCSV(t *testing.T, n, p int, seed uint64, classes int) string {
+	t.Helper()
+	var b strings.Builder
+	for j := range p {
+		fmt.Fprintf(&b, "x%d,", j)
+	}
+	b.WriteString("y\n")
+	rng := rand.New(rand.NewPCG(seed, seed))
+	for i := range n {
+		for range p {
+			fmt.Fprintf(&b, "%.3f,", rng.NormFloat64())
+		}
+		fmt.Fprintf(&b, "%d\n", i%classes)
+	}
+	return writeFile(t, "wide.csv", b.String())
+}
+
+// readSummary reads dir's summary.json.
+func readSummary(t *testing.T, dir string) analysis.Summary {
+	t.Helper()
+	var s analysis.Summary
+	readSummaryInto(t, dir, &s)
+	return s
+}
+
+// readSummaryInto reads dir's summary.json into v.
+func readSummaryInto(t *testing.T, dir string, v any) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatalf("summary.json: %v", err)
+	}
+}
+
+// stdoutOf runs the command line in process and returns its stdout and
+// error.
+func stdoutOf(t *testing.T, args ...string) (string, error) {
+	t.Helper()
+	var err error
+	out := captureStdout(t, func() error { err = run(t, args...); return nil })
+	return out, err
+}
+
+// captureStdout runs f with os.Stdout sent to a pipe and returns what it
+// printed; f's error fails the test.
+func captureStdout(t *testing.T, f func() error) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdout
+	os.Stdout = w
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(r); done <- b }()
+	ferr := f()
+	os.Stdout = old
+	w.Close()
+	b := <-done
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	return string(b)
+}
