@@ -18,7 +18,6 @@ type multimodalFlags struct {
 	// names, empty for all.
 	Problems, Methods string
 	Swaps             string
-	out               outFlags
 }
 
 func init() {
