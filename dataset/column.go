@@ -83,22 +83,8 @@ func ReadColumnFrom(r io.Reader, file, col string, noHeader bool) (*Column, erro
 		c.Values = append(c.Values, v)
 		return nil
 	}
-	if noHeader {
-		if err := row(first, line); err != nil {
-			return nil, err
-		}
-	}
-	for {
-		rec, line, err := next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := row(rec, line); err != nil {
-			return nil, err
-		}
+	if err := eachRow(next, first, line, noHeader, row); err != nil {
+		return nil, err
 	}
 	if len(c.Values) == 0 {
 		return nil, bad(0, 0, "", "no data rows after the header")

@@ -141,6 +141,29 @@ func countLines(r io.Reader) (int, error) {
 // bom is the UTF-8 byte order mark some editors put at the start of a file.
 const bom = "\uFEFF"
 
+// eachRow calls row on each record next yields, in order, and first on
+// the first record (line line, already read) when it is data rather than
+// a header: the readers' one loop over a file.
+func eachRow(next func() ([]string, int, error), first []string, line int, firstIsData bool, row func(rec []string, line int) error) error {
+	if firstIsData {
+		if err := row(first, line); err != nil {
+			return err
+		}
+	}
+	for {
+		rec, line, err := next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := row(rec, line); err != nil {
+			return err
+		}
+	}
+}
+
 // records opens CSV data from r for reading row by row: a byte-order mark
 // dropped, a binary or compressed file refused with its kind, and next
 // returning each row with its line (io.EOF at the end) and errors that
@@ -293,22 +316,8 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 		}
 		return nil
 	}
-	if opt.NoHeader {
-		if err := row(first, line); err != nil {
-			return nil, err
-		}
-	}
-	for {
-		rec, line, err := next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := row(rec, line); err != nil {
-			return nil, err
-		}
+	if err := eachRow(next, first, line, opt.NoHeader, row); err != nil {
+		return nil, err
 	}
 	d.N = len(d.Y)
 	if d.N == 0 {
