@@ -9,6 +9,7 @@ import (
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/internal/meanvar"
 	"github.com/fresgld/fresgld/langevin"
 )
 
@@ -217,7 +218,7 @@ func TestDEOLevelsMatchTemperedGaussian(t *testing.T) {
 			}
 			for l, tau := range taus {
 				want := tau
-				m, sd := meanSD(sq[l])
+				m, sd := meanvar.MeanSD(sq[l])
 				// The mean of θ² has standard error sd(θ²)/√ESS, ESS the
 				// effective size of the recorded θ² (Geyer's estimator);
 				// 5 standard errors leave a false alarm below 1e-6.
@@ -237,15 +238,4 @@ func TestDEOLevelsMatchTemperedGaussian(t *testing.T) {
 			}
 		})
 	}
-}
-
-func meanSD(xs []float64) (m, sd float64) {
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
-	for _, x := range xs {
-		sd += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(sd / float64(len(xs)-1))
 }
