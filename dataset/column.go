@@ -37,14 +37,7 @@ func ReadColumn(path, col string, noHeader bool) (*Column, error) {
 // ReadColumnFrom is ReadColumn on the CSV text r, named file in errors
 // (an embedded data set, say).
 func ReadColumnFrom(r io.Reader, file, col string, noHeader bool) (*Column, error) {
-	next, bad, err := records(r, file)
-	if err != nil {
-		return nil, err
-	}
-	first, line, err := next()
-	if err == io.EOF {
-		return nil, bad(0, 0, "", "the file is empty")
-	}
+	next, bad, first, line, err := firstRecord(r, file)
 	if err != nil {
 		return nil, err
 	}

@@ -141,6 +141,18 @@ func countLines(r io.Reader) (int, error) {
 // bom is the UTF-8 byte order mark some editors put at the start of a file.
 const bom = "\uFEFF"
 
+// firstRecord opens r as records does and reads its first record, on line
+// line, refusing an empty file.
+func firstRecord(r io.Reader, file string) (next func() ([]string, int, error), bad func(line, col int, name, format string, a ...any) error, first []string, line int, err error) {
+	if next, bad, err = records(r, file); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	if first, line, err = next(); err == io.EOF {
+		err = bad(0, 0, "", "the file is empty")
+	}
+	return next, bad, first, line, err
+}
+
 // eachRow calls row on each record next yields, in order, and first on
 // the first record (line line, already read) when it is data rather than
 // a header: the readers' one loop over a file.
@@ -214,19 +226,11 @@ func Read(r io.Reader, file string, opt Options) (*Data, error) {
 
 // read is Read with room reserved for up to rows rows (0: unknown).
 func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
-	next, bad, err := records(r, file)
+	next, bad, first, line, err := firstRecord(r, file)
 	if err != nil {
 		return nil, err
 	}
-
 	var warnings []string
-	first, line, err := next()
-	if err == io.EOF {
-		return nil, bad(0, 0, "", "the file is empty")
-	}
-	if err != nil {
-		return nil, err
-	}
 	ncol := len(first)
 	if ncol < 2 {
 		return nil, bad(line, 0, "", "%d column; need at least one feature and the label", ncol)
