@@ -374,10 +374,7 @@ func TestAdaptRoundCostIsSamplerUnits(t *testing.T) {
 	// The same round run directly: its Sampler.Units is the round's cost.
 	cfg, _ := build(taus)
 	cfg.Seed += 1 << 40 // adaptRound's stream for round 0
-	smp, err := New(cfg, init)
-	if err != nil {
-		t.Fatal(err)
-	}
+	smp := mustNew(t, cfg, init)
 	defer smp.Close()
 	for range steps {
 		if err := smp.Step(); err != nil {

@@ -37,10 +37,7 @@ func TestAnchorsStopAtEveryBurnIn(t *testing.T) {
 			{Tau: 1, Est: cold, Eta: langevin.Constant{Step: 0.01}},
 			{Tau: 4, Est: hot, Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 5, Energies: Energies{Mode: TaylorEnergies, Terms: curvedOutliers, AnchorEvery: 7}}
-		s, err := New(cfg, [][]float64{{0}, {1}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{{0}, {1}})
 		// Anchors belong to replicas and travel with them through swaps.
 		last := make([][]float64, len(s.data.anchors))
 		for r, a := range s.data.anchors {

@@ -82,10 +82,7 @@ func TestDEOSwapTimes(t *testing.T) {
 	for _, sw := range []Swap{{Scheme: DEO, Window: W}, {Scheme: Sweep}} {
 		cfg := exactConfig(flat, taus, 0.01, sw, 3)
 		cfg.RecordSwaps = true
-		smp, err := New(cfg, zeros(len(taus), 1))
-		if err != nil {
-			t.Fatal(err)
-		}
+		smp := mustNew(t, cfg, zeros(len(taus), 1))
 		for range steps {
 			if err := smp.Step(); err != nil {
 				t.Fatal(err)
@@ -200,10 +197,7 @@ func TestDEOLevelsMatchTemperedGaussian(t *testing.T) {
 	const eta, burn, n, thin = 0.1, 2000, 200_000, 2
 	for _, w := range []int{1, 5} {
 		t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
-			smp, err := New(exactConfig(newEulerGaussian(1, eta), taus, eta, Swap{Scheme: DEO, Window: w}, 5), zeros(len(taus), 1))
-			if err != nil {
-				t.Fatal(err)
-			}
+			smp := mustNew(t, exactConfig(newEulerGaussian(1, eta), taus, eta, Swap{Scheme: DEO, Window: w}, 5), zeros(len(taus), 1))
 			sq := make([][]float64, len(taus))
 			for i := range burn + n*thin {
 				if err := smp.Step(); err != nil {

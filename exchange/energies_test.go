@@ -182,10 +182,7 @@ func TestExactSwapsAtARate(t *testing.T) {
 		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
 		{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
 	}, Swap: Swap{Rule: FReSGLD, A: 1}, Seed: 2, Energies: Energies{Mode: ExactEnergies, Terms: o, ExactEvery: W}}
-	s, err := New(cfg, [][]float64{{0}, {1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{0}, {1}})
 	for range steps {
 		if err := s.Step(); err != nil {
 			t.Fatal(err)
@@ -231,10 +228,7 @@ func TestExactSwapEnergiesOncePerState(t *testing.T) {
 		lv = append(lv, Level{Tau: math.Pow(2, float64(l)), Est: e, Eta: langevin.Constant{Step: 0.05}})
 		init[l] = []float64{float64(l) / 2}
 	}
-	s, err := New(Config{Levels: lv, Swap: Swap{Rule: FReSGLD, A: 1}, Seed: 3, Energies: Energies{Mode: ExactEnergies, Terms: o, ExactEvery: 1}}, init)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: FReSGLD, A: 1}, Seed: 3, Energies: Energies{Mode: ExactEnergies, Terms: o, ExactEvery: 1}}, init)
 	worst, attempts := 0.0, 0
 	s.onSwap = func(l int, x, y []float64, lr, _ float64, _ bool) {
 		attempts++
@@ -278,10 +272,7 @@ func cvSampler(t *testing.T, seed uint64) *Sampler {
 		{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.05}},
 	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: seed,
 		Energies: Energies{Mode: CVEnergies, Terms: o, AnchorEvery: 10}}
-	s, err := New(cfg, [][]float64{{0}, {1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{0}, {1}})
 	return s
 }
 

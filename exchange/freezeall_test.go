@@ -57,10 +57,7 @@ func noAdaptationAfterBurnIn(t *testing.T, seed uint64, burn int, manual bool) {
 	}
 	cfg := Config{Levels: levels, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: seed,
 		Energies: Energies{Mode: TaylorEnergies, Terms: curvedOutliers, AnchorEvery: 7, Sizes: []int{6, 6, 5, 4}}}
-	s, err := New(cfg, [][]float64{{0}, {0.5}, {1}, {1.5}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{0}, {0.5}, {1}, {1.5}})
 	defer s.Close()
 	probes := [][]float64{{-1}, {0.3}, {2}}
 	type print struct {

@@ -54,10 +54,7 @@ func TestMALALadderSwapsOnItsOwnEnergies(t *testing.T) {
 				lv = append(lv, Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: 0.8}, Metropolis: true})
 				init = append(init, []float64{-5, 0})
 			}
-			s, err := New(Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: seed}, init)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: seed}, init)
 			right, sq := make([][]float64, len(taus)), make([][]float64, len(taus))
 			for k := range steps {
 				if err := s.Step(); err != nil {
@@ -113,10 +110,7 @@ func TestHeldEnergyIsTheStatesOwn(t *testing.T) {
 			lv = append(lv, Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: 0.8}, Metropolis: true})
 			init = append(init, []float64{-5 + 5*float64(i), 1})
 		}
-		s, err := New(Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: seed}, init)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: seed}, init)
 		bad := 0
 		for k := range 200 {
 			if err := s.Step(); err != nil {

@@ -59,10 +59,7 @@ func jumpLaw(t *testing.T, j *Jumps, steps int) (share, shareSE, m2, m2SE [2]flo
 	for _, tau := range []float64{1, 2} {
 		lv = append(lv, Level{Tau: tau, Est: energy.Exact{E: twoModes{}}, Eta: langevin.Constant{Step: 0.8}, Metropolis: true, Jumps: j})
 	}
-	s, err := New(Config{Levels: lv, Seed: 5}, [][]float64{{-5, 0}, {-5, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: lv, Seed: 5}, [][]float64{{-5, 0}, {-5, 0}})
 	var right, sq [2][]float64
 	for k := range steps {
 		if err := s.Step(); err != nil {
@@ -146,10 +143,7 @@ func TestJumpsRefused(t *testing.T) {
 }
 
 func TestJumpsAllocs(t *testing.T) {
-	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: twoModes{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true, Jumps: wrongJumps(t, 0.5)}}, Seed: 1}, [][]float64{{-5, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: twoModes{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true, Jumps: wrongJumps(t, 0.5)}}, Seed: 1}, [][]float64{{-5, 0}})
 	if a := testing.AllocsPerRun(1000, func() { s.Step() }); a != 0 {
 		t.Errorf("%v allocations a step", a)
 	}
@@ -191,10 +185,7 @@ func TestJumpsReachMassTheFitMisses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: farMass{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true, Jumps: j}}, Seed: 3}, [][]float64{{0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: farMass{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true, Jumps: j}}, Seed: 3}, [][]float64{{0, 0}})
 	far, x0 := make([]float64, 0, steps), make([]float64, 0, steps)
 	for range steps {
 		if err := s.Step(); err != nil {

@@ -50,10 +50,7 @@ func TestPreconditionedLadder(t *testing.T) {
 	for _, tau := range taus {
 		lv = append(lv, Level{Tau: tau, Est: energy.Exact{E: g}, Eta: langevin.Constant{Step: eta}, Precond: pc})
 	}
-	s, err := New(Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: 2}, [][]float64{{0, 0}, {0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: 2}, [][]float64{{0, 0}, {0, 0}})
 	var cov [2][3]float64
 	for k := range steps + 1000 {
 		if err := s.Step(); err != nil {

@@ -28,10 +28,7 @@ func TestProbSumBits(t *testing.T) {
 				neg++
 			}
 		}}
-	s, err := New(cfg, [][]float64{{1, 1}, {0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{1, 1}, {0, 0}})
 	defer s.Close()
 	// Stats read mid-batch and at a batch's end, and the run continued
 	// after each read (attempts are added in batches of probBatch).

@@ -80,10 +80,7 @@ func TestNoiseCapDeclines(t *testing.T) {
 			Energies: Energies{Mode: PairEnergies, Terms: outliers, MaxNoise: maxNoise}}
 	}
 	run := func(maxNoise float64) (PairStats, []float64) {
-		s, err := New(cfg(maxNoise), [][]float64{{0}, {0.5}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg(maxNoise), [][]float64{{0}, {0.5}})
 		var noise []float64
 		s.onSwap = func(_ int, _, _ []float64, _, n float64, _ bool) { noise = append(noise, n) }
 		for range 2000 {

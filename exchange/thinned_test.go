@@ -39,10 +39,7 @@ func thinnedSampler(t *testing.T, lr *models.Logistic, terms energy.Terms, mode,
 	}
 	cfg := Config{Levels: lv, Swap: Swap{Rule: FReSGLD}, Seed: seed,
 		Energies: Energies{Mode: ThinnedEnergies, Terms: terms, ExactEvery: 1, Expand: mode}}
-	s, err := New(cfg, start)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, start)
 	return s
 }
 
