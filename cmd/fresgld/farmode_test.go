@@ -62,9 +62,7 @@ func TestSampleFindsFarMode(t *testing.T) {
 	}
 	out := t.TempDir()
 	cmd := fmt.Sprintf("FRESGLD_TEST_FAR_MODEL=1 exec '%s'", os.Args[0])
-	if err := run(t, "sample", "--model-cmd", cmd, "--keep", "500", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "sample", "--model-cmd", cmd, "--keep", "500", "--out", out)
 	var sum struct {
 		analysis.Summary
 		Plan struct {

@@ -63,6 +63,17 @@ func diabetes(t *testing.T) string {
 	return dataFile(t, "diabetes.csv")
 }
 
+// csvRows is CSV text: header (with its newline), then n rows, row i
+// given by f without its newline.
+func csvRows(header string, n int, f func(i int) string) string {
+	var b strings.Builder
+	b.WriteString(header)
+	for i := range n {
+		b.WriteString(f(i) + "\n")
+	}
+	return b.String()
+}
+
 // noiseCSV writes n examples of p standard normal features x0, x1, … (three
 // decimals, drawn from seed), with the label y = i mod classes last.
 func noiseCSV(t *testing.T, n, p int, seed uint64, classes int) string {

@@ -67,9 +67,7 @@ func TestGMMNoSwapAttempts(t *testing.T) {
 	// a·η so small that no swap is attempted: the summary must still be
 	// valid JSON (no NaN rate).
 	out := t.TempDir()
-	if err := run(t, "gmm", "--swap-a", "1e-9", "--chains", "1", "--keep", "100", "--burn", "0", "--thin", "1", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--swap-a", "1e-9", "--chains", "1", "--keep", "100", "--burn", "0", "--thin", "1", "--out", out)
 	var sum struct {
 		Swaps []analysis.PairRow `json:"swap_acceptance"`
 	}
@@ -219,9 +217,7 @@ func TestGMMLadderBadSettings(t *testing.T) {
 // stderr and in summary.json.
 func TestGMMLadderWarning(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "gmm", "--tau2", "100", "--keep", "500", "--burn", "100", "--thin", "2", "--chains", "1", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--tau2", "100", "--keep", "500", "--burn", "100", "--thin", "2", "--chains", "1", "--out", out)
 	var sum struct {
 		Warnings []string `json:"warnings"`
 	}

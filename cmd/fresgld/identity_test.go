@@ -142,9 +142,7 @@ func TestOutKeepsEarlierRun(t *testing.T) {
 	// A finished six-chain run, then a four-chain one: without the guard,
 	// chains 5 and 6 went with every other file.
 	out := t.TempDir()
-	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--chains", "6", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--keep", "20", "--burn", "0", "--chains", "6", "--out", out)
 	before := dirFiles(t, out)
 	err := run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out)
 	if err == nil || !strings.Contains(err.Error(), "holds a finished run of fresgld gmm (the draws of chains 1, 2, 3, 4, 5, 6)") || !strings.Contains(err.Error(), "--overwrite") {

@@ -209,9 +209,7 @@ func TestUnwritableOutFailsFirst(t *testing.T) {
 // A failed run never leaves an earlier run's outputs beside its own.
 func TestEarlierOutputsRemoved(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "gmm", "--keep", "100", "--burn", "0", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--keep", "100", "--burn", "0", "--out", out)
 	// The next run fails while sampling (the step size makes the chain
 	// diverge); its density figure must not be the earlier run's. The
 	// step-size check would refuse --eta 1e6 before any work, leaving the

@@ -20,18 +20,15 @@ import (
 func pairCSV(t *testing.T) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 28))
-	var b strings.Builder
-	b.WriteString("a,b,y\n")
-	for range 100 {
+	return writeFile(t, "pair.csv", csvRows("a,b,y\n", 100, func(int) string {
 		z1, z2 := rng.NormFloat64(), rng.NormFloat64()
 		x1, x2 := z1, 0.97*z1+math.Sqrt(1-0.97*0.97)*z2
 		y := 0
 		if rng.Float64() < 1/(1+math.Exp(-(x1+x2)/2)) {
 			y = 1
 		}
-		fmt.Fprintf(&b, "%.5f,%.5f,%d\n", x1, x2, y)
-	}
-	return writeFile(t, "pair.csv", b.String())
+		return fmt.Sprintf("%.5f,%.5f,%d", x1, x2, y)
+	}))
 }
 
 // slabRun is what the tests read back from a spike-and-slab run's
@@ -65,9 +62,7 @@ type slabRun struct {
 // inverting the inclusion probability, fails it (tried).
 func TestLogisticSlabPlanAgainstReference(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", pairCSV(t), "--label", "y", "--prior", "spike-slab", "--exact", "--chains", "2", "--keep", "200", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "logistic", "--data", pairCSV(t), "--label", "y", "--prior", "spike-slab", "--exact", "--chains", "2", "--keep", "200", "--out", out)
 	var r slabRun
 	readSummaryInto(t, out, &r)
 	if r.Prior == nil || r.Prior.Prior != "spike-slab" || r.Prior.SpikeSD != 0.02 {
@@ -117,9 +112,7 @@ func TestLogisticSlabPlanAgainstReference(t *testing.T) {
 // they are what they were before it existed.
 func TestLogisticNormalPriorWritesNoSlab(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--chains", "1", "--keep", "100", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "logistic", "--data", smallCSV(t), "--label", "y", "--chains", "1", "--keep", "100", "--out", out)
 	ch, err := analysis.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)

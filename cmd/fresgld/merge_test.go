@@ -36,24 +36,18 @@ func TestMergeOfSingleChainsMatchesOneRun(t *testing.T) {
 		{"logistic", "--data", data, "--label", "y", "--keep", "300", "--burn", "100", "--thin", "1"},
 	} {
 		all := t.TempDir()
-		if err := run(t, append(cmd, "--chains", "4", "--out", all)...); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, append(cmd, "--chains", "4", "--out", all)...)
 		var dirs []string
 		for c := 4; c >= 1; c-- { // any order
 			d := t.TempDir()
-			if err := run(t, append(cmd, "--chain", fmt.Sprint(c), "--out", d)...); err != nil {
-				t.Fatal(err)
-			}
+			mustRun(t, append(cmd, "--chain", fmt.Sprint(c), "--out", d)...)
 			if !bytes.Equal(dataRows(t, analysis.ChainFile(all, c)), dataRows(t, analysis.ChainFile(d, c))) {
 				t.Errorf("%s: chain %d alone differs from chain %d of the four-chain run", cmd[0], c, c)
 			}
 			dirs = append(dirs, d)
 		}
 		merged := t.TempDir()
-		if err := run(t, append([]string{"merge", "--out", merged}, dirs...)...); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, append([]string{"merge", "--out", merged}, dirs...)...)
 		want, _ := os.ReadFile(filepath.Join(all, "summary.txt"))
 		got, _ := os.ReadFile(filepath.Join(merged, "summary.txt"))
 		if len(want) == 0 || !bytes.Equal(got, want) {
@@ -81,9 +75,7 @@ func TestMergeRefusesMismatchedChains(t *testing.T) {
 		{b, []string{"--chain", "1"}},
 		{c, []string{"--chain", "2", "--tau2", "5"}},
 	} {
-		if err := run(t, append(append(base, r.args...), "--out", r.dir)...); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, append(append(base, r.args...), "--out", r.dir)...)
 	}
 	// A line that does not parse is an error, unless it is the last of a
 	// file killed mid-write (TestKillThenMergeAndRepair).

@@ -84,9 +84,7 @@ func TestRegressDiabetesAgainstExact(t *testing.T) {
 
 func regressAgainstExact(t *testing.T, method string, args []string) {
 	out := t.TempDir()
-	if err := run(t, append([]string{"regress", "--data", diabetes(t), "--label", "progression", "--exact", "--chains", "4", "--out", out}, args...)...); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, append([]string{"regress", "--data", diabetes(t), "--label", "progression", "--exact", "--chains", "4", "--out", out}, args...)...)
 	r := readRegress(t, out)
 	if r.Prior != "spike-slab" || r.SlabWeight != 0.5 || r.SpikeSD != 0.02 || r.SlabSD != 1 || r.Settings.Method != method {
 		t.Errorf("summary: prior %q w %v s0 %v s1 %v method %q", r.Prior, r.SlabWeight, r.SpikeSD, r.SlabSD, r.Settings.Method)
@@ -244,21 +242,15 @@ func TestRegressRejects(t *testing.T) {
 func TestRegressMergeMatchesOneRun(t *testing.T) {
 	cmd := []string{"regress", "--data", diabetes(t), "--label", "progression", "--keep", "100", "--burn", "200", "--thin", "5"}
 	all := t.TempDir()
-	if err := run(t, append(cmd, "--chains", "2", "--out", all)...); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, append(cmd, "--chains", "2", "--out", all)...)
 	var dirs []string
 	for c := 1; c <= 2; c++ {
 		d := t.TempDir()
-		if err := run(t, append(cmd, "--chain", fmt.Sprint(c), "--out", d)...); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, append(cmd, "--chain", fmt.Sprint(c), "--out", d)...)
 		dirs = append(dirs, d)
 	}
 	merged := t.TempDir()
-	if err := run(t, append([]string{"merge", "--out", merged}, dirs...)...); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, append([]string{"merge", "--out", merged}, dirs...)...)
 	want, _ := os.ReadFile(filepath.Join(all, "summary.txt"))
 	got, _ := os.ReadFile(filepath.Join(merged, "summary.txt"))
 	if len(want) == 0 || string(got) != string(want) {

@@ -13,9 +13,7 @@ func TestReproduceMinibatchSDSmoke(t *testing.T) {
 	long(t)
 	ref := breastCancerRef(t)
 	docs := docsSnapshot(t)
-	if err := run(t, "reproduce", "minibatch-sd", "--smoke", "--seeds", "2", "--reference", ref); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "reproduce", "minibatch-sd", "--smoke", "--seeds", "2", "--reference", ref)
 	docs.untouched(t)
 	dir := filepath.Join("out", "minibatch-sd")
 	b, err := os.ReadFile(filepath.Join(dir, "breast-cancer-sd.md"))

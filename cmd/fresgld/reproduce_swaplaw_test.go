@@ -12,9 +12,7 @@ import (
 func TestReproduceSwapLawSmoke(t *testing.T) {
 	long(t)
 	out := t.TempDir()
-	if err := run(t, "reproduce", "swap-law", "--smoke", "--seeds", "1", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "reproduce", "swap-law", "--smoke", "--seeds", "1", "--out", out)
 	b, err := os.ReadFile(filepath.Join(out, "swaplaw.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -28,9 +28,7 @@ func TestRstanReadsChains(t *testing.T) {
 		t.Skipf("R lacks rstan or posterior, the rstan check of the chain CSVs is skipped (install r-cran-rstan, r-cran-posterior): %v %s", err, out)
 	}
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--chains", "4", "--keep", "400", "--burn", "100", "--thin", "2", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "logistic", "--data", smallCSV(t), "--label", "y", "--chains", "4", "--keep", "400", "--burn", "100", "--thin", "2", "--out", out)
 	var files []string
 	for c := 1; c <= 4; c++ {
 		files = append(files, analysis.ChainFile(out, c))

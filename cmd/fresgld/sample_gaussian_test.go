@@ -61,9 +61,7 @@ func TestSampleExactGaussian(t *testing.T) {
 
 	out := t.TempDir()
 	script, _ := filepath.Abs("testdata/gaussian.py")
-	if err := run(t, "sample", "--model-cmd", fmt.Sprintf("python3 '%s' '%s'", script, data), "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "sample", "--model-cmd", fmt.Sprintf("python3 '%s' '%s'", script, data), "--out", out)
 	sum := readSummary(t, out)
 	checked := 0
 	for _, v := range sum.Parameters {

@@ -39,9 +39,7 @@ func TestSampleStanExact(t *testing.T) {
 
 func checkStanExact(t *testing.T, method string) {
 	out := t.TempDir()
-	if err := run(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--method", method, "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--method", method, "--out", out)
 	sum := readSummary(t, out)
 	exact := map[string]struct{ mean, sd, seFactor float64 }{
 		"mu":     {0.88, math.Sqrt(0.2), 2},
@@ -122,9 +120,7 @@ func TestRstanReadsStanChains(t *testing.T) {
 		t.Skipf("R lacks posterior, the rstan check is skipped (install r-cran-posterior): %v %s", err, out)
 	}
 	out := t.TempDir()
-	if err := run(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--out", out)
 	script, _ := filepath.Abs(filepath.Join("testdata", "stan_read.R"))
 	files, _ := filepath.Glob(filepath.Join(out, "chain-*.csv"))
 	cmd := exec.Command(rscript, append([]string{script}, files...)...)

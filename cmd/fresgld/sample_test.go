@@ -99,9 +99,7 @@ func draws(t *testing.T, path string) int {
 // draw under the model's parameter names.
 func TestSampleGoModel(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "sample", "--model-cmd", testModelCmd(0), "--keep", "200", "--chains", "2", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "sample", "--model-cmd", testModelCmd(0), "--keep", "200", "--chains", "2", "--out", out)
 	for _, c := range []string{"chain-1.csv", "chain-2.csv"} {
 		if n := draws(t, filepath.Join(out, c)); n != 200 {
 			t.Errorf("%s: %d draws, want 200", c, n)
@@ -110,9 +108,7 @@ func TestSampleGoModel(t *testing.T) {
 	// A copy of the model per chain, and as many as --model-procs says.
 	for _, c := range []struct{ procs, want string }{{"0", "2"}, {"1", "1"}} {
 		dir := t.TempDir()
-		if err := run(t, "sample", "--model-cmd", testModelCmd(0), "--keep", "20", "--chains", "2", "--model-procs", c.procs, "--out", dir); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, "sample", "--model-cmd", testModelCmd(0), "--keep", "20", "--chains", "2", "--model-procs", c.procs, "--out", dir)
 		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
 		if err != nil {
 			t.Fatal(err)
@@ -254,9 +250,7 @@ func TestSampleScripts(t *testing.T) {
 			}
 			out := t.TempDir()
 			cmd := fmt.Sprintf("%s '%s' '%s'", c.program, filepath.Join(dir, c.script), data)
-			if err := run(t, "sample", "--model-cmd", cmd, "--keep", "100", "--chains", "1", "--burn", "200", "--thin", "1", "--out", out); err != nil {
-				t.Fatal(err)
-			}
+			mustRun(t, "sample", "--model-cmd", cmd, "--keep", "100", "--chains", "1", "--burn", "200", "--thin", "1", "--out", out)
 			if n := draws(t, filepath.Join(out, "chain-1.csv")); n != 100 {
 				t.Errorf("%d draws, want 100", n)
 			}

@@ -9,9 +9,7 @@ import (
 
 func TestLogisticLevels(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--method", "fresgld", "--levels", "3", "--swap-energies", "exact", "--exact-every", "5", "--burn", "100", "--keep", "200", "--thin", "1", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "logistic", "--data", smallCSV(t), "--label", "y", "--method", "fresgld", "--levels", "3", "--swap-energies", "exact", "--exact-every", "5", "--burn", "100", "--keep", "200", "--thin", "1", "--out", out)
 	var sum struct {
 		Swaps []struct {
 			Attempts int `json:"attempts"`
@@ -80,9 +78,7 @@ func TestLogisticSwapNoiseCap(t *testing.T) {
 	}
 	runCap := func(cap string) swaps {
 		out := t.TempDir()
-		if err := run(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--swap-energies", "pair-taylor", "--swap-noise-cap", cap, "--chains", "1", "--burn", "100", "--keep", "200", "--thin", "1", "--out", out); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--swap-energies", "pair-taylor", "--swap-noise-cap", cap, "--chains", "1", "--burn", "100", "--keep", "200", "--thin", "1", "--out", out)
 		var sum swaps
 		readSummaryInto(t, out, &sum)
 		if len(sum.Swaps) != 1 || sum.Swaps[0].Attempts == 0 {
