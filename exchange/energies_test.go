@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/internal/subsets"
 	"github.com/fresgld/fresgld/langevin"
 )
 
@@ -48,28 +49,6 @@ func termsFor(mode EnergyMode) outlierTerms {
 	return outliers
 }
 
-// forSubsets calls f with every n-subset of [0, N).
-func forSubsets(N, n int, f func(idx []int)) {
-	idx := make([]int, n)
-	for k := range idx {
-		idx[k] = k
-	}
-	for {
-		f(idx)
-		k := n - 1
-		for k >= 0 && idx[k] == N-n+k {
-			k--
-		}
-		if k < 0 {
-			return
-		}
-		idx[k]++
-		for j := k + 1; j < n; j++ {
-			idx[j] = idx[j-1] + 1
-		}
-	}
-}
-
 // component is one independent minibatch term of D̂: coef·(c + (N/n)Σ_{i∈B} e_i)
 // over every n-subset B, with e the per-example values.
 type component struct {
@@ -81,7 +60,7 @@ type component struct {
 func (c component) values() []float64 {
 	var out []float64
 	N := len(c.e)
-	forSubsets(N, c.n, func(idx []int) {
+	subsets.Each(N, c.n, func(idx []int) {
 		var s float64
 		for _, i := range idx {
 			s += c.e[i]
