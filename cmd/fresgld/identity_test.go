@@ -59,9 +59,7 @@ func sameFiles(t *testing.T, what string, before, after map[string][]byte) {
 // posteriors.
 func TestResumeRefusesChangedData(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	dir := t.TempDir()
 	orig, err := os.ReadFile("../../data/wdbc.csv")
 	if err != nil {

@@ -112,9 +112,7 @@ func TestInterruptKeepsSamples(t *testing.T) {
 	// Its runs are processes of their own, touching no state of this
 	// one: it runs beside the other such tests.
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		out := filepath.Join(t.TempDir(), "out")
 		cmd, stderr, done := startLong(t, out, 2000, "gmm", "--chains", "2", "--keep", "1000000000", "--thin", "1", "--burn", "0")
@@ -166,9 +164,7 @@ func TestKillLeavesParsableSamples(t *testing.T) {
 	// Its runs are processes of their own, touching no state of this
 	// one: it runs beside the other such tests.
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	out := filepath.Join(t.TempDir(), "out")
 	data := dataFile(t, "wdbc.csv")
 	// 36 columns per line (lp__, 4 sampler columns, 31 coefficients), as

@@ -37,6 +37,15 @@ func mustRun(t *testing.T, args ...string) {
 	}
 }
 
+// skipShort skips t under go test -short, saying why: a check that builds
+// the command, compiles a model or runs one in another process.
+func skipShort(t *testing.T, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+}
+
 // longChecks says whether FRESGLD_LONG=1 asks for the long checks: every
 // case of the tests that run the command for seconds a case, and the Slurm
 // cluster. .ci/run sets it in a step of its own.

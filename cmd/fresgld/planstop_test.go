@@ -58,9 +58,7 @@ func (s *slowTerms) Batch(m *energy.Moments, x, y []float64, idx []int32) {
 // the mixture) with the signal pending.
 func TestPlanAnswersSignals(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("x\n")

@@ -32,9 +32,7 @@ func TestResumeBitForBit(t *testing.T) {
 	// Its runs are processes of their own, touching no state of this
 	// one: it runs beside the other such tests.
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command and runs each case three times")
-	}
+	skipShort(t, "builds the command and runs each case three times")
 	data := dataFile(t, "wdbc.csv")
 	gmm := []string{"gmm", "--chains", "2", "--burn", "1000", "--keep", "60000", "--thin", "10"}
 	// Long enough (about a second a chain on a quiet machine) for a
@@ -229,9 +227,7 @@ func TestResumeRefuses(t *testing.T) {
 	// Its runs are processes of their own, touching no state of this
 	// one: it runs beside the other such tests.
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	dir := t.TempDir()
 	orig := filepath.Join(dir, "orig")
 	args := []string{"gmm", "--chains", "1", "--burn", "100", "--keep", "100000000", "--thin", "1", "--levels", "2"}

@@ -24,9 +24,7 @@ import (
 // carries the Euler step's bias in the sd (5% at the default step on this
 // model, 3.5 standard errors at 5000 draws a chain) fails.
 func TestSampleExactGaussian(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a full default run over a Python process")
-	}
+	skipShort(t, "a full default run over a Python process")
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
 	}

@@ -26,9 +26,7 @@ import (
 // standard errors leave a correct sampler about 6e-5 a check. Both the
 // plan's choice and --method nuts (whose chain files must say hmc_nuts).
 func TestSampleStanExact(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles a Stan model")
-	}
+	skipShort(t, "compiles a Stan model")
 	if _, err := stan.FindToolchain(); err != nil {
 		t.Skipf("no Stan toolchain, sample --stan is not tested: %v", err)
 	}
@@ -109,9 +107,7 @@ func TestUncNames(t *testing.T) {
 // of their own, not as indices of Stan's (rstan reads theta.1 as
 // theta[1], so mu.unc would have been mu[unc]).
 func TestRstanReadsStanChains(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles a Stan model")
-	}
+	skipShort(t, "compiles a Stan model")
 	if _, err := stan.FindToolchain(); err != nil {
 		t.Skipf("no Stan toolchain: %v", err)
 	}

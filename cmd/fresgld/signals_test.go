@@ -23,9 +23,7 @@ import (
 // Cutting the chains to the shortest (as before) or discarding the run for
 // the chain that never started fails the pooled-mean and draw checks.
 func TestInterruptPoolsEveryDraw(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(binary(t), "gmm", "--chains", "3", "--keep", "1000000000", "--burn", "100", "--thin", "1", "--out", out)
 	// Two workers, whatever the machine: chain 3 waits for one of them.
@@ -193,9 +191,7 @@ func TestPhasesAnswerSignals(t *testing.T) {
 	// Its runs are processes of their own, touching no state of this
 	// one: it runs beside the other such tests.
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	data := dataFile(t, "wdbc.csv")
 	for _, c := range []struct {
 		name string
@@ -257,9 +253,7 @@ func TestCountBounds(t *testing.T) {
 // instead of going unanswered until they are done.
 func TestFiguresAnswerSignals(t *testing.T) {
 	long(t)
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(binary(t), "gmm", "--chains", "2", "--keep", "300000", "--thin", "1", "--burn", "0", "--out", out)
 	stderr, err := cmd.StderrPipe()

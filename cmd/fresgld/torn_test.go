@@ -20,9 +20,7 @@ import (
 // an empty chain file, killed before its first line, is left out; rstan
 // reads each repaired chain, the same draws.
 func TestKillThenMergeAndRepair(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd, _, done := startLong(t, out, 3000, "gmm", "--chains", "2", "--keep", "1000000000", "--burn", "0", "--thin", "1")
 	waitLines(t, analysis.ChainFile(out, 2), 3000, done)
