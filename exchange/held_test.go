@@ -56,22 +56,14 @@ func TestMALALadderSwapsOnItsOwnEnergies(t *testing.T) {
 			}
 			s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: seed}, init)
 			right, sq := make([][]float64, len(taus)), make([][]float64, len(taus))
-			for k := range steps {
-				if err := s.Step(); err != nil {
-					t.Fatal(err)
+			sampleLevels(t, s, 1000, steps-1000, func(l int, x []float64) {
+				v := 0.0
+				if x[0] > 0 {
+					v = 1
 				}
-				if k < 1000 {
-					continue
-				}
-				for l := range taus {
-					v := 0.0
-					if s.State(l)[0] > 0 {
-						v = 1
-					}
-					right[l] = append(right[l], v)
-					sq[l] = append(sq[l], s.State(l)[1]*s.State(l)[1])
-				}
-			}
+				right[l] = append(right[l], v)
+				sq[l] = append(sq[l], x[1]*x[1])
+			})
 			for l, tau := range taus {
 				got, se, want := stat.Mean(right[l], nil), diag.MCSEMean([][]float64{right[l]}), twoModesShare(tau)
 				if z := (got - want) / se; !(math.Abs(z) <= zMax) {

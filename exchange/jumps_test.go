@@ -61,23 +61,14 @@ func jumpLaw(t *testing.T, j *Jumps, steps int) (share, shareSE, m2, m2SE [2]flo
 	}
 	s := mustNew(t, Config{Levels: lv, Seed: 5}, [][]float64{{-5, 0}, {-5, 0}})
 	var right, sq [2][]float64
-	for k := range steps {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
+	sampleLevels(t, s, 1000, steps-1000, func(l int, x []float64) {
+		v := 0.0
+		if x[0] > 0 {
+			v = 1
 		}
-		if k < 1000 {
-			continue
-		}
-		for l := range 2 {
-			x := s.State(l)
-			v := 0.0
-			if x[0] > 0 {
-				v = 1
-			}
-			right[l] = append(right[l], v)
-			sq[l] = append(sq[l], x[1]*x[1])
-		}
-	}
+		right[l] = append(right[l], v)
+		sq[l] = append(sq[l], x[1]*x[1])
+	})
 	for l := range 2 {
 		share[l], shareSE[l] = stat.Mean(right[l], nil), diag.MCSEMean([][]float64{right[l]})
 		m2[l], m2SE[l] = stat.Mean(sq[l], nil), diag.MCSEMean([][]float64{sq[l]})

@@ -96,19 +96,10 @@ func TestThinnedSwapKeepsLaw(t *testing.T) {
 	u := func(x float64) float64 { return lr.U([]float64{x}) }
 	K := len(taus)
 	xs, sq := make([][]float64, K), make([][]float64, K)
-	for k := range steps + steps/10 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-		if k < steps/10 {
-			continue
-		}
-		for l := range K {
-			x := s.State(l)[0]
-			xs[l] = append(xs[l], x)
-			sq[l] = append(sq[l], x*x)
-		}
-	}
+	sampleLevels(t, s, steps/10, steps, func(l int, x []float64) {
+		xs[l] = append(xs[l], x[0])
+		sq[l] = append(sq[l], x[0]*x[0])
+	})
 	zMax := lawThreshold(2 * K)
 	st := s.Stats()
 	for l, tau := range taus {
