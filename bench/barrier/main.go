@@ -25,11 +25,11 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/experiments/tempering"
 	"github.com/fresgld/fresgld/models"
@@ -64,10 +64,7 @@ func main() {
 	if err == nil {
 		err = run(ws, *seeds, kplus)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "barrier:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("barrier", err)
 }
 
 // mixture is fresgld mixture's model on the column of the file, as a
