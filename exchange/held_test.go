@@ -5,9 +5,6 @@ import (
 	"math"
 	"testing"
 
-	"gonum.org/v1/gonum/stat"
-
-	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
 )
@@ -55,21 +52,13 @@ func TestMALALadderSwapsOnItsOwnEnergies(t *testing.T) {
 				init = append(init, []float64{-5, 0})
 			}
 			s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: seed}, init)
-			right, sq := make([][]float64, len(taus)), make([][]float64, len(taus))
-			sampleLevels(t, s, 1000, steps-1000, func(l int, x []float64) {
-				v := 0.0
-				if x[0] > 0 {
-					v = 1
-				}
-				right[l] = append(right[l], v)
-				sq[l] = append(sq[l], x[1]*x[1])
-			})
+			share, shareSE, m2, m2SE := twoModesLaw(t, s, steps)
 			for l, tau := range taus {
-				got, se, want := stat.Mean(right[l], nil), diag.MCSEMean([][]float64{right[l]}), twoModesShare(tau)
+				got, se, want := share[l], shareSE[l], twoModesShare(tau)
 				if z := (got - want) / se; !(math.Abs(z) <= zMax) {
 					t.Errorf("τ = %g: right mode's share %.4f ± %.4f, exact %.4f (%.1f MCSE; allowed %.2f)", tau, got, se, want, z, zMax)
 				}
-				got, se = stat.Mean(sq[l], nil), diag.MCSEMean([][]float64{sq[l]})
+				got, se = m2[l], m2SE[l]
 				if z := (got - tau) / se; !(math.Abs(z) <= zMax) {
 					t.Errorf("τ = %g: E[θ_1²] %.4f ± %.4f, exact %g (%.1f MCSE; allowed %.2f)", tau, got, se, tau, z, zMax)
 				}
