@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -117,21 +116,8 @@ func TestRstanReadsStanChains(t *testing.T) {
 	}
 	out := t.TempDir()
 	mustRun(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--out", out)
-	script, _ := filepath.Abs(filepath.Join("testdata", "stan_read.R"))
 	files, _ := filepath.Glob(filepath.Join(out, "chain-*.csv"))
-	cmd := exec.Command(rscript, append([]string{script}, files...)...)
-	cmd.Stderr = os.Stderr
-	csv, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("Rscript: %v", err)
-	}
-	r := map[string][2]float64{}
-	for _, line := range strings.Split(strings.TrimSpace(string(csv)), "\n")[1:] {
-		f := strings.Split(line, ",")
-		m, _ := strconv.ParseFloat(f[1], 64)
-		sd, _ := strconv.ParseFloat(f[2], 64)
-		r[f[0]] = [2]float64{m, sd}
-	}
+	r := rstanRead(t, rscript, files)
 	for _, name := range []string{"mu_unc__", "s_unc__"} {
 		if _, ok := r[name]; !ok {
 			t.Errorf("R does not see the column %s as a variable: %v", name, r)
