@@ -112,28 +112,6 @@ func TestInterruptPoolsEveryDraw(t *testing.T) {
 	}
 }
 
-// waitLines waits until path holds at least lines lines; done receives the
-// process's exit, which fails the test.
-func waitLines(t *testing.T, path string, lines int, done chan error) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		b, _ := os.ReadFile(path)
-		if bytes.Count(b, []byte("\n")) >= lines {
-			return
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("the run ended early: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %d lines in %s after 60 s", lines, path)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // answers starts the command, sends sig after wait, and returns how long
 // the process took to exit, its exit error and its stderr. A run that
 // outlives the signal by 20 s is killed and fails the test.
