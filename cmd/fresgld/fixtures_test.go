@@ -38,6 +38,17 @@ func repoFile(t *testing.T, rel string) string {
 	return p
 }
 
+// readFile is the contents of the file at path; failing to read it fails
+// the test.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // dataFile is the absolute path of the shipped data set data/name.
 func dataFile(t *testing.T, name string) string {
 	t.Helper()
@@ -104,11 +115,7 @@ func readSummary(t *testing.T, dir string) analysis.Summary {
 // readSummaryInto reads dir's summary.json into v.
 func readSummaryInto(t *testing.T, dir string, v any) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
+	if err := json.Unmarshal(readFile(t, filepath.Join(dir, "summary.json")), v); err != nil {
 		t.Fatalf("summary.json: %v", err)
 	}
 }

@@ -27,10 +27,7 @@ func dirFiles(t *testing.T, dir string) map[string][]byte {
 	}
 	files := map[string][]byte{}
 	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, n)
 		files[filepath.Base(n)] = b
 	}
 	return files
@@ -61,10 +58,7 @@ func TestResumeRefusesChangedData(t *testing.T) {
 	t.Parallel()
 	skipShort(t, "builds the command")
 	dir := t.TempDir()
-	orig, err := os.ReadFile("../../data/wdbc.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig := readFile(t, "../../data/wdbc.csv")
 	data := filepath.Join(dir, "wdbc.csv")
 	if err := os.WriteFile(data, orig, 0o644); err != nil {
 		t.Fatal(err)

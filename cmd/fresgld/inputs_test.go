@@ -189,10 +189,7 @@ func TestGMMInputAnswers(t *testing.T) {
 func TestMergeInputAnswers(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, "gmm", "--chains", "2", "--burn", "5", "--keep", "20", "--thin", "1", "--out", dir)
-	body, err := os.ReadFile(analysis.ChainFile(dir, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := readFile(t, analysis.ChainFile(dir, 1))
 	lines := strings.Split(string(body), "\n")
 	head := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "lp__") })
 	// A NaN in the third draw's last column.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -122,10 +121,7 @@ func TestLogisticNormalPriorWritesNoSlab(t *testing.T) {
 			t.Errorf("chain-1.csv's header under the normal prior: %q", c)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(out, "summary.json"))
 	for _, k := range []string{`"prior"`, `"per_coefficient"`, `"plan"`, "spike", "slab"} {
 		if strings.Contains(string(b), k) {
 			t.Errorf("summary.json under the normal prior holds %s", k)

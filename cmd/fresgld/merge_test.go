@@ -16,10 +16,7 @@ import (
 // carry wall times).
 func dataRows(t *testing.T, path string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	var out []byte
 	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
 		if !bytes.HasPrefix(l, []byte("#")) {

@@ -154,10 +154,7 @@ func TestMixtureHotBatch(t *testing.T) {
 		"--eta", "1e-5", "--chains", "1", "--keep", "20", "--burn", "50", "--thin", "1", "--out", out); err != nil {
 		t.Fatal(err)
 	}
-	csv, err := os.ReadFile(filepath.Join(out, "chain-1.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	csv := readFile(t, filepath.Join(out, "chain-1.csv"))
 	if !strings.Contains(string(csv), "#   hot_batch = 41\n") {
 		t.Errorf("chain-1.csv's header does not give hot_batch = 41")
 	}
@@ -221,10 +218,7 @@ func TestMixtureReferenceNotConverged(t *testing.T) {
 	if s.Ref == nil || s.Ref.Converged || !strings.Contains(s.Ref.Problem, "< 400") || s.Ref.MinESS >= 400 {
 		t.Fatalf("summary reference %+v", s.Ref)
 	}
-	sum, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := readFile(t, filepath.Join(out, "summary.json"))
 	if !strings.Contains(string(sum), "reference_not_converged") {
 		t.Errorf("summary.json has no reference_not_converged warning")
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,10 +15,7 @@ func TestReproduceMinibatchSDSmoke(t *testing.T) {
 	mustRun(t, "reproduce", "minibatch-sd", "--smoke", "--seeds", "2", "--reference", ref)
 	docs.untouched(t)
 	dir := filepath.Join("out", "minibatch-sd")
-	b, err := os.ReadFile(filepath.Join(dir, "breast-cancer-sd.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(dir, "breast-cancer-sd.md"))
 	for _, want := range []string{"Linear prediction", "fresgld, full Ĉ (both)", "| resgld |", "Per coordinate"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("table lacks %q", want)

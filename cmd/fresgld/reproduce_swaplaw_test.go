@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -13,10 +12,7 @@ func TestReproduceSwapLawSmoke(t *testing.T) {
 	long(t)
 	out := t.TempDir()
 	mustRun(t, "reproduce", "swap-law", "--smoke", "--seeds", "1", "--out", out)
-	b, err := os.ReadFile(filepath.Join(out, "swaplaw.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(out, "swaplaw.md"))
 	if rows := strings.Count(string(b), "\n| breast-cancer |") + strings.Count(string(b), "\n| welling-teh |") + strings.Count(string(b), "\n| synthetic-"); rows != 3*3*2*4 {
 		t.Errorf("%d rows, want 72:\n%s", rows, b)
 	}

@@ -17,10 +17,7 @@ func TestReproduceSwapsSmoke(t *testing.T) {
 	res := t.TempDir()
 	mustRun(t, "reproduce", "swaps", "--smoke", "--seeds", "2", "--tune-seeds", "1", "--out", res, "--problems", "welling-teh,welling-teh-400")
 	for _, name := range []string{"welling-teh", "welling-teh-400"} {
-		b, err := os.ReadFile(filepath.Join(res, name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(res, name+".json"))
 		var s struct {
 			Best       map[string]string
 			Tuning     []struct{ Arm string }

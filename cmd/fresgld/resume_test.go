@@ -240,10 +240,7 @@ func TestResumeRefuses(t *testing.T) {
 	waitLines(t, analysis.ChainFile(orig, 1), 2000, done)
 	cmd.Process.Signal(syscall.SIGINT)
 	<-done
-	ckb, err := os.ReadFile(filepath.Join(orig, analysis.CheckpointName(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ckb := readFile(t, filepath.Join(orig, analysis.CheckpointName(1)))
 	edit := func(name string, change func(dir string)) string {
 		d := filepath.Join(dir, name)
 		if err := os.CopyFS(d, os.DirFS(orig)); err != nil {
