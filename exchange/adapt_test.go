@@ -376,11 +376,7 @@ func TestAdaptRoundCostIsSamplerUnits(t *testing.T) {
 	cfg.Seed += 1 << 40 // adaptRound's stream for round 0
 	smp := mustNew(t, cfg, init)
 	defer smp.Close()
-	for range steps {
-		if err := smp.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stepN(t, smp, steps)
 	if got, want := r.Units(), smp.Units(); got != want {
 		t.Errorf("round cost %v (grad %v, energy %v, anchor %v), the sampler spent %v", got, r.GradUnits, r.EnergyUnits, r.AnchorUnits, want)
 	}

@@ -141,11 +141,7 @@ func TestMarshalResumesBitForBit(t *testing.T) {
 	for _, c := range resumeCases() {
 		t.Run(c.name, func(t *testing.T) {
 			a := c.new(t)
-			for range k {
-				if err := a.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			stepN(t, a, k)
 			saved, err := a.MarshalBinary()
 			if err != nil {
 				t.Fatal(err)
@@ -212,11 +208,7 @@ func TestMarshalEveryPieceMatters(t *testing.T) {
 	for _, br := range breakers {
 		t.Run(br.name, func(t *testing.T) {
 			a := cases[br.c].new(t)
-			for range k {
-				if err := a.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			stepN(t, a, k)
 			saved, _ := a.MarshalBinary()
 			var st samplerState
 			if err := energy.DecodeState(saved, &st, "test"); err != nil {

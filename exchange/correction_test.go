@@ -340,11 +340,7 @@ func TestFullCorrectionConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 		s := mustNew(t, cfg, [][]float64{xbar, xbar, xbar})
-		for range 300 {
-			if err := s.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		stepN(t, s, 300)
 		for l := 0; l < 3; l++ {
 			states[i] = append(states[i], s.State(l)...)
 		}

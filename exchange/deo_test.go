@@ -83,11 +83,7 @@ func TestDEOSwapTimes(t *testing.T) {
 		cfg := exactConfig(flat, taus, 0.01, sw, 3)
 		cfg.RecordSwaps = true
 		smp := mustNew(t, cfg, zeros(len(taus), 1))
-		for range steps {
-			if err := smp.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		stepN(t, smp, steps)
 		for l, p := range smp.Stats().Pairs {
 			var want []int
 			for k := range steps {

@@ -15,6 +15,16 @@ func mustNew(t testing.TB, cfg Config, start [][]float64) *Sampler {
 	return s
 }
 
+// stepN steps s n times; a step's error fails the test at once.
+func stepN(t testing.TB, s *Sampler, n int) {
+	t.Helper()
+	for range n {
+		if err := s.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // sampleLevels steps s burn times, then keep times, and after each of
 // those calls each with every level's state, coldest first. A step's
 // error fails the test at once.

@@ -162,11 +162,7 @@ func TestExactSwapsAtARate(t *testing.T) {
 		{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
 	}, Swap: Swap{Rule: FReSGLD, A: 1}, Seed: 2, Energies: Energies{Mode: ExactEnergies, Terms: o, ExactEvery: W}}
 	s := mustNew(t, cfg, [][]float64{{0}, {1}})
-	for range steps {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stepN(t, s, steps)
 	st := s.Stats()
 	if st.Pairs[0].Attempts != steps/W {
 		t.Errorf("%d attempts in %d steps, want one every %d: %d", st.Pairs[0].Attempts, steps, W, steps/W)
@@ -214,11 +210,7 @@ func TestExactSwapEnergiesOncePerState(t *testing.T) {
 		want := (1/s.lv[l].Tau - 1/s.lv[l+1].Tau) * (energy.Sum(o, x) - energy.Sum(o, y))
 		worst = max(worst, math.Abs(lr-want))
 	}
-	for range steps {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stepN(t, s, steps)
 	st := s.Stats()
 	if attempts != (K-1)*steps {
 		t.Fatalf("%d attempts, want every pair at every step: %d", attempts, (K-1)*steps)
@@ -344,11 +336,7 @@ func TestEnergiesValidation(t *testing.T) {
 // Sampler.Units, and exceeds the draws alone by the anchor units.
 func TestStatsTotalCountsAnchors(t *testing.T) {
 	s := cvSampler(t, 3)
-	for range 50 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stepN(t, s, 50)
 	st := s.Stats()
 	var levels, anchors float64
 	for _, l := range st.Levels {

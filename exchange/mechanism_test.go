@@ -176,11 +176,7 @@ func TestCostShares(t *testing.T) {
 			{Tau: 2, Est: &recorder{name: "h", log: &log}, Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: Swap{Rule: k.rule, PerStep: true, A1: 0.5}}
 		s := mustNew(t, cfg, [][]float64{{0}, {0}})
-		for range n {
-			if err := s.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		stepN(t, s, n)
 		st := s.Stats()
 		if h, sw := st.HotShare(), st.SwapShare(); math.Abs(h-k.hot) > 1e-15 || math.Abs(sw-k.swap) > 1e-15 {
 			t.Errorf("%v: hot share %v, swap share %v; want %v and %v", k.rule, h, sw, k.hot, k.swap)
@@ -211,11 +207,7 @@ func TestIntensityUsesThisStepsEta(t *testing.T) {
 		{Tau: 2, Est: &recorder{name: "h", noVar: true, log: &log}, Eta: alternating{0.1, 1e-12}},
 	}, Swap: Swap{Rule: FReSGLD, A: 10}, Seed: 5, RecordSwaps: true}
 	s := mustNew(t, cfg, [][]float64{{0}, {0}})
-	for range 40 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stepN(t, s, 40)
 	var want []int
 	for k := 0; k < 40; k += 2 {
 		want = append(want, k)
@@ -242,11 +234,7 @@ func TestCostInEstimatorUnits(t *testing.T) {
 		{Tau: 2, Est: ests[1], Eta: langevin.Constant{Step: 1e-3}},
 	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 2, Energies: Energies{Gaussian: true}}
 	s := mustNew(t, cfg, [][]float64{{0}, {0}})
-	for range 30 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stepN(t, s, 30)
 	for l, lv := range s.Stats().Levels {
 		c := lv.Cost
 		if c.Grad.Calls != 30 || c.Grad.Units != 7*30 || c.Energy.Calls != 60 || c.Energy.Units != 11*60 {

@@ -33,11 +33,7 @@ func TestProbSumBits(t *testing.T) {
 	// Stats read mid-batch and at a batch's end, and the run continued
 	// after each read (attempts are added in batches of probBatch).
 	for _, n := range []int{5000, 3, probBatch - 3, 2 * probBatch} {
-		for range n {
-			if err := s.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		stepN(t, s, n)
 		if got := s.Stats().Pairs[0].ProbSum; math.Float64bits(got) != math.Float64bits(want) {
 			t.Errorf("after %d more steps: ProbSum %v, Σ exp(min(log Ŝ, 0)) = %v", n, got, want)
 		}

@@ -20,11 +20,7 @@ func TestSwapRecordOptional(t *testing.T) {
 		// One run of 5000 steps, so that the rare allocations of a growing
 		// slice count (AllocsPerRun divides by the runs, rounding down).
 		allocs := testing.AllocsPerRun(1, func() {
-			for range 5000 {
-				if err := s.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			stepN(t, s, 5000)
 		})
 		p := s.Stats().Pairs[0]
 		// τ 1 and 1.1 on one energy: most swaps are accepted.
