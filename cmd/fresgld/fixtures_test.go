@@ -89,17 +89,25 @@ func csvRows(header string, n int, f func(i int) string) string {
 // decimals, drawn from seed), with the label y = i mod classes last.
 func noiseCSV(t *testing.T, n, p int, seed uint64, classes int) string {
 	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, seed))
+	noise := func(int, int) string { return fmt.Sprintf("%.3f", rng.NormFloat64()) }
+	return featuresCSV(t, n, p, noise, func(i int) int { return i % classes })
+}
+
+// featuresCSV writes n examples of p features x0, x1, …, feature j of
+// example i given by x, with the label y = label(i) last.
+func featuresCSV(t *testing.T, n, p int, x func(i, j int) string, label func(i int) int) string {
+	t.Helper()
 	var b strings.Builder
 	for j := range p {
 		fmt.Fprintf(&b, "x%d,", j)
 	}
 	b.WriteString("y\n")
-	rng := rand.New(rand.NewPCG(seed, seed))
 	for i := range n {
-		for range p {
-			fmt.Fprintf(&b, "%.3f,", rng.NormFloat64())
+		for j := range p {
+			b.WriteString(x(i, j) + ",")
 		}
-		fmt.Fprintf(&b, "%d\n", i%classes)
+		fmt.Fprintf(&b, "%d\n", label(i))
 	}
 	return writeFile(t, "wide.csv", b.String())
 }

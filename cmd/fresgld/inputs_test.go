@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -241,18 +242,8 @@ func TestMergeInputAnswers(t *testing.T) {
 // wideCSV writes n examples of p features, with a 0/1 label y last.
 func wideCSV(t *testing.T, n, p int) string {
 	t.Helper()
-	var b strings.Builder
-	for j := range p {
-		fmt.Fprintf(&b, "x%d,", j)
-	}
-	b.WriteString("y\n")
-	for i := range n {
-		for j := range p {
-			fmt.Fprintf(&b, "%d,", (i*7+j*13)%11-5)
-		}
-		fmt.Fprintf(&b, "%d\n", i%2)
-	}
-	return writeFile(t, "wide.csv", b.String())
+	x := func(i, j int) string { return strconv.Itoa((i*7+j*13)%11 - 5) }
+	return featuresCSV(t, n, p, x, func(i int) int { return i % 2 })
 }
 
 // Data with p ≫ N (issue 20: 60 × 10,000 sat silent for minutes at 1.7 GB):
