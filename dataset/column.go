@@ -37,14 +37,7 @@ func ReadColumn(path, col string, noHeader bool) (*Column, error) {
 // ReadColumnFrom is ReadColumn on the CSV text r, named file in errors
 // (an embedded data set, say).
 func ReadColumnFrom(r io.Reader, file, col string, noHeader bool) (*Column, error) {
-	next, bad, err := records(r, file)
-	if err != nil {
-		return nil, err
-	}
-	first, line, err := next()
-	if err == io.EOF {
-		return nil, bad(0, 0, "", "the file is empty")
-	}
+	next, bad, first, line, err := firstRecord(r, file)
 	if err != nil {
 		return nil, err
 	}
@@ -83,22 +76,8 @@ func ReadColumnFrom(r io.Reader, file, col string, noHeader bool) (*Column, erro
 		c.Values = append(c.Values, v)
 		return nil
 	}
-	if noHeader {
-		if err := row(first, line); err != nil {
-			return nil, err
-		}
-	}
-	for {
-		rec, line, err := next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := row(rec, line); err != nil {
-			return nil, err
-		}
+	if err := eachRow(next, first, line, noHeader, row); err != nil {
+		return nil, err
 	}
 	if len(c.Values) == 0 {
 		return nil, bad(0, 0, "", "no data rows after the header")

@@ -141,6 +141,41 @@ func countLines(r io.Reader) (int, error) {
 // bom is the UTF-8 byte order mark some editors put at the start of a file.
 const bom = "\uFEFF"
 
+// firstRecord opens r as records does and reads its first record, on line
+// line, refusing an empty file.
+func firstRecord(r io.Reader, file string) (next func() ([]string, int, error), bad func(line, col int, name, format string, a ...any) error, first []string, line int, err error) {
+	if next, bad, err = records(r, file); err != nil {
+		return nil, nil, nil, 0, err
+	}
+	if first, line, err = next(); err == io.EOF {
+		err = bad(0, 0, "", "the file is empty")
+	}
+	return next, bad, first, line, err
+}
+
+// eachRow calls row on each record next yields, in order, and first on
+// the first record (line line, already read) when it is data rather than
+// a header: the readers' one loop over a file.
+func eachRow(next func() ([]string, int, error), first []string, line int, firstIsData bool, row func(rec []string, line int) error) error {
+	if firstIsData {
+		if err := row(first, line); err != nil {
+			return err
+		}
+	}
+	for {
+		rec, line, err := next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := row(rec, line); err != nil {
+			return err
+		}
+	}
+}
+
 // records opens CSV data from r for reading row by row: a byte-order mark
 // dropped, a binary or compressed file refused with its kind, and next
 // returning each row with its line (io.EOF at the end) and errors that
@@ -191,19 +226,11 @@ func Read(r io.Reader, file string, opt Options) (*Data, error) {
 
 // read is Read with room reserved for up to rows rows (0: unknown).
 func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
-	next, bad, err := records(r, file)
+	next, bad, first, line, err := firstRecord(r, file)
 	if err != nil {
 		return nil, err
 	}
-
 	var warnings []string
-	first, line, err := next()
-	if err == io.EOF {
-		return nil, bad(0, 0, "", "the file is empty")
-	}
-	if err != nil {
-		return nil, err
-	}
 	ncol := len(first)
 	if ncol < 2 {
 		return nil, bad(line, 0, "", "%d column; need at least one feature and the label", ncol)
@@ -293,22 +320,8 @@ func read(r io.Reader, file string, opt Options, rows int) (*Data, error) {
 		}
 		return nil
 	}
-	if opt.NoHeader {
-		if err := row(first, line); err != nil {
-			return nil, err
-		}
-	}
-	for {
-		rec, line, err := next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := row(rec, line); err != nil {
-			return nil, err
-		}
+	if err := eachRow(next, first, line, opt.NoHeader, row); err != nil {
+		return nil, err
 	}
 	d.N = len(d.Y)
 	if d.N == 0 {

@@ -66,6 +66,14 @@ func (g Grid1D) cumulative() []float64 {
 	return c
 }
 
+// empirical is what W1 and W2 compare: the samples sorted (a copy), their
+// number, g's cell width and its cells' cumulative masses.
+func (g Grid1D) empirical(samples []float64) (xs []float64, n, h float64, cum []float64) {
+	xs = append([]float64(nil), samples...)
+	sort.Float64s(xs)
+	return xs, float64(len(xs)), g.H(), g.cumulative()
+}
+
 func (g Grid1D) cdf(cum []float64, x float64) float64 {
 	if x <= g.Lo {
 		return 0
@@ -144,11 +152,7 @@ func (g Grid1D) W1(samples []float64) float64 {
 	if len(samples) == 0 {
 		return math.NaN()
 	}
-	xs := append([]float64(nil), samples...)
-	sort.Float64s(xs)
-	n := float64(len(xs))
-	h := g.H()
-	cum := g.cumulative()
+	xs, n, h, cum := g.empirical(samples)
 	// Breakpoints: cell edges and samples, merged.
 	lo, hi := math.Min(g.Lo, xs[0]), math.Max(g.Hi, xs[len(xs)-1])
 	var total float64

@@ -2,7 +2,6 @@ package diag
 
 import (
 	"math"
-	"sort"
 )
 
 // W2 is the Wasserstein-2 distance between the empirical distribution of
@@ -14,11 +13,7 @@ func (g Grid1D) W2(samples []float64) float64 {
 	if len(samples) == 0 {
 		return math.NaN()
 	}
-	xs := append([]float64(nil), samples...)
-	sort.Float64s(xs)
-	n := float64(len(xs))
-	h := g.H()
-	cum := g.cumulative()
+	xs, n, h, cum := g.empirical(samples)
 	total := cum[len(cum)-1]
 	var w2 float64
 	c := 0   // current cell

@@ -4,36 +4,16 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-)
 
-// subsets calls f with every n-subset of [0, N), in lexicographic order.
-func subsets(N, n int, f func(idx []int32)) {
-	idx := make([]int32, n)
-	for k := range idx {
-		idx[k] = int32(k)
-	}
-	for {
-		f(idx)
-		k := n - 1
-		for k >= 0 && int(idx[k]) == N-n+k {
-			k--
-		}
-		if k < 0 {
-			return
-		}
-		idx[k]++
-		for j := k + 1; j < n; j++ {
-			idx[j] = idx[j-1] + 1
-		}
-	}
-}
+	"github.com/fresgld/fresgld/internal/subsets"
+)
 
 // enumerate returns the mean and variance of est over all n-subsets, and the
 // mean of FPC·s² (the variance estimate): exact expectations under sampling
 // without replacement, with no Monte Carlo error.
 func enumerate(N, n int, est func(idx []int32) (float64, float64)) (mean, variance, meanVarEst float64) {
 	var vals, vests []float64
-	subsets(N, n, func(idx []int32) {
+	subsets.Each(N, n, func(idx []int32) {
 		v, s2 := est(idx)
 		vals = append(vals, v)
 		vests = append(vests, FPC(N, n)*s2)
@@ -92,7 +72,7 @@ func TestControlVariateUnbiasedAndVariance(t *testing.T) {
 		}
 	}
 	// Exact at the anchor, whatever the draw.
-	subsets(N, n, func(idx []int32) {
+	subsets.Each(N, n, func(idx []int32) {
 		u, s2 := EnergyOn(tr, a, anchor, idx)
 		if u != a.U() || s2 != 0 {
 			t.Fatalf("at θ̂: Û = %v (want %v exactly), s² = %v (want 0)", u, a.U(), s2)

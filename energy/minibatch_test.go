@@ -5,6 +5,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fresgld/fresgld/internal/meanvar"
 )
 
 // shiftTerms is U_i(θ) = ½|θ − x_i|² + c_i θ_0⁴/4 and U_0 = ½λ|θ|²: per-example
@@ -91,26 +93,8 @@ func exact(t Terms, theta []float64, n int) (u float64, grad []float64, uVar flo
 }
 
 func popVar(x []float64) float64 {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	var s float64
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return s / float64(len(x)-1)
-}
-
-// meanSE is the sample mean of x and its standard error.
-func meanSE(x []float64) (float64, float64) {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	return m, math.Sqrt(popVar(x) / float64(len(x)))
+	_, v := meanvar.Of(x)
+	return v
 }
 
 func TestMinibatchExactAtFullBatch(t *testing.T) {
@@ -185,7 +169,7 @@ func TestMinibatchUnbiased(t *testing.T) {
 				name = "Û"
 			}
 			check := func(what string, x []float64, want float64) {
-				m, se := meanSE(x)
+				m, se := meanvar.MeanSE(x)
 				if !(math.Abs(m-want) <= 4.5*se) {
 					t.Errorf("n = %d, %s coordinate %d: %s = %v ± %v, want %v", n, name, j, what, m, se, want)
 				}
@@ -312,7 +296,7 @@ func TestMinibatchSpread(t *testing.T) {
 	}
 	for j := range got {
 		S2 := gVar[j] / (N * (N - 1))
-		_, se := meanSE(rep[j])
+		_, se := meanvar.MeanSE(rep[j])
 		if !(math.Abs(got[j]-S2) <= 4.5*se) {
 			t.Errorf("coordinate %d: spread %v ± %v, want S² = %v", j, got[j], se, S2)
 		}
@@ -421,7 +405,7 @@ func TestMinibatchEnergySize(t *testing.T) {
 			what string
 			x    []float64
 		}{{"squared error", est}, {"reported variance", rep}} {
-			m, se := meanSE(c.x)
+			m, se := meanvar.MeanSE(c.x)
 			if !(math.Abs(m-uVar) <= 4.5*se) {
 				t.Errorf("energy size %d: mean %s %v ± %v, want Var(Û) = %v", ne, c.what, m, se, uVar)
 			}

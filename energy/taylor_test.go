@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/fresgld/fresgld/internal/subsets"
 )
 
 // glmTerms is U_i(θ) = f(x_i·θ) − y_i·x_i·θ with f = log(1 + e^z) (logistic
@@ -142,7 +144,7 @@ func TestTaylorAnchorUnbiasedAndVariance(t *testing.T) {
 				t.Errorf("%s θ = %v near θ̂: first-order variance %.4g not below a tenth of the plain anchor's %.4g", c.name, theta, variance, pv)
 			}
 		}
-		subsets(N, n, func(idx []int32) {
+		subsets.Each(N, n, func(idx []int32) {
 			if u, s2 := EnergyOn(c.tr, a, anchor, idx); u != a.U() || s2 != 0 {
 				t.Fatalf("%s at θ̂: Û = %v (want %v exactly), s² = %v", c.name, u, a.U(), s2)
 			}
@@ -161,7 +163,7 @@ func TestTaylorAnchorExactOnLinearTerms(t *testing.T) {
 		}
 		theta := []float64{-3, 4}
 		u := Sum(tr, theta)
-		subsets(N, n, func(idx []int32) {
+		subsets.Each(N, n, func(idx []int32) {
 			got, s2 := EnergyOn(tr, a, theta, idx)
 			if !near(got, u, 1e-12) || s2 > 1e-20 {
 				t.Fatalf("%T: Û = %.15g for U = %.15g, s² = %g", tr, got, u, s2)

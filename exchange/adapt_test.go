@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/internal/meanvar"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -225,7 +226,7 @@ func TestAdaptNoisyGaussian(t *testing.T) {
 	}
 	var sigmaE float64 // pooled per-pair estimation sd
 	for l := range errs {
-		m, sd := meanSD(errs[l])
+		m, sd := meanvar.MeanSD(errs[l])
 		se := sd / math.Sqrt(seeds)
 		if !(math.Abs(m) <= 5*se) {
 			t.Errorf("pair %d: rejection estimate biased by %.4f (standard error %.4f)", l, m, se)
@@ -233,11 +234,11 @@ func TestAdaptNoisyGaussian(t *testing.T) {
 		sigmaE += sd * sd / float64(K-1)
 	}
 	sigmaE = math.Sqrt(sigmaE)
-	m, sd := meanSD(lamErr)
+	m, sd := meanvar.MeanSD(lamErr)
 	if !(math.Abs(m) <= 5*sd/math.Sqrt(seeds)) {
 		t.Errorf("Λ̂ − Σ r = %.4f on the measured ladders (standard error %.4f)", m, sd/math.Sqrt(seeds))
 	}
-	mh, sdh := meanSD(lamHat)
+	mh, sdh := meanvar.MeanSD(lamHat)
 	mStar := 0.0
 	for i := range lamHat {
 		mStar += (lamHat[i] - lamErr[i]) / seeds // exact Σ r of the measured ladders
@@ -373,16 +374,9 @@ func TestAdaptRoundCostIsSamplerUnits(t *testing.T) {
 	// The same round run directly: its Sampler.Units is the round's cost.
 	cfg, _ := build(taus)
 	cfg.Seed += 1 << 40 // adaptRound's stream for round 0
-	smp, err := New(cfg, init)
-	if err != nil {
-		t.Fatal(err)
-	}
+	smp := mustNew(t, cfg, init)
 	defer smp.Close()
-	for range steps {
-		if err := smp.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stepN(t, smp, steps)
 	if got, want := r.Units(), smp.Units(); got != want {
 		t.Errorf("round cost %v (grad %v, energy %v, anchor %v), the sampler spent %v", got, r.GradUnits, r.EnergyUnits, r.AnchorUnits, want)
 	}

@@ -35,10 +35,7 @@ func anchorLadder(t *testing.T, mode EnergyMode, seed uint64) (s *Sampler, taus 
 	}
 	cfg := Config{Levels: lv, Swap: Swap{Rule: ReSGLD, PerStep: true}, Seed: seed,
 		Energies: Energies{Mode: mode, Terms: samePlace, Sizes: []int{2, 2}, AnchorEvery: 2}}
-	s, err := New(cfg, [][]float64{{mu}, {mu}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s = mustNew(t, cfg, [][]float64{{mu}, {mu}})
 	return s, taus, h, mu
 }
 

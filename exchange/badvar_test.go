@@ -53,10 +53,7 @@ func TestBrokenVarianceStops(t *testing.T) {
 				{Tau: 1, Est: energy.NewNoisy(energy.NewIsoQuadratic(2, 1), 0.1, 0.1), Eta: langevin.Constant{Step: 0.01}, Noise: c.noise},
 				{Tau: 2, Est: est, Eta: langevin.Constant{Step: 0.01}, Noise: c.noise},
 			}, Swap: c.sw, Seed: 1}
-			s, err := New(cfg, [][]float64{{0, 0}, {0, 0}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustNew(t, cfg, [][]float64{{0, 0}, {0, 0}})
 			tr, err := Collect(s, Plan{Keep: 100, Thin: 1})
 			want := c.want
 			if err == nil || !strings.Contains(err.Error(), want) {

@@ -32,10 +32,7 @@ func TestSwapEnergiesTakeBatches(t *testing.T) {
 				{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
 				{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
 			}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 1, Energies: Energies{Mode: mode, Terms: terms, ExactEvery: 1}}
-			s, err := New(cfg, [][]float64{{0}, {1}})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustNew(t, cfg, [][]float64{{0}, {1}})
 			// Close enough states that screens both pass and fail.
 			x, y := []float64{0.3}, []float64{0}
 			for range 200 {

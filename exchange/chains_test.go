@@ -38,10 +38,7 @@ func logisticChain(t *testing.T, lr *models.Logistic, c int) *Sampler {
 		t.Fatal(err)
 	}
 	p := lr.Dim()
-	s, err := New(cfg, [][]float64{make([]float64, p), make([]float64, p)})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{make([]float64, p), make([]float64, p)})
 	return s
 }
 
@@ -155,10 +152,7 @@ func unitLadder(t *testing.T) *Sampler {
 		{Tau: 1, Est: energy.NewNoisy(q, 1, 1), Eta: langevin.Constant{Step: 0.01}},
 		{Tau: 2, Est: energy.NewNoisy(q, 1, 1), Eta: langevin.Constant{Step: 0.01}},
 	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 3}
-	s, err := New(cfg, [][]float64{{0, 0}, {0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{0, 0}, {0, 0}})
 	return s
 }
 
@@ -270,10 +264,7 @@ func TestCorrectedPreset(t *testing.T) {
 	if len(cfg.Levels) != 1 || cfg.Levels[0].Noise != langevin.Corrected || cfg.Levels[0].Tau != 1 {
 		t.Fatalf("corrected preset: %+v", cfg.Levels)
 	}
-	smp, err := New(cfg, [][]float64{{0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	smp := mustNew(t, cfg, [][]float64{{0}})
 	tr, err := Collect(smp, Plan{Burn: 1000, Keep: n, Thin: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -306,10 +297,7 @@ func TestReLDPreset(t *testing.T) {
 			t.Errorf("level %d: τ = %v, noise %v; want τ = %v, plain Langevin", l, lv.Tau, lv.Noise, want)
 		}
 	}
-	smp, err := New(cfg, [][]float64{{0}, {0}, {0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	smp := mustNew(t, cfg, [][]float64{{0}, {0}, {0}})
 	if err := Run(smp, Plan{Keep: 2000, Thin: 1}, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -46,10 +46,7 @@ func resumeCases() []resumeCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := New(cfg, [][]float64{{0}, {0}, {0}, {0}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{{0}, {0}, {0}, {0}})
 		return s
 	}
 	dataMode := func(t *testing.T, m Method, mode EnergyMode) *Sampler {
@@ -67,10 +64,7 @@ func resumeCases() []resumeCase {
 			t.Fatal(err)
 		}
 		p := lr.Dim()
-		s, err := New(cfg, [][]float64{make([]float64, p), make([]float64, p), make([]float64, p)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{make([]float64, p), make([]float64, p), make([]float64, p)})
 		return s
 	}
 	cvGrad := func(t *testing.T) *Sampler {
@@ -85,10 +79,7 @@ func resumeCases() []resumeCase {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := New(cfg, [][]float64{make([]float64, p), make([]float64, p)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{make([]float64, p), make([]float64, p)})
 		return s
 	}
 	malaLevel := func(t *testing.T) *Sampler {
@@ -103,10 +94,7 @@ func resumeCases() []resumeCase {
 			t.Fatal(err)
 		}
 		lv := Level{Tau: 1, Est: energy.Exact{E: lr}, Eta: langevin.Constant{Step: 0.05}, Precond: pc, Metropolis: true}
-		s, err := New(Config{Levels: []Level{lv}, Seed: 3}, [][]float64{make([]float64, p)})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, Config{Levels: []Level{lv}, Seed: 3}, [][]float64{make([]float64, p)})
 		return s
 	}
 	return []resumeCase{
@@ -153,11 +141,7 @@ func TestMarshalResumesBitForBit(t *testing.T) {
 	for _, c := range resumeCases() {
 		t.Run(c.name, func(t *testing.T) {
 			a := c.new(t)
-			for range k {
-				if err := a.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			stepN(t, a, k)
 			saved, err := a.MarshalBinary()
 			if err != nil {
 				t.Fatal(err)
@@ -224,11 +208,7 @@ func TestMarshalEveryPieceMatters(t *testing.T) {
 	for _, br := range breakers {
 		t.Run(br.name, func(t *testing.T) {
 			a := cases[br.c].new(t)
-			for range k {
-				if err := a.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			stepN(t, a, k)
 			saved, _ := a.MarshalBinary()
 			var st samplerState
 			if err := energy.DecodeState(saved, &st, "test"); err != nil {
@@ -263,20 +243,14 @@ func TestMarshalRefuses(t *testing.T) {
 	saved, _ := a.MarshalBinary()
 	cold, hot := models.PaperFixedNoise(models.PaperMixture())
 	cfg, _ := FReSGLDMethod.Config(Setup{Tau1: 1, Tau2: 12, Levels: 4, Eta: langevin.Constant{Step: 0.03}, Cold: cold, Hot: hot, PerStep: true, Seed: 7})
-	other, err := New(cfg, [][]float64{{0}, {0}, {0}, {0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := mustNew(t, cfg, [][]float64{{0}, {0}, {0}, {0}})
 	if err := other.UnmarshalBinary(saved); err == nil || !strings.Contains(err.Error(), "temperature") {
 		t.Errorf("another ladder's checkpoint: %v, want a refusal naming the temperature", err)
 	}
 	if err := other.UnmarshalBinary(saved[:len(saved)/2]); err == nil {
 		t.Error("a truncated checkpoint was accepted")
 	}
-	s, err := New(Config{Levels: []Level{{Tau: 1, Est: opaque{energy.Exact{E: gauss1{}}}, Eta: langevin.Constant{Step: 0.01}}}}, [][]float64{{0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: opaque{energy.Exact{E: gauss1{}}}, Eta: langevin.Constant{Step: 0.01}}}}, [][]float64{{0}})
 	if _, err := s.MarshalBinary(); err == nil || !strings.Contains(err.Error(), "exchange.opaque") || !strings.Contains(err.Error(), "level 0") {
 		t.Errorf("an estimator without state methods: %v, want a refusal naming it and its level", err)
 	}

@@ -91,10 +91,7 @@ func chainCov(t *testing.T, st shiftTerms, xbar []float64, n int, tau, eta float
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Levels: []Level{{Tau: tau, Est: mb, Eta: langevin.Constant{Step: eta}, Noise: pol}}, Seed: 3}, [][]float64{xbar})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: tau, Est: mb, Eta: langevin.Constant{Step: eta}, Noise: pol}}, Seed: 3}, [][]float64{xbar})
 	p := len(xbar)
 	sum := mat.NewDense(p, p, nil)
 	d := make([]float64, p)
@@ -224,10 +221,7 @@ func TestFullCorrectionCountsClampedDirections(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			s, err := New(Config{Levels: []Level{{Tau: tau, Est: mb, Eta: langevin.Constant{Step: eta}, Noise: langevin.CorrectedFull}}, Seed: 9}, [][]float64{xbar})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustNew(t, Config{Levels: []Level{{Tau: tau, Est: mb, Eta: langevin.Constant{Step: eta}, Noise: langevin.CorrectedFull}}, Seed: 9}, [][]float64{xbar})
 			var want, wantSteps int64
 			hist := map[int]int{}
 			for k := 0; k < steps; k++ {
@@ -293,10 +287,7 @@ func TestFullCorrectionNoAlloc(t *testing.T) {
 	for _, c := range []struct{ N, n, p int }{{60, 20, 3}, {60, 8, 12}} {
 		st, xbar, _ := newShiftTerms(c.N, c.p, 1, 5)
 		mb, _ := energy.NewMinibatch(st, c.n)
-		s, err := New(Config{Levels: []Level{{Tau: 1, Est: mb, Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.CorrectedFull}}, Seed: 9}, [][]float64{xbar})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: mb, Eta: langevin.Constant{Step: 1e-3}, Noise: langevin.CorrectedFull}}, Seed: 9}, [][]float64{xbar})
 		s.Step()
 		if a := testing.AllocsPerRun(100, func() { s.Step() }); a != 0 {
 			t.Errorf("n = %d, p = %d: %v allocations a step", c.n, c.p, a)
@@ -348,15 +339,8 @@ func TestFullCorrectionConcurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		s, err := New(cfg, [][]float64{xbar, xbar, xbar})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range 300 {
-			if err := s.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		s := mustNew(t, cfg, [][]float64{xbar, xbar, xbar})
+		stepN(t, s, 300)
 		for l := 0; l < 3; l++ {
 			states[i] = append(states[i], s.State(l)...)
 		}
@@ -379,10 +363,7 @@ func TestFullCorrectionStepByHand(t *testing.T) {
 	for _, p := range []int{3, 30} { // the dense and the low-rank form
 		st, xbar, _ := newShiftTerms(N, p, 3, 5)
 		mb, _ := energy.NewMinibatch(st, n)
-		s, err := New(Config{Levels: []Level{{Tau: tau, Est: mb, Eta: langevin.Constant{Step: eta}, Noise: langevin.CorrectedFull}}, Seed: seed}, [][]float64{xbar})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, Config{Levels: []Level{{Tau: tau, Est: mb, Eta: langevin.Constant{Step: eta}, Noise: langevin.CorrectedFull}}, Seed: seed}, [][]float64{xbar})
 		hand, _ := energy.NewMinibatch(st, n)
 		hand.KeepRows()
 		rng := rand.New(rand.NewPCG(seed, 0)) // level 0's stream

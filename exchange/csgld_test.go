@@ -42,10 +42,7 @@ func TestCSGLDGaussianLaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(cfg, [][]float64{{3}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{3}})
 	explore := int(beta * L) // steps k = 0 … explore−1 are noise-free
 	want := 3.0
 	for k := range explore {

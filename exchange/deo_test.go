@@ -9,6 +9,7 @@ import (
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/internal/meanvar"
 	"github.com/fresgld/fresgld/langevin"
 )
 
@@ -81,15 +82,8 @@ func TestDEOSwapTimes(t *testing.T) {
 	for _, sw := range []Swap{{Scheme: DEO, Window: W}, {Scheme: Sweep}} {
 		cfg := exactConfig(flat, taus, 0.01, sw, 3)
 		cfg.RecordSwaps = true
-		smp, err := New(cfg, zeros(len(taus), 1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range steps {
-			if err := smp.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		smp := mustNew(t, cfg, zeros(len(taus), 1))
+		stepN(t, smp, steps)
 		for l, p := range smp.Stats().Pairs {
 			var want []int
 			for k := range steps {
@@ -199,10 +193,7 @@ func TestDEOLevelsMatchTemperedGaussian(t *testing.T) {
 	const eta, burn, n, thin = 0.1, 2000, 200_000, 2
 	for _, w := range []int{1, 5} {
 		t.Run(fmt.Sprintf("W=%d", w), func(t *testing.T) {
-			smp, err := New(exactConfig(newEulerGaussian(1, eta), taus, eta, Swap{Scheme: DEO, Window: w}, 5), zeros(len(taus), 1))
-			if err != nil {
-				t.Fatal(err)
-			}
+			smp := mustNew(t, exactConfig(newEulerGaussian(1, eta), taus, eta, Swap{Scheme: DEO, Window: w}, 5), zeros(len(taus), 1))
 			sq := make([][]float64, len(taus))
 			for i := range burn + n*thin {
 				if err := smp.Step(); err != nil {
@@ -217,7 +208,7 @@ func TestDEOLevelsMatchTemperedGaussian(t *testing.T) {
 			}
 			for l, tau := range taus {
 				want := tau
-				m, sd := meanSD(sq[l])
+				m, sd := meanvar.MeanSD(sq[l])
 				// The mean of θ² has standard error sd(θ²)/√ESS, ESS the
 				// effective size of the recorded θ² (Geyer's estimator);
 				// 5 standard errors leave a false alarm below 1e-6.
@@ -237,15 +228,4 @@ func TestDEOLevelsMatchTemperedGaussian(t *testing.T) {
 			}
 		})
 	}
-}
-
-func meanSD(xs []float64) (m, sd float64) {
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
-	for _, x := range xs {
-		sd += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(sd / float64(len(xs)-1))
 }

@@ -44,10 +44,7 @@ func TestDiffTermsSwapKeepsLaw(t *testing.T) {
 		}
 		cfg := Config{Levels: lv, Swap: Swap{Rule: FReSGLD}, Seed: 1,
 			Energies: Energies{Mode: ExactEnergies, Terms: terms, ExactEvery: 1}}
-		s, err := New(cfg, [][]float64{{mu}, {mu}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{{mu}, {mu}})
 		return s
 	}
 	s := ladder(lr)

@@ -28,10 +28,7 @@ func TestDivergenceCaughtEarly(t *testing.T) {
 		for l := range init {
 			init[l] = []float64{0}
 		}
-		s, err := New(cfg, init)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, init)
 		tr, err := Collect(s, Plan{Keep: 1000, Thin: 1})
 		if err == nil || !strings.Contains(err.Error(), "diverged at step") || !strings.Contains(err.Error(), "reversed the last and grew") {
 			t.Fatalf("%s: error %v, want the divergence named", m, err)
@@ -115,10 +112,7 @@ func TestWatchRunNeedsEveryMoveToGrow(t *testing.T) {
 // steps.
 func TestWatchQuietOnStableChain(t *testing.T) {
 	est := energy.Exact{E: energy.Quadratic{Lambda: []float64{1.9}}}
-	s, err := New(Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 1}}}, Seed: 4}, [][]float64{{50}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 1}}}, Seed: 4}, [][]float64{{50}})
 	for k := 0; k < 1_000_000; k++ {
 		if err := s.Step(); err != nil {
 			t.Fatalf("step %d: %v", k, err)
@@ -155,10 +149,7 @@ func TestWatchSeesEveryMove(t *testing.T) {
 		init [][]float64
 	}{"box": {boxed, [][]float64{{1, 0, 0}, {-2, 1, 0}}}, "full beside diagonal": {mixed, [][]float64{xbar, xbar}}} {
 		t.Run(name, func(t *testing.T) {
-			s, err := New(c.cfg, c.init)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustNew(t, c.cfg, c.init)
 			swaps := 0
 			for k := range 2000 {
 				before := [][]float64{append([]float64(nil), s.reps[0].theta...), append([]float64(nil), s.reps[1].theta...)}

@@ -17,10 +17,7 @@ func TestSwapEnergiesAllocateNothing(t *testing.T) {
 			{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
 			{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 1, Energies: Energies{Mode: mode, Terms: outliers, ExactEvery: 1}}
-		s, err := New(cfg, [][]float64{{0}, {1}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{{0}, {1}})
 		// x's energy is far above y's: every screen passes and goes to
 		// the full data.
 		x, y := []float64{40}, []float64{0}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/internal/subsets"
 	"github.com/fresgld/fresgld/langevin"
 )
 
@@ -48,28 +49,6 @@ func termsFor(mode EnergyMode) outlierTerms {
 	return outliers
 }
 
-// forSubsets calls f with every n-subset of [0, N).
-func forSubsets(N, n int, f func(idx []int)) {
-	idx := make([]int, n)
-	for k := range idx {
-		idx[k] = k
-	}
-	for {
-		f(idx)
-		k := n - 1
-		for k >= 0 && idx[k] == N-n+k {
-			k--
-		}
-		if k < 0 {
-			return
-		}
-		idx[k]++
-		for j := k + 1; j < n; j++ {
-			idx[j] = idx[j-1] + 1
-		}
-	}
-}
-
 // component is one independent minibatch term of D̂: coef·(c + (N/n)Σ_{i∈B} e_i)
 // over every n-subset B, with e the per-example values.
 type component struct {
@@ -81,7 +60,7 @@ type component struct {
 func (c component) values() []float64 {
 	var out []float64
 	N := len(c.e)
-	forSubsets(N, c.n, func(idx []int) {
+	subsets.Each(N, c.n, func(idx []int) {
 		var s float64
 		for _, i := range idx {
 			s += c.e[i]
@@ -182,15 +161,8 @@ func TestExactSwapsAtARate(t *testing.T) {
 		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
 		{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
 	}, Swap: Swap{Rule: FReSGLD, A: 1}, Seed: 2, Energies: Energies{Mode: ExactEnergies, Terms: o, ExactEvery: W}}
-	s, err := New(cfg, [][]float64{{0}, {1}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range steps {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := mustNew(t, cfg, [][]float64{{0}, {1}})
+	stepN(t, s, steps)
 	st := s.Stats()
 	if st.Pairs[0].Attempts != steps/W {
 		t.Errorf("%d attempts in %d steps, want one every %d: %d", st.Pairs[0].Attempts, steps, W, steps/W)
@@ -231,21 +203,14 @@ func TestExactSwapEnergiesOncePerState(t *testing.T) {
 		lv = append(lv, Level{Tau: math.Pow(2, float64(l)), Est: e, Eta: langevin.Constant{Step: 0.05}})
 		init[l] = []float64{float64(l) / 2}
 	}
-	s, err := New(Config{Levels: lv, Swap: Swap{Rule: FReSGLD, A: 1}, Seed: 3, Energies: Energies{Mode: ExactEnergies, Terms: o, ExactEvery: 1}}, init)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: FReSGLD, A: 1}, Seed: 3, Energies: Energies{Mode: ExactEnergies, Terms: o, ExactEvery: 1}}, init)
 	worst, attempts := 0.0, 0
 	s.onSwap = func(l int, x, y []float64, lr, _ float64, _ bool) {
 		attempts++
 		want := (1/s.lv[l].Tau - 1/s.lv[l+1].Tau) * (energy.Sum(o, x) - energy.Sum(o, y))
 		worst = max(worst, math.Abs(lr-want))
 	}
-	for range steps {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stepN(t, s, steps)
 	st := s.Stats()
 	if attempts != (K-1)*steps {
 		t.Fatalf("%d attempts, want every pair at every step: %d", attempts, (K-1)*steps)
@@ -278,10 +243,7 @@ func cvSampler(t *testing.T, seed uint64) *Sampler {
 		{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.05}},
 	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: seed,
 		Energies: Energies{Mode: CVEnergies, Terms: o, AnchorEvery: 10}}
-	s, err := New(cfg, [][]float64{{0}, {1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{0}, {1}})
 	return s
 }
 
@@ -374,11 +336,7 @@ func TestEnergiesValidation(t *testing.T) {
 // Sampler.Units, and exceeds the draws alone by the anchor units.
 func TestStatsTotalCountsAnchors(t *testing.T) {
 	s := cvSampler(t, 3)
-	for range 50 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	stepN(t, s, 50)
 	st := s.Stats()
 	var levels, anchors float64
 	for _, l := range st.Levels {

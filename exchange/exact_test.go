@@ -56,10 +56,7 @@ func TestExactRuleOwnEnergies(t *testing.T) {
 	u0 := energy.Quadratic{Lambda: []float64{1}} // U_0 = θ²/2
 	u1 := energy.Quadratic{Lambda: []float64{3}} // U_1 = 3θ²/2
 	x, y := []float64{0.5}, []float64{-2}
-	s, err := New(exactPair(energy.Exact{E: u0}, energy.Exact{E: u1}), [][]float64{{0}, {0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, exactPair(energy.Exact{E: u0}, energy.Exact{E: u1}), [][]float64{{0}, {0}})
 	got, err := s.LogRatio(0, x, y)
 	if err != nil {
 		t.Fatal(err)
@@ -114,10 +111,7 @@ func TestExactRuleAsksPowerKernels(t *testing.T) {
 		cfg := exactPair(energy.Exact{E: q}, energy.Exact{E: q})
 		cfg.Levels[0].Kernel = stubPower{lambda: 1, lr: lr, hot: &hot}
 		cfg.Levels[1].Kernel = stubPower{lambda: 0.25, lr: 99, hot: &hot}
-		s, err := New(cfg, [][]float64{{0}, {0}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{{0}, {0}})
 		got, err := s.LogRatio(0, []float64{0.5}, []float64{-2})
 		if math.IsNaN(lr) || math.IsInf(lr, 1) {
 			if err == nil || !strings.Contains(err.Error(), "levels 0 and 1") {

@@ -28,10 +28,7 @@ func TestRunFreezesAtBurnIn(t *testing.T) {
 		{Tau: 1, Est: cold, Eta: langevin.Constant{Step: 0.01}},
 		{Tau: 4, Est: hot, Eta: langevin.Constant{Step: 0.01}, Var: auto},
 	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 5, Energies: Energies{Mode: TaylorEnergies, Terms: curvedOutliers, AnchorEvery: 7}}
-	s, err := New(cfg, [][]float64{{0}, {1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{0}, {1}})
 	var checks int
 	var anchors [][]float64
 	refreshes := 0

@@ -5,9 +5,6 @@ import (
 	"math"
 	"testing"
 
-	"gonum.org/v1/gonum/stat"
-
-	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
 )
@@ -54,33 +51,14 @@ func TestMALALadderSwapsOnItsOwnEnergies(t *testing.T) {
 				lv = append(lv, Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: 0.8}, Metropolis: true})
 				init = append(init, []float64{-5, 0})
 			}
-			s, err := New(Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: seed}, init)
-			if err != nil {
-				t.Fatal(err)
-			}
-			right, sq := make([][]float64, len(taus)), make([][]float64, len(taus))
-			for k := range steps {
-				if err := s.Step(); err != nil {
-					t.Fatal(err)
-				}
-				if k < 1000 {
-					continue
-				}
-				for l := range taus {
-					v := 0.0
-					if s.State(l)[0] > 0 {
-						v = 1
-					}
-					right[l] = append(right[l], v)
-					sq[l] = append(sq[l], s.State(l)[1]*s.State(l)[1])
-				}
-			}
+			s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: seed}, init)
+			share, shareSE, m2, m2SE := twoModesLaw(t, s, steps)
 			for l, tau := range taus {
-				got, se, want := stat.Mean(right[l], nil), diag.MCSEMean([][]float64{right[l]}), twoModesShare(tau)
+				got, se, want := share[l], shareSE[l], twoModesShare(tau)
 				if z := (got - want) / se; !(math.Abs(z) <= zMax) {
 					t.Errorf("τ = %g: right mode's share %.4f ± %.4f, exact %.4f (%.1f MCSE; allowed %.2f)", tau, got, se, want, z, zMax)
 				}
-				got, se = stat.Mean(sq[l], nil), diag.MCSEMean([][]float64{sq[l]})
+				got, se = m2[l], m2SE[l]
 				if z := (got - tau) / se; !(math.Abs(z) <= zMax) {
 					t.Errorf("τ = %g: E[θ_1²] %.4f ± %.4f, exact %g (%.1f MCSE; allowed %.2f)", tau, got, se, tau, z, zMax)
 				}
@@ -113,10 +91,7 @@ func TestHeldEnergyIsTheStatesOwn(t *testing.T) {
 			lv = append(lv, Level{Tau: tau, Est: est, Eta: langevin.Constant{Step: 0.8}, Metropolis: true})
 			init = append(init, []float64{-5 + 5*float64(i), 1})
 		}
-		s, err := New(Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: seed}, init)
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: seed}, init)
 		bad := 0
 		for k := range 200 {
 			if err := s.Step(); err != nil {

@@ -31,10 +31,7 @@ func BenchmarkJumpStep(b *testing.B) {
 				if c.k > 0 {
 					lv.Jumps = benchJumps(b, p, c.k, c.rate)
 				}
-				s, err := New(Config{Levels: []Level{lv}, Seed: 1}, [][]float64{make([]float64, p)})
-				if err != nil {
-					b.Fatal(err)
-				}
+				s := mustNew(b, Config{Levels: []Level{lv}, Seed: 1}, [][]float64{make([]float64, p)})
 				b.ReportAllocs()
 				b.ResetTimer()
 				for range b.N {

@@ -53,39 +53,39 @@ func wrongJumps(t *testing.T, rate float64) *Jumps {
 // jumpLaw runs a two-level ladder (τ = 1 and 2, no swaps) of MALA levels
 // with jumps drawn from wrongJumps, and returns each level's share of
 // draws with θ_0 > 0, its MCSE, and E[θ_1²] with its MCSE.
-func jumpLaw(t *testing.T, j *Jumps, steps int) (share, shareSE, m2, m2SE [2]float64, st Stats) {
+func jumpLaw(t *testing.T, j *Jumps, steps int) (share, shareSE, m2, m2SE []float64, st Stats) {
 	t.Helper()
 	var lv []Level
 	for _, tau := range []float64{1, 2} {
 		lv = append(lv, Level{Tau: tau, Est: energy.Exact{E: twoModes{}}, Eta: langevin.Constant{Step: 0.8}, Metropolis: true, Jumps: j})
 	}
-	s, err := New(Config{Levels: lv, Seed: 5}, [][]float64{{-5, 0}, {-5, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var right, sq [2][]float64
-	for k := range steps {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-		if k < 1000 {
-			continue
-		}
-		for l := range 2 {
-			x := s.State(l)
-			v := 0.0
-			if x[0] > 0 {
-				v = 1
-			}
-			right[l] = append(right[l], v)
-			sq[l] = append(sq[l], x[1]*x[1])
-		}
-	}
-	for l := range 2 {
-		share[l], shareSE[l] = stat.Mean(right[l], nil), diag.MCSEMean([][]float64{right[l]})
-		m2[l], m2SE[l] = stat.Mean(sq[l], nil), diag.MCSEMean([][]float64{sq[l]})
-	}
+	s := mustNew(t, Config{Levels: lv, Seed: 5}, [][]float64{{-5, 0}, {-5, 0}})
+	share, shareSE, m2, m2SE = twoModesLaw(t, s, steps)
 	return share, shareSE, m2, m2SE, s.Stats()
+}
+
+// twoModesLaw steps s, a ladder on twoModes, steps times and returns, from
+// the draws past the first 1000, each level's share of draws in the right
+// mode (θ_0 > 0) and its E[θ_1²], each with its MCSE.
+func twoModesLaw(t *testing.T, s *Sampler, steps int) (share, shareSE, m2, m2SE []float64) {
+	t.Helper()
+	K := s.Levels()
+	right, sq := make([][]float64, K), make([][]float64, K)
+	sampleLevels(t, s, 1000, steps-1000, func(l int, x []float64) {
+		v := 0.0
+		if x[0] > 0 {
+			v = 1
+		}
+		right[l] = append(right[l], v)
+		sq[l] = append(sq[l], x[1]*x[1])
+	})
+	for l := range K {
+		share = append(share, stat.Mean(right[l], nil))
+		shareSE = append(shareSE, diag.MCSEMean([][]float64{right[l]}))
+		m2 = append(m2, stat.Mean(sq[l], nil))
+		m2SE = append(m2SE, diag.MCSEMean([][]float64{sq[l]}))
+	}
+	return share, shareSE, m2, m2SE
 }
 
 // TestJumpsKeepTheLaw: MALA levels at τ = 1 and 2 that jump between the
@@ -146,10 +146,7 @@ func TestJumpsRefused(t *testing.T) {
 }
 
 func TestJumpsAllocs(t *testing.T) {
-	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: twoModes{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true, Jumps: wrongJumps(t, 0.5)}}, Seed: 1}, [][]float64{{-5, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: twoModes{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true, Jumps: wrongJumps(t, 0.5)}}, Seed: 1}, [][]float64{{-5, 0}})
 	if a := testing.AllocsPerRun(1000, func() { s.Step() }); a != 0 {
 		t.Errorf("%v allocations a step", a)
 	}
@@ -191,10 +188,7 @@ func TestJumpsReachMassTheFitMisses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: farMass{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true, Jumps: j}}, Seed: 3}, [][]float64{{0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: farMass{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true, Jumps: j}}, Seed: 3}, [][]float64{{0, 0}})
 	far, x0 := make([]float64, 0, steps), make([]float64, 0, steps)
 	for range steps {
 		if err := s.Step(); err != nil {

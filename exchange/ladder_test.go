@@ -72,10 +72,7 @@ func TestPresetClonesSharedEstimator(t *testing.T) {
 				}
 			}
 		}
-		s, err := New(cfg, [][]float64{{0, 0}, {0, 0}, {0, 0}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{{0, 0}, {0, 0}, {0, 0}})
 		s.pool.always = true // hand off even steps too cheap to pay
 		for k := 0; k < 200; k++ {
 			if err := s.Step(); err != nil {
@@ -109,10 +106,7 @@ func TestHotVarAtBindsEachLevel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(cfg, [][]float64{{0, 0}, {0, 0}, {0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{0, 0}, {0, 0}, {0, 0}})
 	defer s.Close()
 	s.pool.always = true // hand off even steps too cheap to pay
 	for k := 0; k < 10*every+1; k++ {
@@ -217,10 +211,7 @@ func TestModelGetsEnergyReports(t *testing.T) {
 		taps[l] = &energyTap{Estimator: mb}
 		cfg.Levels = append(cfg.Levels, Level{Tau: tau, Est: taps[l], Eta: eta, Noise: langevin.Corrected, Var: a})
 	}
-	s, err := New(cfg, [][]float64{{0.5}, {-1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{0.5}, {-1}})
 	_, noise, err := s.LogRatioNoise(0, []float64{0.5}, []float64{-1})
 	if err != nil {
 		t.Fatal(err)

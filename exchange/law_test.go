@@ -5,10 +5,11 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/langevin"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // eulerExact is a one-dimensional Gaussian energy U(θ) = h(θ − μ)²/2 whose
@@ -111,19 +112,11 @@ func levelErrors(t *testing.T, s *Sampler, taus []float64, h, mu float64, steps 
 	K := len(taus)
 	xs := make([][]float64, K)
 	sq := make([][]float64, K)
-	for k := range steps + steps/10 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-		if k < steps/10 {
-			continue
-		}
-		for l := range K {
-			d := s.State(l)[0] - mu
-			xs[l] = append(xs[l], d)
-			sq[l] = append(sq[l], d*d)
-		}
-	}
+	sampleLevels(t, s, steps/10, steps, func(l int, x []float64) {
+		d := x[0] - mu
+		xs[l] = append(xs[l], d)
+		sq[l] = append(sq[l], d*d)
+	})
 	for l := range K {
 		m, _, _ := moments(xs[l])
 		v, _, _ := moments(sq[l])

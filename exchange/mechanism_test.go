@@ -74,10 +74,7 @@ func TestRuleEvaluatesAndCorrects(t *testing.T) {
 			{Tau: tl, Est: c, Eta: langevin.Constant{Step: 0.01}},
 			{Tau: th, Est: h, Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: Swap{Rule: k.rule, A: 1, A1: a1}}
-		s, err := New(cfg, [][]float64{{0}, {0}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{{0}, {0}})
 		got, err := s.LogRatio(0, []float64{x}, []float64{y})
 		if err != nil {
 			t.Fatal(err)
@@ -113,10 +110,7 @@ func TestSwapAcceptanceAndIntensity(t *testing.T) {
 			{Tau: 1, Est: c, Eta: coldEta},
 			{Tau: 2, Est: h, Eta: langevin.Constant{Step: 0.001}},
 		}, Swap: sw, Seed: 9}
-		s, err := New(cfg, [][]float64{{0}, {0}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{{0}, {0}})
 		for range n {
 			if err := s.Step(); err != nil {
 				t.Fatal(err)
@@ -181,15 +175,8 @@ func TestCostShares(t *testing.T) {
 			{Tau: 1, Est: &recorder{name: "c", log: &log}, Eta: langevin.Constant{Step: 0.01}},
 			{Tau: 2, Est: &recorder{name: "h", log: &log}, Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: Swap{Rule: k.rule, PerStep: true, A1: 0.5}}
-		s, err := New(cfg, [][]float64{{0}, {0}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for range n {
-			if err := s.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		s := mustNew(t, cfg, [][]float64{{0}, {0}})
+		stepN(t, s, n)
 		st := s.Stats()
 		if h, sw := st.HotShare(), st.SwapShare(); math.Abs(h-k.hot) > 1e-15 || math.Abs(sw-k.swap) > 1e-15 {
 			t.Errorf("%v: hot share %v, swap share %v; want %v and %v", k.rule, h, sw, k.hot, k.swap)
@@ -219,15 +206,8 @@ func TestIntensityUsesThisStepsEta(t *testing.T) {
 		{Tau: 1, Est: &recorder{name: "c", B: 1, noVar: true, log: &log}, Eta: alternating{0.1, 1e-12}},
 		{Tau: 2, Est: &recorder{name: "h", noVar: true, log: &log}, Eta: alternating{0.1, 1e-12}},
 	}, Swap: Swap{Rule: FReSGLD, A: 10}, Seed: 5, RecordSwaps: true}
-	s, err := New(cfg, [][]float64{{0}, {0}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 40 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := mustNew(t, cfg, [][]float64{{0}, {0}})
+	stepN(t, s, 40)
 	var want []int
 	for k := 0; k < 40; k += 2 {
 		want = append(want, k)
@@ -253,15 +233,8 @@ func TestCostInEstimatorUnits(t *testing.T) {
 		{Tau: 1, Est: ests[0], Eta: langevin.Constant{Step: 1e-3}},
 		{Tau: 2, Est: ests[1], Eta: langevin.Constant{Step: 1e-3}},
 	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 2, Energies: Energies{Gaussian: true}}
-	s, err := New(cfg, [][]float64{{0}, {0}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range 30 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s := mustNew(t, cfg, [][]float64{{0}, {0}})
+	stepN(t, s, 30)
 	for l, lv := range s.Stats().Levels {
 		c := lv.Cost
 		if c.Grad.Calls != 30 || c.Grad.Units != 7*30 || c.Energy.Calls != 60 || c.Energy.Units != 11*60 {

@@ -34,10 +34,7 @@ func metropolisCov(t *testing.T, adjust bool, steps int) (cov, se [2][3]float64,
 	for _, tau := range []float64{1, 3} {
 		lv = append(lv, Level{Tau: tau, Est: energy.Exact{E: gauss2{a: a, hg: 1}}, Eta: langevin.Constant{Step: eta}, Precond: pc, Metropolis: adjust})
 	}
-	s, err := New(Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: 3}, [][]float64{{0, 0}, {0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: 3}, [][]float64{{0, 0}, {0, 0}})
 	var prods [2][3][]float64
 	for k := range steps + 1000 {
 		if err := s.Step(); err != nil {
@@ -130,10 +127,7 @@ func (quartic) UGrad(g, x []float64) float64 {
 // sd of about 0.6%; the tolerance is 3%.
 func TestMetropolisQuartic(t *testing.T) {
 	const steps = 200_000
-	s, err := New(Config{Levels: []Level{{Tau: 2, Est: energy.Exact{E: quartic{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true}}, Seed: 5}, [][]float64{{0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: 2, Est: energy.Exact{E: quartic{}}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true}}, Seed: 5}, [][]float64{{0}})
 	var m2 float64
 	for range steps {
 		if err := s.Step(); err != nil {
@@ -177,10 +171,7 @@ func TestMetropolisAllocs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: gauss2{a: [4]float64{1, 0.5, 0.5, 4}, hg: 1}}, Eta: langevin.Constant{Step: 0.5}, Precond: pc, Metropolis: true}}, Seed: 1}, [][]float64{{0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: gauss2{a: [4]float64{1, 0.5, 0.5, 4}, hg: 1}}, Eta: langevin.Constant{Step: 0.5}, Precond: pc, Metropolis: true}}, Seed: 1}, [][]float64{{0, 0}})
 	if a := testing.AllocsPerRun(1000, func() { s.Step() }); a != 0 {
 		t.Errorf("%v allocations a step", a)
 	}
@@ -193,10 +184,7 @@ func TestMetropolisAllocs(t *testing.T) {
 func TestColdEnergy(t *testing.T) {
 	g := gauss2{a: [4]float64{1, 0.5, 0.5, 4}, hg: 1}
 	for _, adjust := range []bool{true, false} {
-		s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: g}, Eta: langevin.Constant{Step: 0.4}, Metropolis: adjust}}, Seed: 2}, [][]float64{{1, -1}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: g}, Eta: langevin.Constant{Step: 0.4}, Metropolis: adjust}}, Seed: 2}, [][]float64{{1, -1}})
 		if _, ok := s.ColdEnergy(); ok {
 			t.Fatalf("adjusted %v: an energy before the first step", adjust)
 		}
@@ -256,10 +244,7 @@ func TestMetropolisStopsOnFailedEnergy(t *testing.T) {
 	for _, evals := range []int{50, 0} {
 		left := evals
 		e := failing{gauss2: gauss2{a: [4]float64{1, 0, 0, 1}, hg: 1}, left: &left}
-		s, err := New(Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: e}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true}}, Seed: 1}, [][]float64{{0, 0}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: energy.Exact{E: e}, Eta: langevin.Constant{Step: 0.5}, Metropolis: true}}, Seed: 1}, [][]float64{{0, 0}})
 		stopped := false
 		for k := 0; k < 200 && !stopped; k++ {
 			if err := s.Step(); err != nil {

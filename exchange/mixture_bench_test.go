@@ -63,10 +63,7 @@ func BenchmarkPaperReSGLD(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			s, err := New(cfg, [][]float64{{0}, {0}})
-			if err != nil {
-				b.Fatal(err)
-			}
+			s := mustNew(b, cfg, [][]float64{{0}, {0}})
 			defer cputime.Lock()()
 			b.ReportAllocs()
 			b.ResetTimer()

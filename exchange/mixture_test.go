@@ -59,10 +59,7 @@ func exactLadder(t *testing.T, K, keep int) {
 	for l := range init {
 		init[l] = []float64{0}
 	}
-	smp, err := New(cfg, init)
-	if err != nil {
-		t.Fatal(err)
-	}
+	smp := mustNew(t, cfg, init)
 	// Record the coldest and hottest levels every 10th step.
 	cold, hot := make([]float64, 0, keep), make([]float64, 0, keep)
 	for i := 0; i < 10*keep+10_000; i++ {

@@ -31,10 +31,7 @@ func poolLadder(t *testing.T, est energy.Estimator, concurrent bool) *Sampler {
 		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected},
 		{Tau: 3, Est: est, Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected},
 	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 5, Concurrent: concurrent}
-	s, err := New(cfg, [][]float64{{1, 1}, {0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{1, 1}, {0, 0}})
 	return s
 }
 

@@ -50,25 +50,13 @@ func TestPreconditionedLadder(t *testing.T) {
 	for _, tau := range taus {
 		lv = append(lv, Level{Tau: tau, Est: energy.Exact{E: g}, Eta: langevin.Constant{Step: eta}, Precond: pc})
 	}
-	s, err := New(Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: 2}, [][]float64{{0, 0}, {0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: Exact, PerStep: true}, Seed: 2}, [][]float64{{0, 0}, {0, 0}})
 	var cov [2][3]float64
-	for k := range steps + 1000 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-		if k < 1000 {
-			continue
-		}
-		for l := range 2 {
-			x := s.State(l)
-			cov[l][0] += x[0] * x[0] / steps
-			cov[l][1] += x[0] * x[1] / steps
-			cov[l][2] += x[1] * x[1] / steps
-		}
-	}
+	sampleLevels(t, s, 1000, steps, func(l int, x []float64) {
+		cov[l][0] += x[0] * x[0] / steps
+		cov[l][1] += x[0] * x[1] / steps
+		cov[l][2] += x[1] * x[1] / steps
+	})
 	// A⁻¹ has variances 1 and 100 and covariance 0.95·1·10.
 	inv := [3]float64{1, r * 10, 100}
 	for l, tau := range taus {

@@ -28,19 +28,12 @@ func TestProbSumBits(t *testing.T) {
 				neg++
 			}
 		}}
-	s, err := New(cfg, [][]float64{{1, 1}, {0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, cfg, [][]float64{{1, 1}, {0, 0}})
 	defer s.Close()
 	// Stats read mid-batch and at a batch's end, and the run continued
 	// after each read (attempts are added in batches of probBatch).
 	for _, n := range []int{5000, 3, probBatch - 3, 2 * probBatch} {
-		for range n {
-			if err := s.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		stepN(t, s, n)
 		if got := s.Stats().Pairs[0].ProbSum; math.Float64bits(got) != math.Float64bits(want) {
 			t.Errorf("after %d more steps: ProbSum %v, Σ exp(min(log Ŝ, 0)) = %v", n, got, want)
 		}

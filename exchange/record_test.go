@@ -16,18 +16,11 @@ func TestSwapRecordOptional(t *testing.T) {
 			{Tau: 1, Est: energy.NewNoisy(q, 0, 1), Eta: langevin.Constant{Step: 0.01}},
 			{Tau: 1.1, Est: energy.NewNoisy(q, 0, 1), Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: Swap{Rule: ReSGLD, PerStep: true}, Seed: 1, RecordSwaps: rec}
-		s, err := New(cfg, [][]float64{{0}, {0}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg, [][]float64{{0}, {0}})
 		// One run of 5000 steps, so that the rare allocations of a growing
 		// slice count (AllocsPerRun divides by the runs, rounding down).
 		allocs := testing.AllocsPerRun(1, func() {
-			for range 5000 {
-				if err := s.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			stepN(t, s, 5000)
 		})
 		p := s.Stats().Pairs[0]
 		// τ 1 and 1.1 on one energy: most swaps are accepted.

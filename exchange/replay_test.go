@@ -28,10 +28,7 @@ func TestLevelStepReplays(t *testing.T) {
 				cfg.Levels = append(cfg.Levels, Level{Tau: taus[l], Est: energy.NewNoisy(q, 0, sds[l]), Eta: etas[l], Noise: pol})
 			}
 			init := [][]float64{{0.5, -0.5}, {-0.25, 1.5}}
-			s, err := New(cfg, init)
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := mustNew(t, cfg, init)
 			for l := range 2 {
 				est := energy.NewNoisy(q, 0, sds[l])
 				rng := rand.New(rand.NewPCG(seed, uint64(l)))
@@ -79,10 +76,7 @@ func TestLevelStepReplays(t *testing.T) {
 }
 
 func TestReplayClamps(t *testing.T) {
-	s, err := New(Config{Levels: []Level{{Tau: 3, Est: energy.NewNoisy(energy.NewIsoQuadratic(2, 1), 0, 20), Eta: langevin.Constant{Step: 0.02}, Noise: langevin.Corrected}}}, [][]float64{{0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: 3, Est: energy.NewNoisy(energy.NewIsoQuadratic(2, 1), 0, 20), Eta: langevin.Constant{Step: 0.02}, Noise: langevin.Corrected}}}, [][]float64{{0, 0}})
 	for range 10 {
 		s.Step()
 	}
@@ -99,10 +93,7 @@ func TestReplayClamps(t *testing.T) {
 func TestVarianceModelObservesEachStep(t *testing.T) {
 	est := energy.Hidden{Estimator: energy.NewNoisy(energy.NewIsoQuadratic(1, 1), 0.5, 1)}
 	run, _ := variance.NewRunning(2, 5)
-	s, err := New(Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}, Noise: langevin.Corrected, Var: run}}}, [][]float64{{0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := mustNew(t, Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}, Noise: langevin.Corrected, Var: run}}}, [][]float64{{0}})
 	for k := range 7 {
 		if err := s.Step(); err != nil {
 			t.Fatal(err)

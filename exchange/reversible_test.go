@@ -182,10 +182,8 @@ func TestNoiseCapSymmetric(t *testing.T) {
 	}
 	var noise [2]float64
 	for k, xy := range [][2]float64{{0.3, 1.5}, {1.5, 0.3}} {
-		s, err := New(Config{Levels: lv(), Swap: Swap{Rule: FReSGLD, PerStep: true}}, [][]float64{{0}, {0}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, Config{Levels: lv(), Swap: Swap{Rule: FReSGLD, PerStep: true}}, [][]float64{{0}, {0}})
+		var err error
 		if _, noise[k], err = s.LogRatioNoise(0, []float64{xy[0]}, []float64{xy[1]}); err != nil {
 			t.Fatal(err)
 		}
@@ -216,10 +214,8 @@ func TestReverseVarianceFromModels(t *testing.T) {
 	}
 	var noise [2]float64
 	for k, xy := range [][2]float64{{0.3, 1.5}, {1.5, 0.3}} {
-		s, err := New(Config{Levels: lv, Swap: Swap{Rule: FReSGLD, PerStep: true}}, [][]float64{{0}, {0}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, Config{Levels: lv, Swap: Swap{Rule: FReSGLD, PerStep: true}}, [][]float64{{0}, {0}})
+		var err error
 		if _, noise[k], err = s.LogRatioNoise(0, []float64{xy[0]}, []float64{xy[1]}); err != nil {
 			t.Fatal(err)
 		}

@@ -19,10 +19,7 @@ func ar1Variance(t *testing.T, pol langevin.Policy, lambda, tau, eta, s float64,
 	t.Helper()
 	est := energy.NewNoisy(energy.Quadratic{Lambda: []float64{lambda}}, 0, s)
 	cfg := Config{Levels: []Level{{Tau: tau, Est: est, Eta: langevin.Constant{Step: eta}, Noise: pol}}, Seed: 7}
-	smp, err := New(cfg, [][]float64{{0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	smp := mustNew(t, cfg, [][]float64{{0}})
 	tr, err := Collect(smp, Plan{Burn: 2000, Keep: n, Thin: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -61,10 +58,7 @@ func TestOverBudgetClampsAndStaysFinite(t *testing.T) {
 	// than τ, so no noise can be injected.
 	est := energy.NewNoisy(energy.Quadratic{Lambda: []float64{1, 1}}, 0, 10)
 	cfg := Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.5}, Noise: langevin.Corrected}}, Seed: 1}
-	smp, err := New(cfg, [][]float64{{0, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	smp := mustNew(t, cfg, [][]float64{{0, 0}})
 	tr, err := Collect(smp, Plan{Keep: 1000, Thin: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -32,10 +32,7 @@ func BenchmarkStep(b *testing.B) {
 					{Tau: 1, Est: cold, Eta: langevin.Constant{Step: 0.01}, Noise: langevin.Corrected},
 					{Tau: 10, Est: hot, Eta: langevin.Constant{Step: 0.01}, Noise: langevin.Corrected},
 				}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 1, Concurrent: conc}
-				s, err := New(cfg, [][]float64{make([]float64, p), make([]float64, p)})
-				if err != nil {
-					b.Fatal(err)
-				}
+				s := mustNew(b, cfg, [][]float64{make([]float64, p), make([]float64, p)})
 				defer s.Close()
 				for range 100 { // past first-step setup
 					s.Step()

@@ -37,10 +37,7 @@ func TestSwapRatiosUnbiased(t *testing.T) {
 			{Tau: tau1, Est: cold, Eta: langevin.Constant{Step: 0.01}},
 			{Tau: tau2, Est: hot, Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: Swap{Rule: c.rule, PerStep: true, A1: c.a1}, Seed: 3}
-		smp, err := New(cfg, [][]float64{x, y})
-		if err != nil {
-			t.Fatal(err)
-		}
+		smp := mustNew(t, cfg, [][]float64{x, y})
 		const n = 200_000
 		var sum float64
 		for range n {

@@ -80,17 +80,10 @@ func TestNoiseCapDeclines(t *testing.T) {
 			Energies: Energies{Mode: PairEnergies, Terms: outliers, MaxNoise: maxNoise}}
 	}
 	run := func(maxNoise float64) (PairStats, []float64) {
-		s, err := New(cfg(maxNoise), [][]float64{{0}, {0.5}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		s := mustNew(t, cfg(maxNoise), [][]float64{{0}, {0.5}})
 		var noise []float64
 		s.onSwap = func(_ int, _, _ []float64, _, n float64, _ bool) { noise = append(noise, n) }
-		for range 2000 {
-			if err := s.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		stepN(t, s, 2000)
 		return s.Stats().Pairs[0], noise
 	}
 	free, noise := run(0)

@@ -5,8 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/fresgld/fresgld/energy"
-	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
 )
 
@@ -28,24 +26,8 @@ func (l lowBound) ThirdBound() float64 { return l.factor * l.Logistic.ThirdBound
 // return ThinAt's error; a NaN state's attempt returns the intensity's.
 // With the error of ThinAt left unread in thinnedRatio, neither comes.
 func TestThinnedSwapStopsOnAViolatedBound(t *testing.T) {
-	lr, _, err := models.SyntheticLogistic(100, 1, 2, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mode, _, err := lr.Mode([]float64{0}, nil, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lv []Level
-	for _, tau := range []float64{1, 2} {
-		lv = append(lv, Level{Tau: tau, Est: energy.Exact{E: lr}, Eta: langevin.Constant{Step: 0.001 * tau}, Metropolis: true})
-	}
-	cfg := Config{Levels: lv, Swap: Swap{Rule: FReSGLD}, Seed: 3,
-		Energies: Energies{Mode: ThinnedEnergies, Terms: lowBound{lr, 0.01}, ExactEvery: 1, Expand: mode}}
-	s, err := New(cfg, [][]float64{mode, mode})
-	if err != nil {
-		t.Fatal(err)
-	}
+	lr, mode := thinnedModel(t)
+	s := thinnedSampler(t, lr, lowBound{lr, 0.01}, mode, []float64{1, 2}, []float64{0.001 * 1, 0.001 * 2}, 3)
 	defer s.Close()
 	x, y := []float64{mode[0] - 1.5}, []float64{mode[0] + 1.5}
 	var failed error

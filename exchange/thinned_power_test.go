@@ -6,8 +6,6 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
-	"github.com/fresgld/fresgld/energy"
-	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models"
 )
 
@@ -15,26 +13,13 @@ import (
 // likelihood's powers λ = 1, 0.5, 0.2; the pairs' τδ = 0.5 and 0.3).
 func thinnedThree(t *testing.T, seed uint64) (*Sampler, *models.Logistic, []float64) {
 	t.Helper()
-	lr, _, err := models.SyntheticLogistic(100, 1, 2, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mode, _, err := lr.Mode([]float64{0}, nil, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
+	lr, mode := thinnedModel(t)
 	taus := []float64{1, 2, 5}
-	var lv []Level
-	for _, tau := range taus {
-		lv = append(lv, Level{Tau: tau, Est: energy.Exact{E: lr}, Eta: langevin.Constant{Step: 0.001 * tau}, Metropolis: true})
+	etas := make([]float64, len(taus))
+	for l, tau := range taus {
+		etas[l] = 0.001 * tau
 	}
-	cfg := Config{Levels: lv, Swap: Swap{Rule: FReSGLD}, Seed: seed,
-		Energies: Energies{Mode: ThinnedEnergies, Terms: lr, ExactEvery: 1, Expand: mode}}
-	s, err := New(cfg, [][]float64{mode, mode, mode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, lr, taus
+	return thinnedSampler(t, lr, lr, mode, taus, etas, seed), lr, taus
 }
 
 // ThinnedEnergies' attempt between levels l and l + 1 draws its factors at

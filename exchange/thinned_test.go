@@ -10,13 +10,9 @@ import (
 	"github.com/fresgld/fresgld/models"
 )
 
-// thinnedLadder is a two-level ladder (τ = 1, 10) of Metropolis-adjusted
-// Langevin levels on exact energies, which keep the exact tempered laws, on
-// a one-coefficient logistic regression of 100 examples, swapping at every
-// step under ThinnedEnergies expanded about the posterior mode. The cold
-// step is small (acceptance near 1, its chain slow), so that the cold
-// level's law is set by the swaps more than by its own moves.
-func thinnedLadder(t *testing.T, seed uint64) (*Sampler, *models.Logistic, []float64) {
+// thinnedModel is the thinned tests' model: a one-coefficient logistic
+// regression of 100 examples, and its posterior mode.
+func thinnedModel(t *testing.T) (*models.Logistic, []float64) {
 	t.Helper()
 	lr, _, err := models.SyntheticLogistic(100, 1, 2, 3)
 	if err != nil {
@@ -26,18 +22,35 @@ func thinnedLadder(t *testing.T, seed uint64) (*Sampler, *models.Logistic, []flo
 	if err != nil {
 		t.Fatal(err)
 	}
-	taus := []float64{1, 10}
+	return lr, mode
+}
+
+// thinnedSampler is a ladder of Metropolis-adjusted Langevin levels at
+// temperatures taus and steps etas on lr's exact energies, which keep the
+// exact tempered laws, each started at mode, swapping at every step under
+// ThinnedEnergies of terms expanded about mode.
+func thinnedSampler(t *testing.T, lr *models.Logistic, terms energy.Terms, mode, taus, etas []float64, seed uint64) *Sampler {
+	t.Helper()
 	var lv []Level
-	for l, eta := range []float64{0.0005, 0.05} {
+	var start [][]float64
+	for l, eta := range etas {
 		lv = append(lv, Level{Tau: taus[l], Est: energy.Exact{E: lr}, Eta: langevin.Constant{Step: eta}, Metropolis: true})
+		start = append(start, mode)
 	}
 	cfg := Config{Levels: lv, Swap: Swap{Rule: FReSGLD}, Seed: seed,
-		Energies: Energies{Mode: ThinnedEnergies, Terms: lr, ExactEvery: 1, Expand: mode}}
-	s, err := New(cfg, [][]float64{mode, mode})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s, lr, taus
+		Energies: Energies{Mode: ThinnedEnergies, Terms: terms, ExactEvery: 1, Expand: mode}}
+	s := mustNew(t, cfg, start)
+	return s
+}
+
+// thinnedLadder is a two-level ladder (τ = 1, 10) on thinnedModel. The
+// cold step is small (acceptance near 1, its chain slow), so that the cold
+// level's law is set by the swaps more than by its own moves.
+func thinnedLadder(t *testing.T, seed uint64) (*Sampler, *models.Logistic, []float64) {
+	t.Helper()
+	lr, mode := thinnedModel(t)
+	taus := []float64{1, 10}
+	return thinnedSampler(t, lr, lr, mode, taus, []float64{0.0005, 0.05}, seed), lr, taus
 }
 
 // tempered is the mean and variance of exp(−U(θ)/τ) for a one-coefficient
@@ -83,19 +96,10 @@ func TestThinnedSwapKeepsLaw(t *testing.T) {
 	u := func(x float64) float64 { return lr.U([]float64{x}) }
 	K := len(taus)
 	xs, sq := make([][]float64, K), make([][]float64, K)
-	for k := range steps + steps/10 {
-		if err := s.Step(); err != nil {
-			t.Fatal(err)
-		}
-		if k < steps/10 {
-			continue
-		}
-		for l := range K {
-			x := s.State(l)[0]
-			xs[l] = append(xs[l], x)
-			sq[l] = append(sq[l], x*x)
-		}
-	}
+	sampleLevels(t, s, steps/10, steps, func(l int, x []float64) {
+		xs[l] = append(xs[l], x[0])
+		sq[l] = append(sq[l], x[0]*x[0])
+	})
 	zMax := lawThreshold(2 * K)
 	st := s.Stats()
 	for l, tau := range taus {

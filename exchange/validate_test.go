@@ -95,10 +95,7 @@ func TestNonFiniteEnergyStopsWithSamplesKept(t *testing.T) {
 			{Tau: 1, Est: c.est, Eta: langevin.Constant{Step: 0.01}},
 			{Tau: 5, Est: c.est, Eta: langevin.Constant{Step: 0.01}},
 		}, Swap: c.sw, Seed: 5}
-		smp, err := New(cfg, [][]float64{{0}, {0}})
-		if err != nil {
-			t.Fatal(err)
-		}
+		smp := mustNew(t, cfg, [][]float64{{0}, {0}})
 		tr, err := Collect(smp, Plan{Keep: 100000, Thin: 1})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Fatalf("%s: error %v, want one containing %q", c.name, err, c.want)
@@ -126,10 +123,7 @@ func traceBytes(t *testing.T, concurrent bool, seed uint64) ([]byte, Stats) {
 		{Tau: 3, Est: energy.Hidden{Estimator: est}, Eta: langevin.Constant{Step: 0.05}, Noise: langevin.Corrected, Var: run},
 		{Tau: 9, Est: est, Eta: langevin.Constant{Step: 0.05}, Noise: langevin.SGLD},
 	}, Swap: Swap{Rule: FReSGLD, A: 10}, Seed: seed, Concurrent: concurrent}
-	smp, err := New(cfg, [][]float64{{1, 1, 1, 1}, {0, 0, 0, 0}, {-1, -1, -1, -1}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	smp := mustNew(t, cfg, [][]float64{{1, 1, 1, 1}, {0, 0, 0, 0}, {-1, -1, -1, -1}})
 	defer smp.Close()
 	if concurrent {
 		smp.pool.always = true // these levels are too cheap for the pool to choose it
@@ -184,10 +178,7 @@ func TestReflectingBox(t *testing.T) {
 	// A chain with a huge step still never leaves the box.
 	est := energy.Exact{E: energy.Quadratic{Lambda: []float64{0.01, 0.01}}}
 	cfg := Config{Levels: []Level{{Tau: 1, Est: est, Eta: langevin.Constant{Step: 5}}}, Domain: &b, Seed: 2}
-	smp, err := New(cfg, [][]float64{{0.5, 0}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	smp := mustNew(t, cfg, [][]float64{{0.5, 0}})
 	tr, err := Collect(smp, Plan{Keep: 1000, Thin: 1})
 	if err != nil {
 		t.Fatal(err)

@@ -57,6 +57,22 @@ func chainLine(xy plotter.XYs, c int) (*plotter.Line, error) {
 	return l, nil
 }
 
+// paletteLine is xy drawn width wide in Palette's i-th colour; past the
+// palette's end the colours repeat, dashed (dash on, 2 points off), so
+// that no two lines look alike.
+func paletteLine(xy plotter.XYs, i int, width, dash vg.Length) (*plotter.Line, error) {
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return nil, err
+	}
+	l.Width = width
+	l.Color = Palette[i%len(Palette)]
+	if i >= len(Palette) {
+		l.Dashes = []vg.Length{dash, vg.Points(2)}
+	}
+	return l, nil
+}
+
 // thinned is at most MaxDrawn evenly spaced points of xs against the step
 // (draw i is step first + i·thin), shifted up by dy.
 func thinned(xs []float64, first, thin int, dy float64) plotter.XYs {

@@ -43,14 +43,9 @@ func Densities(title string, exact plotter.XYs, curves []Curve) (*plot.Plot, err
 	p.Add(ex)
 	p.Legend.Add("exact", ex)
 	for i, c := range curves {
-		l, err := plotter.NewLine(c.XY)
+		l, err := paletteLine(c.XY, i, vg.Points(1.3), vg.Points(4))
 		if err != nil {
 			return nil, err
-		}
-		l.Width = vg.Points(1.3)
-		l.Color = Palette[i%len(Palette)]
-		if i >= len(Palette) {
-			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
 		}
 		p.Add(l)
 		p.Legend.Add(c.Name, l)

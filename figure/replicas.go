@@ -41,14 +41,9 @@ func ReplicaTrace(title string, steps []int, at [][]int) (*plot.Plot, error) {
 	p.X.Label.Text = "step"
 	p.Y.Label.Text = "level (0 = coldest)"
 	for r, xy := range lines {
-		l, err := plotter.NewLine(xy)
+		l, err := paletteLine(xy, r, vg.Points(0.8), vg.Points(3))
 		if err != nil {
 			return nil, err
-		}
-		l.Width = vg.Points(0.8)
-		l.Color = Palette[r%len(Palette)]
-		if r >= len(Palette) {
-			l.Dashes = []vg.Length{vg.Points(3), vg.Points(2)}
 		}
 		p.Add(l)
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/internal/meanvar"
 	"github.com/fresgld/fresgld/langevin"
 )
 
@@ -110,7 +111,7 @@ func TestLowRankChain(t *testing.T) {
 		post := tau / N
 		var frob float64
 		for e, name := range []string{"var θ0", "var θ1", "cov θ0θ1"} {
-			got, se := meanSE(means[e])
+			got, se := meanvar.MeanSE(means[e])
 			if !(math.Abs(got-want[e]) <= 4.5*se) {
 				t.Errorf("low-rank %v: %s = %v ± %v, predicted %v", lowRank, name, got, se, want[e])
 			}
@@ -126,19 +127,6 @@ func TestLowRankChain(t *testing.T) {
 }
 
 func mean3(x []float64) float64 {
-	m, _ := meanSE(x)
+	m, _ := meanvar.MeanSE(x)
 	return m
-}
-
-func meanSE(x []float64) (float64, float64) {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	var s float64
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return m, math.Sqrt(s / float64(len(x)-1) / float64(len(x)))
 }

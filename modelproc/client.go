@@ -338,14 +338,9 @@ func (m *Model) Prior(grad, theta []float64) float64 {
 	}
 	c := m.take()
 	defer m.put(c)
-	c.req = request{method: "prior", grad: grad != nil, x: theta}
-	switch c.call() {
-	case failed:
-		return nan(grad)
-	case rejected:
-		return outside(grad)
+	if u, ok := m.ask(c, request{method: "prior", grad: grad != nil, x: theta}, grad, theta); !ok {
+		return u
 	}
-	m.keepPrior(c, theta, grad != nil)
 	copy(grad, c.vals[1:])
 	return c.vals[0]
 }
@@ -443,14 +438,9 @@ func (m *Model) Grad(grad, theta []float64) { m.UGrad(grad, theta) }
 func (m *Model) UGrad(grad, theta []float64) float64 {
 	c := m.take()
 	defer m.put(c)
-	c.req = request{method: "terms", grad: grad != nil, x: theta, all: true}
-	switch c.call() {
-	case failed:
-		return nan(grad)
-	case rejected:
-		return outside(grad)
+	if u, ok := m.ask(c, request{method: "terms", grad: grad != nil, x: theta, all: true}, grad, theta); !ok {
+		return u
 	}
-	m.keepPrior(c, theta, grad != nil)
 	v, p, n := c.vals, m.p, float64(m.n)
 	if grad == nil {
 		return v[0] + (v[2] + n*v[1])
@@ -460,6 +450,22 @@ func (m *Model) UGrad(grad, theta []float64) float64 {
 		grad[j] = v[1+j] + (gsum[j] + n*g[j])
 	}
 	return v[0] + (v[1+p+1] + n*v[1+p])
+}
+
+// ask sends req, at state theta, on the process c taken for it: ok, with
+// the reply in c and the prior's part of it kept; or not, with u the
+// energy of a failed request (NaN) or a rejected state (outside), grad
+// set to match.
+func (m *Model) ask(c *proc, req request, grad, theta []float64) (u float64, ok bool) {
+	c.req = req
+	switch c.call() {
+	case failed:
+		return nan(grad), false
+	case rejected:
+		return outside(grad), false
+	}
+	m.keepPrior(c, theta, grad != nil)
+	return 0, true
 }
 
 func nan(g []float64) float64 {

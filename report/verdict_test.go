@@ -1,6 +1,7 @@
 package report
 
 import (
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -21,12 +22,7 @@ func TestJudge(t *testing.T) {
 	if v := Judge(base()); v.Level != Trusted || len(v.Reasons) != 0 {
 		t.Fatalf("a run on every threshold: %+v, want trusted", v)
 	}
-	cases := []struct {
-		name  string
-		edit  func(*Judged)
-		level string
-		why   string
-	}{
+	checkJudged(t, base, []judgeCase{
 		{"R̂ past 1.01", func(j *Judged) { j.Parameters[0].Rhat = math.Nextafter(RhatMax, 2) }, Doubtful, "R̂ > 1.01"},
 		{"NaN R̂", func(j *Judged) { j.Parameters[0].Rhat = math.NaN() }, Doubtful, "R̂ > 1.01"},
 		{"ESS below 400", func(j *Judged) { j.Parameters[0].ESSBulk = ESSTotalMin - 1 }, Doubtful, "bulk ESS"},
@@ -37,15 +33,7 @@ func TestJudge(t *testing.T) {
 		{"interrupted", func(j *Judged) { j.Stopped = []string{"chain 2 interrupted after 10 draws"} }, Doubtful, "chain 2 interrupted"},
 		{"stopped on an error", func(j *Judged) { j.Failed, j.Stopped = true, []string{"chain 1 stopped on an error"} }, Failed, "chain 1 stopped"},
 		{"no draws", func(j *Judged) { j.Draws = 0 }, Failed, "no draws"},
-	}
-	for _, c := range cases {
-		j := base()
-		c.edit(&j)
-		v := Judge(j)
-		if v.Level != c.level || !strings.Contains(strings.Join(v.Reasons, "; "), c.why) {
-			t.Errorf("%s: %s %q, want %s with %q", c.name, v.Level, v.Reasons, c.level, c.why)
-		}
-	}
+	})
 }
 
 // A row passes within ExactTolerance MCSEs and fails past them; a row
@@ -101,5 +89,65 @@ func TestCoefficientCaption(t *testing.T) {
 	with, ok := coefficientTable([]byte(`[{"variable":"age","mean":0.1,"sd":0.2,"inclusion":0.5,"inclusion_mcse":0.01,"exact_mean":0.1}]`))
 	if !ok || !strings.Contains(with.Caption, "exact_*") {
 		t.Errorf("with exact columns: caption %q", with.Caption)
+	}
+}
+
+// judgeCase is one edit of a run and the verdict it must then get: its
+// level, with why in its reasons.
+type judgeCase struct {
+	name  string
+	edit  func(*Judged)
+	level string
+	why   string
+}
+
+// checkJudged judges each case's edit of base.
+func checkJudged(t *testing.T, base func() Judged, cases []judgeCase) {
+	t.Helper()
+	for _, c := range cases {
+		j := base()
+		c.edit(&j)
+		v := Judge(j)
+		if v.Level != c.level || !strings.Contains(strings.Join(v.Reasons, "; "), c.why) {
+			t.Errorf("%s: %s %q, want %s with %q", c.name, v.Level, v.Reasons, c.level, c.why)
+		}
+	}
+}
+
+// R̂ far above 1 or a bulk ESS in single digits fails the run, at the
+// thresholds defined once (RhatFail, ESSFailMin), each edge read both
+// ways; the issue's stuck run (R̂ 6.1e15) was only doubtful. A failed
+// comparison with an exact answer on the same page keeps a run from
+// trusted.
+func TestJudgeFails(t *testing.T) {
+	good := diag.Summary{SD: 1, ESSBulk: ESSTotalMin, Rhat: RhatMax}
+	base := func() Judged {
+		return Judged{Parameters: []Variable{{"x", good}}, Chains: 4, Draws: 4000}
+	}
+	checkJudged(t, base, []judgeCase{
+		{"R̂ at 1.1", func(j *Judged) { j.Parameters[0].Rhat = RhatFail }, Doubtful, "R̂ > 1.01"},
+		{"R̂ past 1.1", func(j *Judged) { j.Parameters[0].Rhat = math.Nextafter(RhatFail, 2) }, Failed, "exceeds 1.1"},
+		{"stuck, R̂ 6.1e15", func(j *Judged) { j.Parameters[0].Rhat = 6091493150819684 }, Failed, "R̂ of 6.091e+15"},
+		{"NaN R̂", func(j *Judged) { j.Parameters[0].Rhat = math.NaN() }, Doubtful, "R̂ > 1.01"},
+		{"ESS 10", func(j *Judged) { j.Parameters[0].ESSBulk = ESSFailMin }, Doubtful, "bulk ESS"},
+		{"ESS 9.9", func(j *Judged) { j.Parameters[0].ESSBulk = 9.9 }, Failed, "bulk ESS of 9.9 is below 10"},
+		{"exact failed", func(j *Judged) { j.ExactFailed = []string{"P(x1 in the slab): 1 against 0.5 exact"} }, Doubtful, "exact answer, below, failed: P(x1"},
+	})
+}
+
+// The issue's perfect fit: the run holds x1 in the slab in every draw
+// (MCSE 0) where the exact posterior says 0.5, and its means lie 9.25
+// exact sds off. The row was "not judged (constant)", and the report
+// trusted the run beside it.
+func TestExactFailuresConstantRow(t *testing.T) {
+	tab := ExactTable("", []ExactRow{
+		{Name: "P(x1 in the slab)", Run: 1, MCSE: 0, Exact: 0.5},
+		{Name: "P(x2 in the slab)", Run: 1, MCSE: 0, Exact: 1},
+		{Name: "posterior mean of x1", Run: 2, MCSE: 0.01, Exact: 2.01},
+	})
+	byKey := map[string]json.RawMessage{"distance_to_exact": json.RawMessage(`{"max_mean_error_sds": 9.25, "max_mean_error_mcse": 0.01}`)}
+	got := exactFailures(tab, byKey)
+	if len(got) != 2 || !strings.Contains(got[0], "P(x1 in the slab): 1 against 0.5 exact") || !strings.Contains(got[1], "9.25 exact sds") {
+		t.Errorf("failures %q, want x1's inclusion and the 9.25-sd mean error", got)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -138,23 +139,11 @@ func shape(x any) ([]int, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !equalInts(d, inner) {
+		if !slices.Equal(d, inner) {
 			return nil, fmt.Errorf("ragged array: element %d has dimensions %v, element 1 %v", i+2, d, inner)
 		}
 	}
 	return append([]int{len(a)}, inner...), nil
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func leaves(x any, dst *[]json.Number) error {

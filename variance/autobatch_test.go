@@ -7,6 +7,7 @@ import (
 
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/internal/meanvar"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/variance"
 )
@@ -147,7 +148,7 @@ func TestAutoBatchMeetsShare(t *testing.T) {
 	if st.Checks != steps/every || st.Below != 0 || st.Above != 0 {
 		t.Errorf("stats %+v: want %d checks, none out of range", st, steps/every)
 	}
-	m, se := meanSE(shares)
+	m, se := meanvar.MeanSE(shares)
 	round := 2 * share / float64(lo)
 	if m < share-round-4.5*se || m > share+4.5*se {
 		t.Errorf("true share %v ± %v over %d checks (n from %d to %d), want %v (−%v for rounding)", m, se, len(shares), st.Lo, st.Hi, share, round)
@@ -176,19 +177,6 @@ func TestSizeFor(t *testing.T) {
 			t.Errorf("N = %d, n* = %v: share at ⌈n*⌉ − 1 = %v is also within %v", N, ns, got, share)
 		}
 	}
-}
-
-func meanSE(x []float64) (float64, float64) {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	var s float64
-	for _, v := range x {
-		s += (v - m) * (v - m)
-	}
-	return m, math.Sqrt(s / float64(len(x)-1) / float64(len(x)))
 }
 
 // TestAutoBatchOutOfRange checks the fallbacks: a step so small that even
@@ -292,7 +280,7 @@ func TestAutoBatchTemperature(t *testing.T) {
 		mb.Grad(g, gv, th, rng)
 		excess[k] = max(0, gv[0]-B)
 	}
-	ex, exSE := meanSE(excess)
+	ex, exSE := meanvar.MeanSE(excess)
 
 	run := func(smooth bool) (float64, float64) {
 		mb, _ := energy.NewMinibatch(terms, n)
@@ -331,7 +319,7 @@ func TestAutoBatchTemperature(t *testing.T) {
 		if c := s.Stats().Levels[0].Clamped - clamped; smooth && c != 0 {
 			t.Errorf("smoothed variance: %d clamped steps after burn-in, want none", c)
 		}
-		return meanSE(means)
+		return meanvar.MeanSE(means)
 	}
 	a := eta * N
 	for _, smooth := range []bool{true, false} {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"sync/atomic"
 
@@ -205,7 +206,7 @@ func (k *KRR) EnergyVar(theta []float64, _ float64, _ bool) float64 {
 // theta has not changed. The buffers belong to this model (one level), so
 // leader and followers never share them.
 func (k *KRR) predict(f *krrFit, theta []float64) []float64 {
-	if k.lastFit == f && equal(k.lastTheta, theta) {
+	if k.lastFit == f && slices.Equal(k.lastTheta, theta) {
 		return k.lastOut
 	}
 	if len(k.lastOut) != f.p+1 {
@@ -216,18 +217,6 @@ func (k *KRR) predict(f *krrFit, theta []float64) []float64 {
 	copy(k.lastTheta, theta)
 	k.lastFit = f
 	return k.lastOut
-}
-
-func equal(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func (*KRR) NeedsReport() bool { return false }

@@ -25,10 +25,10 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"strings"
 	"time"
 
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/experiments/tempering"
 	"github.com/fresgld/fresgld/finitemix"
@@ -65,10 +65,7 @@ func main() {
 	if err == nil {
 		err = run(ws, *seeds, kplus)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "barrier:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("barrier", err)
 }
 
 // mixture is fresgld mixture's model on the column of the file, as a

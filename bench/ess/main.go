@@ -34,6 +34,7 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 	"github.com/fresgld/fresgld/data"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/diag"
@@ -76,10 +77,7 @@ func main() {
 	} else {
 		err = run(*file, *label, *batch, *eta, *draws, *thin, *chains, *out, *ref, *useMALA, *plan)
 	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "ess:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("ess", err)
 }
 
 func run(file, label string, batch int, eta float64, draws, thin, chains int, out, ref string, useMALA, plan bool) error {

@@ -15,6 +15,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"strconv"
+
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 )
 
 func main() {
@@ -58,13 +60,8 @@ func main() {
 		}
 		buf = strconv.AppendInt(buf, int64(y), 10)
 		buf = append(buf, '\n')
-		if _, err := w.Write(buf); err != nil {
-			fmt.Fprintln(os.Stderr, "gencsv:", err)
-			os.Exit(1)
-		}
+		_, err := w.Write(buf)
+		benchmain.Check("gencsv", err)
 	}
-	if err := w.Flush(); err != nil {
-		fmt.Fprintln(os.Stderr, "gencsv:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("gencsv", w.Flush())
 }

@@ -21,6 +21,7 @@ import (
 	"slices"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/tempering"
 	"github.com/fresgld/fresgld/results"
@@ -35,10 +36,7 @@ func main() {
 	seed := flag.Uint64("seed", 1, "random seed (the first, with -seeds)")
 	seeds := flag.Int("seeds", 1, "runs, at seeds seed, seed+1, …; more than one adds their pooled table")
 	flag.Parse()
-	if err := runSeeds(*eta, *hot, *burn, *thin, *keep, *seed, *seeds); err != nil {
-		fmt.Fprintln(os.Stderr, "mixstep:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("mixstep", runSeeds(*eta, *hot, *burn, *thin, *keep, *seed, *seeds))
 }
 
 // runSeeds runs each seed and, for more than one, pools them: the mean of

@@ -32,23 +32,19 @@ func Backport(code string) (string, int, error) {
 			b.WriteString(code[i : i+j])
 			i += j
 			continue
-		case strings.HasPrefix(code[i:], "/*"):
-			j := strings.Index(code[i+2:], "*/")
+		case strings.HasPrefix(code[i:], "/*") || code[i] == '"':
+			open, close := "/*", "*/"
+			if code[i] == '"' {
+				open, close = `"`, `"`
+			}
+			j := strings.Index(code[i+len(open):], close)
 			if j < 0 {
 				b.WriteString(code[i:])
 				return b.String(), n, nil
 			}
-			b.WriteString(code[i : i+2+j+2])
-			i += 2 + j + 2
-			continue
-		case code[i] == '"':
-			j := strings.IndexByte(code[i+1:], '"')
-			if j < 0 {
-				b.WriteString(code[i:])
-				return b.String(), n, nil
-			}
-			b.WriteString(code[i : i+1+j+1])
-			i += 1 + j + 1
+			end := i + len(open) + j + len(close)
+			b.WriteString(code[i:end])
+			i = end
 			continue
 		}
 		if !strings.HasPrefix(code[i:], "array") || i > 0 && isIdent(code[i-1]) {

@@ -32,6 +32,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 )
 
 func main() {
@@ -55,21 +57,12 @@ func main() {
 	}
 	if *render {
 		if *add != "" {
-			if err := addFrom(*out, strings.Split(*add, ",")); err != nil {
-				fmt.Fprintln(os.Stderr, "posteriordb:", err)
-				os.Exit(1)
-			}
+			benchmain.Check("posteriordb", addFrom(*out, strings.Split(*add, ",")))
 		}
-		if err := renderOut(*out); err != nil {
-			fmt.Fprintln(os.Stderr, "posteriordb:", err)
-			os.Exit(1)
-		}
+		benchmain.Check("posteriordb", renderOut(*out))
 		return
 	}
-	if err := mainErr(*pdb, *posteriors, *seeds, *out, *bin, *commit, *timeout, *skipNUTS, *skipFresgld, *resume, *backport); err != nil {
-		fmt.Fprintln(os.Stderr, "posteriordb:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("posteriordb", mainErr(*pdb, *posteriors, *seeds, *out, *bin, *commit, *timeout, *skipNUTS, *skipFresgld, *resume, *backport))
 }
 
 func mainErr(pdb, posteriors string, seeds int, out, bin, commit string, timeout time.Duration, skipNUTS, skipFresgld, resume, backport bool) error {

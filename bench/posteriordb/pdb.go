@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/diag"
+	"github.com/fresgld/fresgld/internal/meanvar"
 )
 
 // Posterior is one of posteriordb's posteriors: a model, its data and
@@ -173,7 +174,7 @@ func ParseReference(b []byte) (*Reference, error) {
 			}
 			pooled = append(pooled, x...)
 		}
-		m, s := meanSD(pooled)
+		m, s := meanvar.MeanSD(pooled)
 		r.Names = append(r.Names, CmdStanName(n))
 		r.Mean = append(r.Mean, m)
 		r.SD = append(r.SD, s)
@@ -223,20 +224,6 @@ func CmdStanName(s string) string {
 		idx[k] = strings.TrimSpace(idx[k])
 	}
 	return s[:i] + "." + strings.Join(idx, ".")
-}
-
-// meanSD is the mean and sd (n − 1 denominator) of x.
-func meanSD(x []float64) (float64, float64) {
-	var m float64
-	for _, v := range x {
-		m += v
-	}
-	m /= float64(len(x))
-	var ss float64
-	for _, v := range x {
-		ss += (v - m) * (v - m)
-	}
-	return m, math.Sqrt(ss / float64(len(x)-1))
 }
 
 // Errors compares a method's draws with the reference: per reference

@@ -98,6 +98,10 @@ func TestBackport(t *testing.T) {
 		"array[] real f(real t, array[] real z, data array[,] int x_i) {": "real[] f(real t, real[] z, data int[,] x_i) {",
 		"// an array[N] real in a comment\nreal y;":                       "// an array[N] real in a comment\nreal y;",
 		"vector[N] my_array; my_array[1] = 0;":                            "vector[N] my_array; my_array[1] = 0;",
+		"/* array[N] real */ array[N] real y;":                            "/* array[N] real */ real y[N];",
+		"print(\"array[N] real\"); array[N] real y;":                      "print(\"array[N] real\"); real y[N];",
+		"real y; /* array[N] real":                                        "real y; /* array[N] real",
+		"print(\"array[N] real":                                           "print(\"array[N] real",
 	} {
 		got, _, err := Backport(in)
 		if err != nil || got != want {

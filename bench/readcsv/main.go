@@ -11,6 +11,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/internal/cputime"
 )
@@ -24,16 +25,10 @@ func main() {
 	}
 	path := flag.Arg(0)
 	st, err := os.Stat(path)
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "readcsv:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("readcsv", err)
 	c0, t0 := cputime.Process(), time.Now()
 	d, err := dataset.ReadFile(path, dataset.Options{Label: *label})
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "readcsv:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("readcsv", err)
 	cpu, wall := cputime.Process()-c0, time.Since(t0)
 	mb := float64(st.Size()) / 1e6
 	fmt.Printf("%s: %.0f MB, %d rows × %d features: wall %.2f s (%.1f MB/s), process CPU %.2f s (%.1f MB/s)\n",

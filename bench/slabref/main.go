@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 	"github.com/fresgld/fresgld/experiments/slablogit"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/modes"
@@ -34,10 +35,7 @@ func main() {
 	search := flag.Bool("search", true, "also run the plan's mode search and print its barrier")
 	reference := flag.Bool("reference", true, "compute and print the reference (false: the mode search alone)")
 	flag.Parse()
-	if err := run(*n, *q, *seed, *draws, *spike, *csv, *search, *reference); err != nil {
-		fmt.Fprintln(os.Stderr, "slabref:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("slabref", run(*n, *q, *seed, *draws, *spike, *csv, *search, *reference))
 }
 
 func run(n, q int, seed uint64, draws int, spike float64, csv, search, reference bool) error {

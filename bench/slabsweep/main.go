@@ -17,9 +17,9 @@ import (
 	"flag"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"time"
 
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/slablogit"
@@ -30,10 +30,7 @@ func main() {
 	n := flag.Int("n", 0, "generated rows, under slablogit's prior with the spike 20 times sharper (0: wdbc's ten mean_ features at s0 = 0.001)")
 	sweeps := flag.Int("sweeps", 2000, "timed sweeps of each kernel")
 	flag.Parse()
-	if err := run(*n, *sweeps); err != nil {
-		fmt.Fprintln(os.Stderr, "slabsweep:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("slabsweep", run(*n, *sweeps))
 }
 
 func run(n, sweeps int) error {

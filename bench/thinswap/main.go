@@ -39,6 +39,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/models"
@@ -72,10 +73,7 @@ func main() {
 			os.Exit(2)
 		}
 	}
-	if err := run(*n, *p, *chains, *seed, levels, swaps); err != nil {
-		fmt.Fprintln(os.Stderr, "thinswap:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("thinswap", run(*n, *p, *chains, *seed, levels, swaps))
 }
 
 func run(N, p, chains int, seed uint64, ladders []int, swapModes []string) error {

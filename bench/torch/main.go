@@ -24,6 +24,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/fresgld/fresgld/bench/internal/benchmain"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/internal/cputime"
@@ -48,10 +49,7 @@ func main() {
 	rounds := flag.Int("rounds", 6, "alternating rounds of the two loops")
 	steps := flag.Int("steps", 5000, "timed steps per round and loop")
 	flag.Parse()
-	if err := run(*rounds, *steps); err != nil {
-		fmt.Fprintln(os.Stderr, "torch:", err)
-		os.Exit(1)
-	}
+	benchmain.Check("torch", run(*rounds, *steps))
 }
 
 // findPython returns the first interpreter that imports torch and numpy:

@@ -12,9 +12,7 @@ import (
 func TestLogisticCorrection(t *testing.T) {
 	data := smallCSV(t)
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--correction", "full", "--burn", "200", "--keep", "300", "--thin", "1", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--correction", "full", "--burn", "200", "--keep", "300", "--thin", "1", "--out", out)
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	if !strings.Contains(string(b), `"correction": "full"`) || !strings.Contains(string(b), `"draws_per_chain": 300`) {
 		t.Errorf("summary: %s", b[:min(len(b), 600)])
@@ -46,14 +44,9 @@ func TestLogisticCorrection(t *testing.T) {
 // naming the flag.
 func TestReproduceMinibatchCorrection(t *testing.T) {
 	long(t)
-	ref, err := filepath.Abs("../../docs/results/minibatch/breast-cancer-reference.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := breastCancerRef(t)
 	docs := docsSnapshot(t)
-	if err := run(t, "reproduce", "minibatch", "--smoke", "--seeds", "2", "--problems", "breast-cancer", "--correction", "full", "--reference", ref); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "reproduce", "minibatch", "--smoke", "--seeds", "2", "--problems", "breast-cancer", "--correction", "full", "--reference", ref)
 	docs.untouched(t)
 	res := filepath.Join("out", "minibatch")
 	md, err := os.ReadFile(filepath.Join(res, "breast-cancer-full.md"))

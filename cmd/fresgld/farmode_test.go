@@ -57,14 +57,10 @@ func (farModel) Prior(g, x []float64) float64 {
 // second order. Before the rays the run gave −0.017 and 0.99, hundreds of
 // standard errors off, and was trusted.
 func TestSampleFindsFarMode(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a full default run over a model process")
-	}
+	skipShort(t, "a full default run over a model process")
 	out := t.TempDir()
 	cmd := fmt.Sprintf("FRESGLD_TEST_FAR_MODEL=1 exec '%s'", os.Args[0])
-	if err := run(t, "sample", "--model-cmd", cmd, "--keep", "500", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "sample", "--model-cmd", cmd, "--keep", "500", "--out", out)
 	var sum struct {
 		results.Summary
 		Plan struct {

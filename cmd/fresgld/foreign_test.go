@@ -41,9 +41,7 @@ func TestForeignFilesRefused(t *testing.T) {
 	// fresgld's own chain-9.csv, of an earlier nine-chain run, goes under
 	// --overwrite.
 	out = t.TempDir()
-	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--chains", "9", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--keep", "20", "--burn", "0", "--chains", "9", "--out", out)
 	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out, "--overwrite"); err != nil {
 		t.Fatalf("a run over an earlier run's files: %v", err)
 	}

@@ -20,9 +20,7 @@ import (
 // indicator ≤ 1.01). It refuses the paper's flags it would ignore.
 func TestGMMAuto(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "gmm", "--method", "auto", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--method", "auto", "--out", out)
 	var right [][]float64
 	for c := 1; c <= 4; c++ {
 		ch, err := results.ReadStanCSV(filepath.Join(out, fmt.Sprintf("chain-%d.csv", c)))

@@ -67,9 +67,7 @@ func TestGMMNoSwapAttempts(t *testing.T) {
 	// a·η so small that no swap is attempted: the summary must still be
 	// valid JSON (no NaN rate).
 	out := t.TempDir()
-	if err := run(t, "gmm", "--swap-a", "1e-9", "--chains", "1", "--keep", "100", "--burn", "0", "--thin", "1", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--swap-a", "1e-9", "--chains", "1", "--keep", "100", "--burn", "0", "--thin", "1", "--out", out)
 	var sum struct {
 		Swaps []results.PairRow `json:"swap_acceptance"`
 	}
@@ -131,10 +129,7 @@ func TestGMMDivergence(t *testing.T) {
 		t.Fatalf("error %v, want one saying chain 1 stopped", err)
 	}
 	var sum results.Summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	if len(sum.Stopped) != 2 || sum.Draws == 0 || len(sum.Warnings) == 0 {
 		t.Errorf("summary: %d chains stopped, %d draws, warnings %q", len(sum.Stopped), sum.Draws, sum.Warnings)
 	}
@@ -172,10 +167,7 @@ func TestGMMLadderAuto(t *testing.T) {
 			} `json:"tuning"`
 		} `json:"ladders"`
 	}
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	if len(sum.Ladders) != 2 {
 		t.Fatalf("%d ladders in the summary, want one per chain (2)", len(sum.Ladders))
 	}
@@ -225,16 +217,11 @@ func TestGMMLadderBadSettings(t *testing.T) {
 // stderr and in summary.json.
 func TestGMMLadderWarning(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "gmm", "--tau2", "100", "--keep", "500", "--burn", "100", "--thin", "2", "--chains", "1", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--tau2", "100", "--keep", "500", "--burn", "100", "--thin", "2", "--chains", "1", "--out", out)
 	var sum struct {
 		Warnings []string `json:"warnings"`
 	}
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	found := false
 	for _, w := range sum.Warnings {
 		found = found || (strings.Contains(w, "levels 1–2 (τ = 1, 100) rejected") && strings.Contains(w, "--levels auto"))

@@ -28,10 +28,7 @@ func dirFiles(t *testing.T, dir string) map[string][]byte {
 	}
 	files := map[string][]byte{}
 	for _, n := range names {
-		b, err := os.ReadFile(n)
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, n)
 		files[filepath.Base(n)] = b
 	}
 	return files
@@ -60,14 +57,9 @@ func sameFiles(t *testing.T, what string, before, after map[string][]byte) {
 // posteriors.
 func TestResumeRefusesChangedData(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	dir := t.TempDir()
-	orig, err := os.ReadFile("../../data/wdbc.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	orig := readFile(t, "../../data/wdbc.csv")
 	data := filepath.Join(dir, "wdbc.csv")
 	if err := os.WriteFile(data, orig, 0o644); err != nil {
 		t.Fatal(err)
@@ -143,9 +135,7 @@ func TestOutKeepsEarlierRun(t *testing.T) {
 	// A finished six-chain run, then a four-chain one: without the guard,
 	// chains 5 and 6 went with every other file.
 	out := t.TempDir()
-	if err := run(t, "gmm", "--keep", "20", "--burn", "0", "--chains", "6", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--keep", "20", "--burn", "0", "--chains", "6", "--out", out)
 	before := dirFiles(t, out)
 	err := run(t, "gmm", "--keep", "20", "--burn", "0", "--out", out)
 	if err == nil || !strings.Contains(err.Error(), "holds a finished run of fresgld gmm (the draws of chains 1, 2, 3, 4, 5, 6)") || !strings.Contains(err.Error(), "--overwrite") {

@@ -2,11 +2,11 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,27 +67,6 @@ func (c inputCase) check(t *testing.T) {
 	}
 }
 
-// csvFile writes body into a file of the test's and returns its path.
-func csvFile(t *testing.T, name, body string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// rows is a 60-example data set with features a and b and label y, each
-// row given by f.
-func rows(header string, f func(i int) string) string {
-	var b strings.Builder
-	b.WriteString(header)
-	for i := range 60 {
-		b.WriteString(f(i) + "\n")
-	}
-	return b.String()
-}
-
 // The inputs of issue 20 to `fresgld logistic` that were accepted with a
 // wrong or silent answer, or refused late or unclearly: each gets its
 // answer, with the flag, file, line, column or value, before any work.
@@ -100,17 +79,17 @@ func TestLogisticInputAnswers(t *testing.T) {
 		return append([]string{"logistic", "--label", "y", "--out", out}, args...)
 	}
 	ok := func(i int) string { return fmt.Sprintf("%d,%g,%d", i%5, float64(i%7)-3, (i*7)%3%2) }
-	outFile := csvFile(t, "file", "x")
+	outFile := writeFile(t, "file", "x")
 	for _, c := range []inputCase{
 		// Silent garbage.
 		{"swap-rate 0", lg("--data", data, "--swap-rate", "0"), 1, []string{"--swap-rate = 0: must lie in (0, 1]", "--method sgld"}, nil},
-		{"1e308 outlier", lg(append([]string{"--data", csvFile(t, "o.csv", rows("a,b,y\n", func(i int) string {
+		{"1e308 outlier", lg(append([]string{"--data", writeFile(t, "o.csv", csvRows("a,b,y\n", 60, func(i int) string {
 			if i == 9 {
 				return fmt.Sprintf("%d,1e308,%d", i%5, i%2)
 			}
 			return ok(i)
 		})), "--method", "sgld"}, short...)...), 0, []string{`column 2 ("b"): example 10 (value 1e+308) lies`, "indicator of that one example"}, nil},
-		{"single class", lg("--data", csvFile(t, "c.csv", rows("a,b,y\n", func(i int) string { return fmt.Sprintf("%d,%d,0", i%5, i%3) }))),
+		{"single class", lg("--data", writeFile(t, "c.csv", csvRows("a,b,y\n", 60, func(i int) string { return fmt.Sprintf("%d,%d,0", i%5, i%3) }))),
 			1, []string{`column 3 ("y"): every one of the 60 examples has label 0: logistic regression needs examples of both classes`}, nil},
 		{"sgld --levels", lg("--data", data, "--method", "sgld", "--levels", "3"), 1, []string{"--levels 3: --method sgld runs one chain"}, nil},
 		{"fresgld --levels auto", lg(append([]string{"--data", data, "--method", "fresgld", "--levels", "auto"}, short...)...), 0, []string{"tuning the ladder (--levels auto): 1 round, 200 steps from 4 levels"}, nil},
@@ -120,7 +99,7 @@ func TestLogisticInputAnswers(t *testing.T) {
 		{"sgld --swap-energies", lg("--data", data, "--method", "sgld", "--swap-energies", "exact"), 1, []string{"--swap-energies exact: --method sgld runs one chain"}, nil},
 		{"resgld --hot-share", lg("--data", data, "--method", "resgld", "--hot-share", "0.5"), 1, []string{"--hot-share 0.5: --method resgld runs every level on the cold minibatch"}, nil},
 		{"chain 0", lg("--data", data, "--chain", "0"), 1, []string{"--chain = 0: chains are numbered from 1"}, nil},
-		{"latin-1 header", lg("--data", csvFile(t, "l.csv", rows("a,caf\xe9,y\n", ok))), 1, []string{"l.csv:1: column 2: the column name has byte 0xE9 at byte 4, which is not UTF-8", "iconv"}, nil},
+		{"latin-1 header", lg("--data", writeFile(t, "l.csv", csvRows("a,caf\xe9,y\n", 60, ok))), 1, []string{"l.csv:1: column 2: the column name has byte 0xE9 at byte 4, which is not UTF-8", "iconv"}, nil},
 		// Issue 17: a one-level method ran the swap-energy pilot and
 		// crashed; reld needs exact energies.
 		{"corrected", lg(append([]string{"--data", data, "--method", "corrected"}, short...)...), 0, nil, nil},
@@ -131,14 +110,14 @@ func TestLogisticInputAnswers(t *testing.T) {
 		{"--out a file", lg("--data", "/nonexistent.csv", "--out", outFile), 1, []string{"--out: " + outFile + " exists and is not a directory"}, []string{"nonexistent"}},
 		{"--out under a file", lg("--data", "/nonexistent.csv", "--out", filepath.Join(outFile, "sub")), 1, []string{outFile + " is a file, not a directory"}, []string{"nonexistent"}},
 		// Unclear messages.
-		{"tiny varying column", lg(append([]string{"--data", csvFile(t, "t.csv", rows("a,b,y\n", func(i int) string { return fmt.Sprintf("%de-302,%d,%d", i%7-3, i%5, i%2) })), "--method", "sgld"}, short...)...), 0, nil, []string{"constant"}},
-		{"constant columns all named", lg("--data", csvFile(t, "k.csv", rows("a,k,b,y,m\n", func(i int) string { return fmt.Sprintf("%d,7,%d,%d,0", i%5, i%3, i%2) }))),
+		{"tiny varying column", lg(append([]string{"--data", writeFile(t, "t.csv", csvRows("a,b,y\n", 60, func(i int) string { return fmt.Sprintf("%de-302,%d,%d", i%7-3, i%5, i%2) })), "--method", "sgld"}, short...)...), 0, nil, []string{"constant"}},
+		{"constant columns all named", lg("--data", writeFile(t, "k.csv", csvRows("a,k,b,y,m\n", 60, func(i int) string { return fmt.Sprintf("%d,7,%d,%d,0", i%5, i%3, i%2) }))),
 			1, []string{`column 2 ("k"): the feature is constant (7); 1 more are: column 5 ("m", 0)`, "--drop-constant"}, nil},
-		{"--drop-constant", lg(append([]string{"--data", csvFile(t, "k.csv", rows("a,k,b,y,m\n", func(i int) string { return fmt.Sprintf("%d,7,%d,%d,0", i%5, i%3, i%2) })), "--drop-constant", "--method", "sgld"}, short...)...),
+		{"--drop-constant", lg(append([]string{"--data", writeFile(t, "k.csv", csvRows("a,k,b,y,m\n", 60, func(i int) string { return fmt.Sprintf("%d,7,%d,%d,0", i%5, i%3, i%2) })), "--drop-constant", "--method", "sgld"}, short...)...),
 			0, []string{`dropped 2 constant feature(s): column 2 ("k", 7), column 5 ("m", 0)`}, nil},
 		{"prior-sd 1e-200", lg("--data", data, "--prior-sd", "1e-200"), 1, []string{"--prior-sd = 1e-200: the prior's precision"}, []string{"singular"}},
-		{"gzip", lg("--data", csvFile(t, "d.csv.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage")), 1, []string{"d.csv.gz: the file is gzip-compressed"}, []string{"bare"}},
-		{"no header, --label y", lg("--data", csvFile(t, "h.csv", rows("1,2,0\n", ok))), 1, []string{`label column "y": no column has that name`, "--no-header"}, nil},
+		{"gzip", lg("--data", writeFile(t, "d.csv.gz", "\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03garbage")), 1, []string{"d.csv.gz: the file is gzip-compressed"}, []string{"bare"}},
+		{"no header, --label y", lg("--data", writeFile(t, "h.csv", csvRows("1,2,0\n", 60, ok))), 1, []string{`label column "y": no column has that name`, "--no-header"}, nil},
 		{"swap-pilot 0", lg("--data", data, "--swap-pilot", "0"), 1, []string{"--swap-pilot = 0: must be ≥ 1"}, []string{"exact-every"}},
 		{"exact-every -1", lg("--data", data, "--exact-every", "-1"), 1, []string{"--exact-every = -1: must be ≥ 0"}, []string{"swap-pilot"}},
 		{"seed -1", lg("--data", data, "--seed", "-1"), 1, []string{`--seed = "-1": want a whole number from 0 to 18446744073709551615`}, []string{"strconv"}},
@@ -210,13 +189,8 @@ func TestGMMInputAnswers(t *testing.T) {
 // run with no draws, and runs whose settings differ.
 func TestMergeInputAnswers(t *testing.T) {
 	dir := t.TempDir()
-	if err := run(t, "gmm", "--chains", "2", "--burn", "5", "--keep", "20", "--thin", "1", "--out", dir); err != nil {
-		t.Fatal(err)
-	}
-	body, err := os.ReadFile(results.ChainFile(dir, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--chains", "2", "--burn", "5", "--keep", "20", "--thin", "1", "--out", dir)
+	body := readFile(t, results.ChainFile(dir, 1))
 	lines := strings.Split(string(body), "\n")
 	head := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "lp__") })
 	// A NaN in the third draw's last column.
@@ -224,10 +198,10 @@ func TestMergeInputAnswers(t *testing.T) {
 	f := strings.Split(nan[head+3], ",")
 	f[len(f)-1] = "NaN"
 	nan[head+3] = strings.Join(f, ",")
-	nanFile := csvFile(t, "chain-1.csv", strings.Join(nan, "\n"))
+	nanFile := writeFile(t, "chain-1.csv", strings.Join(nan, "\n"))
 	f[len(f)-1] = "-Inf"
 	nan[head+3] = strings.Join(f, ",")
-	infFile := csvFile(t, "chain-1.csv", strings.Join(nan, "\n"))
+	infFile := writeFile(t, "chain-1.csv", strings.Join(nan, "\n"))
 	// An interrupted run: its chains stopped in the burn-in, with no draws.
 	interrupted := t.TempDir()
 	for id := 1; id <= 2; id++ {
@@ -252,9 +226,7 @@ func TestMergeInputAnswers(t *testing.T) {
 	data := smallCSV(t)
 	pa, pb := t.TempDir(), t.TempDir()
 	for _, r := range []struct{ out, chain, sd string }{{pa, "1", "1"}, {pb, "2", "0.2"}} {
-		if err := run(t, "logistic", "--data", data, "--label", "y", "--method", "sgld", "--keep", "20", "--chain", r.chain, "--prior-sd", r.sd, "--out", r.out); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, "logistic", "--data", data, "--label", "y", "--method", "sgld", "--keep", "20", "--chain", r.chain, "--prior-sd", r.sd, "--out", r.out)
 	}
 	for _, c := range []inputCase{
 		{"NaN cell", []string{"merge", nanFile}, 1, []string{fmt.Sprintf("chain-1.csv:%d: column 6 (theta1): \"NaN\" is not a number", head+4)}, nil},
@@ -270,18 +242,8 @@ func TestMergeInputAnswers(t *testing.T) {
 // wideCSV writes n examples of p features, with a 0/1 label y last.
 func wideCSV(t *testing.T, n, p int) string {
 	t.Helper()
-	var b strings.Builder
-	for j := range p {
-		fmt.Fprintf(&b, "x%d,", j)
-	}
-	b.WriteString("y\n")
-	for i := range n {
-		for j := range p {
-			fmt.Fprintf(&b, "%d,", (i*7+j*13)%11-5)
-		}
-		fmt.Fprintf(&b, "%d\n", i%2)
-	}
-	return csvFile(t, "wide.csv", b.String())
+	x := func(i, j int) string { return strconv.Itoa((i*7+j*13)%11 - 5) }
+	return featuresCSV(t, n, p, x, func(i int) int { return i % 2 })
 }
 
 // Data with p ≫ N (issue 20: 60 × 10,000 sat silent for minutes at 1.7 GB):
@@ -355,10 +317,7 @@ func TestLogisticOutputUnits(t *testing.T) {
 			Auto     []struct{ N int } `json:"hot_batch_automatic"`
 			Warnings []string          `json:"warnings"`
 		}
-		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-		if err := json.Unmarshal(b, &sum); err != nil {
-			t.Fatal(err)
-		}
+		readSummaryInto(t, out, &sum)
 		if len(sum.Auto) > 0 && (sum.Settings.HotBatch < 1 || sum.Settings.HotBatch != sum.Auto[0].N && sum.Settings.HotBatch != sum.Auto[1].N) {
 			t.Errorf("%v: summary.json records hot_batch %d, chosen %+v", c.args, sum.Settings.HotBatch, sum.Auto)
 		}

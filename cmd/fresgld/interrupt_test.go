@@ -1,109 +1,16 @@
 package main
 
 import (
-	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/fresgld/fresgld/results"
 )
-
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// binary builds the command once per test run.
-func binary(t *testing.T) string {
-	t.Helper()
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "fresgld-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "fresgld")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
-		if err != nil {
-			binErr = err
-			t.Logf("%s", out)
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("building the command: %v", binErr)
-	}
-	return binPath
-}
-
-// startLong starts a run far longer than the test, and waits until its
-// chain-1.csv holds at least lines lines. done receives the run's exit.
-func startLong(t *testing.T, out string, lines int, args ...string) (cmd *exec.Cmd, stderr *bytes.Buffer, done chan error) {
-	t.Helper()
-	cmd = exec.Command(binary(t), append(args, "--out", out)...)
-	stderr = new(bytes.Buffer)
-	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done = make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		b, _ := os.ReadFile(filepath.Join(out, "chain-1.csv"))
-		if bytes.Count(b, []byte("\n")) >= lines {
-			return cmd, stderr, done
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("the run ended early (%v); stderr:\n%s", err, stderr.String())
-		default:
-		}
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			<-done
-			t.Fatalf("no %d lines in chain-1.csv after 60 s; stderr:\n%s", lines, stderr.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-// parseSamples parses a chain's CSV strictly (every line but the comments
-// with the header's field count) and returns its data rows.
-func parseSamples(t *testing.T, path string, fields int) [][]string {
-	t.Helper()
-	_, rows := parseChain(t, path, fields)
-	return rows
-}
-
-// parseChain is parseSamples that also returns the header; fields < 0
-// takes the header's field count.
-func parseChain(t *testing.T, path string, fields int) (header []string, rows [][]string) {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	r := csv.NewReader(f)
-	if fields >= 0 {
-		r.FieldsPerRecord = fields
-	}
-	r.Comment = '#'
-	recs, err := r.ReadAll()
-	if err != nil || len(recs) == 0 {
-		t.Fatalf("%s does not parse: %v", path, err)
-	}
-	return recs[0], recs[1:]
-}
 
 // SIGINT stops sampling: the command finishes its files, writes a summary
 // marked interrupted that counts, for each chain, exactly the draws in its
@@ -112,9 +19,7 @@ func TestInterruptKeepsSamples(t *testing.T) {
 	// Its runs are processes of their own, touching no state of this
 	// one: it runs beside the other such tests.
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 		out := filepath.Join(t.TempDir(), "out")
 		cmd, stderr, done := startLong(t, out, 2000, "gmm", "--chains", "2", "--keep", "1000000000", "--thin", "1", "--burn", "0")
@@ -166,14 +71,9 @@ func TestKillLeavesParsableSamples(t *testing.T) {
 	// Its runs are processes of their own, touching no state of this
 	// one: it runs beside the other such tests.
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	out := filepath.Join(t.TempDir(), "out")
-	data, err := filepath.Abs("../../data/wdbc.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	data := dataFile(t, "wdbc.csv")
 	// 36 columns per line (lp__, 4 sampler columns, 31 coefficients), as
 	// in the truncated line this guards against.
 	const lines = 3000
@@ -212,9 +112,7 @@ func TestUnwritableOutFailsFirst(t *testing.T) {
 // A failed run never leaves an earlier run's outputs beside its own.
 func TestEarlierOutputsRemoved(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "gmm", "--keep", "100", "--burn", "0", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "gmm", "--keep", "100", "--burn", "0", "--out", out)
 	// The next run fails while sampling (the step size makes the chain
 	// diverge); its density figure must not be the earlier run's. The
 	// step-size check would refuse --eta 1e6 before any work, leaving the
@@ -245,25 +143,5 @@ func TestEarlierOutputsRemoved(t *testing.T) {
 				t.Errorf("%s of the earlier run is still there", f)
 			}
 		}
-	}
-}
-
-// readSummary reads dir's summary.json.
-func readSummary(t *testing.T, dir string) results.Summary {
-	t.Helper()
-	var s results.Summary
-	readSummaryInto(t, dir, &s)
-	return s
-}
-
-// readSummaryInto reads dir's summary.json into v.
-func readSummaryInto(t *testing.T, dir string, v any) {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, v); err != nil {
-		t.Fatalf("summary.json: %v", err)
 	}
 }

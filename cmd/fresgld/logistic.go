@@ -22,9 +22,7 @@ import (
 
 // logisticFlags are the settings of a logistic-regression run.
 type logisticFlags struct {
-	Data          string  `json:"data"`
-	Label         string  `json:"label"`
-	NoHeader      bool    `json:"no_header"`
+	tableFlags
 	NoStandardize bool    `json:"no_standardize"`
 	DropConstant  bool    `json:"drop_constant"`
 	NoIntercept   bool    `json:"no_intercept"`
@@ -82,9 +80,7 @@ func init() {
 	f := &logisticFlags{}
 	cmd := addCommand("logistic", "Bayesian logistic regression on your CSV data", func(cmd *cobra.Command) error { return runLogistic(cmd, f) })
 	fl := cmd.Flags()
-	fl.StringVar(&f.Data, "data", "", "CSV file of features and a 0/1 label (required)")
-	fl.StringVar(&f.Label, "label", "", "label column: header name or column number from 1 (required)")
-	fl.BoolVar(&f.NoHeader, "no-header", false, "the first line is data, not column names")
+	f.tableFlags.add(fl, "CSV file of features and a 0/1 label (required)", "label column: header name or column number from 1 (required)")
 	fl.BoolVar(&f.NoStandardize, "no-standardize", false, "keep the features as they are")
 	fl.BoolVar(&f.DropConstant, "drop-constant", false, "drop features constant over the examples, with a warning (else refused)")
 	fl.BoolVar(&f.NoIntercept, "no-intercept", false, "do not add an intercept column")

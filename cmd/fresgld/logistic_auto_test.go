@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,10 +24,7 @@ func TestLogisticAuto(t *testing.T) {
 	if strings.Contains(table, "swap acceptance") {
 		t.Errorf("a single chain reports swaps:\n%s", table)
 	}
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(out, "summary.json"))
 	var sum struct {
 		Settings struct {
 			Method     string  `json:"method"`

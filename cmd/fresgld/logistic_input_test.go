@@ -17,16 +17,9 @@ import (
 // two features and a label, with prefix before the header.
 func writeData(t *testing.T, prefix, header string, scale float64) string {
 	t.Helper()
-	var b strings.Builder
-	b.WriteString(prefix + header)
-	for i := range 60 {
-		fmt.Fprintf(&b, "%g,%g,%d\n", scale*float64(i%7), float64(i%5)-2, (i*7)%3%2)
-	}
-	p := filepath.Join(t.TempDir(), "d.csv")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return writeFile(t, "d.csv", csvRows(prefix+header, 60, func(i int) string {
+		return fmt.Sprintf("%g,%g,%d", scale*float64(i%7), float64(i%5)-2, (i*7)%3%2)
+	}))
 }
 
 // Each CSV case of the reader, through the command: the file is read as a
@@ -42,9 +35,7 @@ func TestLogisticCSVInput(t *testing.T) {
 		t.Errorf("a feature used as label was accepted")
 	}
 	data = writeData(t, "\uFEFF", "\"size, cm\",x2,\"label\"\n", 1)
-	if err := run(t, append([]string{"logistic", "--data", data, "--label", "label", "--out", out}, short...)...); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, append([]string{"logistic", "--data", data, "--label", "label", "--out", out}, short...)...)
 	header, rows := parseChain(t, filepath.Join(out, "chain-1.csv"), -1)
 	if len(rows) != 50 || !slices.Contains(header, "size, cm") || !slices.Contains(header, "intercept") {
 		t.Errorf("chain-1.csv: %d draws, header %q", len(rows), header)
@@ -129,9 +120,7 @@ func TestLogisticFlags(t *testing.T) {
 	}
 	// auto is explicit, and recorded as such with the value chosen.
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--eta", "auto", "--batch", "auto", "--burn", "10", "--keep", "10", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--eta", "auto", "--batch", "auto", "--burn", "10", "--keep", "10", "--out", out)
 	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 	for _, want := range []string{`"eta_automatic": true`, `"batch_automatic": true`, `"hot_share": 0.9`} {
 		if !bytes.Contains(b, []byte(want)) {

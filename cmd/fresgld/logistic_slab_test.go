@@ -1,11 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,22 +20,15 @@ import (
 func pairCSV(t *testing.T) string {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(5, 28))
-	var b strings.Builder
-	b.WriteString("a,b,y\n")
-	for range 100 {
+	return writeFile(t, "pair.csv", csvRows("a,b,y\n", 100, func(int) string {
 		z1, z2 := rng.NormFloat64(), rng.NormFloat64()
 		x1, x2 := z1, 0.97*z1+math.Sqrt(1-0.97*0.97)*z2
 		y := 0
 		if rng.Float64() < 1/(1+math.Exp(-(x1+x2)/2)) {
 			y = 1
 		}
-		fmt.Fprintf(&b, "%.5f,%.5f,%d\n", x1, x2, y)
-	}
-	path := filepath.Join(t.TempDir(), "pair.csv")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
+		return fmt.Sprintf("%.5f,%.5f,%d", x1, x2, y)
+	}))
 }
 
 // slabRun is what the tests read back from a spike-and-slab run's
@@ -71,17 +62,9 @@ type slabRun struct {
 // inverting the inclusion probability, fails it (tried).
 func TestLogisticSlabPlanAgainstReference(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", pairCSV(t), "--label", "y", "--prior", "spike-slab", "--exact", "--chains", "2", "--keep", "200", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "logistic", "--data", pairCSV(t), "--label", "y", "--prior", "spike-slab", "--exact", "--chains", "2", "--keep", "200", "--out", out)
 	var r slabRun
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &r)
 	if r.Prior == nil || r.Prior.Prior != "spike-slab" || r.Prior.SpikeSD != 0.02 {
 		t.Errorf("summary.json's prior: %+v", r.Prior)
 	}
@@ -129,9 +112,7 @@ func TestLogisticSlabPlanAgainstReference(t *testing.T) {
 // they are what they were before it existed.
 func TestLogisticNormalPriorWritesNoSlab(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--chains", "1", "--keep", "100", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "logistic", "--data", smallCSV(t), "--label", "y", "--chains", "1", "--keep", "100", "--out", out)
 	ch, err := results.ReadStanCSV(filepath.Join(out, "chain-1.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -141,10 +122,7 @@ func TestLogisticNormalPriorWritesNoSlab(t *testing.T) {
 			t.Errorf("chain-1.csv's header under the normal prior: %q", c)
 		}
 	}
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(out, "summary.json"))
 	for _, k := range []string{`"prior"`, `"per_coefficient"`, `"plan"`, "spike", "slab"} {
 		if strings.Contains(string(b), k) {
 			t.Errorf("summary.json under the normal prior holds %s", k)
@@ -156,22 +134,7 @@ func TestLogisticNormalPriorWritesNoSlab(t *testing.T) {
 // flag, before any work.
 func TestLogisticSlabRejects(t *testing.T) {
 	good := smallCSV(t)
-	var wide strings.Builder
-	for j := range 13 {
-		fmt.Fprintf(&wide, "x%d,", j)
-	}
-	wide.WriteString("y\n")
-	rng := rand.New(rand.NewPCG(1, 1))
-	for i := range 40 {
-		for range 13 {
-			fmt.Fprintf(&wide, "%.3f,", rng.NormFloat64())
-		}
-		fmt.Fprintf(&wide, "%d\n", i%2)
-	}
-	widePath := filepath.Join(t.TempDir(), "wide.csv")
-	if err := os.WriteFile(widePath, []byte(wide.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	widePath := noiseCSV(t, 40, 13, 1, 2)
 	for _, c := range []struct {
 		args []string
 		want string

@@ -28,6 +28,24 @@ func run(t *testing.T, args ...string) error {
 	return rootCmd.Execute()
 }
 
+// mustRun is run for a command line that must succeed: its error fails
+// the test at once.
+func mustRun(t *testing.T, args ...string) {
+	t.Helper()
+	if err := run(t, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// skipShort skips t under go test -short, saying why: a check that builds
+// the command, compiles a model or runs one in another process.
+func skipShort(t *testing.T, why string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip(why)
+	}
+}
+
 // longChecks says whether FRESGLD_LONG=1 asks for the long checks: every
 // case of the tests that run the command for seconds a case, and the Slurm
 // cluster. .ci/run sets it in a step of its own.

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,10 +16,7 @@ import (
 // carry wall times).
 func dataRows(t *testing.T, path string) []byte {
 	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	var out []byte
 	for _, l := range bytes.SplitAfter(b, []byte("\n")) {
 		if !bytes.HasPrefix(l, []byte("#")) {
@@ -37,24 +33,18 @@ func TestMergeOfSingleChainsMatchesOneRun(t *testing.T) {
 		{"logistic", "--data", data, "--label", "y", "--keep", "300", "--burn", "100", "--thin", "1"},
 	} {
 		all := t.TempDir()
-		if err := run(t, append(cmd, "--chains", "4", "--out", all)...); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, append(cmd, "--chains", "4", "--out", all)...)
 		var dirs []string
 		for c := 4; c >= 1; c-- { // any order
 			d := t.TempDir()
-			if err := run(t, append(cmd, "--chain", fmt.Sprint(c), "--out", d)...); err != nil {
-				t.Fatal(err)
-			}
+			mustRun(t, append(cmd, "--chain", fmt.Sprint(c), "--out", d)...)
 			if !bytes.Equal(dataRows(t, results.ChainFile(all, c)), dataRows(t, results.ChainFile(d, c))) {
 				t.Errorf("%s: chain %d alone differs from chain %d of the four-chain run", cmd[0], c, c)
 			}
 			dirs = append(dirs, d)
 		}
 		merged := t.TempDir()
-		if err := run(t, append([]string{"merge", "--out", merged}, dirs...)...); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, append([]string{"merge", "--out", merged}, dirs...)...)
 		want, _ := os.ReadFile(filepath.Join(all, "summary.txt"))
 		got, _ := os.ReadFile(filepath.Join(merged, "summary.txt"))
 		if len(want) == 0 || !bytes.Equal(got, want) {
@@ -82,9 +72,7 @@ func TestMergeRefusesMismatchedChains(t *testing.T) {
 		{b, []string{"--chain", "1"}},
 		{c, []string{"--chain", "2", "--tau2", "5"}},
 	} {
-		if err := run(t, append(append(base, r.args...), "--out", r.dir)...); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, append(append(base, r.args...), "--out", r.dir)...)
 	}
 	// A line that does not parse is an error, unless it is the last of a
 	// file killed mid-write (TestKillThenMergeAndRepair).
@@ -107,26 +95,4 @@ func TestMergeRefusesMismatchedChains(t *testing.T) {
 			t.Errorf("merge %v: error %v, want one containing %q", x.args, err, x.want)
 		}
 	}
-}
-
-// captureStdout runs f with os.Stdout sent to a pipe and returns what it
-// printed.
-func captureStdout(t *testing.T, f func() error) string {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stdout
-	os.Stdout = w
-	done := make(chan []byte)
-	go func() { b, _ := io.ReadAll(r); done <- b }()
-	ferr := f()
-	os.Stdout = old
-	w.Close()
-	b := <-done
-	if ferr != nil {
-		t.Fatal(ferr)
-	}
-	return string(b)
 }

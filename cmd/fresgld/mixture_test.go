@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
@@ -11,26 +10,6 @@ import (
 	"github.com/fresgld/fresgld/finitemix"
 	"github.com/fresgld/fresgld/results"
 )
-
-// galaxies is the shipped galaxies data, column "velocity".
-func galaxies(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs("../../data/galaxies.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-// writeFile writes body to a file name in a fresh directory.
-func writeFile(t *testing.T, name, body string) string {
-	t.Helper()
-	p := filepath.Join(t.TempDir(), name)
-	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 // Bad flags are refused before the data are read, naming the flag; bad
 // files name the file, the line and the value.
@@ -119,14 +98,8 @@ type mixtureSum struct {
 
 func readMixtureSum(t *testing.T, out string) mixtureSum {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	var s mixtureSum
-	if err := json.Unmarshal(b, &s); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &s)
 	return s
 }
 
@@ -181,10 +154,7 @@ func TestMixtureHotBatch(t *testing.T) {
 		"--eta", "1e-5", "--chains", "1", "--keep", "20", "--burn", "50", "--thin", "1", "--out", out); err != nil {
 		t.Fatal(err)
 	}
-	csv, err := os.ReadFile(filepath.Join(out, "chain-1.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	csv := readFile(t, filepath.Join(out, "chain-1.csv"))
 	if !strings.Contains(string(csv), "#   hot_batch = 41\n") {
 		t.Errorf("chain-1.csv's header does not give hot_batch = 41")
 	}
@@ -193,19 +163,28 @@ func TestMixtureHotBatch(t *testing.T) {
 	}
 }
 
-// --reference prints the exact Gibbs reference beside the run and records
-// it (a short reference here: the default's 8 × 100,000 sweeps take
-// seconds).
-func TestMixtureReference(t *testing.T) {
+// twoGroupsReference runs mixture --reference, its reference chains 4 ×
+// sweeps, on 20 values in two groups 4 sds apart, and returns its stdout
+// and output folder.
+func twoGroupsReference(t *testing.T, sweeps int) (stdout, out string) {
+	t.Helper()
 	defer func(c, s int) { mixtureRefChains, mixtureRefSweeps = c, s }(mixtureRefChains, mixtureRefSweeps)
-	mixtureRefChains, mixtureRefSweeps = 4, 3000
-	out := t.TempDir()
+	mixtureRefChains, mixtureRefSweeps = 4, sweeps
+	out = t.TempDir()
 	data := writeFile(t, "two.csv", "x,v\n"+strings.Repeat("a,1\nb,1.2\nc,0.9\nd,5\ne,5.3\n", 4))
 	stdout, err := stdoutOf(t, "mixture", "--data", data, "--column", "2", "--components", "2", "--reference", "--method", "sgld",
 		"--chains", "1", "--keep", "30", "--burn", "30", "--thin", "1", "--out", out)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return stdout, out
+}
+
+// --reference prints the exact Gibbs reference beside the run and records
+// it (a short reference here: the default's 8 × 100,000 sweeps take
+// seconds).
+func TestMixtureReference(t *testing.T) {
+	stdout, out := twoGroupsReference(t, 3000)
 	if !strings.Contains(stdout, "reference") || !strings.Contains(stdout, "diff in mcse") {
 		t.Errorf("no reference table:\n%s", stdout)
 	}
@@ -231,15 +210,7 @@ func TestMixtureReference(t *testing.T) {
 // unreliable, with the numbers, summary.json
 // records converged false, and the run carries the warning.
 func TestMixtureReferenceNotConverged(t *testing.T) {
-	defer func(c, s int) { mixtureRefChains, mixtureRefSweeps = c, s }(mixtureRefChains, mixtureRefSweeps)
-	mixtureRefChains, mixtureRefSweeps = 4, 60
-	out := t.TempDir()
-	data := writeFile(t, "two.csv", "x,v\n"+strings.Repeat("a,1\nb,1.2\nc,0.9\nd,5\ne,5.3\n", 4))
-	stdout, err := stdoutOf(t, "mixture", "--data", data, "--column", "2", "--components", "2", "--reference", "--method", "sgld",
-		"--chains", "1", "--keep", "30", "--burn", "30", "--thin", "1", "--out", out)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stdout, out := twoGroupsReference(t, 60)
 	if !strings.Contains(stdout, "the reference did NOT converge") || !strings.Contains(stdout, "bulk ESS") {
 		t.Errorf("no unreliable-reference line:\n%s", stdout)
 	}
@@ -247,10 +218,7 @@ func TestMixtureReferenceNotConverged(t *testing.T) {
 	if s.Ref == nil || s.Ref.Converged || !strings.Contains(s.Ref.Problem, "< 400") || s.Ref.MinESS >= 400 {
 		t.Fatalf("summary reference %+v", s.Ref)
 	}
-	sum, err := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := readFile(t, filepath.Join(out, "summary.json"))
 	if !strings.Contains(string(sum), "reference_not_converged") {
 		t.Errorf("summary.json has no reference_not_converged warning")
 	}

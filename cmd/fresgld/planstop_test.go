@@ -58,9 +58,7 @@ func (s *slowTerms) Batch(m *energy.Moments, x, y []float64, idx []int32) {
 // the mixture) with the signal pending.
 func TestPlanAnswersSignals(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("x\n")
@@ -72,10 +70,7 @@ func TestPlanAnswersSignals(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%.6g\n", mu+rng.NormFloat64())
 	}
-	data := filepath.Join(dir, "values.csv")
-	if err := os.WriteFile(data, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := writeFile(t, "values.csv", b.String())
 	slow := fmt.Sprintf("FRESGLD_TEST_SLOW_MODEL=50ms exec '%s'", os.Args[0])
 	for _, c := range []struct {
 		name string

@@ -19,9 +19,7 @@ var progressLine = regexp.MustCompile(`^gmm fresgld: \d+%, draws \d+/\d+`)
 // carriage returns), the first within the meter's first second, and
 // --quiet silences it.
 func TestProgressOnPipe(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	// A run far longer than the test, stopped by SIGINT once it has shown
 	// what the test reads.
 	args := []string{"gmm", "--chains", "1", "--keep", "2000000", "--thin", "1000", "--burn", "0"}

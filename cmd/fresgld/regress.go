@@ -22,9 +22,7 @@ import (
 
 // regressFlags are the settings of a linear-regression run.
 type regressFlags struct {
-	Data        string  `json:"data"`
-	Label       string  `json:"label"`
-	NoHeader    bool    `json:"no_header"`
+	tableFlags
 	NoiseSD     float64 `json:"noise_sd"`
 	NoiseSDAuto bool    `json:"noise_sd_automatic"`
 	Prior       string  `json:"prior"`
@@ -62,9 +60,7 @@ func init() {
 	f := &regressFlags{}
 	cmd := addCommand("regress", "Bayesian linear regression (normal or spike-and-slab prior) on your CSV data, with its exact posterior", func(cmd *cobra.Command) error { return runRegress(cmd, f) })
 	fl := cmd.Flags()
-	fl.StringVar(&f.Data, "data", "", "CSV file of features and a numeric response (required)")
-	fl.StringVar(&f.Label, "label", "", "response column: header name or column number from 1 (required)")
-	fl.BoolVar(&f.NoHeader, "no-header", false, "the first line is data, not column names")
+	f.tableFlags.add(fl, "CSV file of features and a numeric response (required)", "response column: header name or column number from 1 (required)")
 	f.NoiseSDAuto = true
 	fl.Var(autoValue[float64]{&f.NoiseSD, &f.NoiseSDAuto}, "noise-sd", "noise sd σ, standardised scale (auto: the least-squares residual sd)")
 	fl.StringVar(&f.Prior, "prior", "spike-slab", "prior of each coefficient: normal or spike-slab")

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -46,23 +44,8 @@ type regressRun struct {
 func readRegress(t *testing.T, dir string) regressRun {
 	t.Helper()
 	var r regressRun
-	b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, dir, &r)
 	return r
-}
-
-func diabetes(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs("../../data/diabetes.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return p
 }
 
 // rNoiseSD is R's residual standard error of lm(progression ~ ., d) on
@@ -101,9 +84,7 @@ func TestRegressDiabetesAgainstExact(t *testing.T) {
 
 func regressAgainstExact(t *testing.T, method string, args []string) {
 	out := t.TempDir()
-	if err := run(t, append([]string{"regress", "--data", diabetes(t), "--label", "progression", "--exact", "--chains", "4", "--out", out}, args...)...); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, append([]string{"regress", "--data", diabetes(t), "--label", "progression", "--exact", "--chains", "4", "--out", out}, args...)...)
 	r := readRegress(t, out)
 	if r.Prior != "spike-slab" || r.SlabWeight != 0.5 || r.SpikeSD != 0.02 || r.SlabSD != 1 || r.Settings.Method != method {
 		t.Errorf("summary: prior %q w %v s0 %v s1 %v method %q", r.Prior, r.SlabWeight, r.SpikeSD, r.SlabSD, r.Settings.Method)
@@ -209,22 +190,7 @@ func TestRegressNormalPrior(t *testing.T) {
 // the value, and --out is not created.
 func TestRegressRejects(t *testing.T) {
 	data := diabetes(t)
-	wide := filepath.Join(t.TempDir(), "wide.csv")
-	var b strings.Builder
-	for j := range 21 {
-		fmt.Fprintf(&b, "x%d,", j)
-	}
-	b.WriteString("y\n")
-	rng := rand.New(rand.NewPCG(4, 4))
-	for i := range 30 {
-		for range 21 {
-			fmt.Fprintf(&b, "%.3f,", rng.NormFloat64())
-		}
-		fmt.Fprintf(&b, "%d\n", i%5)
-	}
-	if err := os.WriteFile(wide, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	wide := noiseCSV(t, 30, 21, 4, 5)
 	// Above p = 20 a run has no exact posterior and says nothing of one.
 	out := t.TempDir()
 	if err := run(t, "regress", "--data", wide, "--label", "y", "--chains", "1", "--keep", "50", "--burn", "10", "--thin", "1", "--out", out); err != nil {
@@ -276,21 +242,15 @@ func TestRegressRejects(t *testing.T) {
 func TestRegressMergeMatchesOneRun(t *testing.T) {
 	cmd := []string{"regress", "--data", diabetes(t), "--label", "progression", "--keep", "100", "--burn", "200", "--thin", "5"}
 	all := t.TempDir()
-	if err := run(t, append(cmd, "--chains", "2", "--out", all)...); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, append(cmd, "--chains", "2", "--out", all)...)
 	var dirs []string
 	for c := 1; c <= 2; c++ {
 		d := t.TempDir()
-		if err := run(t, append(cmd, "--chain", fmt.Sprint(c), "--out", d)...); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, append(cmd, "--chain", fmt.Sprint(c), "--out", d)...)
 		dirs = append(dirs, d)
 	}
 	merged := t.TempDir()
-	if err := run(t, append([]string{"merge", "--out", merged}, dirs...)...); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, append([]string{"merge", "--out", merged}, dirs...)...)
 	want, _ := os.ReadFile(filepath.Join(all, "summary.txt"))
 	got, _ := os.ReadFile(filepath.Join(merged, "summary.txt"))
 	if len(want) == 0 || string(got) != string(want) {

@@ -9,7 +9,6 @@ import (
 	"github.com/fresgld/fresgld/experiments/convex"
 	"github.com/fresgld/fresgld/experiments/gmm"
 	"github.com/fresgld/fresgld/experiments/study"
-	"github.com/fresgld/fresgld/output"
 )
 
 // studyFlags are the options shared by the mixture and convex studies.
@@ -38,11 +37,8 @@ func (f *studyFlags) prepare(c *cobra.Command, results, figures []string) (res, 
 	if res, fig, err = f.dirs(c, ""); err != nil {
 		return "", "", err
 	}
-	if _, err := output.Prepare(res, results...); err != nil {
-		return "", "", fmt.Errorf("--out: %w", err)
-	}
-	if _, err := output.Prepare(fig, figures...); err != nil {
-		return "", "", fmt.Errorf("--out: %w", err)
+	if err := prepareBoth(res, results, fig, figures); err != nil {
+		return "", "", err
 	}
 	return res, fig, nil
 }

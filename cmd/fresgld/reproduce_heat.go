@@ -7,7 +7,6 @@ import (
 
 	heatstudy "github.com/fresgld/fresgld/experiments/heat"
 	"github.com/fresgld/fresgld/models/heat"
-	"github.com/fresgld/fresgld/output"
 )
 
 func init() {
@@ -27,11 +26,8 @@ func init() {
 				return err
 			}
 			early, keep := fmt.Sprintf("heat-%d", f.Early), fmt.Sprintf("heat-%d", f.Keep)
-			if _, err := output.Prepare(f.Results, "heat-fidelity.md", "heat-table.md", "heat-runs.csv"); err != nil {
-				return fmt.Errorf("--out: %w", err)
-			}
-			if _, err := output.Prepare(f.Figures, early+".png", early+".svg", keep+".png", keep+".svg"); err != nil {
-				return fmt.Errorf("--out: %w", err)
+			if err := prepareBoth(f.Results, []string{"heat-fidelity.md", "heat-table.md", "heat-runs.csv"}, f.Figures, []string{early + ".png", early + ".svg", keep + ".png", keep + ".svg"}); err != nil {
+				return err
 			}
 			return heatstudy.Run(f, progressFunc)
 		},

@@ -6,23 +6,57 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/minibatch"
-	"github.com/fresgld/fresgld/output"
 )
 
 // minibatchFlags are the settings of the minibatch study.
 type minibatchFlags struct {
-	Seeds, Workers     int
+	minibatchRuns
 	Results, Figures   string // set from the output flags
-	Reference          string
 	ReferenceSteps     int
 	RecomputeReference bool
 	ReferenceOnly      bool
-	Smoke              bool
 	Problems           string
 	Correction         string
+}
+
+// minibatchRuns are the settings the minibatch study and its sd follow-up
+// share: their runs, against the cached MALA reference.
+type minibatchRuns struct {
+	Seeds, Workers int
+	Reference      string
+	Smoke          bool
+}
+
+// bind registers --seeds (seeds, what one seed runs), --workers,
+// --reference and --smoke.
+func (r *minibatchRuns) bind(fl *pflag.FlagSet, seeds string) {
+	fl.IntVar(&r.Seeds, "seeds", 10, seeds)
+	fl.IntVar(&r.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
+	fl.StringVar(&r.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference")
+	fl.BoolVar(&r.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
+}
+
+// check refuses too few seeds for a standard error, or no workers.
+func (r *minibatchRuns) check() error {
+	if r.Seeds < 2 {
+		return fmt.Errorf("--seeds = %d: need at least 2 for a standard error", r.Seeds)
+	}
+	if r.Workers < 1 {
+		return fmt.Errorf("--workers = %d: need at least 1", r.Workers)
+	}
+	return nil
+}
+
+// size is the study's size: --smoke's tiny one or the full one.
+func (r *minibatchRuns) size() minibatch.Size {
+	if r.Smoke {
+		return minibatch.Smoke
+	}
+	return minibatch.Full
 }
 
 // refCommand is the command that regenerates the cached reference.
@@ -50,13 +84,10 @@ minibatch-<problem>-full-<metric>.png.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.Seeds, "seeds", 10, "seeds per method")
-	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
-	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference")
+	f.bind(fl, "seeds per method")
 	fl.IntVar(&f.ReferenceSteps, "reference-steps", 1000000, "MALA steps after burn-in for the reference")
 	fl.BoolVar(&f.RecomputeReference, "recompute-reference", false, "recompute the MALA reference even if cached")
 	fl.BoolVar(&f.ReferenceOnly, "reference-only", false, "compute or load the MALA reference, print its summary and stop")
-	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
 	fl.StringVar(&f.Problems, "problems", "welling-teh,breast-cancer", "comma-separated problems to run")
 	fl.StringVar(&f.Correction, "correction", "diagonal", "noise correction: diagonal (the study's) or full (outputs *-full*)")
 	o.bind(cmd)
@@ -64,11 +95,8 @@ minibatch-<problem>-full-<metric>.png.`,
 }
 
 func runMinibatch(f *minibatchFlags) error {
-	if f.Seeds < 2 {
-		return fmt.Errorf("--seeds = %d: need at least 2 for a standard error", f.Seeds)
-	}
-	if f.Workers < 1 {
-		return fmt.Errorf("--workers = %d: need at least 1", f.Workers)
+	if err := f.check(); err != nil {
+		return err
 	}
 	if f.ReferenceSteps < 1000 && f.RecomputeReference {
 		return fmt.Errorf("--reference-steps = %d: need at least 1000", f.ReferenceSteps)
@@ -94,16 +122,10 @@ func runMinibatch(f *minibatchFlags) error {
 			f.Reference, ref.Burn, ref.Steps, ref.Step, ref.Thin, ref.Accept, ref.FullEvals, ref.Wall, ref.Batches, ref.MinESS, ref.MaxMeanSEOverSD, ref.MaxSDSEOverSD)
 		return nil
 	}
-	sz := minibatch.Full
-	if f.Smoke {
-		sz = minibatch.Smoke
-	}
+	sz := f.size()
 	outs, figs := minibatch.Outputs(corr)
-	if _, err := output.Prepare(f.Results, outs...); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	if _, err := output.Prepare(f.Figures, figs...); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	if err := prepareBoth(f.Results, outs, f.Figures, figs); err != nil {
+		return err
 	}
 	return minibatch.Reproduce(minibatch.ReproduceOptions{
 		Problems: problems, Size: sz, Correction: corr, Seeds: f.Seeds, Workers: f.Workers,

@@ -15,12 +15,10 @@ import (
 
 // minibatchSDFlags are the settings of the sd follow-up.
 type minibatchSDFlags struct {
-	Seeds, Workers int
-	Results        string // set from the output flags
-	Reference      string
-	Summary        string
-	Smoke          bool
-	Variants       string
+	minibatchRuns
+	Results  string // set from the output flags
+	Summary  string
+	Variants string
 }
 
 func init() {
@@ -42,22 +40,16 @@ func init() {
 		},
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.Seeds, "seeds", 10, "seeds per variant")
-	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
-	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/"+refFile, "cached MALA reference")
+	f.bind(fl, "seeds per variant")
 	fl.StringVar(&f.Summary, "summary", "docs/results/minibatch/summary.json", "the main study's summary (optional)")
-	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
 	fl.StringVar(&f.Variants, "variants", "all", "comma-separated variants to run (listed above), or all")
 	o.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
 
 func runMinibatchSD(f *minibatchSDFlags) error {
-	if f.Seeds < 2 {
-		return fmt.Errorf("--seeds = %d: need at least 2 for a standard error", f.Seeds)
-	}
-	if f.Workers < 1 {
-		return fmt.Errorf("--workers = %d: need at least 1", f.Workers)
+	if err := f.check(); err != nil {
+		return err
 	}
 	keys := strings.Split(f.Variants, ",")
 	variants, err := minibatch.SelectSDVariants(keys)
@@ -79,10 +71,7 @@ func runMinibatchSD(f *minibatchSDFlags) error {
 	if err != nil {
 		return fmt.Errorf("--reference: %w (compute it with %s)", err, refCommand)
 	}
-	sz := minibatch.Full
-	if f.Smoke {
-		sz = minibatch.Smoke
-	}
+	sz := f.size()
 	start := time.Now()
 	total := f.Seeds * len(variants)
 	md, err := minibatch.SDFollowUp(ref, sz, variants, f.Seeds, f.Workers, f.Summary, progressFunc("breast-cancer sd", total))

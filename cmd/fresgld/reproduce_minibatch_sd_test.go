@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,20 +10,12 @@ import (
 // size against the committed MALA reference.
 func TestReproduceMinibatchSDSmoke(t *testing.T) {
 	long(t)
-	ref, err := filepath.Abs("../../docs/results/minibatch/breast-cancer-reference.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref := breastCancerRef(t)
 	docs := docsSnapshot(t)
-	if err := run(t, "reproduce", "minibatch-sd", "--smoke", "--seeds", "2", "--reference", ref); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "reproduce", "minibatch-sd", "--smoke", "--seeds", "2", "--reference", ref)
 	docs.untouched(t)
 	dir := filepath.Join("out", "minibatch-sd")
-	b, err := os.ReadFile(filepath.Join(dir, "breast-cancer-sd.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, filepath.Join(dir, "breast-cancer-sd.md"))
 	for _, want := range []string{"Linear prediction", "fresgld, full Ĉ (both)", "| resgld |", "Per coordinate"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("table lacks %q", want)

@@ -17,9 +17,7 @@ func TestReproduceMinibatchSmoke(t *testing.T) {
 	res, fig := filepath.Join("out", "minibatch"), filepath.Join("out", "minibatch")
 	// No reference at --reference: one is computed and written beside the tables.
 	ref := filepath.Join(res, "breast-cancer-reference.json")
-	if err := run(t, "reproduce", "minibatch", "--smoke", "--seeds", "2", "--reference", "none.json", "--reference-steps", "1000"); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "reproduce", "minibatch", "--smoke", "--seeds", "2", "--reference", "none.json", "--reference-steps", "1000")
 	docs.untouched(t)
 	for _, f := range []string{
 		filepath.Join(res, "welling-teh.md"), filepath.Join(res, "breast-cancer.md"), filepath.Join(res, "summary.json"), ref,

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -14,14 +12,12 @@ import (
 
 // multimodalFlags are the settings of the multimodal study.
 type multimodalFlags struct {
-	Seeds   int
+	runsFlags
 	Workers int
-	Smoke   bool
 	// Problems and Methods select a part of the study: comma-separated
 	// names, empty for all.
 	Problems, Methods string
 	Swaps             string
-	out               outFlags
 }
 
 func init() {
@@ -45,19 +41,17 @@ passes.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runMultimodal(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.Seeds, "seeds", multimodal.Full.Seeds, "runs (one chain each) per method and problem")
+	f.bind(cmd, multimodal.Full.Seeds, "runs (one chain each) per method and problem", "a seconds-long run at a tiny size, without NUTS (for tests)")
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (CPU seconds are counted per run's thread)")
-	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size, without NUTS (for tests)")
 	fl.StringVar(&f.Problems, "problems", "", "run only these problems (diabetes, uscrime, synthetic-1e5, synthetic-1e6, mixture)")
 	fl.StringVar(&f.Swaps, "swaps", "exact", "exact (from sufficient statistics) or screened (as before issue 28)")
 	fl.StringVar(&f.Methods, "methods", "", "run only these regression methods (sgld, csgld, resgld, fresgld, fresgld-adaptive)")
-	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
 
 func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
-	if f.Seeds < 2 || f.Seeds > 1000 {
-		return fmt.Errorf("--seeds = %d: must lie in [2, 1000] (the MCSE is the runs' spread)", f.Seeds)
+	if err := f.checkSeeds(); err != nil {
+		return err
 	}
 	if f.Workers < 1 {
 		return fmt.Errorf("--workers = %d: must be ≥ 1", f.Workers)
@@ -66,9 +60,7 @@ func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
 	if f.Smoke {
 		sz = multimodal.Smoke
 	}
-	if !f.Smoke || cmd.Flags().Changed("seeds") {
-		sz.Seeds = f.Seeds
-	}
+	sz.Seeds = f.seeds(cmd, sz.Seeds)
 	switch f.Swaps {
 	case "exact":
 	case "screened":
@@ -87,20 +79,16 @@ func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "fresgld-nuts-")
+	work, done, err := nutsWork()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
-	res, err := multimodal.Measure(sz, f.Workers, work, func(s string) { fmt.Fprintln(os.Stderr, s) })
+	defer done()
+	res, err := multimodal.Measure(sz, f.Workers, work, logLine)
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "Command: `fresgld reproduce multimodal --seeds %d%s`\n\n", sz.Seeds, selection(f))
-	res.Write(&b)
-	os.Stdout.Write(b.Bytes())
-	return os.WriteFile(filepath.Join(results, "multimodal.md"), b.Bytes(), 0o644)
+	return printAndWrite(filepath.Join(results, "multimodal.md"), fmt.Sprintf("fresgld reproduce multimodal --seeds %d%s", sz.Seeds, selection(f)), res.Write)
 }
 
 // selection is the command line's part that selects problems and methods.

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -86,4 +88,26 @@ func (o *outFlags) results(c *cobra.Command, sub string, free ...string) (string
 		return "", fmt.Errorf("--out: %w", err)
 	}
 	return results, nil
+}
+
+// prepareBoth readies the tables' directory for the outputs results and
+// the figures' for figures (output.Prepare), before any work.
+func prepareBoth(resDir string, results []string, figDir string, figures []string) error {
+	if _, err := output.Prepare(resDir, results...); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	if _, err := output.Prepare(figDir, figures...); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	return nil
+}
+
+// printAndWrite prints a study's table, headed by the command line that
+// made it, and writes the same bytes to path.
+func printAndWrite(path, command string, table func(io.Writer)) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "Command: `%s`\n\n", command)
+	table(&b)
+	os.Stdout.Write(b.Bytes())
+	return os.WriteFile(path, b.Bytes(), 0o644)
 }

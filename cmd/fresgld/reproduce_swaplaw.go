@@ -1,8 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -79,9 +79,6 @@ func runSwapLaw(cmd *cobra.Command, f *swapLawFlags) error {
 		}
 		rows = append(rows, r...)
 	}
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "Command: `fresgld reproduce swap-law --seeds %d --max %g`\n\n", f.Seeds, sz.Max)
-	swaplaw.Markdown(&b, rows)
-	os.Stdout.Write(b.Bytes())
-	return os.WriteFile(filepath.Join(results, "swaplaw.md"), b.Bytes(), 0o644)
+	table := func(w io.Writer) { swaplaw.Markdown(w, rows) }
+	return printAndWrite(filepath.Join(results, "swaplaw.md"), fmt.Sprintf("fresgld reproduce swap-law --seeds %d --max %g", f.Seeds, sz.Max), table)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -12,13 +11,8 @@ import (
 func TestReproduceSwapLawSmoke(t *testing.T) {
 	long(t)
 	out := t.TempDir()
-	if err := run(t, "reproduce", "swap-law", "--smoke", "--seeds", "1", "--out", out); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(out, "swaplaw.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "reproduce", "swap-law", "--smoke", "--seeds", "1", "--out", out)
+	b := readFile(t, filepath.Join(out, "swaplaw.md"))
 	if rows := strings.Count(string(b), "\n| breast-cancer |") + strings.Count(string(b), "\n| welling-teh |") + strings.Count(string(b), "\n| synthetic-"); rows != 3*3*2*4 {
 		t.Errorf("%d rows, want 72:\n%s", rows, b)
 	}

@@ -13,14 +13,13 @@ import (
 
 // swapsFlags are the settings of the swap-energy study.
 type swapsFlags struct {
-	Seeds, TuneSeeds, Workers int
-	Reference                 string
-	out                       outFlags
-	Problems                  string
-	Points, Levels            int
-	AnchorScale               int
-	Max                       float64
-	Smoke                     bool
+	minibatchRuns
+	TuneSeeds      int
+	out            outFlags
+	Problems       string
+	Points, Levels int
+	AnchorScale    int
+	Max            float64
 }
 
 func init() {
@@ -49,16 +48,13 @@ instead (full size only).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSwaps(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.Seeds, "seeds", 10, "comparison seeds per arm")
+	f.minibatchRuns.bind(fl, "comparison seeds per arm")
 	fl.IntVar(&f.TuneSeeds, "tune-seeds", 3, "tuning seeds per method and mode")
-	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (results do not depend on it)")
-	fl.StringVar(&f.Reference, "reference", "docs/results/minibatch/breast-cancer-reference.json", "cached MALA reference")
 	fl.StringVar(&f.Problems, "problems", "welling-teh,breast-cancer", "comma-separated problems")
 	fl.IntVar(&f.Points, "points", minibatch.Full.Points, "budget points")
 	fl.Float64Var(&f.Max, "max", minibatch.Full.Max, "largest budget, in multiples of the burn-in cost")
 	fl.IntVar(&f.Levels, "levels", 2, "temperature levels, geometric from τ1 to τ2 (swaps pooled over pairs)")
 	fl.IntVar(&f.AnchorScale, "anchor-scale", 1, "anchor period in multiples of m = ⌈8N/n_cold⌉ (results *-anchors<k>)")
-	fl.BoolVar(&f.Smoke, "smoke", false, "a seconds-long run at a tiny size (for tests)")
 	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }

@@ -15,14 +15,9 @@ import (
 func TestReproduceSwapsSmoke(t *testing.T) {
 	long(t)
 	res := t.TempDir()
-	if err := run(t, "reproduce", "swaps", "--smoke", "--seeds", "2", "--tune-seeds", "1", "--out", res, "--problems", "welling-teh,welling-teh-400"); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "reproduce", "swaps", "--smoke", "--seeds", "2", "--tune-seeds", "1", "--out", res, "--problems", "welling-teh,welling-teh-400")
 	for _, name := range []string{"welling-teh", "welling-teh-400"} {
-		b, err := os.ReadFile(filepath.Join(res, name+".json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b := readFile(t, filepath.Join(res, name+".json"))
 		var s struct {
 			Best       map[string]string
 			Tuning     []struct{ Arm string }
@@ -44,9 +39,7 @@ func TestReproduceSwapsSmoke(t *testing.T) {
 		}
 	}
 	// A longer anchor period is a follow-up setting: its own file, its m.
-	if err := run(t, "reproduce", "swaps", "--smoke", "--seeds", "2", "--tune-seeds", "1", "--out", res, "--problems", "welling-teh", "--anchor-scale", "3"); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "reproduce", "swaps", "--smoke", "--seeds", "2", "--tune-seeds", "1", "--out", res, "--problems", "welling-teh", "--anchor-scale", "3")
 	if b, err := os.ReadFile(filepath.Join(res, "welling-teh-anchors3.md")); err != nil || !strings.Contains(string(b), "anchor passes every m = 240 steps") || !strings.Contains(string(b), "every W = 80 steps") {
 		t.Errorf("--anchor-scale 3: %v\n%.400s", err, b)
 	}

@@ -1,9 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
-	"os"
+	"io"
 	"path/filepath"
 	"strings"
 
@@ -14,12 +13,10 @@ import (
 
 // temperingFlags are the settings of the tempering study.
 type temperingFlags struct {
-	Seeds     int
-	Smoke     bool
+	runsFlags
 	NUTS      bool
 	Workloads string
 	Methods   string
-	out       outFlags
 }
 
 func init() {
@@ -52,12 +49,10 @@ instead (full size only).`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runTempering(cmd, f) },
 	}
 	fl := cmd.Flags()
-	fl.IntVar(&f.Seeds, "seeds", tempering.Full.Seeds, "runs (4 chains each) per method and workload")
-	fl.BoolVar(&f.Smoke, "smoke", false, "a short run (100 draws a chain), without NUTS (for tests)")
+	f.bind(cmd, tempering.Full.Seeds, "runs (4 chains each) per method and workload", "a short run (100 draws a chain), without NUTS (for tests)")
 	fl.BoolVar(&f.NUTS, "nuts", true, "run NUTS through rstan where installed (at 10⁴ rows: half an hour a run)")
 	fl.StringVar(&f.Workloads, "workloads", "", "run only these workloads, a comma list (names as in the tables; default: all)")
 	fl.StringVar(&f.Methods, "methods", "", "run only these: one-level, csgld, resgld, fresgld, fresgld-ladder, nuts (default: all)")
-	f.out.bind(cmd)
 	reproduceCmd.AddCommand(cmd)
 }
 
@@ -76,16 +71,14 @@ func (f *temperingFlags) command(seeds int, workload string) string {
 }
 
 func runTempering(cmd *cobra.Command, f *temperingFlags) error {
-	if f.Seeds < 2 || f.Seeds > 1000 {
-		return fmt.Errorf("--seeds = %d: must lie in [2, 1000] (the MCSE is the runs' spread)", f.Seeds)
+	if err := f.checkSeeds(); err != nil {
+		return err
 	}
 	sz := tempering.Full
 	if f.Smoke {
 		sz = tempering.Smoke
 	}
-	if !f.Smoke || cmd.Flags().Changed("seeds") {
-		sz.Seeds = f.Seeds
-	}
+	sz.Seeds = f.seeds(cmd, sz.Seeds)
 	sz.NUTS = sz.NUTS && f.NUTS
 	if f.Workloads != "" {
 		sz.Workloads = strings.Split(f.Workloads, ",")
@@ -97,22 +90,19 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 	if err != nil {
 		return err
 	}
-	work, err := os.MkdirTemp("", "fresgld-nuts-")
+	work, done, err := nutsWork()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(work)
+	defer done()
 	ctx, stop := interruptible(cmd.Context())
 	defer stop()
 	// An interrupt stops the run under way; the workloads finished
 	// before it are written all the same.
-	res, err := tempering.Measure(ctx, sz, work, func(s string) { fmt.Fprintln(os.Stderr, s) })
+	res, err := tempering.Measure(ctx, sz, work, logLine)
 	for _, r := range res {
-		var b bytes.Buffer
-		fmt.Fprintf(&b, "Command: `%s`\n\n", f.command(sz.Seeds, r.Workload.Name))
-		tempering.Write(&b, []*tempering.Result{r})
-		os.Stdout.Write(b.Bytes())
-		if err := os.WriteFile(filepath.Join(results, r.Workload.Name+".md"), b.Bytes(), 0o644); err != nil {
+		table := func(w io.Writer) { tempering.Write(w, []*tempering.Result{r}) }
+		if err := printAndWrite(filepath.Join(results, r.Workload.Name+".md"), f.command(sz.Seeds, r.Workload.Name), table); err != nil {
 			return err
 		}
 	}

@@ -39,9 +39,7 @@ func TestReproduceTemperingFlags(t *testing.T) {
 // non-zero saying so, soon, and leaves none of its scratch directories
 // (each run's output, NUTS's files) behind in TMPDIR.
 func TestReproduceTemperingInterrupt(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command and starts a study")
-	}
+	skipShort(t, "builds the command and starts a study")
 	tmp, out := t.TempDir(), t.TempDir()
 	cmd := exec.Command(binary(t), "reproduce", "tempering", "--smoke", "--workloads", "uscrime-s0-0.001", "--out", out)
 	cmd.Env = append(os.Environ(), "TMPDIR="+tmp)

@@ -33,30 +33,19 @@ func TestResumeBitForBit(t *testing.T) {
 	// Its runs are processes of their own, touching no state of this
 	// one: it runs beside the other such tests.
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command and runs each case three times")
-	}
-	data, err := filepath.Abs("../../data/wdbc.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	skipShort(t, "builds the command and runs each case three times")
+	data := dataFile(t, "wdbc.csv")
 	gmm := []string{"gmm", "--chains", "2", "--burn", "1000", "--keep", "60000", "--thin", "10"}
 	// Long enough (about a second a chain on a quiet machine) for a
 	// checkpoint every 0.2 s to fall inside the sampling, however fast the
 	// machine: a run that ends first would test nothing.
 	logistic := []string{"logistic", "--data", data, "--label", "benign", "--chains", "2", "--burn", "300", "--keep", "12000", "--thin", "8"}
-	diabetes, err := filepath.Abs("../../data/diabetes.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	diabetes := dataFile(t, "diabetes.csv")
 	regress := []string{"regress", "--data", diabetes, "--label", "progression", "--chains", "2", "--burn", "200", "--keep", "30000", "--thin", "4"}
 	// A model in another process: its state is the sampler's, which the
 	// checkpoints hold; the process starts afresh on resume.
 	sample := []string{"sample", "--model-cmd", testModelCmd(0), "--chains", "2", "--burn", "200", "--keep", "20000", "--thin", "2"}
-	galaxies, err := filepath.Abs("../../data/galaxies.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	galaxies := dataFile(t, "galaxies.csv")
 	mixture := []string{"mixture", "--data", galaxies, "--column", "velocity", "--components", "3", "--method", "sgld", "--eta", "1e-4", "--chains", "2", "--burn", "200", "--keep", "20000", "--thin", "2"}
 	// Each case runs a command three times, some ten CPU-seconds: the
 	// default suite runs one (a kill -9 of the auto ladder), FRESGLD_LONG=1
@@ -239,9 +228,7 @@ func TestResumeRefuses(t *testing.T) {
 	// Its runs are processes of their own, touching no state of this
 	// one: it runs beside the other such tests.
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	dir := t.TempDir()
 	orig := filepath.Join(dir, "orig")
 	args := []string{"gmm", "--chains", "1", "--burn", "100", "--keep", "100000000", "--thin", "1", "--levels", "2"}
@@ -254,10 +241,7 @@ func TestResumeRefuses(t *testing.T) {
 	waitLines(t, results.ChainFile(orig, 1), 2000, done)
 	cmd.Process.Signal(syscall.SIGINT)
 	<-done
-	ckb, err := os.ReadFile(filepath.Join(orig, analysis.CheckpointName(1)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ckb := readFile(t, filepath.Join(orig, analysis.CheckpointName(1)))
 	edit := func(name string, change func(dir string)) string {
 		d := filepath.Join(dir, name)
 		if err := os.CopyFS(d, os.DirFS(orig)); err != nil {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
@@ -29,46 +28,14 @@ func TestRstanReadsChains(t *testing.T) {
 		t.Skipf("R lacks rstan or posterior, the rstan check of the chain CSVs is skipped (install r-cran-rstan, r-cran-posterior): %v %s", err, out)
 	}
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--chains", "4", "--keep", "400", "--burn", "100", "--thin", "2", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "logistic", "--data", smallCSV(t), "--label", "y", "--chains", "4", "--keep", "400", "--burn", "100", "--thin", "2", "--out", out)
 	var files []string
 	for c := 1; c <= 4; c++ {
 		files = append(files, results.ChainFile(out, c))
 	}
-	script, _ := filepath.Abs(filepath.Join("testdata", "stan_read.R"))
-	cmd := exec.Command(rscript, append([]string{script}, files...)...)
-	cmd.Stderr = os.Stderr
-	csv, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("Rscript: %v", err)
-	}
-	r := map[string][]float64{}
-	for i, line := range strings.Split(strings.TrimSpace(string(csv)), "\n") {
-		f := strings.Split(line, ",")
-		if i == 0 {
-			continue
-		}
-		if len(f) != 6 {
-			t.Fatalf("R output line %q", line)
-		}
-		var v []float64
-		for _, s := range f[1:] {
-			x := math.NaN()
-			if s != "NA" {
-				if x, err = strconv.ParseFloat(s, 64); err != nil {
-					t.Fatalf("R output line %q: %v", line, err)
-				}
-			}
-			v = append(v, x)
-		}
-		r[f[0]] = v
-	}
+	r := rstanRead(t, rscript, files)
 	var sum results.Summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	if len(sum.Parameters) != 4 {
 		t.Fatalf("summary has %d variables, want lp__ and 3 coefficients", len(sum.Parameters))
 	}
@@ -87,6 +54,39 @@ func TestRstanReadsChains(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rstanRead reads the chain files back with testdata/stan_read.R
+// (rstan::read_stan_csv, then posterior's summary) and returns each
+// variable's mean, sd, R̂, bulk and tail ESS as R printed them, NA as NaN.
+func rstanRead(t *testing.T, rscript string, files []string) map[string][]float64 {
+	t.Helper()
+	script, _ := filepath.Abs(filepath.Join("testdata", "stan_read.R"))
+	cmd := exec.Command(rscript, append([]string{script}, files...)...)
+	cmd.Stderr = os.Stderr
+	csv, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("Rscript: %v", err)
+	}
+	r := map[string][]float64{}
+	for _, line := range strings.Split(strings.TrimSpace(string(csv)), "\n")[1:] {
+		f := strings.Split(line, ",")
+		if len(f) != 6 {
+			t.Fatalf("R output line %q", line)
+		}
+		var v []float64
+		for _, s := range f[1:] {
+			x := math.NaN()
+			if s != "NA" {
+				if x, err = strconv.ParseFloat(s, 64); err != nil {
+					t.Fatalf("R output line %q: %v", line, err)
+				}
+			}
+			v = append(v, x)
+		}
+		r[f[0]] = v
+	}
+	return r
 }
 
 // rError is R's error line from its output.

@@ -40,9 +40,7 @@ func TestLogisticRunLength(t *testing.T) {
 	}{{nil, 0}, {[]string{"--thin", "3"}, 3}} {
 		out := t.TempDir()
 		args := append([]string{"logistic", "--data", data, "--label", "y", "--method", "sgld", "--chains", "1", "--keep", "40", "--out", out}, c.args...)
-		if err := run(t, args...); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, args...)
 		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
 		var s struct {
 			Settings struct {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
@@ -25,9 +24,7 @@ import (
 // carries the Euler step's bias in the sd (5% at the default step on this
 // model, 3.5 standard errors at 5000 draws a chain) fails.
 func TestSampleExactGaussian(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a full default run over a Python process")
-	}
+	skipShort(t, "a full default run over a Python process")
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("python3 is not installed")
 	}
@@ -44,10 +41,7 @@ func TestSampleExactGaussian(t *testing.T) {
 		x.Set(i, 1, xi)
 		fmt.Fprintf(&csv, "1,%s,%s\n", strconv.FormatFloat(xi, 'g', -1, 64), strconv.FormatFloat(y[i], 'g', -1, 64))
 	}
-	data := filepath.Join(t.TempDir(), "data.csv")
-	if err := os.WriteFile(data, []byte(csv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := writeFile(t, "data.csv", csv.String())
 	// The exact posterior: Σ = (XᵀX/σ² + I/s0²)⁻¹, μ = Σ Xᵀy/σ².
 	var prec mat.SymDense
 	prec.SymOuterK(1/(sigma*sigma), x.T())
@@ -65,9 +59,7 @@ func TestSampleExactGaussian(t *testing.T) {
 
 	out := t.TempDir()
 	script, _ := filepath.Abs("testdata/gaussian.py")
-	if err := run(t, "sample", "--model-cmd", fmt.Sprintf("python3 '%s' '%s'", script, data), "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "sample", "--model-cmd", fmt.Sprintf("python3 '%s' '%s'", script, data), "--out", out)
 	sum := readSummary(t, out)
 	checked := 0
 	for _, v := range sum.Parameters {

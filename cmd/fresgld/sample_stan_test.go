@@ -2,12 +2,10 @@ package main
 
 import (
 	"bufio"
-	"encoding/json"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -27,9 +25,7 @@ import (
 // standard errors leave a correct sampler about 6e-5 a check. Both the
 // plan's choice and --method nuts (whose chain files must say hmc_nuts).
 func TestSampleStanExact(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles a Stan model")
-	}
+	skipShort(t, "compiles a Stan model")
 	if _, err := stan.FindToolchain(); err != nil {
 		t.Skipf("no Stan toolchain, sample --stan is not tested: %v", err)
 	}
@@ -40,9 +36,7 @@ func TestSampleStanExact(t *testing.T) {
 
 func checkStanExact(t *testing.T, method string) {
 	out := t.TempDir()
-	if err := run(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--method", method, "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--method", method, "--out", out)
 	sum := readSummary(t, out)
 	exact := map[string]struct{ mean, sd, seFactor float64 }{
 		"mu":     {0.88, math.Sqrt(0.2), 2},
@@ -112,9 +106,7 @@ func TestUncNames(t *testing.T) {
 // of their own, not as indices of Stan's (rstan reads theta.1 as
 // theta[1], so mu.unc would have been mu[unc]).
 func TestRstanReadsStanChains(t *testing.T) {
-	if testing.Short() {
-		t.Skip("compiles a Stan model")
-	}
+	skipShort(t, "compiles a Stan model")
 	if _, err := stan.FindToolchain(); err != nil {
 		t.Skipf("no Stan toolchain: %v", err)
 	}
@@ -123,34 +115,16 @@ func TestRstanReadsStanChains(t *testing.T) {
 		t.Skipf("R lacks posterior, the rstan check is skipped (install r-cran-posterior): %v %s", err, out)
 	}
 	out := t.TempDir()
-	if err := run(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--out", out); err != nil {
-		t.Fatal(err)
-	}
-	script, _ := filepath.Abs(filepath.Join("testdata", "stan_read.R"))
+	mustRun(t, "sample", "--stan", "testdata/exact.stan", "--data", "testdata/exact.json", "--out", out)
 	files, _ := filepath.Glob(filepath.Join(out, "chain-*.csv"))
-	cmd := exec.Command(rscript, append([]string{script}, files...)...)
-	cmd.Stderr = os.Stderr
-	csv, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("Rscript: %v", err)
-	}
-	r := map[string][2]float64{}
-	for _, line := range strings.Split(strings.TrimSpace(string(csv)), "\n")[1:] {
-		f := strings.Split(line, ",")
-		m, _ := strconv.ParseFloat(f[1], 64)
-		sd, _ := strconv.ParseFloat(f[2], 64)
-		r[f[0]] = [2]float64{m, sd}
-	}
+	r := rstanRead(t, rscript, files)
 	for _, name := range []string{"mu_unc__", "s_unc__"} {
 		if _, ok := r[name]; !ok {
 			t.Errorf("R does not see the column %s as a variable: %v", name, r)
 		}
 	}
 	var sum results.Summary
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	for _, p := range sum.Parameters {
 		got, ok := r[p.Name]
 		if !ok {

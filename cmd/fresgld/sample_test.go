@@ -82,10 +82,7 @@ func testModelCmd(dieAfter int) string {
 // draws counts the draws of a chain CSV: its lines that are neither
 // comments nor the header.
 func draws(t *testing.T, path string) int {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := readFile(t, path)
 	n := -1 // the header
 	for _, l := range strings.Split(string(b), "\n") {
 		if l != "" && !strings.HasPrefix(l, "#") {
@@ -99,9 +96,7 @@ func draws(t *testing.T, path string) int {
 // draw under the model's parameter names.
 func TestSampleGoModel(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "sample", "--model-cmd", testModelCmd(0), "--keep", "200", "--chains", "2", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "sample", "--model-cmd", testModelCmd(0), "--keep", "200", "--chains", "2", "--out", out)
 	for _, c := range []string{"chain-1.csv", "chain-2.csv"} {
 		if n := draws(t, filepath.Join(out, c)); n != 200 {
 			t.Errorf("%s: %d draws, want 200", c, n)
@@ -110,28 +105,17 @@ func TestSampleGoModel(t *testing.T) {
 	// A copy of the model per chain, and as many as --model-procs says.
 	for _, c := range []struct{ procs, want string }{{"0", "2"}, {"1", "1"}} {
 		dir := t.TempDir()
-		if err := run(t, "sample", "--model-cmd", testModelCmd(0), "--keep", "20", "--chains", "2", "--model-procs", c.procs, "--out", dir); err != nil {
-			t.Fatal(err)
-		}
-		b, err := os.ReadFile(filepath.Join(dir, "summary.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, "sample", "--model-cmd", testModelCmd(0), "--keep", "20", "--chains", "2", "--model-procs", c.procs, "--out", dir)
+		b := readFile(t, filepath.Join(dir, "summary.json"))
 		if want := `"model_processes": ` + c.want + ","; !strings.Contains(string(b), want) {
 			t.Errorf("--model-procs %s: summary.json does not say %s", c.procs, want)
 		}
 	}
-	head, err := os.ReadFile(filepath.Join(out, "chain-1.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	head := readFile(t, filepath.Join(out, "chain-1.csv"))
 	if want := "#   model_cmd = " + testModelCmd(0) + "\n"; !strings.Contains(string(head), want) {
 		t.Errorf("chain-1.csv does not record the model command: no line %q", want)
 	}
-	sum, err := os.ReadFile(filepath.Join(out, "summary.txt"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	sum := readFile(t, filepath.Join(out, "summary.txt"))
 	for _, name := range []string{"lp__", "a ", "b ", "c "} {
 		if !strings.Contains(string(sum), "\n"+name) {
 			t.Errorf("summary.txt has no row %q:\n%s", name, sum)
@@ -173,10 +157,7 @@ func TestSampleModelDies(t *testing.T) {
 	if err := json.Unmarshal(sum, &js); err != nil || !strings.Contains(js.ModelError, "exit status 3") || !strings.Contains(js.ModelError, "crashes on purpose") {
 		t.Errorf("summary.json's model_error %q (%v), want the exit status and the model's stderr", js.ModelError, err)
 	}
-	page, err := os.ReadFile(filepath.Join(out, "report.html"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	page := readFile(t, filepath.Join(out, "report.html"))
 	for _, want := range []string{`class="verdict failed"`, "Why the run failed", "exit status 3", "crashes on purpose"} {
 		if !strings.Contains(string(page), want) {
 			t.Errorf("report.html lacks %q", want)
@@ -245,10 +226,7 @@ func TestSampleScripts(t *testing.T) {
 		}
 		fmt.Fprintf(&csv, "%v\n", l.Y[i])
 	}
-	data := filepath.Join(t.TempDir(), "data.csv")
-	if err := os.WriteFile(data, []byte(csv.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	data := writeFile(t, "data.csv", csv.String())
 	dir, _ := filepath.Abs("../../examples/protocol")
 	for _, c := range []struct{ program, script string }{{"python3", "logistic.py"}, {"Rscript", "logistic.R"}} {
 		t.Run(c.program, func(t *testing.T) {
@@ -257,9 +235,7 @@ func TestSampleScripts(t *testing.T) {
 			}
 			out := t.TempDir()
 			cmd := fmt.Sprintf("%s '%s' '%s'", c.program, filepath.Join(dir, c.script), data)
-			if err := run(t, "sample", "--model-cmd", cmd, "--keep", "100", "--chains", "1", "--burn", "200", "--thin", "1", "--out", out); err != nil {
-				t.Fatal(err)
-			}
+			mustRun(t, "sample", "--model-cmd", cmd, "--keep", "100", "--chains", "1", "--burn", "200", "--thin", "1", "--out", out)
 			if n := draws(t, filepath.Join(out, "chain-1.csv")); n != 100 {
 				t.Errorf("%d draws, want 100", n)
 			}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
@@ -58,6 +59,22 @@ type runFlags struct {
 	ThinAuto bool `json:"thin_automatic"`
 	chainFlags
 	Out string `json:"-"`
+}
+
+// tableFlags are --data, --label and --no-header: the CSV table a
+// regression (logistic, regress) is fitted to and the column it explains.
+type tableFlags struct {
+	Data     string `json:"data"`
+	Label    string `json:"label"`
+	NoHeader bool   `json:"no_header"`
+}
+
+// add registers the flags, --data and --label with the command's own
+// usage.
+func (t *tableFlags) add(fl *pflag.FlagSet, data, label string) {
+	fl.StringVar(&t.Data, "data", "", data)
+	fl.StringVar(&t.Label, "label", "", label)
+	fl.BoolVar(&t.NoHeader, "no-header", false, "the first line is data, not column names")
 }
 
 // samplerFlags binds the shared flags to the parts of one command's

@@ -23,9 +23,7 @@ import (
 // Cutting the chains to the shortest (as before) or discarding the run for
 // the chain that never started fails the pooled-mean and draw checks.
 func TestInterruptPoolsEveryDraw(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(binary(t), "gmm", "--chains", "3", "--keep", "1000000000", "--burn", "100", "--thin", "1", "--out", out)
 	// Two workers, whatever the machine: chain 3 waits for one of them.
@@ -114,28 +112,6 @@ func TestInterruptPoolsEveryDraw(t *testing.T) {
 	}
 }
 
-// waitLines waits until path holds at least lines lines; done receives the
-// process's exit, which fails the test.
-func waitLines(t *testing.T, path string, lines int, done chan error) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		b, _ := os.ReadFile(path)
-		if bytes.Count(b, []byte("\n")) >= lines {
-			return
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("the run ended early: %v", err)
-		default:
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no %d lines in %s after 60 s", lines, path)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // answers starts the command, sends sig after wait, and returns how long
 // the process took to exit, its exit error and its stderr. A run that
 // outlives the signal by 20 s is killed and fails the test.
@@ -193,13 +169,8 @@ func TestPhasesAnswerSignals(t *testing.T) {
 	// Its runs are processes of their own, touching no state of this
 	// one: it runs beside the other such tests.
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
-	data, err := filepath.Abs("../../data/wdbc.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
+	skipShort(t, "builds the command")
+	data := dataFile(t, "wdbc.csv")
 	for _, c := range []struct {
 		name string
 		sig  syscall.Signal
@@ -260,9 +231,7 @@ func TestCountBounds(t *testing.T) {
 // instead of going unanswered until they are done.
 func TestFiguresAnswerSignals(t *testing.T) {
 	long(t)
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd := exec.Command(binary(t), "gmm", "--chains", "2", "--keep", "300000", "--thin", "1", "--burn", "0", "--out", out)
 	stderr, err := cmd.StderrPipe()

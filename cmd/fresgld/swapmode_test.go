@@ -1,9 +1,6 @@
 package main
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,19 +9,14 @@ import (
 
 func TestLogisticLevels(t *testing.T) {
 	out := t.TempDir()
-	if err := run(t, "logistic", "--data", smallCSV(t), "--label", "y", "--method", "fresgld", "--levels", "3", "--swap-energies", "exact", "--exact-every", "5", "--burn", "100", "--keep", "200", "--thin", "1", "--out", out); err != nil {
-		t.Fatal(err)
-	}
+	mustRun(t, "logistic", "--data", smallCSV(t), "--label", "y", "--method", "fresgld", "--levels", "3", "--swap-energies", "exact", "--exact-every", "5", "--burn", "100", "--keep", "200", "--thin", "1", "--out", out)
 	var sum struct {
 		Swaps []struct {
 			Attempts int `json:"attempts"`
 		} `json:"swap_acceptance"`
 		Noise []float64 `json:"swap_noise"`
 	}
-	b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-	if err := json.Unmarshal(b, &sum); err != nil {
-		t.Fatal(err)
-	}
+	readSummaryInto(t, out, &sum)
 	// 4 chains × 300 steps, an exact attempt every 5 at each of the 2 pairs.
 	if len(sum.Swaps) != 2 || sum.Swaps[1].Attempts != 4*60 || len(sum.Noise) != 2 || sum.Noise[0] != 0 {
 		t.Errorf("swaps %+v, noise %v", sum.Swaps, sum.Noise)
@@ -53,10 +45,7 @@ func TestLogisticSwapEnergies(t *testing.T) {
 			Noise []float64         `json:"swap_noise"`
 			Cost  analysis.SwapCost `json:"swap_cost"`
 		}
-		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-		if err := json.Unmarshal(b, &sum); err != nil {
-			t.Fatal(err)
-		}
+		readSummaryInto(t, out, &sum)
 		if mode == "cv" && !(sum.Cost.Anchors > 0 && sum.Cost.Energies > 0 && sum.Cost.Gradients > 0) {
 			t.Errorf("cv: swap cost %+v", sum.Cost)
 		}
@@ -89,14 +78,9 @@ func TestLogisticSwapNoiseCap(t *testing.T) {
 	}
 	runCap := func(cap string) swaps {
 		out := t.TempDir()
-		if err := run(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--swap-energies", "pair-taylor", "--swap-noise-cap", cap, "--chains", "1", "--burn", "100", "--keep", "200", "--thin", "1", "--out", out); err != nil {
-			t.Fatal(err)
-		}
+		mustRun(t, "logistic", "--data", data, "--label", "y", "--method", "fresgld", "--swap-energies", "pair-taylor", "--swap-noise-cap", cap, "--chains", "1", "--burn", "100", "--keep", "200", "--thin", "1", "--out", out)
 		var sum swaps
-		b, _ := os.ReadFile(filepath.Join(out, "summary.json"))
-		if err := json.Unmarshal(b, &sum); err != nil {
-			t.Fatal(err)
-		}
+		readSummaryInto(t, out, &sum)
 		if len(sum.Swaps) != 1 || sum.Swaps[0].Attempts == 0 {
 			t.Fatalf("cap %s: swaps %+v", cap, sum.Swaps)
 		}

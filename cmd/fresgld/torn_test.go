@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,33 +14,13 @@ import (
 	"github.com/fresgld/fresgld/results"
 )
 
-// stdoutOf runs the command line in process and returns its stdout and
-// error.
-func stdoutOf(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	old := os.Stdout
-	os.Stdout = w
-	done := make(chan []byte)
-	go func() { b, _ := io.ReadAll(r); done <- b }()
-	err = run(t, args...)
-	os.Stdout = old
-	w.Close()
-	return string(<-done), err
-}
-
 // After kill -9 the chain CSVs end without statistics. merge pools every
 // draw in them and says the chains were killed; repair adds the trailing
 // block (and drops a partial last line) without changing what merge reads;
 // an empty chain file, killed before its first line, is left out; rstan
 // reads each repaired chain, the same draws.
 func TestKillThenMergeAndRepair(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the command")
-	}
+	skipShort(t, "builds the command")
 	out := filepath.Join(t.TempDir(), "out")
 	cmd, _, done := startLong(t, out, 3000, "gmm", "--chains", "2", "--keep", "1000000000", "--burn", "0", "--thin", "1")
 	waitLines(t, results.ChainFile(out, 2), 3000, done)

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -160,56 +158,30 @@ func (c Convex) Run(log io.Writer) (ConvexResult, error) {
 	rows := make([]ConvexRow, len(jobs))
 	samples := make([][]float64, len(jobs))
 	errs := make([]error, len(jobs))
-	ch := make(chan job)
-	workers := c.Workers
-	if workers < 1 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	done, prog := 0, func(int, int) {}
-	if c.Progress != nil {
-		if p := c.Progress("convex", len(jobs)); p != nil {
-			prog = p
+	study.Parallel(len(jobs), c.Workers, c.Progress, "convex", func(i int, done func()) {
+		j := jobs[i]
+		z := study.Size{Name: "convex", Burn: int(math.Ceil(cvBurnTime / j.eta)), Thin: max(1, int(math.Round(cvThinTime/j.eta))),
+			Keep: int(math.Ceil(c.Time / cvThinTime))}
+		r, err := c.Problem(j.eta).Execute(j.v, uint64(j.seed), z)
+		done()
+		if err == nil {
+			err = study.Finite(r.Samples)
 		}
-	}
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range ch {
-				z := study.Size{Name: "convex", Burn: int(math.Ceil(cvBurnTime / j.eta)), Thin: max(1, int(math.Round(cvThinTime/j.eta))),
-					Keep: int(math.Ceil(c.Time / cvThinTime))}
-				r, err := c.Problem(j.eta).Execute(j.v, uint64(j.seed), z)
-				mu.Lock()
-				done++
-				prog(done, len(jobs))
-				mu.Unlock()
-				if err == nil {
-					err = study.Finite(r.Samples)
-				}
-				if err != nil {
-					errs[j.i] = fmt.Errorf("convex η = %v: %w", j.eta, err)
-					continue
-				}
-				var m2 float64
-				for _, x := range r.Samples {
-					m2 += x * x
-				}
-				row := ConvexRow{Method: j.v.Name, Eta: j.eta, Seed: j.seed, Samples: len(r.Samples),
-					M2: m2 / float64(len(r.Samples)), W2: exact.W2(r.Samples), SwapRate: math.NaN(), Grad: study.GradUnits(r.Stats)}
-				if len(r.Stats.Pairs) > 0 {
-					row.SwapRate = r.Stats.Pairs[0].Rate()
-				}
-				rows[j.i], samples[j.i] = row, r.Samples
-			}
-		}()
-	}
-	for _, j := range jobs {
-		ch <- j
-	}
-	close(ch)
-	wg.Wait()
+		if err != nil {
+			errs[j.i] = fmt.Errorf("convex η = %v: %w", j.eta, err)
+			return
+		}
+		var m2 float64
+		for _, x := range r.Samples {
+			m2 += x * x
+		}
+		row := ConvexRow{Method: j.v.Name, Eta: j.eta, Seed: j.seed, Samples: len(r.Samples),
+			M2: m2 / float64(len(r.Samples)), W2: exact.W2(r.Samples), SwapRate: math.NaN(), Grad: study.GradUnits(r.Stats)}
+		if len(r.Stats.Pairs) > 0 {
+			row.SwapRate = r.Stats.Pairs[0].Rate()
+		}
+		rows[j.i], samples[j.i] = row, r.Samples
+	})
 	for _, err := range errs {
 		if err != nil {
 			return ConvexResult{}, err

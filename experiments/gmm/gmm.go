@@ -5,9 +5,7 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"sort"
-	"sync"
 
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
@@ -153,10 +151,6 @@ func (g GMM) Run(log io.Writer) (Result, error) {
 	pr := g.Problem()
 	ex := MixtureExact()
 	res := Result{Exact: ex, Figure: map[string]map[string][]float64{}}
-	workers := g.Workers
-	if workers < 1 {
-		workers = runtime.GOMAXPROCS(0)
-	}
 	for _, z := range g.Sizes {
 		type job struct {
 			v    study.Variant
@@ -166,46 +160,28 @@ func (g GMM) Run(log io.Writer) (Result, error) {
 		rows := make([]Row, len(runVariants)*g.Seeds)
 		first := make([][]float64, len(runVariants))
 		errs := make([]error, len(rows))
-		jobs := make(chan job)
-		var wg sync.WaitGroup
-		var mu sync.Mutex
-		done, prog := 0, func(int, int) {}
-		if g.Progress != nil {
-			if p := g.Progress(g.Name+" size "+z.Name, len(rows)); p != nil {
-				prog = p
-			}
-		}
-		for range workers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for j := range jobs {
-					r, err := pr.Execute(j.v, uint64(j.seed), z)
-					mu.Lock()
-					done++
-					prog(done, len(rows))
-					mu.Unlock()
-					if err == nil {
-						err = study.Finite(r.Samples)
-					}
-					if err != nil {
-						errs[j.i] = fmt.Errorf("%s %s seed %d: %w", g.Name, z.Name, j.seed, err)
-						continue
-					}
-					rows[j.i] = g.row(z, j.v, j.seed, r, ex)
-					if j.seed == 1 {
-						first[j.i/g.Seeds] = r.Samples
-					}
-				}
-			}()
-		}
+		var jobs []job
 		for vi, v := range runVariants {
 			for s := 1; s <= g.Seeds; s++ {
-				jobs <- job{v, s, vi*g.Seeds + s - 1}
+				jobs = append(jobs, job{v, s, vi*g.Seeds + s - 1})
 			}
 		}
-		close(jobs)
-		wg.Wait()
+		study.Parallel(len(jobs), g.Workers, g.Progress, g.Name+" size "+z.Name, func(i int, done func()) {
+			j := jobs[i]
+			r, err := pr.Execute(j.v, uint64(j.seed), z)
+			done()
+			if err == nil {
+				err = study.Finite(r.Samples)
+			}
+			if err != nil {
+				errs[j.i] = fmt.Errorf("%s %s seed %d: %w", g.Name, z.Name, j.seed, err)
+				return
+			}
+			rows[j.i] = g.row(z, j.v, j.seed, r, ex)
+			if j.seed == 1 {
+				first[j.i/g.Seeds] = r.Samples
+			}
+		})
 		for _, err := range errs {
 			if err != nil {
 				return res, err

@@ -166,6 +166,21 @@ func sample(smp *exchange.Sampler, burn, steps int, cpu0 time.Duration, cpuLimit
 	return xs, ys, nil
 }
 
+// runTwo samples cfg's two levels, both started at heatInit, and fills r
+// with the cold level's draws and the run's costs (h's solves).
+func runTwo(r *heatResult, cfg exchange.Config, s HeatSettings, cpu0 time.Duration, h *heatLadder) error {
+	smp, err := exchange.New(cfg, [][]float64{heatInit, heatInit})
+	if err != nil {
+		return err
+	}
+	r.xs, r.ys, err = sample(smp, s.Burn, s.Burn+s.Keep, cpu0, 0)
+	if err != nil {
+		return err
+	}
+	fill(r, cfg, smp, h, cpu0)
+	return nil
+}
+
 func fill(r *heatResult, cfg exchange.Config, smp *exchange.Sampler, h *heatLadder, cpu0 time.Duration) {
 	st := smp.Stats()
 	for _, lv := range cfg.Levels {
@@ -211,18 +226,10 @@ func heatSmall(p heat.Problem, s HeatSettings, seed uint64) (heatResult, error) 
 	if err != nil {
 		return r, err
 	}
-	smp, err := exchange.New(cfg, [][]float64{heatInit, heatInit})
-	if err != nil {
-		return r, err
-	}
-	r.xs, r.ys, err = sample(smp, s.Burn, s.Burn+s.Keep, cpu0, 0)
-	if err != nil {
-		return r, err
-	}
 	// ReSGLD clones the cold estimator for the hot level, which then shares
 	// the fine solver: its solve count is the run's.
-	fill(&r, cfg, smp, &heatLadder{fine: fine}, cpu0)
-	return r, nil
+	err = runTwo(&r, cfg, s, cpu0, &heatLadder{fine: fine})
+	return r, err
 }
 
 // heatAdaptive is f-reSGLD at the paper's large noise on a tuned DEO ladder,
@@ -275,16 +282,8 @@ func heatTempered(p heat.Problem, s HeatSettings, seed uint64) (heatResult, erro
 	if err != nil {
 		return r, err
 	}
-	smp, err := exchange.New(cfg, [][]float64{heatInit, heatInit})
-	if err != nil {
-		return r, err
-	}
-	r.xs, r.ys, err = sample(smp, s.Burn, s.Burn+s.Keep, cpu0, 0)
-	if err != nil {
-		return r, err
-	}
-	fill(&r, cfg, smp, h, cpu0)
-	return r, nil
+	err = runTwo(&r, cfg, s, cpu0, h)
+	return r, err
 }
 
 // HeatMarkdown is the heat table: per method, mean ± standard error over

@@ -62,6 +62,18 @@ type Problem struct {
 	NewAcc  func() Accumulator
 }
 
+// Estimators are the cold and the hot level's energy estimators of a
+// run: each a minibatch of the setting's cold size, drawn on its own.
+func (pr Problem) Estimators() (cold, hot *energy.Minibatch, err error) {
+	if cold, err = energy.NewMinibatch(pr.Terms, pr.Setting.NCold); err != nil {
+		return nil, nil, err
+	}
+	if hot, err = energy.NewMinibatch(pr.Terms, pr.Setting.NCold); err != nil {
+		return nil, nil, err
+	}
+	return cold, hot, nil
+}
+
 // RunResult is one run of one method.
 type RunResult struct {
 	Method string
@@ -125,11 +137,7 @@ var Methods = append(append([]exchange.Method(nil), exchange.Methods...), Correc
 func Run(pr Problem, m exchange.Method, seed uint64) (RunResult, error) {
 	st := pr.Setting
 	res := RunResult{Method: string(m), Seed: seed}
-	cold, err := energy.NewMinibatch(pr.Terms, st.NCold)
-	if err != nil {
-		return res, err
-	}
-	hot, err := energy.NewMinibatch(pr.Terms, st.NCold)
+	cold, hot, err := pr.Estimators()
 	if err != nil {
 		return res, err
 	}

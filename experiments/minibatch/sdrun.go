@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/fresgld/fresgld/diag"
-	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/experiments/study"
 	"github.com/fresgld/fresgld/langevin"
@@ -119,11 +118,7 @@ func RunSD(pr Problem, ref Reference, v SDVariant, seed uint64) (SDRun, error) {
 	}
 	st := pr.Setting
 	var res SDRun
-	cold, err := energy.NewMinibatch(pr.Terms, st.NCold)
-	if err != nil {
-		return res, err
-	}
-	hot, err := energy.NewMinibatch(pr.Terms, st.NCold)
+	cold, hot, err := pr.Estimators()
 	if err != nil {
 		return res, err
 	}

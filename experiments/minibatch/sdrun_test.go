@@ -14,14 +14,7 @@ import (
 // number of steps whichever loop runs them (each spends NCold per step; the
 // smoothed exchange chain's AutoBatch adds one pilot draw).
 func TestSDVariantsSmoke(t *testing.T) {
-	l, _, err := BreastCancer()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := LoadReference("../../docs/results/minibatch/breast-cancer-reference.json", l.Dim())
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, dim := committedReference(t)
 	pr, err := BreastCancerProblem(ref, Smoke)
 	if err != nil {
 		t.Fatal(err)
@@ -39,8 +32,8 @@ func TestSDVariantsSmoke(t *testing.T) {
 				}
 			}
 		}
-		if len(r.Ratio) != l.Dim() {
-			t.Errorf("%s: %d sd ratios, want %d", v.Name, len(r.Ratio), l.Dim())
+		if len(r.Ratio) != dim {
+			t.Errorf("%s: %d sd ratios, want %d", v.Name, len(r.Ratio), dim)
 		}
 		if v.Method == CorrectedSGLD {
 			if r.ClampStepsHot != 0 {

@@ -108,6 +108,21 @@ func TestSynthetic(t *testing.T) {
 	}
 }
 
+// syntheticSetup is the generated problem of n rows (seed 1) and its
+// sampler setup under st (seed 1).
+func syntheticSetup(t *testing.T, n int, st Settings) (*Problem, exchange.Setup) {
+	t.Helper()
+	pr, err := Synthetic(n, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := pr.setup(st, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pr, s
+}
+
 // No per-step work grows with N: on generated data of 2000 and 20000 rows
 // every method's gradient cost is 2n per level and step (control-variate
 // draws of n examples), the same at both sizes; only the swap energies
@@ -118,14 +133,7 @@ func TestGradientCostIndependentOfN(t *testing.T) {
 	for _, m := range []exchange.Method{exchange.SGLDMethod, exchange.FReSGLDMethod, exchange.ReSGLDMethod} {
 		var per []float64
 		for _, n := range []int{2000, 20000} {
-			pr, err := Synthetic(n, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			s, err := pr.setup(st, 1)
-			if err != nil {
-				t.Fatal(err)
-			}
+			pr, s := syntheticSetup(t, n, st)
 			if m == exchange.SGLDMethod {
 				s.Energies = exchange.Energies{}
 			}
@@ -409,14 +417,7 @@ func TestNoDraws(t *testing.T) {
 func TestSwapCostIndependentOfN(t *testing.T) {
 	st := SettingsFor(Smoke)
 	for _, n := range []int{2000, 20000} {
-		pr, err := Synthetic(n, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := pr.setup(st, 1)
-		if err != nil {
-			t.Fatal(err)
-		}
+		pr, s := syntheticSetup(t, n, st)
 		cfg, err := exchange.FReSGLDMethod.Config(s)
 		if err != nil {
 			t.Fatal(err)

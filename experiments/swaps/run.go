@@ -77,11 +77,7 @@ func Run(pr minibatch.Problem, m exchange.Method, mode exchange.EnergyMode, leve
 
 	st := pr.Setting
 	res := Result{Method: string(m), Mode: mode.String(), Seed: seed, MinLogS: math.Inf(1)}
-	cold, err := energy.NewMinibatch(pr.Terms, st.NCold)
-	if err != nil {
-		return res, err
-	}
-	hot, err := energy.NewMinibatch(pr.Terms, st.NCold)
+	cold, hot, err := pr.Estimators()
 	if err != nil {
 		return res, err
 	}
