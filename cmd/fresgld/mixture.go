@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
@@ -11,6 +12,7 @@ import (
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/mixtable"
 	"github.com/fresgld/fresgld/plan"
 )
 
@@ -39,23 +41,30 @@ func (f *mixtureFlags) sampler() samplerFlags {
 	return samplerFlags{seed: &f.Seed, tau2: &f.Tau2, levels: &f.levelFlags, step: &f.stepFlags, swapEnergies: &f.SwapEnergies, swapGaussian: &f.SwapGaussian, run: &f.runFlags}
 }
 
+// The exact Gibbs reference of --reference: chains × sweeps (a variable so
+// that the tests run a short one).
+var (
+	mixtureRefChains = 8
+	mixtureRefSweeps = 100_000
+)
+
 // mixtureSummary is summary.json of a mixture run.
 type mixtureSummary struct {
-	Settings    *mixtureFlags     `json:"settings"`
-	N           int               `json:"values"`
-	ColumnName  string            `json:"column_name"`
-	K           int               `json:"components_k"`
-	E0          float64           `json:"dirichlet_e0"`
-	DataMean    float64           `json:"data_mean"`
-	DataSD      float64           `json:"data_sd"`
-	Clusters    []clusterRow      `json:"number_of_clusters"`
-	Comps       []compRow         `json:"component_table"`
-	Ref         *mixRefInfo       `json:"reference,omitempty"`
-	WallSeconds float64           `json:"wall_seconds"`
-	StepRule    string            `json:"step_rule,omitempty"`
-	BatchRule   string            `json:"batch_rule,omitempty"`
-	RunRule     string            `json:"run_length_rule,omitempty"`
-	Plan        *plan.PlanSummary `json:"plan,omitempty"`
+	Settings    *mixtureFlags         `json:"settings"`
+	N           int                   `json:"values"`
+	ColumnName  string                `json:"column_name"`
+	K           int                   `json:"components_k"`
+	E0          float64               `json:"dirichlet_e0"`
+	DataMean    float64               `json:"data_mean"`
+	DataSD      float64               `json:"data_sd"`
+	Clusters    []mixtable.ClusterRow `json:"number_of_clusters"`
+	Comps       []mixtable.CompRow    `json:"component_table"`
+	Ref         *mixtable.RefInfo     `json:"reference,omitempty"`
+	WallSeconds float64               `json:"wall_seconds"`
+	StepRule    string                `json:"step_rule,omitempty"`
+	BatchRule   string                `json:"batch_rule,omitempty"`
+	RunRule     string                `json:"run_length_rule,omitempty"`
+	Plan        *plan.PlanSummary     `json:"plan,omitempty"`
 	runResult
 }
 
@@ -132,7 +141,7 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 	}
 	var ref *finitemix.MixReference
 	if f.Reference {
-		if ref, err = mixtureReference(cmd.ErrOrStderr(), mix, f.Seed); err != nil {
+		if ref, err = mixtable.Reference(cmd.ErrOrStderr(), mix, mixtureRefChains, mixtureRefSweeps, f.Seed); err != nil {
 			return err
 		}
 	}
@@ -140,7 +149,7 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 	var sum *mixtureSummary
 	return runSampling(cmd, sampling{model: plan.MixtureModel(mix), options: o,
 		headline: func(res *analysis.Result) string {
-			if w := refWarning(ref); w != nil {
+			if w := mixtable.RefWarning(ref); w != nil {
 				res.AddWarnings(w...)
 			}
 			f.sampler().resolved(res.Options)
@@ -150,10 +159,10 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 		},
 		summary: func(res *analysis.Result) any {
 			if res.Summary.Draws > 0 {
-				sum.Clusters, sum.Comps = mixtureTables(res.Summary, mix.K, ref)
-				sum.Ref = refInfo(ref)
-				writeMixtureTables(sum.Clusters, sum.Comps, ref)
-				if w := offWarning(ref, sum.Clusters, sum.Comps, mix.SD); w != nil {
+				sum.Clusters, sum.Comps = mixtable.Tables(res.Summary, mix.K, ref)
+				sum.Ref = mixtable.Info(ref)
+				mixtable.Write(os.Stdout, sum.Clusters, sum.Comps, ref)
+				if w := mixtable.OffWarning(ref, sum.Clusters, sum.Comps, mix.SD); w != nil {
 					res.AddWarnings(w...) // prepends: the run's own are kept
 					sum.Summary = res.Summary
 				}

@@ -6,9 +6,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/fresgld/fresgld/finitemix"
-	"github.com/fresgld/fresgld/results"
 )
 
 // Bad flags are refused before the data are read, naming the flag; bad
@@ -221,41 +218,5 @@ func TestMixtureReferenceNotConverged(t *testing.T) {
 	sum := readFile(t, filepath.Join(out, "summary.json"))
 	if !strings.Contains(string(sum), "reference_not_converged") {
 		t.Errorf("summary.json has no reference_not_converged warning")
-	}
-}
-
-// A run more than mixTableOff MCSEs off a converged reference, in a
-// probability of k clusters or a component's mean, sd or weight, gets the
-// off_reference warning naming the entry (so it is never trusted); within
-// it, or beside a reference that did not converge (refWarning's case),
-// none.
-func TestMixtureOffReference(t *testing.T) {
-	ref := &finitemix.MixReference{Converged: true}
-	d := func(x float64) *results.JSONNum { v := results.JSONNum(x); return &v }
-	p := 0.5
-	clusters := []clusterRow{{Clusters: 1, Prob: 0.5, RefProb: &p, Diff: d(2.9)}}
-	comps := []compRow{{Component: 2, Mean: 1.92, Ref: &compRef{Value: [3]float64{1.778, 0.2, 0.1}, Diff: [3]results.JSONNum{2.99, -1, 0}}}}
-	if w := offWarning(ref, clusters, comps, 1); w != nil {
-		t.Errorf("within 3 MCSEs: %v", w)
-	}
-	comps[0].Ref.Diff[0] = 57
-	w := offWarning(ref, clusters, comps, 1)
-	if len(w) != 1 || w[0].Code != "off_reference" || !strings.Contains(w[0].Message, "component 2's mean 1.92 against 1.778 (57.0 MCSEs)") {
-		t.Errorf("57 MCSEs off: %v", w)
-	}
-	clusters[0].Prob, clusters[0].Diff = 0.48, d(-3.2)
-	comps[0].Ref.Diff[0] = 0
-	if w := offWarning(ref, clusters, comps, 1); len(w) != 1 || !strings.Contains(w[0].Message, "P(K+ = 1) 0.4800 against 0.5000 (-3.2 MCSEs)") {
-		t.Errorf("P(K+) 3.2 MCSEs off: %v", w)
-	}
-	// A rare event's tiny difference is not called off, whatever its
-	// MCSEs say (mixTableFloor).
-	clusters[0].Prob, clusters[0].Diff = 0.5008, d(-4.5)
-	if w := offWarning(ref, clusters, comps, 1); w != nil {
-		t.Errorf("0.0008 off: %v", w)
-	}
-	ref.Converged = false
-	if w := offWarning(ref, clusters, comps, 1); w != nil {
-		t.Errorf("beside an unconverged reference: %v", w)
 	}
 }

@@ -1,10 +1,17 @@
-package main
+// Package mixtable holds what fresgld mixture reports beyond the summary
+// table: the probabilities of each number of clusters and the components
+// in the data's units, read from a run's summary; the exact reference
+// (--reference, finitemix's collapsed Gibbs sampler) run on the same
+// quantities; and the comparison of the two, with the warnings that keep
+// a run off the reference from being called trusted. It is separate from
+// the command so that a program or a study can read a mixture run as the
+// command does.
+package mixtable
 
 import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/fresgld/fresgld/finitemix"
@@ -12,18 +19,11 @@ import (
 	"github.com/fresgld/fresgld/results"
 )
 
-// The exact Gibbs reference of --reference: chains × sweeps (a variable so
-// that the tests run a short one).
-var (
-	mixtureRefChains = 8
-	mixtureRefSweeps = 100_000
-)
-
-// clusterRow is one number of clusters' line of summary.json: the run's
+// ClusterRow is one number of clusters' line of summary.json: the run's
 // posterior probability with its MCSE and, with --reference, the
 // reference's and the run's difference from it in MCSEs (the two MCSEs in
 // quadrature).
-type clusterRow struct {
+type ClusterRow struct {
 	Clusters int              `json:"clusters"`
 	Prob     results.JSONNum  `json:"probability"`
 	MCSE     results.JSONNum  `json:"mcse"`
@@ -33,11 +33,11 @@ type clusterRow struct {
 	Diff     *results.JSONNum `json:"difference_in_mcse,omitempty"`
 }
 
-// compRow is one component's posterior means and sds in the data's units
+// CompRow is one component's posterior means and sds in the data's units
 // and, with --reference, the reference's posterior means of its mean, sd
 // and weight with the run's differences from them in MCSEs (the two
 // MCSEs in quadrature).
-type compRow struct {
+type CompRow struct {
 	Component int             `json:"component"`
 	Mean      results.JSONNum `json:"mean"`
 	MeanSD    results.JSONNum `json:"mean_sd"`
@@ -45,35 +45,35 @@ type compRow struct {
 	SDSD      results.JSONNum `json:"sd_sd"`
 	Weight    results.JSONNum `json:"weight"`
 	WeightSD  results.JSONNum `json:"weight_sd"`
-	Ref       *compRef        `json:"reference,omitempty"`
+	Ref       *CompRef        `json:"reference,omitempty"`
 }
 
-// compRef is a component's reference row: [mean, sd, weight] each.
-type compRef struct {
+// CompRef is a component's reference row: [mean, sd, weight] each.
+type CompRef struct {
 	Value [3]float64         `json:"value"`
 	MCSE  [3]float64         `json:"mcse"`
 	Diff  [3]results.JSONNum `json:"difference_in_mcse"`
 }
 
-// mixTableOff is the difference, in MCSEs, beyond which a run's table is
+// Off is the difference, in MCSEs, beyond which a run's table is
 // off the reference: a warning, so that such a run is never called
 // trusted. At 3 a right run's 4K + K entries all pass with probability
 // about 0.97 at K = 4 (each |z| > 3 with 0.0027, correlated).
-const mixTableOff = 3
+const Off = 3
 
-// mixTableFloor is the difference below which no entry is called off,
+// Floor is the difference below which no entry is called off,
 // whatever its MCSEs: a probability or weight within 0.001 (a mean or sd
 // within 0.001 data sds). The MCSE of a rare event is itself unreliable:
 // on R's precip a run's P(K+ = 1) of 3e-10 was 4.5 "MCSEs" from the
 // reference's 6e-6, which 1.3e-6 understates when a few of its 720,000
 // draws carry the whole mean.
-const mixTableFloor = 0.001
+const Floor = 0.001
 
-// mixRefInfo is the reference's run in summary.json: Converged false
+// RefInfo is the reference's run in summary.json: Converged false
 // when its over-dispersed chains disagree (R̂ above finitemix.MaxRhat) or
 // are too few (bulk ESS below finitemix.MinESS), Problem saying which, with
 // the numbers; then it is no exact answer.
-type mixRefInfo struct {
+type RefInfo struct {
 	Method    string          `json:"method"`
 	Chains    int             `json:"chains"`
 	Sweeps    int             `json:"sweeps_per_chain"`
@@ -85,13 +85,13 @@ type mixRefInfo struct {
 	Problem   string          `json:"problem,omitempty"`
 }
 
-// mixRefMethod names the reference's sampler.
-const mixRefMethod = "collapsed Gibbs (weights integrated out, the allocations one at a time; Neal 2000) with threshold split–merge moves, from over-dispersed starts: a different exact sampler from the default's (uncollapsed data augmentation, all allocations at once, sequentially allocated split–merge moves), sharing no code with it"
+// RefMethod names the reference's sampler.
+const RefMethod = "collapsed Gibbs (weights integrated out, the allocations one at a time; Neal 2000) with threshold split–merge moves, from over-dispersed starts: a different exact sampler from the default's (uncollapsed data augmentation, all allocations at once, sequentially allocated split–merge moves), sharing no code with it"
 
-// mixRefQuantities are the reference's quantities for K components: the
+// Quantities are the reference's quantities for K components: the
 // probabilities of k clusters, then the components' means, sds and
 // weights in the data's units, ordered by mean.
-func mixRefQuantities(m *finitemix.FiniteMixture) (names []string, f finitemix.MixFunc) {
+func Quantities(m *finitemix.FiniteMixture) (names []string, f finitemix.MixFunc) {
 	k := m.K
 	for j := range k {
 		names = append(names, fmt.Sprintf("P(K+ = %d)", j+1))
@@ -115,13 +115,13 @@ func mixRefQuantities(m *finitemix.FiniteMixture) (names []string, f finitemix.M
 	return names, f
 }
 
-// mixtureReference runs the exact Gibbs sampler on the probabilities of
+// Reference runs the exact Gibbs sampler on the probabilities of
 // each number of clusters, saying its cost and its convergence on stderr.
 // A reference whose chains did not converge is returned (its caller warns
 // and marks the comparison unreliable), never called exact.
-func mixtureReference(stderr io.Writer, m *finitemix.FiniteMixture, seed uint64) (*finitemix.MixReference, error) {
-	names, f := mixRefQuantities(m)
-	ref, err := m.Reference(mixtureRefChains, mixtureRefSweeps, seed, f, len(names))
+func Reference(stderr io.Writer, m *finitemix.FiniteMixture, chains, sweeps int, seed uint64) (*finitemix.MixReference, error) {
+	names, f := Quantities(m)
+	ref, err := m.Reference(chains, sweeps, seed, f, len(names))
 	if err != nil {
 		// Found before any sampling: nothing is lost.
 		return nil, fmt.Errorf("--reference: %w: there is no reference to trust; run without --reference", err)
@@ -130,7 +130,7 @@ func mixtureReference(stderr io.Writer, m *finitemix.FiniteMixture, seed uint64)
 	rhat, ess := ref.Worst()
 	if ref.Converged {
 		fmt.Fprintf(stderr, "reference: %s, %d chains × %d sweeps (the first 10%% dropped) in %.1fs: converged (R̂ ≤ %.4f, bulk ESS ≥ %.0f of K+, the sorted means and P(K+ = k))\n",
-			mixRefMethod, ref.Chains, ref.Sweeps, ref.Seconds, rhat, ess)
+			RefMethod, ref.Chains, ref.Sweeps, ref.Seconds, rhat, ess)
 	} else {
 		fmt.Fprintf(stderr, "reference: NOT CONVERGED: %s, in %d × %d sweeps (%.1fs); it is no exact answer, and the comparison with it below is unreliable\n",
 			ref.Problem, ref.Chains, ref.Sweeps, ref.Seconds)
@@ -138,9 +138,9 @@ func mixtureReference(stderr io.Writer, m *finitemix.FiniteMixture, seed uint64)
 	return ref, nil
 }
 
-// refWarning is the warning of a reference that did not converge (nil
+// RefWarning is the warning of a reference that did not converge (nil
 // without one, or when it converged).
-func refWarning(ref *finitemix.MixReference) []results.Warning {
+func RefWarning(ref *finitemix.MixReference) []results.Warning {
 	if ref == nil || ref.Converged {
 		return nil
 	}
@@ -149,27 +149,27 @@ func refWarning(ref *finitemix.MixReference) []results.Warning {
 		Message: fmt.Sprintf("the --reference is not an exact answer: %s; its probabilities, and the run's differences from them, are unreliable", ref.Problem)}}
 }
 
-// refInfo is the reference's run for summary.json (nil without one).
-func refInfo(ref *finitemix.MixReference) *mixRefInfo {
+// Info is the reference's run for summary.json (nil without one).
+func Info(ref *finitemix.MixReference) *RefInfo {
 	if ref == nil {
 		return nil
 	}
 	rhat, ess := ref.Worst()
-	return &mixRefInfo{Method: mixRefMethod, Chains: ref.Chains, Sweeps: ref.Sweeps, Kept: ref.Kept, Seconds: ref.Seconds,
+	return &RefInfo{Method: RefMethod, Chains: ref.Chains, Sweeps: ref.Sweeps, Kept: ref.Kept, Seconds: ref.Seconds,
 		Converged: ref.Converged, MaxRhat: results.JSONNum(rhat), MinESS: results.JSONNum(ess), Problem: ref.Problem}
 }
 
-// mixtureTables reads the number of clusters' table (beside the reference
+// Tables reads the number of clusters' table (beside the reference
 // when there is one) and the components' from the run's summary.
-func mixtureTables(s results.Summary, k int, ref *finitemix.MixReference) ([]clusterRow, []compRow) {
+func Tables(s results.Summary, k int, ref *finitemix.MixReference) ([]ClusterRow, []CompRow) {
 	row := map[string]results.ParamRow{}
 	for _, r := range s.Parameters {
 		row[r.Name] = r
 	}
-	var clusters []clusterRow
+	var clusters []ClusterRow
 	for j := range k {
 		p := row[plan.MixtureClusterCol(j+1)]
-		c := clusterRow{Clusters: j + 1, Prob: results.JSONNum(p.Mean), MCSE: results.JSONNum(p.MCSEMean)}
+		c := ClusterRow{Clusters: j + 1, Prob: results.JSONNum(p.Mean), MCSE: results.JSONNum(p.MCSEMean)}
 		if p.SD == 0 {
 			c.MCSE = 0 // the same in every draw (0: no draw has j+1 clusters); diag's MCSE is NaN there
 		}
@@ -180,13 +180,13 @@ func mixtureTables(s results.Summary, k int, ref *finitemix.MixReference) ([]clu
 		}
 		clusters = append(clusters, c)
 	}
-	var comps []compRow
+	var comps []CompRow
 	for j := range k {
 		mu, sd, w := row[fmt.Sprintf("mu_%d", j+1)], row[fmt.Sprintf("sigma_%d", j+1)], row[fmt.Sprintf("w_%d", j+1)]
-		c := compRow{Component: j + 1, Mean: results.JSONNum(mu.Mean), MeanSD: results.JSONNum(mu.SD),
+		c := CompRow{Component: j + 1, Mean: results.JSONNum(mu.Mean), MeanSD: results.JSONNum(mu.SD),
 			SD: results.JSONNum(sd.Mean), SDSD: results.JSONNum(sd.SD), Weight: results.JSONNum(w.Mean), WeightSD: results.JSONNum(w.SD)}
 		if ref != nil && len(ref.Mean) >= 4*k {
-			r := &compRef{}
+			r := &CompRef{}
 			for q, p := range [3]results.ParamRow{mu, sd, w} {
 				i := (q+1)*k + j
 				r.Value[q], r.MCSE[q] = ref.Mean[i], ref.MCSE[i]
@@ -199,17 +199,17 @@ func mixtureTables(s results.Summary, k int, ref *finitemix.MixReference) ([]clu
 	return clusters, comps
 }
 
-// offWarning is the warning of a run whose tables are more than
-// mixTableOff MCSEs off a converged reference (nil when none is, or the
-// reference did not converge: then refWarning says so).
-func offWarning(ref *finitemix.MixReference, clusters []clusterRow, comps []compRow, dataSD float64) []results.Warning {
+// OffWarning is the warning of a run whose tables are more than
+// Off MCSEs off a converged reference (nil when none is, or the
+// reference did not converge: then RefWarning says so).
+func OffWarning(ref *finitemix.MixReference, clusters []ClusterRow, comps []CompRow, dataSD float64) []results.Warning {
 	if ref == nil || !ref.Converged {
 		return nil
 	}
 	var off []string
 	worst := 0.0
 	for _, c := range clusters {
-		if c.Diff != nil && math.Abs(float64(*c.Diff)) > mixTableOff && math.Abs(float64(c.Prob)-*c.RefProb) > mixTableFloor {
+		if c.Diff != nil && math.Abs(float64(*c.Diff)) > Off && math.Abs(float64(c.Prob)-*c.RefProb) > Floor {
 			off = append(off, fmt.Sprintf("P(K+ = %d) %.4f against %.4f (%.1f MCSEs)", c.Clusters, float64(c.Prob), *c.RefProb, float64(*c.Diff)))
 			worst = max(worst, math.Abs(float64(*c.Diff)))
 		}
@@ -219,9 +219,9 @@ func offWarning(ref *finitemix.MixReference, clusters []clusterRow, comps []comp
 			continue
 		}
 		run := [3]float64{float64(c.Mean), float64(c.SD), float64(c.Weight)}
-		floor := [3]float64{mixTableFloor * dataSD, mixTableFloor * dataSD, mixTableFloor}
+		floor := [3]float64{Floor * dataSD, Floor * dataSD, Floor}
 		for q, name := range [3]string{"mean", "sd", "weight"} {
-			if d := float64(c.Ref.Diff[q]); math.Abs(d) > mixTableOff && math.Abs(run[q]-c.Ref.Value[q]) > floor[q] {
+			if d := float64(c.Ref.Diff[q]); math.Abs(d) > Off && math.Abs(run[q]-c.Ref.Value[q]) > floor[q] {
 				off = append(off, fmt.Sprintf("component %d's %s %.4g against %.4g (%.1f MCSEs)", c.Component, name, run[q], c.Ref.Value[q], d))
 				worst = max(worst, math.Abs(d))
 			}
@@ -231,7 +231,7 @@ func offWarning(ref *finitemix.MixReference, clusters []clusterRow, comps []comp
 		return nil
 	}
 	return []results.Warning{{Code: "off_reference", Number: worst,
-		Message: fmt.Sprintf("the run is more than %d MCSEs (its and the reference's in quadrature) off the converged --reference in %d entr(ies): %s; its chains missed part of the posterior or are too short to say: raise --keep, or run --seed with other values and compare", mixTableOff, len(off), strings.Join(off, "; "))}}
+		Message: fmt.Sprintf("the run is more than %d MCSEs (its and the reference's in quadrature) off the converged --reference in %d entr(ies): %s; its chains missed part of the posterior or are too short to say: raise --keep, or run --seed with other values and compare", Off, len(off), strings.Join(off, "; "))}}
 }
 
 // mcseDiff is d/se: 0 where both are 0 (a number of clusters that neither
@@ -243,10 +243,9 @@ func mcseDiff(d, se float64) float64 {
 	return d / se
 }
 
-// writeMixtureTables prints the number of clusters' table, beside the
+// Write prints the number of clusters' table, beside the
 // reference with one, and the components'.
-func writeMixtureTables(clusters []clusterRow, comps []compRow, ref *finitemix.MixReference) {
-	w := os.Stdout
+func Write(w io.Writer, clusters []ClusterRow, comps []CompRow, ref *finitemix.MixReference) {
 	fmt.Fprintln(w, "number of clusters K+ (non-empty components; Rao–Blackwellised, the p_clusters_k columns):")
 	if ref != nil && !ref.Converged {
 		fmt.Fprintf(w, "the reference did NOT converge (%s): its column and the differences from it are unreliable\n", ref.Problem)
