@@ -33,8 +33,6 @@ type sampling struct {
 	// summary, after the run's notes are printed, prints the command's
 	// own results (its tables) and is summary.json's value.
 	summary func(*analysis.Result) any
-	// noSwapLines leaves out the swap lines (sample's output has none).
-	noSwapLines bool
 }
 
 // runSampling runs the model, prints the run's headline, notes and swaps
@@ -59,9 +57,7 @@ func runSampling(cmd *cobra.Command, s sampling) error {
 	}
 	fmt.Println(s.headline(res))
 	printLines(res.Notes)
-	if !s.noSwapLines {
-		printLines(res.SwapLines)
-	}
+	printLines(res.SwapLines)
 	return report(cmd, res, s.summary(res))
 }
 

@@ -147,7 +147,7 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		// user's own is checked before it is sampled.
 		return fmt.Errorf("--model-cmd %q: %w", f.ModelCmd, err)
 	}
-	return modelError(m, command, runSampling(cmd, sampling{model: model, options: o, ctx: ctx, stop: stop, noSwapLines: true,
+	return modelError(m, command, runSampling(cmd, sampling{model: model, options: o, ctx: ctx, stop: stop,
 		headline: func(res *analysis.Result) string {
 			if sm != nil {
 				sm.notes(res, m.Rejected)

@@ -111,7 +111,7 @@ func runStanNative(ctx context.Context, stop func(), cmd *cobra.Command, f *samp
 	if err != nil {
 		return err
 	}
-	return runSampling(cmd, sampling{model: model, options: o, ctx: ctx, stop: stop, noSwapLines: true,
+	return runSampling(cmd, sampling{model: model, options: o, ctx: ctx, stop: stop,
 		ran: func(err error) error {
 			merr := s.native.Err()
 			switch {

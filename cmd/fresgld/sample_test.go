@@ -166,7 +166,8 @@ func TestSampleModelDies(t *testing.T) {
 }
 
 // sample names its swap energies' reason truthfully: its own default when
-// --swap-energies is not given, the flag when it is.
+// --swap-energies is not given, the flag when it is; and a ladder's run
+// prints its swap lines (noise and cost), as the other commands' do.
 func TestSampleSwapEnergiesRule(t *testing.T) {
 	for _, c := range []struct {
 		args      []string
@@ -177,13 +178,16 @@ func TestSampleSwapEnergiesRule(t *testing.T) {
 	} {
 		var stderr bytes.Buffer
 		rootCmd.SetErr(&stderr)
-		err := run(t, append([]string{"sample", "--model-cmd", testModelCmd(0), "--keep", "50", "--chains", "1", "--out", t.TempDir()}, c.args...)...)
+		stdout, err := stdoutOf(t, append([]string{"sample", "--model-cmd", testModelCmd(0), "--keep", "50", "--chains", "1", "--out", t.TempDir()}, c.args...)...)
 		rootCmd.SetErr(nil)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := stderr.String(); !strings.Contains(got, c.want) || strings.Contains(got, c.not) {
 			t.Errorf("%v: stderr %q, want %q and not %q", c.args, got, c.want, c.not)
+		}
+		if !strings.Contains(stdout, "swap cost: ") {
+			t.Errorf("%v: stdout has no swap lines:\n%s", c.args, stdout)
 		}
 	}
 }
