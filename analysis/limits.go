@@ -38,8 +38,20 @@ func heldDraws(keep, p, chains, N int) error {
 
 // RawScale rejects unstandardised features so large that the likelihood's
 // curvature, a sum of N squared values, overflows: no step size or
-// posterior scale could then be computed.
-func RawScale(d *dataset.Data) error {
+// posterior scale could then be computed. It also rejects columns whose
+// sizes (root mean squares) differ by more than rawScaleSpread, the
+// intercept's 1 among them where the model adds one: the curvature grows
+// as a column's size squared, and a Hessian whose scales differ by more
+// than 1/ε (ε the double's 2.2e-16) is refused as near-singular when the
+// mode is found, which said only "give a --method and --eta" (on 200
+// rows, a column of normal draws ×3e7 beside the intercept was sampled,
+// ×1e8 refused at a condition number of 1.03e16).
+func RawScale(d *dataset.Data, intercept bool) error {
+	small, big := math.Inf(1), 0.0
+	var smallCol, bigCol string
+	if intercept {
+		small, big, smallCol, bigCol = 1, 1, "the intercept's", "the intercept's"
+	}
 	for j := range d.P {
 		var m float64
 		for i := range d.N {
@@ -49,6 +61,35 @@ func RawScale(d *dataset.Data) error {
 			return fmt.Errorf("--no-standardize: column %d (%q) has values up to %g, whose squares summed over %d examples overflow; standardise (drop --no-standardize) or rescale the column",
 				d.Column(j), d.Names[j], m, d.N)
 		}
+		// The column's size in the curvature Σ x²·p(1 − p): its root mean
+		// square, on the values over their largest (which cannot overflow).
+		if m == 0 {
+			continue // a column of zeros has no scale
+		}
+		var ss float64
+		for i := range d.N {
+			v := d.X[i*d.P+j] / m
+			ss += v * v
+		}
+		rms := m * math.Sqrt(ss/float64(d.N))
+		name := fmt.Sprintf("column %d's (%q)", d.Column(j), d.Names[j])
+		if rms > 0 && rms < small {
+			small, smallCol = rms, name
+		}
+		if rms > big {
+			big, bigCol = rms, name
+		}
+	}
+	if big > rawScaleSpread*small {
+		return fmt.Errorf("--no-standardize: %s values have a root mean square of %.3g and %s only %.3g: the curvature's scales differ by %.3g, beyond the 1/ε = %.3g at which a double's Hessian can be factored; standardise (drop --no-standardize) or rescale the columns to similar sizes",
+			bigCol, big, smallCol, small, (big/small)*(big/small), 1/epsilon)
 	}
 	return nil
 }
+
+// epsilon is the double's machine epsilon, 2^−52.
+const epsilon = 0x1p-52
+
+// rawScaleSpread is the largest ratio of two columns' sizes whose squares,
+// the scales of the likelihood's curvature, stay within 1/epsilon.
+var rawScaleSpread = 1 / math.Sqrt(epsilon)

@@ -245,7 +245,7 @@ func logisticModel(stderr io.Writer, f *logisticFlags, d *dataset.Data) (plan.Mo
 		fmt.Fprintln(stderr, "warning:", w)
 	}
 	if f.NoStandardize {
-		if err := analysis.RawScale(d); err != nil {
+		if err := analysis.RawScale(d, !f.NoIntercept); err != nil {
 			return plan.Model{}, nil, err
 		}
 	}
