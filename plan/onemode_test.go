@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -427,7 +428,7 @@ func (flatAlong) Grad(g, x []float64)   { g[0], g[1] = x[0], 0 }
 // An improper posterior (flat along a coordinate) has no mode: every
 // search ends where the Hessian is singular, and the run says that such a
 // posterior may be improper, since its chains only drift and the remedies
-// of a slow run do not help. Neal's funnel, proper, where the search
+// of a slow run do not help; its progress lines say so while NUTS warms up. Neal's funnel, proper, where the search
 // stops at a point it takes for a mode, is not told so.
 func TestNoModeOnARidgeWarns(t *testing.T) {
 	for _, c := range []struct {
@@ -435,9 +436,14 @@ func TestNoModeOnARidgeWarns(t *testing.T) {
 		e    energy.Energy
 		want bool
 	}{{"flat", flatAlong{}, true}, {"funnel", funnel{}, false}} {
-		plan, _, err := NewChainPlan(Model{Terms: modes.EnergyTerms(c.e)}, 5, false)
+		status := NewStatus(context.Background(), 0)
+		plan, _, err := PlanFor(Model{Terms: modes.EnergyTerms(c.e)}, 5, false, []int{1, 2, 3, 4}, status)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// Said on the progress lines while NUTS warms up, too.
+		if said := strings.Contains(status.Now(), "may be improper"); said != c.want {
+			t.Errorf("%s: the plan's progress line %q, want the caveat %v", c.name, status.Now(), c.want)
 		}
 		np, ok := plan.(*NUTSPlan)
 		if !ok {

@@ -79,13 +79,18 @@ func PlanFor(m Model, seed uint64, oneLevel bool, ids []int, status *Status) (pl
 		if err := status.Stopped(); err != nil {
 			return nil, "", err
 		}
+		ridges := 0
+		if s != nil && s.Starts > 0 && s.Saddles == s.Starts {
+			// Said while NUTS warms up, which on a flat direction runs its
+			// longest trajectories for minutes, not only after the run.
+			ridges = s.Starts
+			status.Caveat("no mode: all %d mode searches ended on a ridge or a flat direction, so the posterior may be improper (give every parameter a proper prior); SIGINT stops the run", ridges)
+		}
 		np, nerr := NewNUTSPlan(m.Terms, ids, seed, m.Init, nil, nil, "the mode search found no mode ("+err.Error()+"), so no preconditioner fixed at one", status)
 		if nerr != nil {
 			return nil, "", fmt.Errorf("%w; and NUTS: %w", err, nerr)
 		}
-		if s != nil && s.Starts > 0 && s.Saddles == s.Starts {
-			np.ridges = s.Starts
-		}
+		np.ridges = ridges
 		return np, "one chain per --chains, each after its own warmup", nil
 	}
 	if err := status.Stopped(); err != nil {

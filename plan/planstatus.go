@@ -18,7 +18,11 @@ import (
 // step. Its methods do nothing on a nil *Status.
 type Status struct {
 	now atomic.Pointer[string]
-	ctx context.Context
+	// caveat, once set, ends every line Now says: what the plan found
+	// that the user should know while it goes on (a posterior with no
+	// mode), not only in the warnings after the run.
+	caveat atomic.Pointer[string]
+	ctx    context.Context
 	// search is the mode search's, once it ended; model its starts from
 	// the model (Model.Starts).
 	search *modes.ModeSearch
@@ -39,7 +43,18 @@ func (s *Status) Now() string {
 	if v := s.now.Load(); v != nil {
 		now = *v
 	}
+	if c := s.caveat.Load(); c != nil {
+		now += "; " + *c
+	}
 	return now
+}
+
+// Caveat sets what every later line of Now ends with.
+func (s *Status) Caveat(format string, args ...any) {
+	if s != nil {
+		v := fmt.Sprintf(format, args...)
+		s.caveat.Store(&v)
+	}
 }
 
 // setSearch records the mode search s, with model starts of the model's
