@@ -2,7 +2,8 @@
 // one package share: the heavy-tailed logistic regression of the
 // clamp-heat forecast (plan) and of its warning (analysis), the double
 // well and the one-dimensional mixture of the mode search (modes), the
-// plan and the run's planning (analysis).
+// plan and the run's planning (analysis), and the curved valley of the
+// path barrier (modes, plan).
 package testenergy
 
 import (
@@ -108,3 +109,29 @@ func (MixTerms) Prior(grad, _ []float64) float64 {
 }
 
 var _ energy.Terms = MixTerms{}
+
+// Valley is U(x, y) = h(x² − 1)² + (y − c(1 − x²))²/(2s²): two modes at
+// (±1, 0), U = 0, joined by the curved valley y = c(1 − x²), along which
+// U = h(x² − 1)². The lowest path's barrier is exactly h, at (0, c); the
+// straight segment crosses x = 0 at y = 0, Segment() high. The path
+// barrier (modes) and the ladder sized from the segment (plan) read it.
+type Valley struct{ H, C, S float64 }
+
+func (v Valley) Dim() int { return 2 }
+
+func (v Valley) U(t []float64) float64 {
+	x, y := t[0], t[1]
+	r := y - v.C*(1-x*x)
+	return v.H*(x*x-1)*(x*x-1) + r*r/(2*v.S*v.S)
+}
+
+func (v Valley) Grad(g, t []float64) {
+	x, y := t[0], t[1]
+	r := y - v.C*(1-x*x)
+	g[0] = 4*v.H*x*(x*x-1) + r*2*v.C*x/(v.S*v.S)
+	g[1] = r / (v.S * v.S)
+}
+
+// Segment is the barrier on the straight segment between the modes,
+// h + c²/(2s²).
+func (v Valley) Segment() float64 { return v.H + v.C*v.C/(2*v.S*v.S) }
