@@ -145,14 +145,8 @@ var (
 
 // NewLinReg checks and wraps the data (not copied).
 func NewLinReg(x, y []float64, p int, sigma float64, prior SlabPrior) (*LinReg, error) {
-	if p < 1 {
-		return nil, fmt.Errorf("linear regression: %d features", p)
-	}
-	if len(y) == 0 {
-		return nil, fmt.Errorf("linear regression: no examples")
-	}
-	if len(x) != len(y)*p {
-		return nil, fmt.Errorf("linear regression: %d feature values for %d examples of %d features", len(x), len(y), p)
+	if err := checkShape("linear regression", x, y, p); err != nil {
+		return nil, err
 	}
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
 		return nil, fmt.Errorf("linear regression: noise sd σ = %v must be positive and finite", sigma)
@@ -165,10 +159,8 @@ func NewLinReg(x, y []float64, p int, sigma float64, prior SlabPrior) (*LinReg, 
 			return nil, fmt.Errorf("linear regression: response of example %d is %v", i, v)
 		}
 	}
-	for k, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("linear regression: feature %d of example %d is %v", k%p, k/p, v)
-		}
+	if err := checkFeatures("linear regression", x, p); err != nil {
+		return nil, err
 	}
 	return &LinReg{X: x, Y: y, P: p, Sigma: sigma, Beta: prior, inv2: 1 / (sigma * sigma), prior: prior.consts()}, nil
 }

@@ -43,14 +43,8 @@ var (
 
 // NewLogistic checks and wraps the data (not copied).
 func NewLogistic(x, y []float64, p int, sigma0 float64) (*Logistic, error) {
-	if p < 1 {
-		return nil, fmt.Errorf("logistic regression: %d features", p)
-	}
-	if len(y) == 0 {
-		return nil, fmt.Errorf("logistic regression: no examples")
-	}
-	if len(x) != len(y)*p {
-		return nil, fmt.Errorf("logistic regression: %d feature values for %d examples of %d features", len(x), len(y), p)
+	if err := checkShape("logistic regression", x, y, p); err != nil {
+		return nil, err
 	}
 	if !(sigma0 > 0) || math.IsInf(sigma0, 0) {
 		return nil, fmt.Errorf("logistic regression: prior sd σ₀ = %v must be positive and finite", sigma0)
@@ -60,10 +54,8 @@ func NewLogistic(x, y []float64, p int, sigma0 float64) (*Logistic, error) {
 			return nil, fmt.Errorf("logistic regression: label of example %d is %v, not 0 or 1", i, v)
 		}
 	}
-	for k, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("logistic regression: feature %d of example %d is %v", k%p, k/p, v)
-		}
+	if err := checkFeatures("logistic regression", x, p); err != nil {
+		return nil, err
 	}
 	return &Logistic{X: x, Y: y, P: p, Sigma0: sigma0, Intercept: -1}, nil
 }
