@@ -9,7 +9,6 @@ import (
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
@@ -60,15 +59,7 @@ func BenchmarkCorrection(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				b.ReportAllocs()
-				defer cputime.Lock()()
-				c0 := cputime.Thread()
-				for b.Loop() {
-					if err := s.Step(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportCPU(b, c0, sz.n*sz.terms.Dim())
+				benchSteps(b, s, sz.n*sz.terms.Dim())
 				st := s.Stats().Levels[0]
 				b.ReportMetric(float64(st.ClampedSteps)/float64(s.Steps()), "clamped-steps/step")
 			})

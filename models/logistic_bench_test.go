@@ -70,15 +70,7 @@ func BenchmarkFReSGLDStep(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer s.Close()
-			b.ReportAllocs()
-			defer cputime.Lock()()
-			c0 := cputime.Thread()
-			for b.Loop() {
-				if err := s.Step(); err != nil {
-					b.Fatal(err)
-				}
-			}
-			reportCPU(b, c0, 4*sz.n*sz.p)
+			benchSteps(b, s, 4*sz.n*sz.p)
 		})
 	}
 }
@@ -103,6 +95,20 @@ func BenchmarkMinibatchGrad(b *testing.B) {
 			reportCPU(b, c0, sz.n*sz.p)
 		})
 	}
+}
+
+// benchSteps times s.Step over the benchmark's loop on a locked thread,
+// its allocations reported and its CPU by reportCPU (work per step).
+func benchSteps(b *testing.B, s *exchange.Sampler, work int) {
+	b.ReportAllocs()
+	defer cputime.Lock()()
+	c0 := cputime.Thread()
+	for b.Loop() {
+		if err := s.Step(); err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportCPU(b, c0, work)
 }
 
 // reportCPU reports the thread's CPU time per op since c0, and per
