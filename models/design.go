@@ -9,6 +9,7 @@ import (
 // features x and N responses y. checkShape and checkFeatures are their
 // constructors' common checks, the error named for the model (what); each
 // constructor checks its own parameters and responses between the two.
+// touchRows is their Touch.
 
 // checkShape refuses p < 1, no examples and x of other than N·p values.
 func checkShape(what string, x, y []float64, p int) error {
@@ -32,4 +33,17 @@ func checkFeatures(what string, x []float64, p int) error {
 		}
 	}
 	return nil
+}
+
+// touchRows reads the response and the first and last feature of each
+// listed example, so that the minibatch's data start arriving from memory
+// together (see energy.Toucher); the hardware prefetcher streams the rest
+// of long rows.
+func touchRows(x, y []float64, p int, idx []int32) float64 {
+	var s float64
+	for _, i := range idx {
+		k := int(i) * p
+		s += x[k] + x[k+p-1] + y[i]
+	}
+	return s
 }

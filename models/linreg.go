@@ -257,16 +257,8 @@ func (l *LinReg) UGrad(grad, theta []float64) float64 {
 }
 
 // Touch reads the response and the first and last feature of each listed
-// example, as Logistic.Touch does (energy.Toucher).
-func (l *LinReg) Touch(idx []int32) float64 {
-	var s float64
-	p := l.P
-	for _, i := range idx {
-		k := int(i) * p
-		s += l.X[k] + l.X[k+p-1] + l.Y[i]
-	}
-	return s
-}
+// example (touchRows), as Logistic.Touch does (energy.Toucher).
+func (l *LinReg) Touch(idx []int32) float64 { return touchRows(l.X, l.Y, l.P, idx) }
 
 // Hessian writes ∇²U(β) into h: XᵀX/σ² (computed once) plus the prior's
 // curvature on the diagonal.

@@ -389,17 +389,9 @@ func SyntheticLogistic(N, p int, sigma0 float64, seed uint64) (*Logistic, []floa
 }
 
 // Touch reads the label and the first and last feature of each listed
-// example, so that the minibatch's data start arriving from memory together
-// (see energy.Toucher); the hardware prefetcher streams the rest of long rows.
-func (l *Logistic) Touch(idx []int32) float64 {
-	var s float64
-	p := l.P
-	for _, i := range idx {
-		k := int(i) * p
-		s += l.X[k] + l.X[k+p-1] + l.Y[i]
-	}
-	return s
-}
+// example (touchRows), so that the minibatch's data start arriving from
+// memory together (energy.Toucher).
+func (l *Logistic) Touch(idx []int32) float64 { return touchRows(l.X, l.Y, l.P, idx) }
 
 // Derivs returns f_i(z) = log(1 + e^z) − y_i z and its first two
 // derivatives, σ(z) − y_i and σ(z)(1 − σ(z)) (energy.CubicTerms).
