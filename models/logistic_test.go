@@ -19,19 +19,10 @@ func TestLogisticGradFiniteDifferences(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	theta := make([]float64, 4)
 	grad := make([]float64, 4)
-	fd := func(f func([]float64) float64, j int) float64 {
-		old := theta[j]
-		theta[j] = old + h
-		up := f(theta)
-		theta[j] = old - h
-		dn := f(theta)
-		theta[j] = old
-		return (up - dn) / (2 * h)
-	}
 	check := func(what string, f func([]float64) float64, g func([]float64, []float64)) {
 		g(grad, theta)
 		for j := range theta {
-			if want := fd(f, j); !(math.Abs(grad[j]-want) <= 1e-6*(1+math.Abs(want))) {
+			if want := centralDiff(f, theta, j, h); !(math.Abs(grad[j]-want) <= 1e-6*(1+math.Abs(want))) {
 				t.Errorf("%s at θ = %v: ∂_%d = %v, finite difference %v", what, theta, j, grad[j], want)
 			}
 		}
