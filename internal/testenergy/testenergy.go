@@ -2,17 +2,21 @@
 // one package share: the heavy-tailed logistic regression of the
 // clamp-heat forecast (plan) and of its warning (analysis), the double
 // well and the one-dimensional mixture of the mode search (modes), the
-// plan and the run's planning (analysis), and the curved valley of the
-// path barrier (modes, plan).
+// plan and the run's planning (analysis), the curved valley of the path
+// barrier (modes, plan), and the breast-cancer regression of the
+// benchmarks (exchange, models).
 package testenergy
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fresgld/fresgld/data"
+	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/models"
 )
@@ -53,6 +57,23 @@ func Logistic(t testing.TB, rho float64) *models.Logistic {
 		y[i] = 1 - y[i]
 	}
 	l, err := models.NewLogistic(x, y, p, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// BreastCancer is the minibatch study's breast-cancer posterior, the
+// logistic regression of wdbc's label benign on its features (as
+// dataset.Read reads them) and an intercept, prior N(0, I): the
+// benchmarks' real data set (exchange, models).
+func BreastCancer(t testing.TB) *models.Logistic {
+	d, err := dataset.Read(bytes.NewReader(data.WDBC), "wdbc.csv", dataset.Options{Label: "benign"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, p := d.WithIntercept()
+	l, err := models.NewLogistic(x, d.Y, p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
