@@ -116,15 +116,11 @@ func checkDA(t *testing.T, m *FiniteMixture, moves int, exact []float64) float64
 	var worst float64
 	for q := range nq {
 		name := mixQuantityName(q, m.K)
-		var s float64
+		mean := diag.PooledMean(draws[q])
 		var cnt int
 		for _, xs := range draws[q] {
-			for _, x := range xs {
-				s += x
-				cnt++
-			}
+			cnt += len(xs)
 		}
-		mean := s / float64(cnt)
 		mcse := diag.MCSEMean(draws[q])
 		d := mean - exact[q]
 		if _, ok := constant(draws[q]); ok || math.IsNaN(mcse) {

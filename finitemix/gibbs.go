@@ -606,13 +606,7 @@ func (m *FiniteMixture) Reference(chains, sweeps int, seed uint64, f MixFunc, nf
 			ref.Mean[q], ref.MCSE[q], ref.ESS[q], ref.Rhat[q] = v, 0, float64(chains*kept), 1
 			continue
 		}
-		var s float64
-		for _, xs := range ch {
-			for _, x := range xs {
-				s += x
-			}
-		}
-		ref.Mean[q] = s / float64(chains*kept)
+		ref.Mean[q] = diag.PooledMean(ch)
 		ref.MCSE[q], ref.ESS[q], ref.Rhat[q] = diag.MCSEMean(ch), diag.ESSMean(ch), rhat(ch)
 		if math.IsNaN(ref.Mean[q]) {
 			errs = append(errs, fmt.Errorf("quantity %d: mean %v, MCSE %v, R̂ %v", q, ref.Mean[q], ref.MCSE[q], ref.Rhat[q]))
