@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/internal/meanvar"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -124,16 +125,7 @@ func (c chainChecks) drifting() *results.Warning {
 func sampledScales(x []float64, n, p int) []float64 {
 	s := make([]float64, p)
 	for j := range p {
-		var m, q float64
-		for i := range n {
-			m += x[i*p+j]
-		}
-		m /= float64(n)
-		for i := range n {
-			r := x[i*p+j] - m
-			q += r * r
-		}
-		s[j] = math.Sqrt(q / float64(n))
+		s[j] = meanvar.ColumnSD(x, n, p, j)
 		if s[j] == 0 {
 			s[j] = 1
 		}

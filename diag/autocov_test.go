@@ -40,6 +40,21 @@ func TestAutocovarianceExact(t *testing.T) {
 	}
 }
 
+// arChains is m chains of n AR(1) draws x_i = rho·x_(i−1) + ε_i from
+// x_0 = 0, drawn from rng chain by chain.
+func arChains(rng *rand.Rand, m, n int, rho float64) [][]float64 {
+	chains := make([][]float64, m)
+	for c := range chains {
+		chains[c] = make([]float64, n)
+		prev := 0.0
+		for i := range chains[c] {
+			prev = rho*prev + rng.NormFloat64()
+			chains[c][i] = prev
+		}
+	}
+	return chains
+}
+
 func TestAutocovarianceDirectMatchesFFT(t *testing.T) {
 	// Both sum the same products; they differ by rounding, about 1e-16
 	// times lag 0 per term's share, so 1e-12 of lag 0 is generous and far
@@ -47,15 +62,7 @@ func TestAutocovarianceDirectMatchesFFT(t *testing.T) {
 	// (padded to 1024) both.
 	rng := rand.New(rand.NewPCG(5, 5))
 	for _, n := range []int{1000, 1013} {
-		chains := make([][]float64, 8)
-		for c := range chains {
-			chains[c] = make([]float64, n)
-			prev := 0.0
-			for i := range chains[c] {
-				prev = 0.9*prev + rng.NormFloat64()
-				chains[c][i] = prev
-			}
-		}
+		chains := arChains(rng, 8, n, 0.9)
 		direct, fft := lagsBoth(chains, 200)
 		for i := range direct {
 			if !(math.Abs(direct[i]-fft[i]) <= 1e-12*direct[0]) {
@@ -71,15 +78,7 @@ func TestIndicatorLagsMatchProducts(t *testing.T) {
 	// length that fills its last word exactly and one that does not.
 	rng := rand.New(rand.NewPCG(7, 7))
 	for _, n := range []int{640, 1013} {
-		chains := make([][]float64, 3)
-		for c := range chains {
-			chains[c] = make([]float64, n)
-			prev := 0.0
-			for i := range chains[c] {
-				prev = 0.8*prev + rng.NormFloat64()
-				chains[c][i] = prev
-			}
-		}
+		chains := arChains(rng, 3, n, 0.8)
 		const q = 0.3
 		ind := make([][]float64, len(chains))
 		for c, ch := range chains {

@@ -14,16 +14,7 @@ func benchParams(p, m, n int, rho float64) [][][]float64 {
 	rng := rand.New(rand.NewPCG(1, 2))
 	out := make([][][]float64, p)
 	for k := range out {
-		out[k] = make([][]float64, m)
-		for c := range out[k] {
-			x := make([]float64, n)
-			prev := 0.0
-			for i := range x {
-				prev = rho*prev + rng.NormFloat64()
-				x[i] = prev
-			}
-			out[k][c] = x
-		}
+		out[k] = arChains(rng, m, n, rho)
 	}
 	return out
 }

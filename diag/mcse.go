@@ -6,6 +6,21 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
+// PooledMean is the mean of every chain's draws pooled, summed chain by
+// chain in order and divided by their number: the estimate whose error
+// MCSEMean is.
+func PooledMean(chains [][]float64) float64 {
+	var s float64
+	var n int
+	for _, xs := range chains {
+		for _, x := range xs {
+			s += x
+			n++
+		}
+	}
+	return s / float64(n)
+}
+
 // MCSEMean is the Monte Carlo standard error of the mean, sd/√ESSMean, as
 // posterior::mcse_mean.
 func MCSEMean(chains [][]float64) float64 {

@@ -8,6 +8,14 @@ import (
 	"testing"
 )
 
+// PooledMean weighs every draw alike, whatever its chain's length: the
+// chains 1, 2 and 6 pool to 3, where the chains' means would average 3.75.
+func TestPooledMean(t *testing.T) {
+	if m := PooledMean([][]float64{{1, 2}, {6}}); m != 3 {
+		t.Errorf("PooledMean = %v, want 3", m)
+	}
+}
+
 func TestSummaryJSONCarriesNaNAsNull(t *testing.T) {
 	// Constant draws: posterior reports NA for R̂, the ESSs and the MCSEs.
 	s := Summarize([][]float64{{1, 1, 1, 1}, {1, 1, 1, 1}})

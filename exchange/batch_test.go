@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/fresgld/fresgld/energy"
-	"github.com/fresgld/fresgld/langevin"
 )
 
 // batchOnly answers batches and nothing else: its per-example Term is NaN,
@@ -27,12 +26,7 @@ func TestSwapEnergiesTakeBatches(t *testing.T) {
 	for _, mode := range []EnergyMode{MinibatchEnergies, PairEnergies, ExactEnergies} {
 		var stats [2]string
 		for k, terms := range []energy.Terms{outliers, batchOnly{energy.NewPerTerm(outliers)}} {
-			est, _ := energy.NewMinibatch(terms, 3)
-			cfg := Config{Levels: []Level{
-				{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
-				{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
-			}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 1, Energies: Energies{Mode: mode, Terms: terms, ExactEvery: 1}}
-			s := mustNew(t, cfg, [][]float64{{0}, {1}})
+			s := swapEverySampler(t, terms, mode)
 			// Close enough states that screens both pass and fail.
 			x, y := []float64{0.3}, []float64{0}
 			for range 200 {

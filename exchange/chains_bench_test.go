@@ -1,17 +1,14 @@
 package exchange
 
 import (
-	"bytes"
 	"runtime"
 	"testing"
 	"time"
 
-	"github.com/fresgld/fresgld/data"
-	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/internal/cputime"
+	"github.com/fresgld/fresgld/internal/testenergy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/models"
 )
 
 // BenchmarkFourChainsTwoCores runs four f-reSGLD chains on the breast
@@ -25,15 +22,8 @@ import (
 // machine the parallel mode gets no more CPU than the sequential one, and
 // the ratio says nothing about the code.
 func BenchmarkFourChainsTwoCores(b *testing.B) {
-	d, err := dataset.Read(bytes.NewReader(data.WDBC), "wdbc.csv", dataset.Options{Label: "benign"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	x, p := d.WithIntercept()
-	lr, err := models.NewLogistic(x, d.Y, p, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
+	lr := testenergy.BreastCancer(b)
+	p := lr.P
 	build := func() []*Sampler {
 		smps := make([]*Sampler, 4)
 		for c := range smps {

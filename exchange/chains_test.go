@@ -264,19 +264,10 @@ func TestCorrectedPreset(t *testing.T) {
 	if len(cfg.Levels) != 1 || cfg.Levels[0].Noise != langevin.Corrected || cfg.Levels[0].Tau != 1 {
 		t.Fatalf("corrected preset: %+v", cfg.Levels)
 	}
-	smp := mustNew(t, cfg, [][]float64{{0}})
-	tr, err := Collect(smp, Plan{Burn: 1000, Keep: n, Thin: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ss float64
-	for _, x := range tr.Data {
-		ss += x * x
-	}
 	want := 2 / (lambda * (2 - eta*lambda))
 	rho := 1 - eta*lambda
 	rel := math.Sqrt(2 * (1 + rho*rho) / (n * (1 - rho*rho))) // see ar1Variance
-	if got := ss / n; !(math.Abs(got/want-1) <= 5*rel) {
+	if got := meanSquare(t, mustNew(t, cfg, [][]float64{{0}}), 1000, n); !(math.Abs(got/want-1) <= 5*rel) {
 		t.Errorf("stationary variance %.4f, exact %.4f (tolerance %.2f%%)", got, want, 500*rel)
 	}
 }

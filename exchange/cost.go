@@ -110,28 +110,19 @@ func newCounted(e energy.Estimator, grad, en *Count) counted {
 
 func (c *counted) Grad(grad, gradVar, theta []float64, rng *rand.Rand) {
 	c.Estimator.Grad(grad, gradVar, theta, rng)
-	c.grad.Calls++
-	if c.coster != nil {
-		c.grad.Units += c.coster.GradCost()
-	} else {
-		c.grad.Units++
-	}
+	c.countGrad()
 }
 
 func (c *counted) Energy(theta []float64, rng *rand.Rand) (float64, float64) {
 	u, s2 := c.Estimator.Energy(theta, rng)
-	c.energy.Calls++
-	if c.coster != nil {
-		c.energy.Units += c.coster.EnergyCost()
-	} else {
-		c.energy.Units++
-	}
+	c.countEnergy()
 	return u, s2
 }
 
-// countGrad and countEnergy count a draw the sampler made by calling the
-// estimator itself: its own step and swaps do, to save a call layer in the
-// step loop (at p = 1 a call costs as much as a normal draw).
+// countGrad and countEnergy count a draw: Grad's and Energy's, and one the
+// sampler made by calling the estimator itself: its own step and swaps do,
+// to save a call layer in the step loop (at p = 1 a call costs as much as
+// a normal draw).
 func (c *counted) countGrad() {
 	c.grad.Calls++
 	if c.coster == nil {

@@ -41,19 +41,12 @@ const (
 
 var schemeNames = [...]string{Sweep: "sweep", DEO: "deo"}
 
-func (s Scheme) String() string {
-	if s >= 0 && int(s) < len(schemeNames) {
-		return schemeNames[s]
-	}
-	return fmt.Sprintf("Scheme(%d)", int(s))
-}
+func (s Scheme) String() string { return nameOf(schemeNames[:], s, "Scheme") }
 
 // ParseScheme reads a scheme by name.
 func ParseScheme(s string) (Scheme, error) {
-	for i, n := range schemeNames {
-		if n == s {
-			return Scheme(i), nil
-		}
+	if v, ok := parseName[Scheme](schemeNames[:], s); ok {
+		return v, nil
 	}
 	return 0, fmt.Errorf("unknown swap scheme %q (want sweep or deo)", s)
 }

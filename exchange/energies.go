@@ -86,19 +86,12 @@ const (
 
 var energyModeNames = [...]string{DrawEnergies: "draw", MinibatchEnergies: "minibatch", CVEnergies: "cv", PairEnergies: "pair", PairCVEnergies: "pair-cv", ExactEnergies: "exact", TaylorEnergies: "taylor", PairTaylorEnergies: "pair-taylor", ThinnedEnergies: "thinned"}
 
-func (m EnergyMode) String() string {
-	if m >= 0 && int(m) < len(energyModeNames) {
-		return energyModeNames[m]
-	}
-	return fmt.Sprintf("EnergyMode(%d)", int(m))
-}
+func (m EnergyMode) String() string { return nameOf(energyModeNames[:], m, "EnergyMode") }
 
 // ParseEnergyMode reads a mode by name.
 func ParseEnergyMode(s string) (EnergyMode, error) {
-	for m, n := range energyModeNames {
-		if n == s {
-			return EnergyMode(m), nil
-		}
+	if v, ok := parseName[EnergyMode](energyModeNames[:], s); ok {
+		return v, nil
 	}
 	return 0, fmt.Errorf("unknown swap-energy mode %q (want draw, minibatch, cv, pair, pair-cv, exact, taylor, pair-taylor or thinned)", s)
 }

@@ -7,17 +7,25 @@ import (
 	"github.com/fresgld/fresgld/langevin"
 )
 
+// swapEverySampler is f-reSGLD on terms at τ = 1 and 4, size-3
+// minibatches, attempting a swap every step (ExactEvery 1 for the exact
+// mode too) with its energies under mode, started at 0 and 1.
+func swapEverySampler(t *testing.T, terms energy.Terms, mode EnergyMode) *Sampler {
+	t.Helper()
+	est, _ := energy.NewMinibatch(terms, 3)
+	cfg := Config{Levels: []Level{
+		{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
+		{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
+	}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 1, Energies: Energies{Mode: mode, Terms: terms, ExactEvery: 1}}
+	return mustNew(t, cfg, [][]float64{{0}, {1}})
+}
+
 // The swap-energy machinery allocates nothing per swap attempt once warm,
 // screen and confirmation included: the index drawer and anchors are made
 // up front.
 func TestSwapEnergiesAllocateNothing(t *testing.T) {
 	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, ExactEnergies, TaylorEnergies, PairTaylorEnergies} {
-		est, _ := energy.NewMinibatch(outliers, 3)
-		cfg := Config{Levels: []Level{
-			{Tau: 1, Est: est, Eta: langevin.Constant{Step: 0.01}},
-			{Tau: 4, Est: est.Clone(), Eta: langevin.Constant{Step: 0.01}},
-		}, Swap: Swap{Rule: FReSGLD, PerStep: true}, Seed: 1, Energies: Energies{Mode: mode, Terms: outliers, ExactEvery: 1}}
-		s := mustNew(t, cfg, [][]float64{{0}, {1}})
+		s := swapEverySampler(t, outliers, mode)
 		// x's energy is far above y's: every screen passes and goes to
 		// the full data.
 		x, y := []float64{40}, []float64{0}

@@ -53,8 +53,8 @@ func (c lawCase) String() string { return fmt.Sprintf("%v/%v", c.rule, c.mode) }
 // lawCases is every rule under every energy mode the API offers.
 func lawCases() []lawCase {
 	cs := []lawCase{{Exact, DrawEnergies}, {ReSGLD, DrawEnergies}, {MReSGLD, DrawEnergies}, {FReSGLD, DrawEnergies}, {FReSGLD, ExactEnergies}}
-	for _, m := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, TaylorEnergies, PairTaylorEnergies} {
-		for _, r := range []Rule{ReSGLD, MReSGLD, FReSGLD} {
+	for _, m := range dataModes {
+		for _, r := range noisyRules {
 			cs = append(cs, lawCase{r, m})
 		}
 	}

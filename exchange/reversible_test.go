@@ -21,6 +21,16 @@ var kernelPairs = []struct{ x, y, ax, ay float64 }{
 	{0.6, 0.0, 1.0, -0.3}, {0.0, 0.9, 1.5, 1.1}, {-0.5, 1.2, -0.1, 0.9},
 }
 
+// dataModes × noisyRules are the swap-energy modes and rules whose swap
+// kernels the law, reversibility and screen-cost tests enumerate;
+// capModes × capRules those the noise cap's tests run.
+var (
+	dataModes  = []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, TaylorEnergies, PairTaylorEnergies}
+	noisyRules = []Rule{ReSGLD, MReSGLD, FReSGLD}
+	capModes   = []EnergyMode{MinibatchEnergies, PairEnergies, TaylorEnergies}
+	capRules   = []Rule{ReSGLD, FReSGLD}
+)
+
 // daAcceptance is the exact acceptance probability of the screened swap
 // E[min(1, e^{τδD̂}) min(1, e^{τδ(D − D̂)})] over the enumerated law of D̂.
 func daAcceptance(td, D float64, law []float64) float64 {
@@ -41,9 +51,9 @@ func daAcceptance(td, D float64, law []float64) float64 {
 func TestSwapKernelReversible(t *testing.T) {
 	skipSlow(t)
 	td := 1/ktau1 - 1/ktau2
-	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, TaylorEnergies, PairTaylorEnergies} {
+	for _, mode := range dataModes {
 		o := termsFor(mode)
-		for _, rule := range []Rule{ReSGLD, MReSGLD, FReSGLD} {
+		for _, rule := range noisyRules {
 			for _, p := range kernelPairs {
 				D := energy.Sum(o, []float64{p.x}) - energy.Sum(o, []float64{p.y})
 				fw := lawOf(comps(o, rule, mode, ka1, p.x, p.y, p.ax, p.ay, kn0, kn1))
@@ -104,9 +114,9 @@ func TestSwapAcceptanceMatchesKernel(t *testing.T) {
 	skipSlow(t)
 	const T = 20000
 	td := 1/ktau1 - 1/ktau2
-	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, TaylorEnergies, PairTaylorEnergies} {
+	for _, mode := range dataModes {
 		o := termsFor(mode)
-		for _, rule := range []Rule{ReSGLD, MReSGLD, FReSGLD} {
+		for _, rule := range noisyRules {
 			for i, p := range kernelPairs {
 				D := energy.Sum(o, []float64{p.x}) - energy.Sum(o, []float64{p.y})
 				for _, dir := range []struct {
@@ -149,8 +159,8 @@ func TestSwapAcceptanceMatchesKernel(t *testing.T) {
 func TestNoiseCapSymmetric(t *testing.T) {
 	const T = 20000
 	p := kernelPairs[0]
-	for _, mode := range []EnergyMode{MinibatchEnergies, PairEnergies, TaylorEnergies} {
-		for _, rule := range []Rule{ReSGLD, FReSGLD} {
+	for _, mode := range capModes {
+		for _, rule := range capRules {
 			// A cap at the median forward noise declines about half.
 			s := kernelSampler(t, rule, mode, p.ax, p.ay, 0, 5)
 			cap := medianNoise(t, s, p.x, p.y)

@@ -19,17 +19,25 @@ func ar1Variance(t *testing.T, pol langevin.Policy, lambda, tau, eta, s float64,
 	t.Helper()
 	est := energy.NewNoisy(energy.Quadratic{Lambda: []float64{lambda}}, 0, s)
 	cfg := Config{Levels: []Level{{Tau: tau, Est: est, Eta: langevin.Constant{Step: eta}, Noise: pol}}, Seed: 7}
-	smp := mustNew(t, cfg, [][]float64{{0}})
-	tr, err := Collect(smp, Plan{Burn: 2000, Keep: n, Thin: 1})
+	v = meanSquare(t, mustNew(t, cfg, [][]float64{{0}}), 2000, n)
+	rho := 1 - eta*lambda
+	return v, math.Sqrt(2 * (1 + rho*rho) / (float64(n) * (1 - rho*rho)))
+}
+
+// meanSquare runs the one-coordinate chain smp burn steps, then n more,
+// and returns the mean square of those n states: their variance, the
+// exact mean being 0.
+func meanSquare(t *testing.T, smp *Sampler, burn, n int) float64 {
+	t.Helper()
+	tr, err := Collect(smp, Plan{Burn: burn, Keep: n, Thin: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ss float64
 	for _, x := range tr.Data {
-		ss += x * x // the exact mean is 0
+		ss += x * x
 	}
-	rho := 1 - eta*lambda
-	return ss / float64(n), math.Sqrt(2 * (1 + rho*rho) / (float64(n) * (1 - rho*rho)))
+	return ss / float64(n)
 }
 
 func TestStationaryVarianceGaussian(t *testing.T) {

@@ -56,19 +56,12 @@ const (
 
 var ruleNames = [...]string{Exact: "exact", ReSGLD: "resgld", MReSGLD: "mresgld", FReSGLD: "fresgld"}
 
-func (r Rule) String() string {
-	if r >= 0 && int(r) < len(ruleNames) {
-		return ruleNames[r]
-	}
-	return fmt.Sprintf("Rule(%d)", int(r))
-}
+func (r Rule) String() string { return nameOf(ruleNames[:], r, "Rule") }
 
 // ParseRule reads a rule by name.
 func ParseRule(s string) (Rule, error) {
-	for r, n := range ruleNames {
-		if n == s {
-			return Rule(r), nil
-		}
+	if v, ok := parseName[Rule](ruleNames[:], s); ok {
+		return v, nil
 	}
 	return 0, fmt.Errorf("unknown swap rule %q (want exact, resgld, mresgld or fresgld)", s)
 }

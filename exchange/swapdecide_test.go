@@ -15,8 +15,8 @@ import (
 func TestNoiseCapDecisions(t *testing.T) {
 	const T = 4000
 	p := kernelPairs[0]
-	for _, mode := range []EnergyMode{MinibatchEnergies, PairEnergies, TaylorEnergies} {
-		for _, rule := range []Rule{ReSGLD, FReSGLD} {
+	for _, mode := range capModes {
+		for _, rule := range capRules {
 			s := kernelSampler(t, rule, mode, p.ax, p.ay, 0, 5)
 			cap := medianNoise(t, s, p.x, p.y)
 			s = kernelSampler(t, rule, mode, p.ax, p.ay, cap, 6)
@@ -60,7 +60,7 @@ func TestSwapRoutesAnchorsOfSwappedReplicas(t *testing.T) {
 	const T = 20000
 	td := 1/ktau1 - 1/ktau2
 	modes := []EnergyMode{CVEnergies, PairCVEnergies, TaylorEnergies, PairTaylorEnergies}
-	rules := []Rule{ReSGLD, MReSGLD, FReSGLD}
+	rules := noisyRules
 	zMax := lawThreshold(len(modes) * len(rules) * len(kernelPairs))
 	for _, mode := range modes {
 		o := termsFor(mode)

@@ -17,7 +17,7 @@ func TestScreenCost(t *testing.T) {
 	const n0, n1 = 5, 2
 	o := curvedOutliers
 	N := float64(o.Len())
-	for _, mode := range []EnergyMode{MinibatchEnergies, CVEnergies, PairEnergies, PairCVEnergies, TaylorEnergies, PairTaylorEnergies} {
+	for _, mode := range dataModes {
 		for _, c := range []struct {
 			rule Rule
 			n    float64 // examples per state and screen

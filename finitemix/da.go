@@ -488,25 +488,8 @@ func (d *MixDA) params(rng *rand.Rand) {
 // write packs the parameters, sorted by mean, into theta, the weights'
 // logits from the log weights (a weight that underflows stays finite).
 func (d *MixDA) write(theta []float64) {
-	k := d.m.K
-	for j := range k {
-		d.ord[j] = j
-	}
-	for j := 1; j < k; j++ {
-		for l := j; l > 0 && d.mu[d.ord[l]] < d.mu[d.ord[l-1]]; l-- {
-			d.ord[l], d.ord[l-1] = d.ord[l-1], d.ord[l]
-		}
-	}
-	for j, c := range d.ord[:k] {
-		d.p.Mu[j] = d.mu[c]
-		d.p.Sigma[j] = 1 / math.Sqrt(d.tau[c])
-		d.p.LogW[j] = d.logw[c]
-		d.p.W[j] = math.Exp(d.logw[c])
-	}
-	d.m.Pack(theta, &d.p)
-	for j := range k - 1 {
-		theta[2*k+j] = d.p.LogW[j] - d.p.LogW[k-1]
-	}
+	sortByMean(&d.ord, &d.mu, d.m.K)
+	d.m.packSorted(theta, &d.p, &d.ord, &d.mu, &d.tau, &d.logw)
 }
 
 // Allocation writes into z (length N) the allocations the last sweep's

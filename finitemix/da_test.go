@@ -77,9 +77,7 @@ func checkDAEnumerated(t *testing.T, y []float64, k int, e0 float64) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		kplus, same, mean1 := mixExactSummaries(m)
-		exact := append(append(append([]float64{}, kplus...), kplus...), same, mean1)
-		checkDA(t, m, m.K, exact)
+		checkDA(t, m, m.K, mixExactQuantities(m))
 	})
 }
 
@@ -113,48 +111,16 @@ func TestMixtureDAExactSparseSchedule(t *testing.T) {
 // checkDA runs the kernel at moves = K and compares the summaries of
 // TestMixtureDAExact with exact, returning the largest |error| in MCSEs.
 func checkDA(t *testing.T, m *FiniteMixture, moves int, exact []float64) float64 {
-	n, k := len(m.Z), m.K
-	nq := 2*k + 2
-	r := make([]float64, n*k)
-	p := m.NewParams()
-	f := func(out, theta []float64, z []int) {
-		used := 0
-		for _, c := range z {
-			used |= 1 << c
-		}
-		clear(out[:k])
-		out[popcount(used)-1] = 1
-		m.Responsibilities(r, p, theta)
-		m.Clusters(out[k:2*k], r)
-		out[2*k] = 0
-		if z[0] == z[n-1] {
-			out[2*k] = 1
-		}
-		out[2*k+1] = p.Mu[z[0]]
-	}
+	nq, f := mixQuantities(m)
 	draws := daRun(m, float64(moves), 4, 30000, 17, nq, f)
 	var worst float64
 	for q := range nq {
-		var name string
-		switch {
-		case q < k:
-			name = fmt.Sprintf("P(K+ = %d)", q+1)
-		case q < 2*k:
-			name = fmt.Sprintf("P(K+ = %d), Rao–Blackwellised", q-k+1)
-		case q == 2*k:
-			name = "P(z_1 = z_n)"
-		default:
-			name = "E[μ_(z_1)]"
-		}
-		var s float64
+		name := mixQuantityName(q, m.K)
+		mean := diag.PooledMean(draws[q])
 		var cnt int
 		for _, xs := range draws[q] {
-			for _, x := range xs {
-				s += x
-				cnt++
-			}
+			cnt += len(xs)
 		}
-		mean := s / float64(cnt)
 		mcse := diag.MCSEMean(draws[q])
 		d := mean - exact[q]
 		if _, ok := constant(draws[q]); ok || math.IsNaN(mcse) {

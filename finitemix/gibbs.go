@@ -426,14 +426,7 @@ func (g *MixGibbs) threshold(a, b int) {
 // its inverse (insertion sort: K ≤ 8).
 func (g *MixGibbs) sort() {
 	k := g.m.K
-	for j := range k {
-		g.ord[j] = j
-	}
-	for j := 1; j < k; j++ {
-		for l := j; l > 0 && g.mu[g.ord[l]] < g.mu[g.ord[l-1]]; l-- {
-			g.ord[l], g.ord[l-1] = g.ord[l-1], g.ord[l]
-		}
-	}
+	sortByMean(&g.ord, &g.mu, k)
 	for j := range k {
 		g.rank[g.ord[j]] = j
 	}
@@ -443,17 +436,7 @@ func (g *MixGibbs) sort() {
 // sorted by mean, as Pack writes it; the weights' logits are taken from
 // the log weights, so that a weight that underflows stays finite.
 func (g *MixGibbs) State(theta []float64) {
-	k := g.m.K
-	for j, c := range g.ord[:k] {
-		g.p.Mu[j] = g.mu[c]
-		g.p.Sigma[j] = 1 / math.Sqrt(g.tau[c])
-		g.p.LogW[j] = g.logw[c]
-		g.p.W[j] = math.Exp(g.logw[c])
-	}
-	g.m.Pack(theta, &g.p)
-	for j := range k - 1 {
-		theta[2*k+j] = g.p.LogW[j] - g.p.LogW[k-1]
-	}
+	g.m.packSorted(theta, &g.p, &g.ord, &g.mu, &g.tau, &g.logw)
 }
 
 // Allocation writes into z (length N) the current allocations in the
@@ -623,13 +606,7 @@ func (m *FiniteMixture) Reference(chains, sweeps int, seed uint64, f MixFunc, nf
 			ref.Mean[q], ref.MCSE[q], ref.ESS[q], ref.Rhat[q] = v, 0, float64(chains*kept), 1
 			continue
 		}
-		var s float64
-		for _, xs := range ch {
-			for _, x := range xs {
-				s += x
-			}
-		}
-		ref.Mean[q] = s / float64(chains*kept)
+		ref.Mean[q] = diag.PooledMean(ch)
 		ref.MCSE[q], ref.ESS[q], ref.Rhat[q] = diag.MCSEMean(ch), diag.ESSMean(ch), rhat(ch)
 		if math.IsNaN(ref.Mean[q]) {
 			errs = append(errs, fmt.Errorf("quantity %d: mean %v, MCSE %v, R̂ %v", q, ref.Mean[q], ref.MCSE[q], ref.Rhat[q]))

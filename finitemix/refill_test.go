@@ -82,6 +82,52 @@ func mixExactSummaries(m *FiniteMixture) (kplus []float64, same, mean1 float64) 
 	return kplus, same, mean1
 }
 
+// The exact tests' quantities (TestMixtureGibbsExactDirichlet,
+// TestMixtureDAExact), 2K + 2 of them: out[0:K] the indicator that
+// K+ = q + 1, out[K:2K] P(K+ = q − K + 1 | θ) Rao–Blackwellised
+// (Clusters), out[2K] the indicator that z_1 = z_n, out[2K+1] μ_(z_1).
+// mixQuantities writes them (safe for the reference's concurrent
+// chains), mixQuantityName names them and mixExactQuantities gives their
+// exact values.
+func mixQuantities(m *FiniteMixture) (nq int, f func(out, theta []float64, z []int)) {
+	n, k := len(m.Z), m.K
+	return 2*k + 2, func(out, theta []float64, z []int) {
+		used := 0
+		for _, c := range z {
+			used |= 1 << c
+		}
+		clear(out[:k])
+		out[popcount(used)-1] = 1
+		r := make([]float64, n*k)
+		p := m.NewParams()
+		m.Responsibilities(r, p, theta)
+		m.Clusters(out[k:2*k], r)
+		out[2*k] = 0
+		if z[0] == z[n-1] {
+			out[2*k] = 1
+		}
+		out[2*k+1] = p.Mu[z[0]]
+	}
+}
+
+func mixQuantityName(q, k int) string {
+	switch {
+	case q < k:
+		return fmt.Sprintf("P(K+ = %d)", q+1)
+	case q < 2*k:
+		return fmt.Sprintf("P(K+ = %d), Rao–Blackwellised", q-k+1)
+	case q == 2*k:
+		return "P(z_1 = z_n)"
+	default:
+		return "E[μ_(z_1)]"
+	}
+}
+
+func mixExactQuantities(m *FiniteMixture) []float64 {
+	kplus, same, mean1 := mixExactSummaries(m)
+	return append(append(append([]float64{}, kplus...), kplus...), same, mean1)
+}
+
 func pow(k, n int) int {
 	r := 1
 	for range n {
@@ -130,45 +176,14 @@ func TestMixtureGibbsExactDirichlet(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			kplus, same, mean1 := mixExactSummaries(m)
-			n, k := len(m.Z), m.K
-			nq := 2*k + 2
-			f := func(out, theta []float64, z []int) {
-				used := 0
-				for _, c := range z {
-					used |= 1 << c
-				}
-				for j := range k {
-					out[j] = 0
-				}
-				out[popcount(used)-1] = 1
-				r := make([]float64, n*k)
-				p := m.NewParams()
-				m.Responsibilities(r, p, theta)
-				m.Clusters(out[k:2*k], r)
-				out[2*k] = 0
-				if z[0] == z[n-1] {
-					out[2*k] = 1
-				}
-				out[2*k+1] = p.Mu[z[0]]
-			}
+			nq, f := mixQuantities(m)
 			ref, err := m.Reference(4, 50000, 11, f, nq)
 			if err != nil {
 				t.Fatal(err)
 			}
-			exact := append(append(append([]float64{}, kplus...), kplus...), same, mean1)
+			exact := mixExactQuantities(m)
 			for q := range nq {
-				var name string
-				switch {
-				case q < k:
-					name = fmt.Sprintf("P(K+ = %d)", q+1)
-				case q < 2*k:
-					name = fmt.Sprintf("P(K+ = %d), Rao–Blackwellised", q-k+1)
-				case q == 2*k:
-					name = "P(z_1 = z_n)"
-				default:
-					name = "E[μ_(z_1)]"
-				}
+				name := mixQuantityName(q, m.K)
 				d := ref.Mean[q] - exact[q]
 				ok := math.Abs(d) <= 4.5*ref.MCSE[q] || (ref.MCSE[q] == 0 && math.Abs(d) < 1e-6)
 				if !ok {

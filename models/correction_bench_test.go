@@ -1,15 +1,12 @@
 package models_test
 
 import (
-	"bytes"
 	"fmt"
 	"testing"
 
-	bcdata "github.com/fresgld/fresgld/data"
-	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/internal/cputime"
+	"github.com/fresgld/fresgld/internal/testenergy"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
 	"github.com/fresgld/fresgld/models"
@@ -60,15 +57,7 @@ func BenchmarkCorrection(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
-				b.ReportAllocs()
-				defer cputime.Lock()()
-				c0 := cputime.Thread()
-				for b.Loop() {
-					if err := s.Step(); err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportCPU(b, c0, sz.n*sz.terms.Dim())
+				benchSteps(b, s, sz.n*sz.terms.Dim())
 				st := s.Stats().Levels[0]
 				b.ReportMetric(float64(st.ClampedSteps)/float64(s.Steps()), "clamped-steps/step")
 			})
@@ -80,16 +69,8 @@ func BenchmarkCorrection(b *testing.B) {
 // standardised, an intercept, prior N(0, I)), its mode, and the study's step
 // 0.2/λ_max.
 func breastCancer(b *testing.B) (*models.Logistic, []float64, float64) {
-	d, err := dataset.Read(bytes.NewReader(bcdata.WDBC), "wdbc.csv", dataset.Options{Label: "benign"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	x, p := d.WithIntercept()
-	l, err := models.NewLogistic(x, d.Y, p, 1)
-	if err != nil {
-		b.Fatal(err)
-	}
-	m, _, lmax, err := mala.Curvature(l, make([]float64, p))
+	l := testenergy.BreastCancer(b)
+	m, _, lmax, err := mala.Curvature(l, make([]float64, l.P))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -145,14 +145,8 @@ var (
 
 // NewLinReg checks and wraps the data (not copied).
 func NewLinReg(x, y []float64, p int, sigma float64, prior SlabPrior) (*LinReg, error) {
-	if p < 1 {
-		return nil, fmt.Errorf("linear regression: %d features", p)
-	}
-	if len(y) == 0 {
-		return nil, fmt.Errorf("linear regression: no examples")
-	}
-	if len(x) != len(y)*p {
-		return nil, fmt.Errorf("linear regression: %d feature values for %d examples of %d features", len(x), len(y), p)
+	if err := checkShape("linear regression", x, y, p); err != nil {
+		return nil, err
 	}
 	if !(sigma > 0) || math.IsInf(sigma, 0) {
 		return nil, fmt.Errorf("linear regression: noise sd σ = %v must be positive and finite", sigma)
@@ -165,10 +159,8 @@ func NewLinReg(x, y []float64, p int, sigma float64, prior SlabPrior) (*LinReg, 
 			return nil, fmt.Errorf("linear regression: response of example %d is %v", i, v)
 		}
 	}
-	for k, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("linear regression: feature %d of example %d is %v", k%p, k/p, v)
-		}
+	if err := checkFeatures("linear regression", x, p); err != nil {
+		return nil, err
 	}
 	return &LinReg{X: x, Y: y, P: p, Sigma: sigma, Beta: prior, inv2: 1 / (sigma * sigma), prior: prior.consts()}, nil
 }
@@ -265,16 +257,8 @@ func (l *LinReg) UGrad(grad, theta []float64) float64 {
 }
 
 // Touch reads the response and the first and last feature of each listed
-// example, as Logistic.Touch does (energy.Toucher).
-func (l *LinReg) Touch(idx []int32) float64 {
-	var s float64
-	p := l.P
-	for _, i := range idx {
-		k := int(i) * p
-		s += l.X[k] + l.X[k+p-1] + l.Y[i]
-	}
-	return s
-}
+// example (touchRows), as Logistic.Touch does (energy.Toucher).
+func (l *LinReg) Touch(idx []int32) float64 { return touchRows(l.X, l.Y, l.P, idx) }
 
 // Hessian writes ∇²U(β) into h: XᵀX/σ² (computed once) plus the prior's
 // curvature on the diagonal.

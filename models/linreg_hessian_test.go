@@ -12,13 +12,8 @@ import (
 // at points in the spike, the slab and between them, where the prior's
 // curvature is negative.
 func TestLinRegPriorAndHessian(t *testing.T) {
-	const N, p = 30, 3
-	x, y := linregData(N, p, []float64{1, 0, -0.5}, 1)
-	for _, pr := range []SlabPrior{{W: 1, Slab: 2}, {W: 0.3, Spike: 0.05, Slab: 1.5}} {
-		l, err := NewLinReg(x, y, p, 0.8, pr)
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, l := range linregCases(t) {
+		p, pr := l.P, l.Beta
 		for _, theta := range [][]float64{{0.3, -0.02, 0.1}, {0.001, 0.2, -1}, {0, 0.12, -0.15}} {
 			var want float64
 			for _, b := range theta {

@@ -43,14 +43,8 @@ var (
 
 // NewLogistic checks and wraps the data (not copied).
 func NewLogistic(x, y []float64, p int, sigma0 float64) (*Logistic, error) {
-	if p < 1 {
-		return nil, fmt.Errorf("logistic regression: %d features", p)
-	}
-	if len(y) == 0 {
-		return nil, fmt.Errorf("logistic regression: no examples")
-	}
-	if len(x) != len(y)*p {
-		return nil, fmt.Errorf("logistic regression: %d feature values for %d examples of %d features", len(x), len(y), p)
+	if err := checkShape("logistic regression", x, y, p); err != nil {
+		return nil, err
 	}
 	if !(sigma0 > 0) || math.IsInf(sigma0, 0) {
 		return nil, fmt.Errorf("logistic regression: prior sd σ₀ = %v must be positive and finite", sigma0)
@@ -60,10 +54,8 @@ func NewLogistic(x, y []float64, p int, sigma0 float64) (*Logistic, error) {
 			return nil, fmt.Errorf("logistic regression: label of example %d is %v, not 0 or 1", i, v)
 		}
 	}
-	for k, v := range x {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return nil, fmt.Errorf("logistic regression: feature %d of example %d is %v", k%p, k/p, v)
-		}
+	if err := checkFeatures("logistic regression", x, p); err != nil {
+		return nil, err
 	}
 	return &Logistic{X: x, Y: y, P: p, Sigma0: sigma0, Intercept: -1}, nil
 }
@@ -397,17 +389,9 @@ func SyntheticLogistic(N, p int, sigma0 float64, seed uint64) (*Logistic, []floa
 }
 
 // Touch reads the label and the first and last feature of each listed
-// example, so that the minibatch's data start arriving from memory together
-// (see energy.Toucher); the hardware prefetcher streams the rest of long rows.
-func (l *Logistic) Touch(idx []int32) float64 {
-	var s float64
-	p := l.P
-	for _, i := range idx {
-		k := int(i) * p
-		s += l.X[k] + l.X[k+p-1] + l.Y[i]
-	}
-	return s
-}
+// example (touchRows), so that the minibatch's data start arriving from
+// memory together (energy.Toucher).
+func (l *Logistic) Touch(idx []int32) float64 { return touchRows(l.X, l.Y, l.P, idx) }
 
 // Derivs returns f_i(z) = log(1 + e^z) − y_i z and its first two
 // derivatives, σ(z) − y_i and σ(z)(1 − σ(z)) (energy.CubicTerms).

@@ -94,10 +94,7 @@ func (k *SlabMove) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 	s0 := l.Slab.Spike
 	for j, b := range theta {
 		spike := j != l.Intercept
-		prec := 1 / (l.Sigma0 * l.Sigma0)
-		if spike {
-			prec = l.slab.a1
-		}
+		prec := l.slabPrec(j)
 		m, sd := k.slabFit(j, b, prec)
 		q := coefProposal{spike: spike, m: m, sd: sd * slabMoveWiden, s0: s0}
 		nb := q.draw(rng)
@@ -140,6 +137,16 @@ func (q coefProposal) logPDF(x float64) float64 {
 	}
 	a, c := normLogPDF(x, 0, q.s0), normLogPDF(x, q.m, q.sd)
 	return math.Max(a, c) + math.Log1p(math.Exp(-math.Abs(a-c)))
+}
+
+// slabPrec is the prior precision the coefficient moves fit their
+// proposals with: the intercept's 1/σ₀², every other coefficient's slab
+// 1/s1² (the spike's part of the proposal is N(0, s0²)).
+func (l *Logistic) slabPrec(j int) float64 {
+	if j == l.Intercept {
+		return 1 / (l.Sigma0 * l.Sigma0)
+	}
+	return l.slab.a1
 }
 
 // coefPrior is coefficient j's −log prior at b and its derivative.

@@ -107,10 +107,7 @@ func TestLogisticPower(t *testing.T) {
 	e.Grad(grad, theta)
 	for j := range theta {
 		const h = 1e-6
-		up, dn := append([]float64(nil), theta...), append([]float64(nil), theta...)
-		up[j] += h
-		dn[j] -= h
-		if fd := (e.U(up) - e.U(dn)) / (2 * h); !(math.Abs(fd-grad[j]) <= 1e-6*(1+math.Abs(fd))) {
+		if fd := centralDiff(e.U, theta, j, h); !(math.Abs(fd-grad[j]) <= 1e-6*(1+math.Abs(fd))) {
 			t.Errorf("coefficient %d: gradient %v, central difference %v", j, grad[j], fd)
 		}
 	}

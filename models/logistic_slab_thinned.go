@@ -69,10 +69,7 @@ func (k *ThinnedSlabMove) Step(theta []float64, rng *rand.Rand) (bool, float64) 
 	s0 := l.Slab.Spike
 	for j, b := range theta {
 		spike := j != l.Intercept
-		prec := 1 / (l.Sigma0 * l.Sigma0)
-		if spike {
-			prec = l.slab.a1
-		}
+		prec := l.slabPrec(j)
 		a, h := e.Coord(j, theta)
 		q := coefProposal{spike: spike, m: -lam * a / (lam*h + prec), sd: slabMoveWiden / math.Sqrt(lam*h+prec), s0: s0}
 		nb := q.draw(rng)

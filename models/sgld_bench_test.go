@@ -5,7 +5,6 @@ import (
 
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 )
 
@@ -29,13 +28,5 @@ func BenchmarkSGLDLogistic(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	defer cputime.Lock()()
-	c0 := cputime.Thread()
-	for b.Loop() {
-		if err := s.Step(); err != nil {
-			b.Fatal(err)
-		}
-	}
-	reportCPU(b, c0, n*p)
+	benchSteps(b, s, n*p)
 }

@@ -45,11 +45,7 @@ func TestWellingTehGradients(t *testing.T) {
 				m.Term(g, th, i)
 			}
 			for j := 0; j < 2; j++ {
-				xp := append([]float64(nil), th...)
-				xm := append([]float64(nil), th...)
-				xp[j] += h
-				xm[j] -= h
-				fd := (f(xp) - f(xm)) / (2 * h)
+				fd := centralDiff(f, th, j, h)
 				if !(math.Abs(fd-g[j]) <= 1e-7*(1+math.Abs(fd))) {
 					t.Errorf("θ = %v, term %d, coordinate %d: gradient %v, finite difference %v", th, i, j, g[j], fd)
 				}

@@ -5,49 +5,30 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"github.com/fresgld/fresgld/internal/testenergy"
 )
 
-// valley is U(x, y) = h(x² − 1)² + (y − c(1 − x²))²/(2s²): two modes at
-// (±1, 0), U = 0, joined by the curved valley y = c(1 − x²), along which
-// U = h(x² − 1)². The lowest path's barrier is exactly h, at (0, c); the
-// straight segment crosses x = 0 at y = 0, h + c²/(2s²) high.
-type valley struct{ h, c, s float64 }
-
-func (v valley) Dim() int { return 2 }
-
-func (v valley) U(t []float64) float64 {
-	x, y := t[0], t[1]
-	r := y - v.c*(1-x*x)
-	return v.h*(x*x-1)*(x*x-1) + r*r/(2*v.s*v.s)
-}
-
-func (v valley) Grad(g, t []float64) {
-	x, y := t[0], t[1]
-	r := y - v.c*(1-x*x)
-	g[0] = 4*v.h*x*(x*x-1) + r*2*v.c*x/(v.s*v.s)
-	g[1] = r / (v.s * v.s)
-}
-
-// hess is ∇²U at a mode (r = 0).
-func (v valley) hess(x float64) *mat.SymDense {
-	s2 := v.s * v.s
-	return mat.NewSymDense(2, []float64{v.h*(12*x*x-4) + 4*v.c*v.c*x*x/s2, 2 * v.c * x / s2, 2 * v.c * x / s2, 1 / s2})
+// valleyHess is the valley's ∇²U at a mode (r = 0).
+func valleyHess(v testenergy.Valley, x float64) *mat.SymDense {
+	s2 := v.S * v.S
+	return mat.NewSymDense(2, []float64{v.H*(12*x*x-4) + 4*v.C*v.C*x*x/s2, 2 * v.C * x / s2, 2 * v.C * x / s2, 1 / s2})
 }
 
 // scaled is U in the coordinates (x, k·y): the same barriers, its
 // Hessians D·H·D with D = diag(1, 1/k).
 type scaled struct {
-	valley
+	testenergy.Valley
 	k float64
 }
 
-func (v scaled) U(t []float64) float64 { return v.valley.U([]float64{t[0], t[1] / v.k}) }
+func (v scaled) U(t []float64) float64 { return v.Valley.U([]float64{t[0], t[1] / v.k}) }
 func (v scaled) Grad(g, t []float64) {
-	v.valley.Grad(g, []float64{t[0], t[1] / v.k})
+	v.Valley.Grad(g, []float64{t[0], t[1] / v.k})
 	g[1] /= v.k
 }
 func (v scaled) hess(x float64) *mat.SymDense {
-	h := v.valley.hess(x)
+	h := valleyHess(v.Valley, x)
 	d := mat.NewDiagDense(2, []float64{1, 1 / v.k})
 	var out mat.Dense
 	out.Mul(d, h)
@@ -65,7 +46,7 @@ func (v scaled) hess(x float64) *mat.SymDense {
 // barrier by under 10⁻⁴ an iteration. Within 0.01 nats, then, and never
 // below h: every reading is of U on some path between the modes.
 func TestPathBarrierValley(t *testing.T) {
-	v := valley{h: 5, c: 2, s: 0.3}
+	v := testenergy.Valley{H: 5, C: 2, S: 0.3}
 	a, b := []float64{-1, 0}, []float64{1, 0}
 	for _, k := range []float64{1, 100} {
 		w := scaled{v, k}
@@ -76,26 +57,26 @@ func TestPathBarrierValley(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got < v.h-1e-9 || got > v.h+0.01 {
-			t.Errorf("y stretched %g times: path barrier %.4f, exact %g (the segment's %.4g)", k, got, v.h, v.h+v.c*v.c/(2*v.s*v.s))
+		if got < v.H-1e-9 || got > v.H+0.01 {
+			t.Errorf("y stretched %g times: path barrier %.4f, exact %g (the segment's %.4g)", k, got, v.H, v.Segment())
 		}
 	}
 	// Where the valley is straight (c = 0), the segment is the lowest
 	// path and both read h.
-	flat := valley{h: 5, s: 0.3}
+	flat := testenergy.Valley{H: 5, S: 0.3}
 	got, err := PathBarrier(flat, a, b, mat.NewSymDense(2, []float64{1, 0, 0, 1}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if math.Abs(got-flat.h) > 1e-3 {
-		t.Errorf("straight valley: %.4f, exact %g", got, flat.h)
+	if math.Abs(got-flat.H) > 1e-3 {
+		t.Errorf("straight valley: %.4f, exact %g", got, flat.H)
 	}
 }
 
 // Bad input: ends of other lengths, a metric that is not positive
 // definite, NaN energies.
 func TestPathBarrierErrors(t *testing.T) {
-	v := valley{h: 5, c: 2, s: 0.3}
+	v := testenergy.Valley{H: 5, C: 2, S: 0.3}
 	id := mat.NewSymDense(2, []float64{1, 0, 0, 1})
 	if _, err := PathBarrier(v, []float64{-1, 0}, []float64{1}, id); err == nil {
 		t.Error("ends of 2 and 1 coordinates: no error")
@@ -111,7 +92,7 @@ func TestPathBarrierErrors(t *testing.T) {
 // The mode search's barrier between the valley's two modes is the
 // segment's; its path barrier is the pass's, h.
 func TestModeSearchPathBarrier(t *testing.T) {
-	v := valley{h: 5, c: 2, s: 0.3}
+	v := testenergy.Valley{H: 5, C: 2, S: 0.3}
 	terms := EnergyTerms(v)
 	s, err := SearchModes(terms, []float64{0.5, 0.5}, 1)
 	if err != nil {
@@ -120,7 +101,7 @@ func TestModeSearchPathBarrier(t *testing.T) {
 	if len(s.Modes) != 2 {
 		t.Fatalf("%d modes, want the valley's 2: %s", len(s.Modes), s.Line())
 	}
-	seg := v.h + v.c*v.c/(2*v.s*v.s)
+	seg := v.Segment()
 	if got := s.Barrier(); math.Abs(got-seg) > 0.01 {
 		t.Errorf("segment barrier %.4f, want %.4f", got, seg)
 	}
@@ -128,8 +109,8 @@ func TestModeSearchPathBarrier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got < v.h-1e-9 || got > v.h+0.01 { // as TestPathBarrierValley
-		t.Errorf("path barrier %.4f, exact %g", got, v.h)
+	if got < v.H-1e-9 || got > v.H+0.01 { // as TestPathBarrierValley
+		t.Errorf("path barrier %.4f, exact %g", got, v.H)
 	}
 	bs, err := s.PathBarriers(terms)
 	if err != nil {

@@ -349,13 +349,7 @@ var (
 // side.
 func (s *sampler) initStepSize(rng *rand.Rand) error {
 	try := func() float64 {
-		z := &s.fwd
-		copy(z.q, s.start.q)
-		copy(z.g, s.start.g)
-		z.u = s.start.u
-		s.m.sample(z.p, rng)
-		s.m.sharp(s.tmp, z.p)
-		h0 := z.u + 0.5*dot(z.p, s.tmp)
+		z, h0 := s.fromStart(rng, s.tmp)
 		s.leapfrog(z, s.eps)
 		s.m.sharp(s.tmp, z.p)
 		h := energyOf(z.u + 0.5*dot(z.p, s.tmp))

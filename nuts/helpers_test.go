@@ -119,6 +119,16 @@ func equicorr(sd []float64, rho float64) []float64 {
 	return c
 }
 
+// variances are the squares of sd: the diagonal of equicorr(sd, 0), or a
+// diagonal inverse metric.
+func variances(sd []float64) []float64 {
+	v := make([]float64, len(sd))
+	for j, s := range sd {
+		v[j] = s * s
+	}
+	return v
+}
+
 // within reports lo ≤ x ≤ hi; NaN is never within.
 func within(x, lo, hi float64) bool { return x >= lo && x <= hi }
 

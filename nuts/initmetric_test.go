@@ -12,12 +12,7 @@ import (
 // a metric of the wrong size is refused.
 func TestWarmupFromInvMetric(t *testing.T) {
 	sd := []float64{0.01, 1, 100}
-	cov := make([]float64, 9)
-	diag := make([]float64, 3)
-	for j, s := range sd {
-		cov[j*3+j] = s * s
-		diag[j] = s * s
-	}
+	cov, diag := equicorr(sd, 0), variances(sd)
 	g := newGauss(make([]float64, 3), cov)
 	grads := func(inv []float64, dense bool) int {
 		cfg := DefaultConfig()

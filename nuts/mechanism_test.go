@@ -84,12 +84,7 @@ func orDense(d []float64, dense bool) []float64 {
 func TestMetricEquivariance(t *testing.T) {
 	const n = 300
 	sd := []float64{10, 0.1, 1}
-	diagCov := make([]float64, 9)
-	diagInv := make([]float64, 3)
-	for j, s := range sd {
-		diagCov[j*3+j] = s * s
-		diagInv[j] = s * s
-	}
+	diagCov, diagInv := equicorr(sd, 0), variances(sd)
 	cov := equicorr([]float64{1, 2, 0.5}, 0.9)
 	cases := []struct {
 		name  string

@@ -210,6 +210,20 @@ func logSumExp(a, b float64) float64 {
 	}
 }
 
+// fromStart sets the forward end s.fwd to the cached start with a fresh
+// momentum, its sharp written into sharp, and returns it and its
+// Hamiltonian: a transition's first state, and each try of
+// initStepSize's.
+func (s *sampler) fromStart(rng *rand.Rand, sharp []float64) (*point, float64) {
+	z := &s.fwd
+	copy(z.q, s.start.q)
+	copy(z.g, s.start.g)
+	z.u = s.start.u
+	s.m.sample(z.p, rng)
+	s.m.sharp(sharp, z.p)
+	return z, z.u + 0.5*dot(z.p, sharp)
+}
+
 // transition moves theta in place by one NUTS transition of step size
 // s.eps. It returns whether theta changed and the gradient evaluations.
 func (s *sampler) transition(theta []float64, rng *rand.Rand) (bool, int) {
@@ -227,13 +241,8 @@ func (s *sampler) transition(theta []float64, rng *rand.Rand) (bool, int) {
 		return false, evals
 	}
 
-	z0 := &s.fwd
-	copy(z0.q, s.start.q)
-	copy(z0.g, s.start.g)
-	z0.u = s.start.u
-	s.m.sample(z0.p, rng)
-	s.m.sharp(s.sFF, z0.p)
-	s.h0 = z0.u + 0.5*dot(z0.p, s.sFF)
+	var z0 *point
+	z0, s.h0 = s.fromStart(rng, s.sFF)
 	s.bck.copyFrom(z0)
 	s.sample.copyFrom(&s.start)
 	s.sample.h = s.h0

@@ -72,6 +72,27 @@ func TestPrepare(t *testing.T) {
 	}
 }
 
+// tempDir is a fresh output directory, which the test's end removes.
+func tempDir(t *testing.T) *Dir {
+	t.Helper()
+	d, err := Prepare(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// tempStream is a stream name, of the columns header, in a fresh tempDir.
+func tempStream(t *testing.T, name string, header []string) (*Dir, *Stream) {
+	t.Helper()
+	d := tempDir(t)
+	s, err := d.CreateStream(name, header)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, s
+}
+
 func parse(t *testing.T, path string) [][]string {
 	t.Helper()
 	b, err := os.ReadFile(path)
@@ -93,14 +114,7 @@ func parse(t *testing.T, path string) [][]string {
 func TestStreamFlushesFullBuffer(t *testing.T) {
 	flushEvery = time.Hour
 	defer func() { flushEvery = FlushEvery }()
-	d, err := Prepare(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := d.CreateStream("samples.csv", []string{"a,b", `say "hi"`})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, s := tempStream(t, "samples.csv", []string{"a,b", `say "hi"`})
 	defer s.Close()
 	path := d.File("samples.csv")
 	if recs := parse(t, path); len(recs) != 1 || recs[0][0] != "a,b" || recs[0][1] != `say "hi"` {
@@ -126,14 +140,7 @@ func TestStreamFlushesFullBuffer(t *testing.T) {
 // A buffered line reaches the file within about FlushEvery without Close,
 // and Close may be called twice.
 func TestStreamFlushes(t *testing.T) {
-	d, err := Prepare(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := d.CreateStream("samples.csv", []string{"a", "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, s := tempStream(t, "samples.csv", []string{"a", "b"})
 	defer s.Close()
 	path := d.File("samples.csv")
 	s.WriteFloats([]float64{-1, 2})
@@ -174,10 +181,7 @@ func TestStreamWriteFloatsAllocs(t *testing.T) {
 
 // "wrote" lists only the files written: a failed write is left out.
 func TestDirListsOnlyWritten(t *testing.T) {
-	d, err := Prepare(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := tempDir(t)
 	if err := d.WriteFile("a.json", func(w io.Writer) error { _, err := w.Write([]byte("{}")); return err }); err != nil {
 		t.Fatal(err)
 	}
@@ -196,14 +200,7 @@ func TestDirListsOnlyWritten(t *testing.T) {
 // AppendStream continues the file from that length, cutting off what was
 // written after it, and refuses a file already shorter.
 func TestSyncAndAppend(t *testing.T) {
-	d, err := Prepare(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := d.CreateStream("c.csv", []string{"a", "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	d, s := tempStream(t, "c.csv", []string{"a", "b"})
 	s.WriteFloats([]float64{1, 2})
 	off, err := s.Sync()
 	if err != nil {
@@ -251,10 +248,7 @@ func TestAppendStreamKeepsLongerTail(t *testing.T) {
 		{"different", [][]float64{{3, 5}}, false, head + "3,5\n# stopped: 1 step\n"},
 	}
 	for _, c := range cases {
-		d, err := Prepare(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := tempDir(t)
 		if err := os.WriteFile(d.File("c.csv"), []byte(head+rest), 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -292,10 +286,7 @@ func TestAppendStreamRecoversAfterKill(t *testing.T) {
 		{"same run", head, head + rest},
 		{"new run", "# d\na,b\n1,2\n", "# d\na,b\n1,2\n3,4\n# stopped: 1 step\n"},
 	} {
-		d, err := Prepare(t.TempDir())
-		if err != nil {
-			t.Fatal(err)
-		}
+		d := tempDir(t)
 		path := d.File("c.csv")
 		os.WriteFile(path, []byte(head+rest), 0o644)
 		f, err := os.OpenFile(path, os.O_RDWR, 0)

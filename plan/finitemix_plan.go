@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/finitemix"
@@ -72,10 +71,7 @@ func newMixturePlan(model Model, m *finitemix.FiniteMixture, seed uint64, status
 	mp := &MixturePlan{m: m, Moves: mixMoves(m.K)}
 	mp.PilotSweeps = mixPilotSweeps(m.Len())
 	p, g := m.Dim(), len(model.Generated)
-	draws := make([][][]float64, p+g)
-	for q := range draws {
-		draws[q] = make([][]float64, PilotChains)
-	}
+	draws := newPilotTraces(p + g)
 	var done atomic.Int64
 	tries, accepts := make([]int, PilotChains), make([]int, PilotChains)
 	start := time.Now()
@@ -95,21 +91,12 @@ func newMixturePlan(model Model, m *finitemix.FiniteMixture, seed uint64, status
 			}
 			d.Step(theta, rng)
 			if n := done.Add(1); n%16 == 0 {
-				left := time.Duration(float64(time.Since(start)) * float64(total-n) / float64(n))
-				status.Set("a pilot of the mixture's Gibbs sampler: %d of %d sweeps (%d chains), about %s left", n, total, PilotChains, left.Round(time.Second))
+				status.Set("a pilot of the mixture's Gibbs sampler: %d of %d sweeps (%d chains), about %s left", n, total, PilotChains, timeLeft(start, n, total).Round(time.Second))
 			}
 			if t < burn {
 				continue
 			}
-			for j, v := range theta {
-				draws[j][c] = append(draws[j][c], v)
-			}
-			if g > 0 {
-				model.Generate(out, theta)
-				for j, v := range out {
-					draws[p+j][c] = append(draws[p+j][c], v)
-				}
-			}
+			draws.keep(c, model, theta, out)
 		}
 		tries[c], accepts[c] = d.MoveStats()
 		return nil
@@ -124,24 +111,12 @@ func newMixturePlan(model Model, m *finitemix.FiniteMixture, seed uint64, status
 			return nil, err
 		}
 	}
-	var tr, ac int
-	for c := range PilotChains {
-		tr, ac = tr+tries[c], ac+accepts[c]
-	}
-	mp.PilotAccept = math.NaN()
-	if tr > 0 {
-		mp.PilotAccept = float64(ac) / float64(tr)
-	}
+	mp.PilotAccept = pooledRate(accepts, tries)
 	// The slowest quantity's ESS; a coordinate of an empty component
 	// (its logit) wanders over a range set by e0 and is no summary, but
 	// the weights and means it moves are generated quantities, whose
 	// ESS counts.
-	ess := math.Inf(1)
-	for _, q := range draws {
-		if e := diag.ESSBulk(q); !math.IsNaN(e) {
-			ess = min(ess, e)
-		}
-	}
+	ess := draws.slowestESS()
 	kept := PilotChains * (mp.PilotSweeps - mp.PilotSweeps/5)
 	mp.IAT = math.Min(planMaxIAT, math.Max(1, float64(kept)/ess))
 	return mp, nil

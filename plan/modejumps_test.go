@@ -61,11 +61,7 @@ func TestModeJumpsTemperedWeights(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range steps {
-			if err := s.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		stepKeep(t, s, 0, steps, nil)
 		st := s.Stats().Levels[0]
 		acc := float64(st.JumpsAccepted) / float64(st.Jumps)
 		floor := 1 - share - 4*math.Sqrt(share*(1-share)/steps)

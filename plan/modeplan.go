@@ -6,13 +6,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/langevin"
@@ -341,11 +339,7 @@ func (mp *ModePlan) StepSeconds() float64 { return mp.stepSeconds }
 // cores.
 func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed uint64) (iat, swapAccept float64, err error) {
 	p, g := mp.t.Dim(), len(m.Generated)
-	// draws[q][c] is quantity q's pilot trace in chain c.
-	draws := make([][][]float64, p+g)
-	for q := range draws {
-		draws[q] = make([][]float64, PilotChains)
-	}
+	draws := newPilotTraces(p + g)
 	swaps, attempts := make([]int, PilotChains), make([]int, PilotChains)
 	var steps atomic.Int64
 	start := time.Now()
@@ -365,19 +359,9 @@ func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed
 			}
 			if n := steps.Add(1); n%256 == 0 {
 				total := int64(PilotChains * PilotSteps)
-				left := time.Duration(float64(time.Since(start)) * float64(total-n) / float64(n))
-				mp.status.Set("%d modes found; a pilot of the sampler on %d level(s): %d of %d steps (%d chains of %d), about %s left", len(mp.Search.Modes), len(mp.Taus), n, total, PilotChains, PilotSteps, left.Round(time.Second))
+				mp.status.Set("%d modes found; a pilot of the sampler on %d level(s): %d of %d steps (%d chains of %d), about %s left", len(mp.Search.Modes), len(mp.Taus), n, total, PilotChains, PilotSteps, timeLeft(start, n, total).Round(time.Second))
 			}
-			x := s.State(0)
-			for j, v := range x {
-				draws[j][c] = append(draws[j][c], v)
-			}
-			if g > 0 {
-				m.Generate(out, x)
-				for j, v := range out {
-					draws[p+j][c] = append(draws[p+j][c], v)
-				}
-			}
+			draws.keep(c, m, s.State(0), out)
 		}
 		if st := s.Stats(); len(st.Pairs) > 0 {
 			swaps[c], attempts[c] = st.Pairs[0].Accepts, st.Pairs[0].Attempts
@@ -391,22 +375,8 @@ func (mp *ModePlan) measure(m Model, cfg func(seed uint64) exchange.Config, seed
 	if err := errors.Join(errs...); err != nil {
 		return 0, 0, err
 	}
-	var swapsAll, attemptsAll int
-	for c := range PilotChains {
-		swapsAll += swaps[c]
-		attemptsAll += attempts[c]
-	}
-	swapAccept = math.NaN()
-	if attemptsAll > 0 {
-		swapAccept = float64(swapsAll) / float64(attemptsAll)
-	}
-	ess := math.Inf(1)
-	for _, q := range draws {
-		if e := diag.ESSBulk(q); !math.IsNaN(e) { // NaN: a constant
-			ess = min(ess, e)
-		}
-	}
-	return min(planMaxIAT, max(1, PilotChains*PilotSteps/ess)), swapAccept, nil
+	iat = min(planMaxIAT, max(1, PilotChains*PilotSteps/draws.slowestESS()))
+	return iat, pooledRate(swaps, attempts), nil
 }
 
 // Rate is the cold level's accepted share of its step, the rate at which
@@ -495,24 +465,3 @@ func (mp *ModePlan) SDBias() float64 { return 0 }
 
 // Step is the cold level's step in the whitened coordinates.
 func (mp *ModePlan) Step() float64 { return mp.Etas[0] }
-
-// pilotParallel runs chain(c) for the pilot's chains c < PilotChains, on
-// as many goroutines as there are cores, and returns each chain's error.
-func pilotParallel(chain func(c int) error) []error {
-	errs := make([]error, PilotChains)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range min(PilotChains, runtime.GOMAXPROCS(0)) {
-		wg.Go(func() {
-			for c := range next {
-				errs[c] = chain(c)
-			}
-		})
-	}
-	for c := range PilotChains {
-		next <- c
-	}
-	close(next)
-	wg.Wait()
-	return errs
-}

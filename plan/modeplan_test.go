@@ -65,20 +65,14 @@ func TestModePlanMixtureLaw(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for k := range steps + 1000 {
-			if err := smp.Step(); err != nil {
-				t.Fatal(err)
-			}
-			if k < 1000 {
-				continue
-			}
+		stepKeep(t, smp, 1000, steps, func() {
 			x, r := smp.State(0)[0], 0
 			if x > 0 {
 				r = 1
 			}
 			right[c] = append(right[c], float64(r))
 			in[r] = append(in[r], x)
-		}
+		})
 	}
 	w := diag.Summarize(right)
 	if se := diag.MCSEMean(right); !(math.Abs(w.Mean-0.6) <= 4*se) || !(w.Rhat <= 1.01) {

@@ -85,14 +85,11 @@ func TestPlanRunsNUTSWhereLaplaceIsPoor(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range draws {
-			if err := s.Step(); err != nil {
-				t.Fatal(err)
-			}
+		stepKeep(t, s, 0, draws, func() {
 			for j, x := range s.State(0) {
 				chains[j][id-1] = append(chains[j][id-1], x)
 			}
-		}
+		})
 		s.Close()
 	}
 	m2, m4 := hyperbolicMoments()
@@ -253,14 +250,11 @@ func TestNUTSDiagnostics(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for range 2000 {
-			if err := s.Step(); err != nil {
-				t.Fatal(err)
-			}
+		stepKeep(t, s, 0, 2000, func() {
 			if id == 1 {
 				energies = append(energies, np.chains[1].Last().Energy)
 			}
-		}
+		})
 		s.Close()
 	}
 	var codes []string
@@ -323,13 +317,10 @@ func TestAdaptDeltaReachesNUTS(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for range 1000 {
-				if err := s.Step(); err != nil {
-					t.Fatal(err)
-				}
+			stepKeep(t, s, 0, 1000, func() {
 				sum += np.chains[id].Last().AcceptStat
 				n++
-			}
+			})
 			s.Close()
 		}
 		return np, sum / float64(n)

@@ -72,17 +72,11 @@ func TestPowerLadderLaw(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for k := range steps + 500 {
-			if err := smp.Step(); err != nil {
-				t.Fatal(err)
-			}
-			if k < 500 {
-				continue
-			}
+		stepKeep(t, smp, 500, steps, func() {
 			for j, b := range smp.State(0) {
 				incl[j][c] = append(incl[j][c], pr.Inclusion(b))
 			}
-		}
+		})
 	}
 	for j := range p {
 		sm := diag.Summarize(incl[j])

@@ -71,15 +71,7 @@ func TestReportInChromium(t *testing.T) {
 	if browser == "" {
 		t.Skip("no chromium on PATH (Debian package chromium): the report's browser test is skipped")
 	}
-	dir := t.TempDir()
-	names := fakeRun(t, dir)
-	if err := WriteDir(dir); err != nil {
-		t.Fatal(err)
-	}
-	page, err := os.ReadFile(filepath.Join(dir, FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir, names, page := fakeReport(t)
 	probePage := filepath.Join(dir, "probe.html")
 	withProbe := bytes.Replace(page, []byte("</body>"), []byte(probe+"</body>"), 1)
 	if err := os.WriteFile(probePage, withProbe, 0o644); err != nil {

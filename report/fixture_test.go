@@ -90,3 +90,19 @@ func fakeRun(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// fakeReport is fakeRun's run in a fresh directory, its report written
+// (WriteDir): the directory, the variables' names and the page.
+func fakeReport(t *testing.T) (dir string, names []string, page []byte) {
+	t.Helper()
+	dir = t.TempDir()
+	names = fakeRun(t, dir)
+	if err := WriteDir(dir); err != nil {
+		t.Fatal(err)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, names, page
+}

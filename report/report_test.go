@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"html"
 	"math"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -25,15 +23,7 @@ var reference = regexp.MustCompile(`(?i)\s(src|href|srcset|poster|data|action|fo
 // and checks that the page references nothing outside itself, shows every
 // name escaped, and holds every variable's row.
 func TestReportIsSelfContained(t *testing.T) {
-	dir := t.TempDir()
-	names := fakeRun(t, dir)
-	if err := WriteDir(dir); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, FileName))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, names, b := fakeReport(t)
 	page := string(b)
 	imgs := 0
 	for _, m := range tag.FindAllString(page, -1) {

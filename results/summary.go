@@ -2,7 +2,6 @@ package results
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -66,33 +65,10 @@ func (s *Summary) SetWarnings(ws []Warning) {
 	s.Details, s.Warnings = ws, messages(ws)
 }
 
-// ParamRow is one variable's row of the table.
-type ParamRow struct {
-	Name string
-	diag.Summary
-}
-
-// MarshalJSON writes the row as {"variable": name, ...the Summary's fields}.
-func (p ParamRow) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(p.Summary)
-	if err != nil {
-		return nil, err
-	}
-	n, _ := json.Marshal(p.Name)
-	return append(append(append([]byte(`{"variable":`), n...), ','), b[1:]...), nil
-}
-
-// UnmarshalJSON reads what MarshalJSON writes.
-func (p *ParamRow) UnmarshalJSON(b []byte) error {
-	var v struct {
-		Variable string `json:"variable"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	p.Name = v.Variable
-	return json.Unmarshal(b, &p.Summary)
-}
+// ParamRow is one variable's row of the table: the report's Variable,
+// whose JSON ({"variable": name, ...the Summary's fields}) is the row as
+// summary.json has it and as the report reads it back.
+type ParamRow = report.Variable
 
 type PairRow struct {
 	Levels   [2]int   `json:"levels"` // numbered from 1, the coldest

@@ -93,13 +93,15 @@ func fakeChain(id, n int, shift float64, st ChainStats) *Chain {
 
 func TestWarnings(t *testing.T) {
 	ok := ChainStats{Steps: 1000, Cost: 4000, Clamped: []int64{0, 0}, Attempts: []int{100}, Accepts: []int{10}}
-	good := func() []*Chain {
+	// chains of n iid draws each, numbered from 1.
+	iid := func(chains, n int) []*Chain {
 		var cs []*Chain
-		for id := 1; id <= 4; id++ {
-			cs = append(cs, fakeChain(id, 1000, 0, ok))
+		for id := 1; id <= chains; id++ {
+			cs = append(cs, fakeChain(id, n, 0, ok))
 		}
 		return cs
 	}
+	good := func() []*Chain { return iid(4, 1000) }
 	has := func(ws []string, s string) bool {
 		for _, w := range ws {
 			if strings.Contains(w, s) {
@@ -124,11 +126,7 @@ func TestWarnings(t *testing.T) {
 		t.Errorf("a shifted chain: warnings %q", s.Warnings)
 	}
 	// 90 draws a chain: bulk ESS about 360 < 400.
-	cs = nil
-	for id := 1; id <= 4; id++ {
-		cs = append(cs, fakeChain(id, 90, 0, ok))
-	}
-	if s, _ := SummarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all or < 100 per chain") {
+	if s, _ := SummarizeChains(iid(4, 90)); !has(s.Warnings, "bulk ESS < 400 in all or < 100 per chain") {
 		t.Errorf("short chains: warnings %q", s.Warnings)
 	}
 	// x with generalized Pareto tails of shape 0.9 on both sides, past
@@ -196,11 +194,7 @@ func TestWarnings(t *testing.T) {
 	}
 	// Two chains of 150 draws: bulk ESS about 300, above 100 a chain but
 	// below 400 in all.
-	cs = nil
-	for id := 1; id <= 2; id++ {
-		cs = append(cs, fakeChain(id, 150, 0, ok))
-	}
-	if s, _ := SummarizeChains(cs); !has(s.Warnings, "bulk ESS < 400 in all") {
+	if s, _ := SummarizeChains(iid(2, 150)); !has(s.Warnings, "bulk ESS < 400 in all") {
 		t.Errorf("two short chains: warnings %q", s.Warnings)
 	}
 	// 2% of level 2's steps clamped in one chain: 0.5% over four chains is

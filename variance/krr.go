@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/fresgld/fresgld/energy"
+	"github.com/fresgld/fresgld/internal/meanvar"
 )
 
 // KRR is the paper's non-parametric variance model (f-reSGLD_nonp, §5.1):
@@ -270,16 +271,7 @@ func fitKRR(xs, ys []float64, p, n int) *krrFit {
 		f.lambda[o] = math.Inf(1)
 	}
 	for j := range p {
-		var m, ss float64
-		for i := range n {
-			m += xs[i*p+j]
-		}
-		m /= float64(n)
-		for i := range n {
-			d := xs[i*p+j] - m
-			ss += d * d
-		}
-		sd := math.Sqrt(ss / float64(n))
+		sd := meanvar.ColumnSD(xs, n, p, j)
 		if !(sd > 0) || math.IsInf(sd, 0) {
 			sd = 1
 		}

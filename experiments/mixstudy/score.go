@@ -217,15 +217,7 @@ func nutsRun(m *finitemix.FiniteMixture, path string) (est, mcse []float64, note
 		}
 	}
 	for q := range nq {
-		var s float64
-		var n int
-		for _, xs := range draws[q] {
-			for _, x := range xs {
-				s += x
-				n++
-			}
-		}
-		est = append(est, s/float64(n))
+		est = append(est, diag.PooledMean(draws[q]))
 		e := diag.MCSEMean(draws[q])
 		if math.IsNaN(e) {
 			e = 0

@@ -123,6 +123,22 @@ func syntheticSetup(t *testing.T, n int, st Settings) (*Problem, exchange.Setup)
 	return pr, s
 }
 
+// runSteps is the sampler of cfg from inits after n steps; its error, or
+// a step's, fails the test.
+func runSteps(t *testing.T, cfg exchange.Config, inits [][]float64, n int) *exchange.Sampler {
+	t.Helper()
+	smp, err := exchange.New(cfg, inits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range n {
+		if err := smp.Step(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return smp
+}
+
 // No per-step work grows with N: on generated data of 2000 and 20000 rows
 // every method's gradient cost is 2n per level and step (control-variate
 // draws of n examples), the same at both sizes; only the swap energies
@@ -145,16 +161,8 @@ func TestGradientCostIndependentOfN(t *testing.T) {
 			for l := range inits {
 				inits[l] = append([]float64(nil), pr.Anchor...)
 			}
-			smp, err := exchange.New(cfg, inits)
-			if err != nil {
-				t.Fatal(err)
-			}
 			const steps = 500
-			for range steps {
-				if err := smp.Step(); err != nil {
-					t.Fatal(err)
-				}
-			}
+			smp := runSteps(t, cfg, inits, steps)
 			var g float64
 			for _, l := range smp.Stats().Levels {
 				g += l.Cost.Grad.Units
@@ -422,16 +430,8 @@ func TestSwapCostIndependentOfN(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		smp, err := exchange.New(cfg, [][]float64{pr.Anchor, pr.Anchor})
-		if err != nil {
-			t.Fatal(err)
-		}
 		const steps = 1000
-		for range steps {
-			if err := smp.Step(); err != nil {
-				t.Fatal(err)
-			}
-		}
+		smp := runSteps(t, cfg, [][]float64{pr.Anchor, pr.Anchor}, steps)
 		stats := smp.Stats()
 		smp.Close()
 		var units, anchors float64

@@ -36,13 +36,21 @@ func TestModeMassMatchesFullGrid(t *testing.T) {
 	}
 }
 
-// A run under a data mode counts its swap energies and anchors in its cost,
-// and reproduces itself.
-func TestRunCountsSwapCostAndRepeats(t *testing.T) {
+// smokeProblem is the Welling–Teh problem at the smoke size, which Run's
+// tests run on.
+func smokeProblem(t *testing.T) minibatch.Problem {
+	t.Helper()
 	pr, err := minibatch.WellingTehProblem(minibatch.Smoke)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return pr
+}
+
+// A run under a data mode counts its swap energies and anchors in its cost,
+// and reproduces itself.
+func TestRunCountsSwapCostAndRepeats(t *testing.T) {
+	pr := smokeProblem(t)
 	a, err := Run(pr, exchange.FReSGLDMethod, exchange.CVEnergies, 0, 3)
 	if err != nil {
 		t.Fatal(err)
@@ -77,10 +85,7 @@ func TestRunCountsSwapCostAndRepeats(t *testing.T) {
 // The cap declines the attempts of a mode whose swap noise is far above it:
 // zero-order minibatch energies on Welling–Teh carry hundreds of nats.
 func TestRunCapsNoisyAttempts(t *testing.T) {
-	pr, err := minibatch.WellingTehProblem(minibatch.Smoke)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pr := smokeProblem(t)
 	r, err := Run(pr, exchange.FReSGLDMethod, exchange.MinibatchEnergies, 0, 3)
 	if err != nil {
 		t.Fatal(err)

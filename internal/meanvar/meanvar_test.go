@@ -21,3 +21,16 @@ func TestMoments(t *testing.T) {
 		t.Errorf("Of a single value: variance %v, want NaN", v)
 	}
 }
+
+// ColumnSD reads column j alone: the 5×2 matrix whose first column is
+// 1, 2, 3, 4, 10 (squared deviations 50, over n = 5) and whose second is
+// constant.
+func TestColumnSD(t *testing.T) {
+	x := []float64{1, 7, 2, 7, 3, 7, 4, 7, 10, 7}
+	if sd := ColumnSD(x, 5, 2, 0); sd != math.Sqrt(10) {
+		t.Errorf("column 0: sd %v, want √10", sd)
+	}
+	if sd := ColumnSD(x, 5, 2, 1); sd != 0 {
+		t.Errorf("constant column: sd %v, want 0", sd)
+	}
+}

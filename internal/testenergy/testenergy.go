@@ -2,16 +2,21 @@
 // one package share: the heavy-tailed logistic regression of the
 // clamp-heat forecast (plan) and of its warning (analysis), the double
 // well and the one-dimensional mixture of the mode search (modes), the
-// plan and the run's planning (analysis).
+// plan and the run's planning (analysis), the curved valley of the path
+// barrier (modes, plan), and the breast-cancer regression of the
+// benchmarks (exchange, models).
 package testenergy
 
 import (
+	"bytes"
 	"math"
 	"math/rand/v2"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/fresgld/fresgld/data"
+	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/models"
 )
@@ -52,6 +57,23 @@ func Logistic(t testing.TB, rho float64) *models.Logistic {
 		y[i] = 1 - y[i]
 	}
 	l, err := models.NewLogistic(x, y, p, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// BreastCancer is the minibatch study's breast-cancer posterior, the
+// logistic regression of wdbc's label benign on its features (as
+// dataset.Read reads them) and an intercept, prior N(0, I): the
+// benchmarks' real data set (exchange, models).
+func BreastCancer(t testing.TB) *models.Logistic {
+	d, err := dataset.Read(bytes.NewReader(data.WDBC), "wdbc.csv", dataset.Options{Label: "benign"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, p := d.WithIntercept()
+	l, err := models.NewLogistic(x, d.Y, p, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,3 +130,29 @@ func (MixTerms) Prior(grad, _ []float64) float64 {
 }
 
 var _ energy.Terms = MixTerms{}
+
+// Valley is U(x, y) = h(x² − 1)² + (y − c(1 − x²))²/(2s²): two modes at
+// (±1, 0), U = 0, joined by the curved valley y = c(1 − x²), along which
+// U = h(x² − 1)². The lowest path's barrier is exactly h, at (0, c); the
+// straight segment crosses x = 0 at y = 0, Segment() high. The path
+// barrier (modes) and the ladder sized from the segment (plan) read it.
+type Valley struct{ H, C, S float64 }
+
+func (v Valley) Dim() int { return 2 }
+
+func (v Valley) U(t []float64) float64 {
+	x, y := t[0], t[1]
+	r := y - v.C*(1-x*x)
+	return v.H*(x*x-1)*(x*x-1) + r*r/(2*v.S*v.S)
+}
+
+func (v Valley) Grad(g, t []float64) {
+	x, y := t[0], t[1]
+	r := y - v.C*(1-x*x)
+	g[0] = 4*v.H*x*(x*x-1) + r*2*v.C*x/(v.S*v.S)
+	g[1] = r / (v.S * v.S)
+}
+
+// Segment is the barrier on the straight segment between the modes,
+// h + c²/(2s²).
+func (v Valley) Segment() float64 { return v.H + v.C*v.C/(2*v.S*v.S) }
