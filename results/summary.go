@@ -367,7 +367,9 @@ func SummarizeChains(chains []*Chain) (Summary, error) {
 			s.DataScaleHeading = rawScaleHeading(intercept)
 		}
 	}
-	s.SetWarnings(chainWarnings(s, remediesFor(s.Command, c0.Header.Settings), stanDraws(c0.Header.Settings)))
+	r := remediesFor(s.Command, c0.Header.Settings)
+	r.thin = c0.Header.Thin
+	s.SetWarnings(chainWarnings(s, r, stanDraws(c0.Header.Settings)))
 	return s, nil
 }
 
@@ -403,8 +405,13 @@ func costUnit(command string) string {
 // features.
 const standardisedScale = "coefficients on the standardised scale: log-odds per standard deviation of each feature (on the data's scale below)"
 
-// remedies are the command's advice for each warning.
-type remedies struct{ Rhat, ESS, HeavyTail, Clamp, NoSwap, FewSwaps, NoAttempt, Stop, FlatInclusion string }
+// remedies are the command's advice for each warning; thin is the run's
+// thinning (its chain files'), from which the ESS remedy says how much to
+// raise it, 0 where unknown.
+type remedies struct {
+	Rhat, ESS, HeavyTail, Clamp, NoSwap, FewSwaps, NoAttempt, Stop, FlatInclusion string
+	thin                                                                          int
+}
 
 // settings are the run's, as its chain files record them: a remedy the run
 // already uses is not offered.
@@ -520,7 +527,15 @@ func chainWarnings(s Summary, r remedies, stan bool) []Warning {
 				worst = p
 			}
 		}
-		w = append(w, Warning{Code: "ess", Number: worst.ESSBulk, Remedy: r.ESS, Message: fmt.Sprintf("bulk ESS < %d in all or < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essTotalMin, essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), r.ESS)})
+		remedy := r.ESS
+		goal := max(essTotalMin, essPerChainMin*float64(len(s.DiagChains)))
+		if f := goal / worst.ESSBulk; r.thin > 0 && s.Draws > 0 && f > 1 && !math.IsInf(f, 0) {
+			// The ESS grows in proportion to the steps a chain keeps draws
+			// over, whether more draws or more steps between them.
+			remedy = fmt.Sprintf("the means and quantiles are imprecise: %.3g times the steps would bring %s's to %.0f: --thin %d (from %d), or --keep %d (from %d draws a chain)",
+				f, worst.Name, goal, int(math.Ceil(f*float64(r.thin))), r.thin, int(math.Ceil(f*float64(s.Draws))), s.Draws)
+		}
+		w = append(w, Warning{Code: "ess", Number: worst.ESSBulk, Remedy: remedy, Message: fmt.Sprintf("bulk ESS < %d in all or < %d per chain for %d of %d variables (smallest: %s, %.0f from %d chain(s)): %s", essTotalMin, essPerChainMin, len(badE), len(s.Parameters), worst.Name, worst.ESSBulk, len(s.DiagChains), remedy)})
 	}
 	if len(badK) > 0 {
 		worst := slices.MaxFunc(badK, func(a, b ParamRow) int { return cmp.Compare(a.KHat, b.KHat) })

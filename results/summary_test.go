@@ -1,7 +1,9 @@
 package results
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -125,9 +127,23 @@ func TestWarnings(t *testing.T) {
 	if s, _ := SummarizeChains(cs); !has(s.Warnings, "R̂ > 1.01 for 2 of 2 variables") {
 		t.Errorf("a shifted chain: warnings %q", s.Warnings)
 	}
-	// 90 draws a chain: bulk ESS about 360 < 400.
-	if s, _ := SummarizeChains(iid(4, 90)); !has(s.Warnings, "bulk ESS < 400 in all or < 100 per chain") {
+	// 90 draws a chain: bulk ESS about 360 < 400. The remedy says how much
+	// longer, from the smallest ESS: 400/ESS times the thinning (1 here)
+	// or the draws a chain.
+	s, _ = SummarizeChains(iid(4, 90))
+	if !has(s.Warnings, "bulk ESS < 400 in all or < 100 per chain") {
 		t.Errorf("short chains: warnings %q", s.Warnings)
+	}
+	for _, w := range s.Details {
+		if w.Code != "ess" {
+			continue
+		}
+		f := 400 / w.Number
+		worst := slices.MinFunc(s.Parameters, func(a, b ParamRow) int { return cmp.Compare(a.ESSBulk, b.ESSBulk) })
+		want := fmt.Sprintf("%.3g times the steps would bring %s's to 400: --thin %d (from 1), or --keep %d (from 90 draws a chain)", f, worst.Name, int(math.Ceil(f)), int(math.Ceil(90*f)))
+		if w.Number >= 400 || !strings.Contains(w.Remedy, want) || !strings.Contains(w.Message, want) {
+			t.Errorf("short chains' ESS warning %q, remedy %q: want %q", w.Message, w.Remedy, want)
+		}
 	}
 	// x with generalized Pareto tails of shape 0.9 on both sides, past
 	// KHatMax = 0.5 by more than 3 of k̂'s standard errors at 4000 draws
