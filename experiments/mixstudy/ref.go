@@ -8,6 +8,7 @@ import (
 
 	"github.com/fresgld/fresgld/dataset"
 	"github.com/fresgld/fresgld/finitemix"
+	"github.com/fresgld/fresgld/mixtable"
 	"github.com/fresgld/fresgld/plan"
 )
 
@@ -57,18 +58,9 @@ func runReference(data, col string, k int, e0 float64, chains, sweeps int, seed 
 	if err != nil {
 		return err
 	}
-	clusters := plan.MixtureClusters(m)
-	f := func(out, theta []float64, _ []int) {
-		clusters(out[:k], theta)
-		var buf [32]float64
-		q := finitemix.MixParams{Mu: buf[0:k], Sigma: buf[8 : 8+k], W: buf[16 : 16+k], LogW: buf[24 : 24+k]}
-		m.Unpack(&q, theta)
-		for j := range k {
-			out[k+j] = m.Mean + m.SD*q.Mu[j]
-			out[2*k+j] = m.SD * q.Sigma[j]
-			out[3*k+j] = q.W[j]
-		}
-	}
+	// The command's reference quantities (fresgld mixture --reference), in
+	// the study's names.
+	_, f := mixtable.Quantities(m)
 	names := Quantities(k)
 	ref, err := m.Reference(chains, sweeps, seed, f, len(names))
 	if err != nil {
