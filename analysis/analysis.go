@@ -89,6 +89,8 @@ func Run(ctx context.Context, m plan.Model, o Options) (*Result, error) {
 		res.Notes = []string{fmt.Sprintf("sampler: corrected (one SGLD chain per --chains whose gradient noise counts toward its temperature): p = %d > %d, beyond which the plan's dense p×p preconditioner costs p² a step and p³ to factor", m.Terms.Dim(), plan.PlanMaxDim)}
 		o.Method = exchange.CorrectedMethod
 	}
+	// The plan's run length, which may extend itself (ChainRun.Extend).
+	planned := o.Extend && o.Method == AutoMethod && o.Thin == 0
 	if o.Method == AutoMethod {
 		// In φ every direction relaxes at the slowest one's rate: the
 		// stuck-chain check reads the step as Rate at λ_min = 1.
@@ -161,6 +163,7 @@ func Run(ctx context.Context, m plan.Model, o Options) (*Result, error) {
 		Version:      o.Version,
 		Inputs:       o.Inputs,
 		Resume:       o.Resume,
+		Extend:       planned,
 	}
 	before := res.Warnings
 	sampled, err := Sample(ctx, run, o.Chains)
@@ -168,6 +171,7 @@ func Run(ctx context.Context, m plan.Model, o Options) (*Result, error) {
 		return nil, err
 	}
 	res.Chains, res.Wall, res.Err, res.dir, res.ids, res.run, res.Summary = sampled.Chains, sampled.Wall, sampled.Err, sampled.dir, sampled.ids, sampled.run, sampled.Summary
+	res.Notes = append(res.Notes, sampled.Notes...)
 	if err != nil {
 		return res, err
 	}

@@ -95,6 +95,9 @@ type ChainRun struct {
 	// (stderr; nil: none), with ProgressNote's text, when set, on each line.
 	Progress     io.Writer
 	ProgressNote func() string
+	// Extend lets the run grow its draws when the plan's run length
+	// falls short of the verdict's ESS or R̂ (extension).
+	Extend bool
 	// Every is the seconds between checkpoints (0: none); Args and Cwd
 	// are the command line they record, for fresgld resume.
 	Every   float64
@@ -122,7 +125,7 @@ type ChainRun struct {
 // draws to chain-<id>.csv in r.dir. It returns the chains as the CSVs hold
 // them; a chain's stopping error is in its Stats.Stopped, a write error is
 // returned beside the chains.
-func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, error) {
+func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, string, error) {
 	smps := make([]*exchange.Sampler, len(ids))
 	defer func() {
 		for _, s := range smps {
@@ -135,12 +138,12 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, error) {
 		s, err := r.New(id)
 		if err != nil {
 			if errors.Is(err, exchange.ErrStopped) {
-				return nil, 0, fmt.Errorf("%w while preparing chain %d (tuning its ladder), before any draw: nothing to keep", results.ErrInterrupted, id)
+				return nil, 0, "", fmt.Errorf("%w while preparing chain %d (tuning its ladder), before any draw: nothing to keep", results.ErrInterrupted, id)
 			}
 			if i > 0 {
 				err = fmt.Errorf("chain %d: %w", id, err)
 			}
-			return nil, 0, err
+			return nil, 0, "", err
 		}
 		smps[i] = s
 	}
@@ -148,7 +151,7 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, error) {
 	for i, s := range smps {
 		if s.Levels() != K {
 			// One run's chains share their columns, one per level.
-			return nil, 0, fmt.Errorf("chain %d's ladder has %d levels, chain %d's %d: the chains of one run need ladders of as many levels (a tuned ladder: tune once, for every chain)", ids[i], s.Levels(), ids[0], K)
+			return nil, 0, "", fmt.Errorf("chain %d's ladder has %d levels, chain %d's %d: the chains of one run need ladders of as many levels (a tuned ladder: tune once, for every chain)", ids[i], s.Levels(), ids[0], K)
 		}
 	}
 	columns := []string{"lp__", results.ColSwaps, results.ColClamped}
@@ -208,7 +211,7 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, error) {
 		}
 		if err != nil {
 			closeAll(i)
-			return nil, 0, err
+			return nil, 0, "", err
 		}
 		ws[i], k.c, sinks[i] = k.w, chains[i], k
 	}
@@ -217,7 +220,7 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, error) {
 		// the resumed run writes again, go now.
 		if err := os.Remove(r.dir.File(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			closeAll(len(ids))
-			return nil, 0, fmt.Errorf("removing the earlier run's %s: %w", name, err)
+			return nil, 0, "", fmt.Errorf("removing the earlier run's %s: %w", name, err)
 		}
 	}
 	plan := r.Plan
@@ -233,6 +236,34 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, error) {
 	meter.Start()
 	res := exchange.ResumeChains(smps, plan, done, sinks, 0)
 	meter.Stop()
+	extended := ""
+	r.stats(chains, smps, res, sinks)
+	if keep, note := r.extension(chains, res); keep > 0 {
+		// The plan's run length fell short of the verdict's ESS or R̂:
+		// every chain runs on with its frozen kernel.
+		extended = note
+		writeLog(r.Progress, "%s: %s\n", r.Label, note)
+		prior := make([]time.Duration, len(smps))
+		for i, s := range smps {
+			k := sinks[i].(*chainSink)
+			k.plan.Keep, done[i], prior[i] = keep, s.Steps(), res[i].Wall
+		}
+		plan.Keep = keep
+		meter = NewMeter(r.Progress, r.Label, len(ids), plan.Burn, plan.Keep, plan.Thin, done)
+		if meter != nil {
+			meter.Extra = r.ProgressNote
+		}
+		for i := range sinks {
+			sinks[i].(*chainSink).meter = meter
+		}
+		meter.Start()
+		res = exchange.ResumeChains(smps, plan, done, sinks, 0)
+		meter.Stop()
+		for i := range res {
+			res[i].Wall += prior[i]
+		}
+		r.stats(chains, smps, res, sinks)
+	}
 	wall := time.Since(start)
 	for i, s := range smps {
 		k := sinks[i].(*chainSink)
@@ -243,6 +274,16 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, error) {
 			// step's draw is not written, and its state would fail again.
 			errs = append(errs, k.writeCheckpoint(s.Steps()))
 		}
+		errs = append(errs, ws[i].Close(chains[i].Stats))
+	}
+	return chains, wall, extended, errors.Join(errs...)
+}
+
+// stats sets each chain's statistics from its sampler and its result.
+func (r ChainRun) stats(chains []*results.Chain, smps []*exchange.Sampler, res []exchange.ChainResult, sinks []exchange.Sink) {
+	K := smps[0].Levels()
+	for i, s := range smps {
+		k := sinks[i].(*chainSink)
 		st := results.ChainStats{Steps: s.Steps(), Cost: s.Units(), Wall: k.prior + res[i].Wall, Warmup: k.warm, Frozen: results.FrozenNote(res[i].Stats.Frozen)}
 		accepted, adjusted := make([]int64, K), false
 		jumps, jumpsAcc, jumped := make([]int64, K), make([]int64, K), false
@@ -274,9 +315,7 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, error) {
 			st.Stopped = res[i].Err.Error()
 		}
 		chains[i].Stats, chains[i].Ladder = st, res[i].Stats
-		errs = append(errs, ws[i].Close(st))
 	}
-	return chains, wall, errors.Join(errs...)
 }
 
 // finished removes the checkpoints of a run whose chains all completed and
@@ -479,11 +518,14 @@ func Sample(ctx context.Context, r ChainRun, ids []int) (*Result, error) {
 		out.RemoveTemps(CheckpointName(id))
 	}
 	r.dir, r.ctx = out, ctx
-	chains, wall, writeErr := r.run(ids)
+	chains, wall, extended, writeErr := r.run(ids)
 	if chains == nil {
 		return nil, writeErr
 	}
 	res := &Result{Chains: chains, Wall: wall, Err: writeErr, dir: out, ids: ids, run: r}
+	if extended != "" {
+		res.Notes = append(res.Notes, "run length: "+extended)
+	}
 	s, err := results.SummarizeChains(chains)
 	if err != nil {
 		return res, errors.Join(writeErr, err)

@@ -49,7 +49,12 @@ type Options struct {
 	SwapNoiseCap     float64 // --swap-noise-cap
 	Burn             int     // --burn (Auto: automatic)
 	Keep             int     // --keep
-	Thin             int     // --thin (0: automatic)
+	// Extend lets a run whose length the plan chose (--method auto, thin
+	// automatic) run on past Keep, to at most ExtendMax times it, where its
+	// draws fall short of the verdict's bulk ESS or R̂ (the commands: unless
+	// --keep is given).
+	Extend bool
+	Thin   int // --thin (0: automatic)
 	// SwapGaussian (--swap-gaussian) runs --swap-energies draw on
 	// minibatch energies, whose noise the penalty rule takes for Gaussian.
 	SwapGaussian bool
@@ -94,7 +99,7 @@ type Options struct {
 // DefaultOptions are fresgld logistic's defaults: everything automatic.
 func DefaultOptions() Options {
 	return Options{Command: "analysis", Method: AutoMethod, Seed: 1, Tau2: 4, Levels: 2, HotShare: 0.9,
-		SwapRate: 0.1, SwapEnergies: "auto", SwapPilot: 2000, SwapNoiseCap: 2, Burn: Auto, Keep: plan.PlanKeep, Chains: []int{1, 2, 3, 4}}
+		SwapRate: 0.1, SwapEnergies: "auto", SwapPilot: 2000, SwapNoiseCap: 2, Burn: Auto, Keep: plan.PlanKeep, Extend: true, Chains: []int{1, 2, 3, 4}}
 }
 
 // Limits of the options.

@@ -465,6 +465,47 @@ func stanDraws(settings [][2]string) bool {
 	return slices.ContainsFunc(settings, func(kv [2]string) bool { return kv[0] == "stan" && kv[1] != "" })
 }
 
+// mixes says whether p's R̂ and ESS are judged. A generated quantity
+// constant in every draw (an inclusion probability of 1 to the last bit, a
+// Stan model's Viterbi state that never changes) has R̂ and ESS undefined,
+// as in posterior, and nothing to mix. A constant parameter is judged: its
+// chains are stuck.
+func mixes(s Summary, p ParamRow, stan bool) bool {
+	return p.SD != 0 || !generated(s.Command, p.Name) && !(stan && p.Name != "lp__")
+}
+
+// ESSGoal is the bulk ESS the verdict asks of every variable: ESSTotalMin
+// in all and ESSPerChainMin a chain.
+func (s Summary) ESSGoal() float64 {
+	return max(essTotalMin, essPerChainMin*float64(len(s.DiagChains)))
+}
+
+// Shortfall says how many times its draws a chain a run must grow by for
+// every judged variable to meet the verdict's bulk ESS and R̂ thresholds,
+// if its chains mix (Factor is +Inf or NaN where a variable's R̂ or ESS is
+// not finite), and which variable asks most; settings are the run's, which
+// say whether it sampled a Stan model (stanDraws). The ESS grows in proportion
+// to the draws; so, for chains that mix, does 1/(R̂ − 1): the variance of
+// the split chains' means about the pooled mean, which R̂² − 1 measures
+// against the variance within them, falls as 1/draws.
+func Shortfall(s Summary, settings [][2]string) (factor float64, worst ParamRow) {
+	stan := stanDraws(settings)
+	factor = 1
+	for _, p := range s.Parameters {
+		if !mixes(s, p, stan) {
+			continue
+		}
+		f := max(s.ESSGoal()/p.ESSBulk, (p.Rhat-1)/(rhatMax-1))
+		if !(f <= factor) {
+			factor, worst = f, p
+		}
+		if math.IsNaN(f) {
+			return f, p
+		}
+	}
+	return factor, worst
+}
+
 // chainWarnings are the summary's warnings; stan says the run sampled a
 // Stan model (stanDraws).
 func chainWarnings(s Summary, r remedies, stan bool) []Warning {
@@ -479,18 +520,13 @@ func chainWarnings(s Summary, r remedies, stan bool) []Warning {
 			// under --no-standardize, every inclusion 0.0196, trusted).
 			flat = append(flat, p)
 		}
-		if p.SD == 0 && (generated(s.Command, p.Name) || stan && p.Name != "lp__") {
-			// A generated quantity constant in every draw (an inclusion
-			// probability of 1 to the last bit, a Stan model's Viterbi
-			// state that never changes): R̂ and ESS are
-			// undefined, as in posterior, and there is nothing to mix. A
-			// constant parameter still warns: its chains are stuck.
+		if !mixes(s, p, stan) {
 			continue
 		}
 		if !(p.Rhat <= rhatMax) {
 			badR = append(badR, p)
 		}
-		if !(p.ESSBulk >= max(essTotalMin, essPerChainMin*float64(len(s.DiagChains)))) {
+		if !(p.ESSBulk >= s.ESSGoal()) {
 			badE = append(badE, p)
 		}
 		// Tails are judged on the models others write (sample): the other
@@ -528,7 +564,7 @@ func chainWarnings(s Summary, r remedies, stan bool) []Warning {
 			}
 		}
 		remedy := r.ESS
-		goal := max(essTotalMin, essPerChainMin*float64(len(s.DiagChains)))
+		goal := s.ESSGoal()
 		if f := goal / worst.ESSBulk; r.thin > 0 && s.Draws > 0 && f > 1 && !math.IsInf(f, 0) {
 			// The ESS grows in proportion to the steps a chain keeps draws
 			// over, whether more draws or more steps between them.

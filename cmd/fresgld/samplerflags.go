@@ -118,7 +118,7 @@ func (s samplerFlags) add(cmd *cobra.Command, swapEnergies string) {
 	r := s.run
 	r.BurnAuto, r.ThinAuto = true, true
 	fl.Var(autoValue[int]{&r.Burn, &r.BurnAuto}, "burn", "steps discarded first (auto: from the slowest direction's relaxation)")
-	fl.IntVar(&r.Keep, "keep", 5000, "draws kept a chain (--method auto: 1000 unless given)")
+	fl.IntVar(&r.Keep, "keep", 5000, "draws a chain (auto: 1000, up to 2× where ESS is short, unless given)")
 	fl.Var(autoValue[int]{&r.Thin, &r.ThinAuto}, "thin", "steps between kept draws (auto: from the slowest direction)")
 	addChainFlags(fl, &r.chainFlags)
 	fl.StringVar(&r.Out, "out", "out/"+cmd.Name(), "output directory")
@@ -162,6 +162,7 @@ func (s samplerFlags) options(cmd *cobra.Command, m exchange.Method) analysis.Op
 	}
 	r := s.run
 	o.Burn, o.Keep, o.Thin = r.Burn, r.Keep, r.Thin
+	o.Extend = !cmd.Flags().Changed("keep") // a --keep given is the user's
 	if r.BurnAuto {
 		o.Burn = analysis.Auto
 	}
