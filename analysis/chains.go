@@ -225,6 +225,14 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, string, error
 	}
 	plan := r.Plan
 	plan.Stop = r.ctx.Done()
+	if d := slices.Max(done); d > plan.Steps() {
+		// A run interrupted while it extended: its chains first catch up
+		// with the furthest, then extension reads them again.
+		plan.Keep = (d - plan.Burn + plan.Thin - 1) / plan.Thin
+		for _, k := range sinks {
+			k.(*chainSink).plan.Keep = plan.Keep
+		}
+	}
 	meter := NewMeter(r.Progress, r.Label, len(ids), plan.Burn, plan.Keep, plan.Thin, done)
 	if meter != nil {
 		meter.Extra = r.ProgressNote
@@ -352,8 +360,8 @@ func (r ChainRun) resumeChain(h results.ChainHeader, columns []string, ck *Check
 	if err := sameHeader(name, ck.Header, h.Lines()); err != nil {
 		return nil, nil, err
 	}
-	if ck.Steps > r.Plan.Steps() {
-		return nil, nil, fmt.Errorf("%s: %d steps taken, the plan has %d", name, ck.Steps, r.Plan.Steps())
+	if most := r.mostSteps(); ck.Steps > most {
+		return nil, nil, fmt.Errorf("%s: %d steps taken, the plan has %d", name, ck.Steps, most)
 	}
 	if err := s.UnmarshalBinary(ck.Sampler); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", name, err)

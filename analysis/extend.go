@@ -60,3 +60,13 @@ func (r ChainRun) extension(chains []*results.Chain, res []exchange.ChainResult)
 	return to, fmt.Sprintf("after %d draws a chain %s's bulk ESS was %.0f and its R̂ %.3f, short of the verdict's %.0f and %g: every chain ran on with its frozen kernel to %d draws (%.2f times the %.3g times it asks, at most %d times the plan's %d)",
 		n, worst.Name, worst.ESSBulk, worst.Rhat, s.ESSGoal(), report.RhatMax, to, extendMargin, f, ExtendMax, r.Plan.Keep)
 }
+
+// mostSteps is the most steps a chain of r may have taken: the plan's, or,
+// where r may extend, ExtendMax times its draws.
+func (r ChainRun) mostSteps() int {
+	p := r.Plan
+	if r.Extend && !r.Single {
+		p.Keep *= ExtendMax
+	}
+	return p.Steps()
+}

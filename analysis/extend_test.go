@@ -128,3 +128,59 @@ func TestRunExtendsOnlyWithinReach(t *testing.T) {
 		}
 	}
 }
+
+// A run interrupted while it extends resumes: its chains, stopped at
+// different lengths past the plan's, catch up with the furthest, extension
+// reads them again, and every draw is the one a run planned that long from
+// the start takes. It fails where a checkpoint past the plan's steps is
+// refused (as it was) or a chain restarts.
+func TestExtensionResumes(t *testing.T) {
+	const keep = 1000
+	ids := []int{1, 2, 3, 4}
+	r := extendRun(t, keep, true)
+	r.Every, r.Version = 3600, "test"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.Sample = func(step int) bool {
+		if step == r.Plan.Burn+(keep+50)*r.Plan.Thin {
+			cancel() // inside the extension
+		}
+		return true
+	}
+	first, err := Sample(ctx, r, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lens := map[int]bool{}
+	for _, c := range first.Chains {
+		lens[len(c.Cols[0])] = true
+	}
+	if len(lens) < 2 {
+		t.Fatalf("the interrupt left every chain at one length %v: the test needs chains stopped apart", lens)
+	}
+	spec, err := ReadCheckpoints(r.Out, 0, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Sample, r.Resume = nil, spec
+	resumed, err := Sample(context.Background(), r, ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := len(resumed.Chains[0].Cols[0])
+	if n <= keep+50 || n > ExtendMax*keep {
+		t.Fatalf("resumed to %d draws a chain, want more than the %d the interrupt reached and at most %d", n, keep+50, ExtendMax*keep)
+	}
+	long, err := Sample(context.Background(), extendRun(t, n, false), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range resumed.Chains {
+		for j := range c.Cols {
+			if !slices.Equal(c.Cols[j], long.Chains[i].Cols[j]) {
+				t.Fatalf("chain %d column %s: %d draws resumed differ from a run planned at %d", c.Header.ID, c.Columns[j], len(c.Cols[j]), n)
+			}
+		}
+	}
+	t.Logf("interrupted at lengths %v, resumed to %d draws a chain", lens, n)
+}
