@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/experiments/tempering"
+	"github.com/fresgld/fresgld/interrupt"
 )
 
 // temperingFlags are the settings of the tempering study.
@@ -95,7 +96,7 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 		return err
 	}
 	defer done()
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := interrupt.Context(cmd.Context())
 	defer stop()
 	// An interrupt stops the run under way; the workloads finished
 	// before it are written all the same.

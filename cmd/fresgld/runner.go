@@ -8,6 +8,7 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/interrupt"
 	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
 )
@@ -42,7 +43,7 @@ func runSampling(cmd *cobra.Command, s sampling) error {
 	if ctx == nil {
 		// From here on SIGINT and SIGTERM stop the work (the pilots,
 		// sampling) within a step, keeping every draw taken.
-		ctx, stop = interruptible(cmd.Context())
+		ctx, stop = interrupt.Context(cmd.Context())
 		defer stop()
 	}
 	res, err := analysis.Run(ctx, s.model, s.options)
