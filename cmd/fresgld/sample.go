@@ -14,6 +14,7 @@ import (
 	"github.com/fresgld/fresgld/interrupt"
 	"github.com/fresgld/fresgld/modelproc"
 	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/sampling"
 	"github.com/fresgld/fresgld/usermodel"
 )
 
@@ -147,8 +148,8 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		// user's own is checked before it is sampled.
 		return fmt.Errorf("--model-cmd %q: %w", f.ModelCmd, err)
 	}
-	return usermodel.Failure(m, command, runSampling(cmd, sampling{model: model, options: o, ctx: ctx, stop: stop,
-		headline: func(res *analysis.Result) string {
+	return usermodel.Failure(m, command, runSampling(cmd, sampling.Run{Model: model, Options: o, Ctx: ctx, Stop: stop,
+		Headline: func(res *analysis.Result) string {
 			if sm != nil {
 				sm.Notes(res, m.Rejected)
 			}
@@ -160,13 +161,13 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 			}
 			return fmt.Sprintf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
 		},
-		summary: func(res *analysis.Result) any {
+		Summary: func(res *analysis.Result) any {
 			var modelErr string
 			if m.Err() != nil {
 				modelErr = m.Err().Error()
 			}
 			return &sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), ModelError: modelErr,
-				StepRule: res.StepRule, RunRule: res.RunRule, Plan: res.Plan, runResult: resultOf(res)}
+				StepRule: res.StepRule, RunRule: res.RunRule, Plan: res.Plan, Result: sampling.ResultOf(res)}
 		}}))
 }
 
@@ -190,7 +191,7 @@ type sampleSummary struct {
 	StepRule string            `json:"step_rule,omitempty"`
 	RunRule  string            `json:"run_length_rule,omitempty"`
 	Plan     *plan.PlanSummary `json:"plan,omitempty"`
-	runResult
+	sampling.Result
 }
 
 // options are the analysis options the flags set (0 or analysis.Auto where
