@@ -2,6 +2,7 @@ package main
 
 import (
 	"reflect"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -49,8 +50,15 @@ func settingsLines(f any, o analysis.Options) [][2]string {
 // addCommand adds `fresgld name` to fresgld: a command of no arguments,
 // run by run, whose long help is help/name.txt.
 func addCommand(name, short string, run func(*cobra.Command) error) *cobra.Command {
-	cmd := &cobra.Command{Use: name, Short: short, Long: help(name), Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd) }}
+	return addArgsCommand(name, short, cobra.NoArgs, func(cmd *cobra.Command, _ []string) error { return run(cmd) })
+}
+
+// addArgsCommand adds `fresgld use` to fresgld: a command of the arguments
+// args, run by run, whose long help is help/name.txt, name use's first
+// word.
+func addArgsCommand(use, short string, args cobra.PositionalArgs, run func(*cobra.Command, []string) error) *cobra.Command {
+	name, _, _ := strings.Cut(use, " ")
+	cmd := &cobra.Command{Use: use, Short: short, Long: help(name), Args: args, RunE: run}
 	rootCmd.AddCommand(cmd)
 	return cmd
 }
