@@ -58,11 +58,7 @@ func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
 	if err := sz.Check(); err != nil {
 		return fmt.Errorf("--problems, --methods: %w", err)
 	}
-	results, err := f.out.results(cmd, "multimodal")
-	if err != nil {
-		return err
-	}
-	work, done, err := nutsWork()
+	results, work, done, err := f.dirs(cmd, "multimodal")
 	if err != nil {
 		return err
 	}

@@ -85,11 +85,7 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 	if f.Methods != "" {
 		sz.Methods = strings.Split(f.Methods, ",")
 	}
-	results, err := f.out.results(cmd, "tempering", "workloads") // each workload's own file
-	if err != nil {
-		return err
-	}
-	work, done, err := nutsWork()
+	results, work, done, err := f.dirs(cmd, "tempering", "workloads") // each workload's own file
 	if err != nil {
 		return err
 	}
