@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/fresgld/fresgld/analysis"
 
@@ -38,28 +37,11 @@ func ladderHeatCommand() *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if _, err := output.Prepare(res, "ladder-heat.md", "ladder-heat.csv"); err != nil {
+		if _, err := output.Prepare(res, ladder.HeatOutputs...); err != nil {
 			return fmt.Errorf("--out: %w", err)
 		}
-		rows, err := ladder.RunHeat(s, cmd.ErrOrStderr())
-		if err != nil {
-			return err
-		}
-		md := ladder.HeatMarkdown(s, rows)
-		if err := output.WriteBytes(filepath.Join(res, "ladder-heat.md"), []byte(md)); err != nil {
-			return err
-		}
-		if err := output.WriteFile(filepath.Join(res, "ladder-heat.csv"), func(w io.Writer) error {
-			fmt.Fprintln(w, "method,seed,levels,coverage,tv,near,samples,lambda,round_trips,swaps,fine_solves,coarse_solves,cpu_seconds")
-			for _, r := range rows {
-				fmt.Fprintf(w, "%q,%d,%d,%.4f,%.4f,%.4f,%d,%.4f,%d,%d,%d,%d,%.2f\n", r.Method, r.Seed, r.Levels, r.M.Coverage, r.M.TV, r.M.Near, r.Samples, r.Lambda, r.RoundTrips, r.Swaps, r.Fine, r.Coarse, r.CPU)
-			}
-			return nil
-		}); err != nil {
-			return err
-		}
-		fmt.Fprint(cmd.OutOrStdout(), md)
-		return nil
+		run := func(log io.Writer) ([]ladder.HeatRow, error) { return ladder.RunHeat(s, log) }
+		return printStudy(cmd, run, func(rows []ladder.HeatRow) (string, error) { return ladder.WriteHeat(s, rows, res) })
 	})
 	fl := c.Flags()
 	fl.IntVar(&s.Seeds, "seeds", 10, "seeds (1, 2, ...)")

@@ -50,18 +50,9 @@ func runSwapLaw(cmd *cobra.Command, f *swapLawFlags) error {
 	if err != nil {
 		return err
 	}
-	var rows []swaplaw.Row
-	for _, pr := range prs {
-		r, err := swaplaw.Measure(pr, f.Seeds, func(r swaplaw.Row) {
-			fmt.Fprintf(os.Stderr, "%s τ2 = %g %s/%v: %d of %d accepted at min(1, S) < 0.01, exact rule %.2f\n", r.Problem, r.Tau2, r.Method, r.Mode, r.LowAccepts, r.Attempts, r.Expected)
-			if float64(r.LowAccepts) > r.Bound() {
-				fmt.Fprintf(os.Stderr, "warning: %s τ2 = %g %s/%v accepted %d swaps at exact min(1, S) < 0.01, above the exact rule's %.2f + 3√ = %.2f: these swaps do not follow S\n", r.Problem, r.Tau2, r.Method, r.Mode, r.LowAccepts, r.Expected, r.Bound())
-			}
-		})
-		if err != nil {
-			return err
-		}
-		rows = append(rows, r...)
+	rows, err := swaplaw.MeasureAll(prs, f.Seeds, os.Stderr)
+	if err != nil {
+		return err
 	}
 	table := func(w io.Writer) { swaplaw.Markdown(w, rows) }
 	return printAndWrite(filepath.Join(results, "swaplaw.md"), fmt.Sprintf("fresgld reproduce swap-law --seeds %d --max %g", f.Seeds, sz.Max), table)
