@@ -18,7 +18,7 @@ import (
 )
 
 // Stan is a run's Stan model (sample --stan): its compiled program,
-// loaded in this process where it can be (native), its start, and the
+// loaded in this process where it can be (Native), its start, and the
 // writer of Stan's draws for a model run as a process.
 type Stan struct {
 	*stan.Model
@@ -27,10 +27,11 @@ type Stan struct {
 	w      *stan.Writer
 }
 
-// OpenStan compiles the model (or finds it compiled), reads its data and
-// init, and loads it, all before any sampling. A model that cannot be
-// loaded in process (a build without cgo) runs as a process of its
-// program, which a line says.
+// OpenStan compiles the model source (--stan; or finds it compiled), reads
+// its data and init (--data, --init; "" for none), and loads it at seed,
+// all before any sampling. A model that cannot be loaded in process (a
+// build without cgo) runs as a process of its program, which a line on
+// log says.
 func OpenStan(ctx context.Context, source, data, init string, seed uint64, log io.Writer) (*Stan, error) {
 	m, err := stan.Open(ctx, source, data, "", log)
 	if err != nil {
