@@ -91,17 +91,25 @@ func TestPlainEnergyOnMatchesMinibatch(t *testing.T) {
 	}
 }
 
-func TestDiffOnUnbiasedAndVariance(t *testing.T) {
-	const N, n = 8, 3
-	tr := newShiftTerms(N, 2, 7)
-	x, y := []float64{0.5, -0.3}, []float64{-0.8, 0.9}
-	ax, ay := NewAnchor(tr), NewAnchor(tr)
+// diffStates are the two states of the pair-difference tests and their
+// anchors on tr, made by newAnchor and refreshed at fixed points near them.
+func diffStates(t *testing.T, tr Terms, newAnchor func(Terms) *Anchor) (x, y []float64, ax, ay *Anchor) {
+	t.Helper()
+	x, y = []float64{0.5, -0.3}, []float64{-0.8, 0.9}
+	ax, ay = newAnchor(tr), newAnchor(tr)
 	if err := ax.Refresh([]float64{0.6, -0.2}); err != nil {
 		t.Fatal(err)
 	}
 	if err := ay.Refresh([]float64{-0.9, 1.0}); err != nil {
 		t.Fatal(err)
 	}
+	return x, y, ax, ay
+}
+
+func TestDiffOnUnbiasedAndVariance(t *testing.T) {
+	const N, n = 8, 3
+	tr := newShiftTerms(N, 2, 7)
+	x, y, ax, ay := diffStates(t, tr, NewAnchor)
 	D := Sum(tr, x) - Sum(tr, y)
 	for _, c := range []struct {
 		name   string

@@ -6,7 +6,10 @@
 // Slices are destination first, as in gonum: Grad(grad, theta).
 package energy
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // Energy is an exact energy U with its gradient.
 type Energy interface {
@@ -35,6 +38,20 @@ func UGrad(e Energy, grad, theta []float64) float64 {
 	}
 	e.Grad(grad, theta)
 	return e.U(theta)
+}
+
+// Finite reports whether an energy u and its gradient g are both finite:
+// no NaN and no ±Inf.
+func Finite(u float64, g []float64) bool {
+	if math.IsNaN(u) || math.IsInf(u, 0) {
+		return false
+	}
+	for _, v := range g {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
 }
 
 // Estimator draws noisy, unbiased estimates of U and ∇U.

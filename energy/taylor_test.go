@@ -177,14 +177,7 @@ func TestTaylorAnchorExactOnLinearTerms(t *testing.T) {
 func TestDiffOnTaylor(t *testing.T) {
 	const N, n = 8, 3
 	tr := newGLM(N, 2, false, 7)
-	x, y := []float64{0.5, -0.3}, []float64{-0.8, 0.9}
-	ax, ay := NewTaylorAnchor(tr), NewTaylorAnchor(tr)
-	if err := ax.Refresh([]float64{0.6, -0.2}); err != nil {
-		t.Fatal(err)
-	}
-	if err := ay.Refresh([]float64{-0.9, 1.0}); err != nil {
-		t.Fatal(err)
-	}
+	x, y, ax, ay := diffStates(t, tr, NewTaylorAnchor)
 	rx, ry := taylorResiduals(tr, x, ax.Theta()), taylorResiduals(tr, y, ay.Theta())
 	d := make([]float64, N)
 	for i := range d {

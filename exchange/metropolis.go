@@ -149,14 +149,14 @@ func failed(e energy.Energy) error {
 func (s *Sampler) jumpStep(l int, lv *level, r *replica, k int) {
 	m, j, tau := lv.mh, lv.jumps, lv.Tau
 	lv.stats.Jumps++
-	j.draw(m.y, tau, r.rng)
+	j.Draw(m.y, tau, r.rng)
 	uy, ok := s.evalProposal(l, lv, k)
 	if !ok {
 		return
 	}
-	lqy := j.logQ(m.y, tau)
-	if s.acceptProposal(lv, r, uy, (m.ux-uy)/tau+j.logQKept(r.theta, tau)-lqy) {
+	lqy := j.LogQ(m.y, tau)
+	if s.acceptProposal(lv, r, uy, (m.ux-uy)/tau+j.LogQKept(r.theta, tau)-lqy) {
 		lv.stats.JumpsAccepted++
-		j.keep(m.y, tau, lqy)
+		j.Keep(m.y, tau, lqy)
 	}
 }

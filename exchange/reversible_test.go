@@ -17,8 +17,39 @@ const kn0, kn1, ka1, ktau1, ktau2 = 5, 2, 0.3, 1.0, 4.0
 
 // kernelPairs are pairs of states (x cold, y hot) from likely to unlikely
 // swaps, and the anchors each state's replica carries.
-var kernelPairs = []struct{ x, y, ax, ay float64 }{
+var kernelPairs = []kernelPair{
 	{0.6, 0.0, 1.0, -0.3}, {0.0, 0.9, 1.5, 1.1}, {-0.5, 1.2, -0.1, 0.9},
+}
+
+// kernelPair is a pair of states, x cold and y hot, and their replicas'
+// anchors.
+type kernelPair struct{ x, y, ax, ay float64 }
+
+// eachKernelCase calls f for every data mode, noisy rule and pair of
+// kernelPairs (the i-th), with the mode's terms o and the pair's exact
+// D = U(x) − U(y).
+func eachKernelCase(modes []EnergyMode, f func(mode EnergyMode, o outlierTerms, rule Rule, i int, p kernelPair, D float64)) {
+	for _, mode := range modes {
+		o := termsFor(mode)
+		for _, rule := range noisyRules {
+			for i, p := range kernelPairs {
+				f(mode, o, rule, i, p, energy.Sum(o, []float64{p.x})-energy.Sum(o, []float64{p.y}))
+			}
+		}
+	}
+}
+
+// eachCap calls f for every mode and rule of the noise cap's tests, with
+// the cap at the median noise of the screens of kernelPairs[0]'s forward
+// swap.
+func eachCap(t *testing.T, f func(mode EnergyMode, rule Rule, cap float64)) {
+	p := kernelPairs[0]
+	for _, mode := range capModes {
+		for _, rule := range capRules {
+			s := kernelSampler(t, rule, mode, p.ax, p.ay, 0, 5)
+			f(mode, rule, medianNoise(t, s, p.x, p.y))
+		}
+	}
 }
 
 // dataModes × noisyRules are the swap-energy modes and rules whose swap
@@ -51,24 +82,21 @@ func daAcceptance(td, D float64, law []float64) float64 {
 func TestSwapKernelReversible(t *testing.T) {
 	skipSlow(t)
 	td := 1/ktau1 - 1/ktau2
+	eachKernelCase(dataModes, func(mode EnergyMode, o outlierTerms, rule Rule, _ int, p kernelPair, D float64) {
+		fw := lawOf(comps(o, rule, mode, ka1, p.x, p.y, p.ax, p.ay, kn0, kn1))
+		rv := lawOf(comps(o, rule, mode, ka1, p.y, p.x, p.ay, p.ax, kn0, kn1))
+		mf, vf, _ := moments(fw)
+		mr, vr, _ := moments(rv)
+		if !(math.Abs(mf+mr) <= 1e-9*(1+math.Abs(mf)) && math.Abs(vf-vr) <= 1e-9*(1+vf)) {
+			t.Errorf("%v/%v at %v: forward D̂ mean %v variance %v, reverse %v and %v", mode, rule, p, mf, vf, mr, vr)
+		}
+		af, ar := daAcceptance(td, D, fw), daAcceptance(td, -D, rv)
+		if got := math.Log(af) - math.Log(ar); !(math.Abs(got-td*D) <= 1e-9*(1+math.Abs(td*D))) {
+			t.Errorf("%v/%v at %v: log of forward/reverse acceptance %v, want log S = %v", mode, rule, p, got, td*D)
+		}
+	})
 	for _, mode := range dataModes {
 		o := termsFor(mode)
-		for _, rule := range noisyRules {
-			for _, p := range kernelPairs {
-				D := energy.Sum(o, []float64{p.x}) - energy.Sum(o, []float64{p.y})
-				fw := lawOf(comps(o, rule, mode, ka1, p.x, p.y, p.ax, p.ay, kn0, kn1))
-				rv := lawOf(comps(o, rule, mode, ka1, p.y, p.x, p.ay, p.ax, kn0, kn1))
-				mf, vf, _ := moments(fw)
-				mr, vr, _ := moments(rv)
-				if !(math.Abs(mf+mr) <= 1e-9*(1+math.Abs(mf)) && math.Abs(vf-vr) <= 1e-9*(1+vf)) {
-					t.Errorf("%v/%v at %v: forward D̂ mean %v variance %v, reverse %v and %v", mode, rule, p, mf, vf, mr, vr)
-				}
-				af, ar := daAcceptance(td, D, fw), daAcceptance(td, -D, rv)
-				if got := math.Log(af) - math.Log(ar); !(math.Abs(got-td*D) <= 1e-9*(1+math.Abs(td*D))) {
-					t.Errorf("%v/%v at %v: log of forward/reverse acceptance %v, want log S = %v", mode, rule, p, got, td*D)
-				}
-			}
-		}
 		// The paper's f-reSGLD draws: x at n0 about its anchor, y at n1.
 		if mode.pair() {
 			continue // a common batch has one size
@@ -114,41 +142,35 @@ func TestSwapAcceptanceMatchesKernel(t *testing.T) {
 	skipSlow(t)
 	const T = 20000
 	td := 1/ktau1 - 1/ktau2
-	for _, mode := range dataModes {
-		o := termsFor(mode)
-		for _, rule := range noisyRules {
-			for i, p := range kernelPairs {
-				D := energy.Sum(o, []float64{p.x}) - energy.Sum(o, []float64{p.y})
-				for _, dir := range []struct {
-					x, y, ax, ay, D float64
-				}{{p.x, p.y, p.ax, p.ay, D}, {p.y, p.x, p.ay, p.ax, -D}} {
-					want := daAcceptance(td, dir.D, lawOf(comps(o, rule, mode, ka1, dir.x, dir.y, dir.ax, dir.ay, kn0, kn1)))
-					s := kernelSampler(t, rule, mode, dir.ax, dir.ay, 0, uint64(31+i))
-					acc := 0
-					for range T {
-						ok, err := s.decide(0, []float64{dir.x}, []float64{dir.y})
-						if err != nil {
-							t.Fatal(err)
-						}
-						if ok {
-							acc++
-						}
-					}
-					freq := float64(acc) / T
-					if z := (freq - want) / math.Sqrt(want*(1-want)/T); !(math.Abs(z) < 4) {
-						t.Errorf("%v/%v, x = %v (anchor %v) cold, y = %v (anchor %v) hot: acceptance %.4f, exact %.4f (%.1f standard errors)", mode, rule, dir.x, dir.ax, dir.y, dir.ay, freq, want, z)
-					}
-					// ProbSum's terms (the confirmation's probability when
-					// the screen passed, else 0) have mean α and a variance
-					// at most α(1 − α), a Bernoulli's: the same bound holds.
-					p := s.Stats().Pairs[0]
-					if z := (p.ProbSum/T - want) / math.Sqrt(want*(1-want)/T); !(math.Abs(z) < 4) {
-						t.Errorf("%v/%v, x = %v, y = %v: estimated acceptance %.4f, exact %.4f (%.1f standard errors)", mode, rule, dir.x, dir.y, p.ProbSum/T, want, z)
-					}
+	eachKernelCase(dataModes, func(mode EnergyMode, o outlierTerms, rule Rule, i int, p kernelPair, D float64) {
+		for _, dir := range []struct {
+			x, y, ax, ay, D float64
+		}{{p.x, p.y, p.ax, p.ay, D}, {p.y, p.x, p.ay, p.ax, -D}} {
+			want := daAcceptance(td, dir.D, lawOf(comps(o, rule, mode, ka1, dir.x, dir.y, dir.ax, dir.ay, kn0, kn1)))
+			s := kernelSampler(t, rule, mode, dir.ax, dir.ay, 0, uint64(31+i))
+			acc := 0
+			for range T {
+				ok, err := s.decide(0, []float64{dir.x}, []float64{dir.y})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ok {
+					acc++
 				}
 			}
+			freq := float64(acc) / T
+			if z := (freq - want) / math.Sqrt(want*(1-want)/T); !(math.Abs(z) < 4) {
+				t.Errorf("%v/%v, x = %v (anchor %v) cold, y = %v (anchor %v) hot: acceptance %.4f, exact %.4f (%.1f standard errors)", mode, rule, dir.x, dir.ax, dir.y, dir.ay, freq, want, z)
+			}
+			// ProbSum's terms (the confirmation's probability when
+			// the screen passed, else 0) have mean α and a variance
+			// at most α(1 − α), a Bernoulli's: the same bound holds.
+			p := s.Stats().Pairs[0]
+			if z := (p.ProbSum/T - want) / math.Sqrt(want*(1-want)/T); !(math.Abs(z) < 4) {
+				t.Errorf("%v/%v, x = %v, y = %v: estimated acceptance %.4f, exact %.4f (%.1f standard errors)", mode, rule, dir.x, dir.y, p.ProbSum/T, want, z)
+			}
 		}
-	}
+	})
 }
 
 // TestNoiseCapSymmetric checks that the noise cap declines the forward and
@@ -159,27 +181,23 @@ func TestSwapAcceptanceMatchesKernel(t *testing.T) {
 func TestNoiseCapSymmetric(t *testing.T) {
 	const T = 20000
 	p := kernelPairs[0]
-	for _, mode := range capModes {
-		for _, rule := range capRules {
-			// A cap at the median forward noise declines about half.
-			s := kernelSampler(t, rule, mode, p.ax, p.ay, 0, 5)
-			cap := medianNoise(t, s, p.x, p.y)
-			var rate [2]float64
-			for k, dir := range [][4]float64{{p.x, p.y, p.ax, p.ay}, {p.y, p.x, p.ay, p.ax}} {
-				s := kernelSampler(t, rule, mode, dir[2], dir[3], cap, 6+uint64(k))
-				for range T {
-					if _, err := s.decide(0, []float64{dir[0]}, []float64{dir[1]}); err != nil {
-						t.Fatal(err)
-					}
+	// A cap at the median forward noise declines about half.
+	eachCap(t, func(mode EnergyMode, rule Rule, cap float64) {
+		var rate [2]float64
+		for k, dir := range [][4]float64{{p.x, p.y, p.ax, p.ay}, {p.y, p.x, p.ay, p.ax}} {
+			s := kernelSampler(t, rule, mode, dir[2], dir[3], cap, 6+uint64(k))
+			for range T {
+				if _, err := s.decide(0, []float64{dir[0]}, []float64{dir[1]}); err != nil {
+					t.Fatal(err)
 				}
-				rate[k] = float64(s.Stats().Pairs[0].Capped) / T
 			}
-			se := math.Sqrt((rate[0]*(1-rate[0]) + rate[1]*(1-rate[1])) / T)
-			if !(rate[0] > 0.1 && rate[0] < 0.9) || !(math.Abs(rate[0]-rate[1]) <= 4*se) {
-				t.Errorf("%v/%v, cap %.4g nats: forward declined %.4f, reverse %.4f (se of the difference %.4f)", mode, rule, cap, rate[0], rate[1], se)
-			}
+			rate[k] = float64(s.Stats().Pairs[0].Capped) / T
 		}
-	}
+		se := math.Sqrt((rate[0]*(1-rate[0]) + rate[1]*(1-rate[1])) / T)
+		if !(rate[0] > 0.1 && rate[0] < 0.9) || !(math.Abs(rate[0]-rate[1]) <= 4*se) {
+			t.Errorf("%v/%v, cap %.4g nats: forward declined %.4f, reverse %.4f (se of the difference %.4f)", mode, rule, cap, rate[0], rate[1], se)
+		}
+	})
 	// Draw mode: noise c_l·|θ| differing by level, so V and V_reverse
 	// differ; the cap must see max(V, V_reverse) both ways.
 	lv := func() []Level {

@@ -391,8 +391,8 @@ func validateLevel(l int, L Level, p int, rule Rule, K int, init []float64) erro
 	if L.Jumps != nil && !L.Metropolis {
 		return fmt.Errorf("level %d: jumps between modes need a Metropolis-adjusted level", l)
 	}
-	if L.Jumps != nil && len(L.Jumps.z) != p {
-		return fmt.Errorf("level %d: jumps of dimension %d for a state of %d", l, len(L.Jumps.z), p)
+	if L.Jumps != nil && L.Jumps.Dim() != p {
+		return fmt.Errorf("level %d: jumps of dimension %d for a state of %d", l, L.Jumps.Dim(), p)
 	}
 	if L.Kernel != nil && (L.Metropolis || L.Precond != nil) {
 		return fmt.Errorf("level %d: a level with a kernel of its own takes no Metropolis step and no preconditioner", l)

@@ -3,8 +3,6 @@ package exchange
 import (
 	"math"
 	"testing"
-
-	"github.com/fresgld/fresgld/energy"
 )
 
 // TestNoiseCapDecisions sets the cap between the noises the screens draw
@@ -15,34 +13,30 @@ import (
 func TestNoiseCapDecisions(t *testing.T) {
 	const T = 4000
 	p := kernelPairs[0]
-	for _, mode := range capModes {
-		for _, rule := range capRules {
-			s := kernelSampler(t, rule, mode, p.ax, p.ay, 0, 5)
-			cap := medianNoise(t, s, p.x, p.y)
-			s = kernelSampler(t, rule, mode, p.ax, p.ay, cap, 6)
-			var above, wrong, acceptedBelow int
-			s.onSwap = func(_ int, _, _ []float64, lr, noise float64, accepted bool) {
-				switch {
-				case noise > cap:
-					above++
-					if accepted || !math.IsInf(lr, -1) {
-						wrong++
-					}
-				case accepted:
-					acceptedBelow++
+	eachCap(t, func(mode EnergyMode, rule Rule, cap float64) {
+		s := kernelSampler(t, rule, mode, p.ax, p.ay, cap, 6)
+		var above, wrong, acceptedBelow int
+		s.onSwap = func(_ int, _, _ []float64, lr, noise float64, accepted bool) {
+			switch {
+			case noise > cap:
+				above++
+				if accepted || !math.IsInf(lr, -1) {
+					wrong++
 				}
-			}
-			for range T {
-				if _, err := s.decide(0, []float64{p.x}, []float64{p.y}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			st := s.Stats().Pairs[0]
-			if wrong > 0 || st.Capped != above || above == 0 || above == T || acceptedBelow == 0 {
-				t.Errorf("%v/%v, cap %.4g nats: %d of %d attempts above it, %d of them not declined, %d counted capped; %d accepted below it", mode, rule, cap, above, T, wrong, st.Capped, acceptedBelow)
+			case accepted:
+				acceptedBelow++
 			}
 		}
-	}
+		for range T {
+			if _, err := s.decide(0, []float64{p.x}, []float64{p.y}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st := s.Stats().Pairs[0]
+		if wrong > 0 || st.Capped != above || above == 0 || above == T || acceptedBelow == 0 {
+			t.Errorf("%v/%v, cap %.4g nats: %d of %d attempts above it, %d of them not declined, %d counted capped; %d accepted below it", mode, rule, cap, above, T, wrong, st.Capped, acceptedBelow)
+		}
+	})
 }
 
 // TestSwapRoutesAnchorsOfSwappedReplicas drives the sampler's own swap
@@ -60,38 +54,31 @@ func TestSwapRoutesAnchorsOfSwappedReplicas(t *testing.T) {
 	const T = 20000
 	td := 1/ktau1 - 1/ktau2
 	modes := []EnergyMode{CVEnergies, PairCVEnergies, TaylorEnergies, PairTaylorEnergies}
-	rules := noisyRules
-	zMax := lawThreshold(len(modes) * len(rules) * len(kernelPairs))
-	for _, mode := range modes {
-		o := termsFor(mode)
-		for _, rule := range rules {
-			for i, p := range kernelPairs {
-				// Replica 0 carries the anchor a_y, replica 1 a_x.
-				s := kernelSampler(t, rule, mode, p.ay, p.ax, 0, uint64(40+i))
-				freq := func(at [2]int) float64 {
-					acc := 0
-					for range T {
-						copy(s.at, at[:])
-						s.reps[1].theta[0], s.reps[0].theta[0] = p.x, p.y
-						if err := s.trySwap(0); err != nil {
-							t.Fatal(err)
-						}
-						if s.at[0] != at[0] {
-							acc++
-						}
-					}
-					return float64(acc) / T
+	zMax := lawThreshold(len(modes) * len(noisyRules) * len(kernelPairs))
+	eachKernelCase(modes, func(mode EnergyMode, _ outlierTerms, rule Rule, i int, p kernelPair, D float64) {
+		// Replica 0 carries the anchor a_y, replica 1 a_x.
+		s := kernelSampler(t, rule, mode, p.ay, p.ax, 0, uint64(40+i))
+		freq := func(at [2]int) float64 {
+			acc := 0
+			for range T {
+				copy(s.at, at[:])
+				s.reps[1].theta[0], s.reps[0].theta[0] = p.x, p.y
+				if err := s.trySwap(0); err != nil {
+					t.Fatal(err)
 				}
-				// Forward: replica 1 (x, a_x) at the cold level, as after a
-				// swap; reverse: the two trade levels.
-				af, ar := freq([2]int{1, 0}), freq([2]int{0, 1})
-				D := energy.Sum(o, []float64{p.x}) - energy.Sum(o, []float64{p.y})
-				se := math.Sqrt((1-af)/(T*af) + (1-ar)/(T*ar))
-				z := (math.Log(af/ar) - td*D) / se
-				if !(math.Abs(z) <= zMax) {
-					t.Errorf("%v/%v, x = %v (anchor %v), y = %v (anchor %v): acceptance %.4f forward, %.4f reverse, log ratio %.4f, log S = %.4f (%.1f standard errors)", mode, rule, p.x, p.ax, p.y, p.ay, af, ar, math.Log(af/ar), td*D, z)
+				if s.at[0] != at[0] {
+					acc++
 				}
 			}
+			return float64(acc) / T
 		}
-	}
+		// Forward: replica 1 (x, a_x) at the cold level, as after a
+		// swap; reverse: the two trade levels.
+		af, ar := freq([2]int{1, 0}), freq([2]int{0, 1})
+		se := math.Sqrt((1-af)/(T*af) + (1-ar)/(T*ar))
+		z := (math.Log(af/ar) - td*D) / se
+		if !(math.Abs(z) <= zMax) {
+			t.Errorf("%v/%v, x = %v (anchor %v), y = %v (anchor %v): acceptance %.4f forward, %.4f reverse, log ratio %.4f, log S = %.4f (%.1f standard errors)", mode, rule, p.x, p.ax, p.y, p.ay, af, ar, math.Log(af/ar), td*D, z)
+		}
+	})
 }

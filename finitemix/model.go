@@ -219,18 +219,7 @@ func (m *FiniteMixture) chainMu(grad, dmu, theta []float64) {
 
 // Prior is U_0(θ), the prior's energy in θ (its Jacobian included, its
 // constants left out), and its gradient.
-func (m *FiniteMixture) Prior(grad, theta []float64) float64 {
-	var s scratch
-	p, _, dmu := m.unpack(&s, theta)
-	if grad != nil {
-		clear(grad)
-	}
-	u := m.prior(grad, dmu, &p, theta)
-	if grad != nil {
-		m.chainMu(grad, dmu, theta)
-	}
-	return u
-}
+func (m *FiniteMixture) Prior(grad, theta []float64) float64 { return m.uGrad(grad, theta, nil) }
 
 // prior adds the prior's gradient to dmu and to grad's other coordinates.
 func (m *FiniteMixture) prior(grad, dmu []float64, p *MixParams, theta []float64) float64 {
@@ -269,14 +258,18 @@ func (m *FiniteMixture) Grad(grad, theta []float64) { m.UGrad(grad, theta) }
 
 // UGrad is U(θ) with its gradient (grad nil: U alone), one pass over the
 // data.
-func (m *FiniteMixture) UGrad(grad, theta []float64) float64 {
+func (m *FiniteMixture) UGrad(grad, theta []float64) float64 { return m.uGrad(grad, theta, m.Z) }
+
+// uGrad is the prior's energy and the terms of the values z, with the
+// gradient (grad nil: the energy alone): UGrad on the data, Prior on none.
+func (m *FiniteMixture) uGrad(grad, theta, data []float64) float64 {
 	var s scratch
 	p, r, dmu := m.unpack(&s, theta)
 	if grad != nil {
 		clear(grad)
 	}
 	u := m.prior(grad, dmu, &p, theta)
-	for _, z := range m.Z {
+	for _, z := range data {
 		u += m.term(r, &p, z)
 		if grad != nil {
 			m.addTermGrad(grad, dmu, r, &p, z)

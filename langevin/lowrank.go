@@ -92,12 +92,7 @@ func (lr *LowRank) apply(xi, rows []float64, n int, f, eta, tau float64) (clampe
 	k := lr.k[:n*n]
 	bl.Dsyrk(blas.Upper, blas.NoTrans, n, p, 1, gc, p, 0, k, n)
 	d2 := lr.d2[:n]
-	if !impl.Dsyev(lapack.EVCompute, blas.Upper, n, k, n, d2, lr.work, lr.lwork) {
-		// No convergence: there is no honest noise to inject; a NaN
-		// state makes the sampler stop with an error naming the step.
-		for j := range xi {
-			xi[j] = math.NaN()
-		}
+	if !lr.eigen(impl, n, k, d2, xi) {
 		return n
 	}
 	// k now holds U (eigenvectors in columns, k[i*n+c] = U_ic), d2 = D².
@@ -157,10 +152,7 @@ func (lr *LowRank) applyDense(xi, gc []float64, n, p int, f, eta, tau float64) (
 		return 0
 	}
 	mu := lr.d2[:p]
-	if !impl.Dsyev(lapack.EVCompute, blas.Upper, p, k, p, mu, lr.work, lr.lwork) {
-		for j := range xi {
-			xi[j] = math.NaN()
-		}
+	if !lr.eigen(impl, p, k, mu, xi) {
 		return p
 	}
 	t := lr.t[:p]
@@ -201,4 +193,19 @@ func (lr *LowRank) grow(n, p int) {
 		lr.lwork = int(q[0])
 		lr.work = make([]float64, lr.lwork)
 	}
+}
+
+// eigen decomposes the symmetric n×n matrix k (its upper triangle) in
+// place: its eigenvectors into k's columns, its eigenvalues into d. Where
+// the decomposition does not converge there is no honest noise to inject:
+// it makes xi NaN, a state that makes the sampler stop with an error
+// naming the step, and is false.
+func (lr *LowRank) eigen(impl gonum.Implementation, n int, k, d, xi []float64) bool {
+	if impl.Dsyev(lapack.EVCompute, blas.Upper, n, k, n, d, lr.work, lr.lwork) {
+		return true
+	}
+	for j := range xi {
+		xi[j] = math.NaN()
+	}
+	return false
 }

@@ -306,18 +306,8 @@ func nutsStart(e energy.Energy, start, fallback []float64, rng *rand.Rand) ([]fl
 	return nil, fmt.Errorf("no start of finite energy and gradient in %d draws uniform in (−2, 2) about the start", nutsStartTries)
 }
 
-func finiteAt(e energy.Energy, g, x []float64) bool {
-	u := energy.UGrad(e, g, x)
-	if math.IsNaN(u) || math.IsInf(u, 0) {
-		return false
-	}
-	for _, v := range g {
-		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return false
-		}
-	}
-	return true
-}
+// finiteAt reports whether e's energy and gradient (into g) are finite at x.
+func finiteAt(e energy.Energy, g, x []float64) bool { return energy.Finite(energy.UGrad(e, g, x), g) }
 
 // Sampler is chain id's NUTS chain at the state its warmup ended in, with
 // the step size and metric it settled on.

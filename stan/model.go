@@ -19,6 +19,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/fresgld/fresgld/energy"
 )
 
 // Model is a compiled Stan model with its data.
@@ -310,18 +312,7 @@ func (c *capped) String() string {
 // is the model's energy and gradient (+Inf or NaN where it rejects).
 func Start(ugrad func(g, x []float64) float64, p int, init []float64, seed uint64) (start []float64, note string, err error) {
 	g := make([]float64, p)
-	finite := func(x []float64) bool {
-		u := ugrad(g, x)
-		if math.IsNaN(u) || math.IsInf(u, 0) {
-			return false
-		}
-		for _, v := range g {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return false
-			}
-		}
-		return true
-	}
+	finite := func(x []float64) bool { return energy.Finite(ugrad(g, x), g) }
 	if init != nil {
 		if !finite(init) {
 			return nil, "", errors.New("--init: the model's log density or its gradient is not finite there")

@@ -1,7 +1,6 @@
 package stan
 
 import (
-	"context"
 	"math"
 	"path/filepath"
 	"strings"
@@ -95,15 +94,5 @@ func TestNativeModel(t *testing.T) {
 func BenchmarkNative(b *testing.B) {
 	m, n := loadTest(b)
 	defer n.Close()
-	own, err := m.GradTime(context.Background(), 100000)
-	if err != nil {
-		b.Fatal(err)
-	}
-	x, g := []float64{0.1, 0.1}, make([]float64, 2)
-	b.ReportAllocs()
-	b.ResetTimer()
-	for range b.N {
-		n.UGrad(g, x)
-	}
-	b.ReportMetric(float64(own.Nanoseconds()), "grad-ns/op")
+	benchGrad(b, m, n.UGrad)
 }

@@ -105,15 +105,9 @@ var resuming *analysis.Resume
 
 func init() {
 	var chain int
-	cmd := &cobra.Command{
-		Use:   "resume DIR",
-		Short: "Continue an interrupted gmm, logistic, mixture, regress or sample run from its checkpoints",
-		Long:  help("resume"),
-		Args:  cobra.ExactArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return runResume(cmd, args[0], chain) },
-	}
+	cmd := addArgsCommand("resume DIR", "Continue an interrupted gmm, logistic, mixture, regress or sample run from its checkpoints", cobra.ExactArgs(1),
+		func(cmd *cobra.Command, args []string) error { return runResume(cmd, args[0], chain) })
 	cmd.Flags().IntVar(&chain, "chain", 0, "resume only chain c's checkpoint (one task of an array job)")
-	rootCmd.AddCommand(cmd)
 }
 
 func runResume(cmd *cobra.Command, dir string, chain int) error {

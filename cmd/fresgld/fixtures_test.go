@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -157,4 +158,15 @@ func captureStdout(t *testing.T, f func() error) string {
 		t.Fatal(ferr)
 	}
 	return string(b)
+}
+
+// started starts cmd and returns the channel its exit error is sent on.
+func started(t *testing.T, cmd *exec.Cmd) <-chan error {
+	t.Helper()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	return done
 }

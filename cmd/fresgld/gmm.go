@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/fresgld/fresgld/analysis"
+	"github.com/fresgld/fresgld/interrupt"
 	"github.com/fresgld/fresgld/results"
 
 	"github.com/spf13/cobra"
@@ -163,7 +164,7 @@ func runGMM(cmd *cobra.Command, f *gmmFlags) error {
 	// From here on SIGINT and SIGTERM stop the work (tuning, sampling)
 	// within a step, keeping every draw taken; before, nothing is running
 	// that could be kept, and the signal ends the process at once.
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := interrupt.Context(cmd.Context())
 	defer stop()
 	cfgs, tunings := map[int]exchange.Config{}, map[int]*exchange.Adapted{}
 	build := f.builder(cmd.ErrOrStderr(), m, mix, eta, ctx.Done(), cfgs, tunings)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/interrupt"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/modes"
 	"github.com/fresgld/fresgld/plan"
@@ -53,7 +54,7 @@ func runGMMAuto(cmd *cobra.Command, f *gmmFlags) error {
 	fmt.Println("sampler:", plan.Note())
 	fmt.Println("note:", note)
 	ids, _ := f.chainFlags.ids()
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := interrupt.Context(cmd.Context())
 	defer stop()
 	run, err := f.chainRun(cmd, func(id int) (*exchange.Sampler, error) { return plan.Sampler(f.Seed, id) }, mix)
 	if err != nil {

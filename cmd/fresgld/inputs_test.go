@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fresgld/fresgld/interrupt"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -212,7 +213,7 @@ func TestMergeInputAnswers(t *testing.T) {
 			switch {
 			case i > head && !strings.HasPrefix(l, "#"):
 			case strings.HasPrefix(l, results.StatSteps):
-				kept = append(kept, results.StatSteps+"3", results.StatStopped+ErrInterrupted.Error())
+				kept = append(kept, results.StatSteps+"3", results.StatStopped+interrupt.ErrInterrupted.Error())
 			default:
 				kept = append(kept, l)
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
+	"github.com/fresgld/fresgld/sampling"
 
 	"github.com/spf13/cobra"
 
@@ -73,7 +74,7 @@ type logisticSummary struct {
 	Patterns []results.PatternRow   `json:"exact_patterns,omitempty"`
 	Distance *results.ExactDistance `json:"distance_to_exact,omitempty"`
 	Plan     *plan.PlanSummary      `json:"plan,omitempty"`
-	runResult
+	sampling.Result
 }
 
 func init() {
@@ -179,11 +180,11 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 	o := f.options(cmd, m)
 	o.Settings = func(o analysis.Options) [][2]string { return f.settings(o, d) }
 	var sum *logisticSummary
-	return runSampling(cmd, sampling{model: model, options: o,
-		headline: func(res *analysis.Result) string {
+	return runSampling(cmd, sampling.Run{Model: model, Options: o,
+		Headline: func(res *analysis.Result) string {
 			f.resolved(res.Options)
 			sum = &logisticSummary{Settings: f, N: d.N, Names: model.Names, Label: d.Label, FeatureMean: d.Means, FeatureSD: d.SDs,
-				HotBatch: res.HotBatch, WallSeconds: res.Wall.Seconds(), StepRuleNotes: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, runResult: resultOf(res)}
+				HotBatch: res.HotBatch, WallSeconds: res.Wall.Seconds(), StepRuleNotes: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, Result: sampling.ResultOf(res)}
 			prior := ""
 			if lr.SpikeSlab() {
 				prior = ", spike-and-slab prior"
@@ -192,7 +193,7 @@ func runLogistic(cmd *cobra.Command, f *logisticFlags) error {
 			}
 			return fmt.Sprintf("%s on %s (%d examples, %d coefficients%s), %d chain(s) in %.1fs:", runName(cmd, m), f.Data, d.N, model.Terms.Dim(), prior, len(o.Chains), sum.WallSeconds)
 		},
-		summary: func(res *analysis.Result) any {
+		Summary: func(res *analysis.Result) any {
 			if lr.SpikeSlab() && res.Summary.Draws > 0 {
 				compareSlab(sum, model.Names, ref)
 			}

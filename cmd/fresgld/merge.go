@@ -21,15 +21,9 @@ type mergeSummary struct {
 
 func init() {
 	var out string
-	cmd := &cobra.Command{
-		Use:   "merge DIR|FILE...",
-		Short: "Pool the chains of separate runs and print their summary",
-		Long:  help("merge"),
-		Args:  cobra.MinimumNArgs(1),
-		RunE:  func(cmd *cobra.Command, args []string) error { return runMerge(cmd, args, out) },
-	}
+	cmd := addArgsCommand("merge DIR|FILE...", "Pool the chains of separate runs and print their summary", cobra.MinimumNArgs(1),
+		func(cmd *cobra.Command, args []string) error { return runMerge(cmd, args, out) })
 	cmd.Flags().StringVar(&out, "out", "", "directory for summary.txt, summary.json and figures (default: print only)")
-	rootCmd.AddCommand(cmd)
 }
 
 func runMerge(cmd *cobra.Command, args []string, out string) error {

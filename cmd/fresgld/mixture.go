@@ -14,6 +14,7 @@ import (
 	"github.com/fresgld/fresgld/finitemix"
 	"github.com/fresgld/fresgld/mixtable"
 	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/sampling"
 )
 
 // mixtureFlags are the settings of a mixture run.
@@ -65,7 +66,7 @@ type mixtureSummary struct {
 	BatchRule   string                `json:"batch_rule,omitempty"`
 	RunRule     string                `json:"run_length_rule,omitempty"`
 	Plan        *plan.PlanSummary     `json:"plan,omitempty"`
-	runResult
+	sampling.Result
 }
 
 func init() {
@@ -147,17 +148,17 @@ func runMixture(cmd *cobra.Command, f *mixtureFlags) error {
 	}
 	o := f.options(cmd, method)
 	var sum *mixtureSummary
-	return runSampling(cmd, sampling{model: plan.MixtureModel(mix), options: o,
-		headline: func(res *analysis.Result) string {
+	return runSampling(cmd, sampling.Run{Model: plan.MixtureModel(mix), Options: o,
+		Headline: func(res *analysis.Result) string {
 			if w := mixtable.RefWarning(ref); w != nil {
 				res.AddWarnings(w...)
 			}
 			f.sampler().resolved(res.Options)
 			sum = &mixtureSummary{Settings: f, N: mix.Len(), ColumnName: col.Name, K: mix.K, E0: mix.E0, DataMean: mix.Mean, DataSD: mix.SD,
-				WallSeconds: res.Wall.Seconds(), StepRule: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, Plan: res.Plan, runResult: resultOf(res)}
+				WallSeconds: res.Wall.Seconds(), StepRule: res.StepRule, BatchRule: res.BatchRule, RunRule: res.RunRule, Plan: res.Plan, Result: sampling.ResultOf(res)}
 			return fmt.Sprintf("%s on %s (%d values, K = %d components, %d coordinates), %d chain(s) in %.1fs:", runName(cmd, method), f.Data, mix.Len(), mix.K, mix.Dim(), len(o.Chains), sum.WallSeconds)
 		},
-		summary: func(res *analysis.Result) any {
+		Summary: func(res *analysis.Result) any {
 			if res.Summary.Draws > 0 {
 				sum.Clusters, sum.Comps = mixtable.Tables(res.Summary, mix.K, ref)
 				sum.Ref = mixtable.Info(ref)

@@ -45,7 +45,7 @@ func binary(t *testing.T) string {
 
 // waitLines waits until path holds at least lines lines; done receives the
 // process's exit, which fails the test.
-func waitLines(t *testing.T, path string, lines int, done chan error) {
+func waitLines(t *testing.T, path string, lines int, done <-chan error) {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -67,16 +67,12 @@ func waitLines(t *testing.T, path string, lines int, done chan error) {
 
 // startLong starts a run far longer than the test, and waits until its
 // chain-1.csv holds at least lines lines. done receives the run's exit.
-func startLong(t *testing.T, out string, lines int, args ...string) (cmd *exec.Cmd, stderr *bytes.Buffer, done chan error) {
+func startLong(t *testing.T, out string, lines int, args ...string) (cmd *exec.Cmd, stderr *bytes.Buffer, done <-chan error) {
 	t.Helper()
 	cmd = exec.Command(binary(t), append(args, "--out", out)...)
 	stderr = new(bytes.Buffer)
 	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done = make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done = started(t, cmd)
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		b, _ := os.ReadFile(filepath.Join(out, "chain-1.csv"))

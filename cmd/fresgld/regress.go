@@ -17,6 +17,7 @@ import (
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/plan"
 	"github.com/fresgld/fresgld/results"
+	"github.com/fresgld/fresgld/sampling"
 	"github.com/fresgld/fresgld/variance"
 )
 
@@ -169,7 +170,7 @@ type regressSummary struct {
 	HotBatch     []*variance.AutoStats  `json:"hot_batch_automatic,omitempty"`
 	Plan         *plan.PlanSummary      `json:"plan,omitempty"`
 	WallSeconds  float64                `json:"wall_seconds"`
-	runResult
+	sampling.Result
 }
 
 func runRegress(cmd *cobra.Command, f *regressFlags) error {
@@ -202,15 +203,15 @@ func runRegress(cmd *cobra.Command, f *regressFlags) error {
 			return err
 		}
 	}
-	return runSampling(cmd, sampling{model: plan.RegressModel(lr, sum.Names, f.prior()), options: f.options(cmd, m, corr),
-		headline: func(res *analysis.Result) string {
+	return runSampling(cmd, sampling.Run{Model: plan.RegressModel(lr, sum.Names, f.prior()), Options: f.options(cmd, m, corr),
+		Headline: func(res *analysis.Result) string {
 			o := res.Options
 			f.sampler().resolved(o)
 			sum.StepRule, sum.BatchRule, sum.RunRule, sum.HotBatch, sum.WallSeconds = res.StepRule, res.BatchRule, res.RunRule, res.HotBatch, res.Wall.Seconds()
-			sum.Plan, sum.runResult = res.Plan, resultOf(res)
+			sum.Plan, sum.Result = res.Plan, sampling.ResultOf(res)
 			return fmt.Sprintf("%s on %s (%d examples, %d coefficients, %s prior), %d chain(s) in %.1fs:", runName(cmd, m), f.Data, sum.N, lr.Dim(), f.Prior, len(o.Chains), sum.WallSeconds)
 		},
-		summary: func(res *analysis.Result) any {
+		Summary: func(res *analysis.Result) any {
 			if res.Summary.Draws > 0 {
 				f.compare(sum, exact)
 			}

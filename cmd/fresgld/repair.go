@@ -7,18 +7,11 @@ import (
 )
 
 func init() {
-	cmd := &cobra.Command{
-		Use:   "repair DIR|FILE...",
-		Short: "Complete the chain CSVs of a run that was killed",
-		Long:  help("repair"),
-		Args:  cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			files, err := results.ChainFiles(args)
-			if err != nil {
-				return err
-			}
-			return results.Repair(cmd.OutOrStdout(), files)
-		},
-	}
-	rootCmd.AddCommand(cmd)
+	addArgsCommand("repair DIR|FILE...", "Complete the chain CSVs of a run that was killed", cobra.MinimumNArgs(1), func(cmd *cobra.Command, args []string) error {
+		files, err := results.ChainFiles(args)
+		if err != nil {
+			return err
+		}
+		return results.Repair(cmd.OutOrStdout(), files)
+	})
 }

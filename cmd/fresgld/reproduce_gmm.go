@@ -52,33 +52,19 @@ var smokeSizes = []study.Size{
 
 func gmmCommand(use, short string, stateNoise bool) *cobra.Command {
 	var f studyFlags
-	c := &cobra.Command{
-		Use:   use,
-		Short: short,
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, fig, err := f.prepare(cmd, []string{use + ".csv", use + ".json", use + ".md"},
-				[]string{use + "-paper.png", use + "-paper.svg", use + "-long.png", use + "-long.svg"})
-			if err != nil {
-				return err
-			}
-			g := gmm.GMM{Name: use, StateNoise: stateNoise, Seeds: f.seeds, Workers: f.workers, Var: study.DefaultVar, Bins: 48,
-				Sizes: []study.Size{gmm.PaperSize, gmm.LongSize, gmm.EqualSize}, Progress: progressFunc}
-			if f.smoke {
-				g.Seeds, g.Sizes = min(f.seeds, 2), smokeSizes
-			}
-			r, err := g.Run(cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			md, err := g.Write(r, res, fig)
-			if err != nil {
-				return err
-			}
-			fmt.Fprint(cmd.OutOrStdout(), md)
-			return nil
-		},
-	}
+	c := studyCommand(use, short, "", func(cmd *cobra.Command) error {
+		res, fig, err := f.prepare(cmd, []string{use + ".csv", use + ".json", use + ".md"},
+			[]string{use + "-paper.png", use + "-paper.svg", use + "-long.png", use + "-long.svg"})
+		if err != nil {
+			return err
+		}
+		g := gmm.GMM{Name: use, StateNoise: stateNoise, Seeds: f.seeds, Workers: f.workers, Var: study.DefaultVar, Bins: 48,
+			Sizes: []study.Size{gmm.PaperSize, gmm.LongSize, gmm.EqualSize}, Progress: progressFunc}
+		if f.smoke {
+			g.Seeds, g.Sizes = min(f.seeds, 2), smokeSizes
+		}
+		return printStudy(cmd, g.Run, func(r gmm.Result) (string, error) { return g.Write(r, res, fig) })
+	})
 	f.bind(c)
 	return c
 }
@@ -93,34 +79,20 @@ func init() {
 func convexCommand() *cobra.Command {
 	var f studyFlags
 	var time float64
-	c := &cobra.Command{
-		Use:   "convex",
-		Short: "Gaussian target with gradient noise: W2 of the cold chain's law against η (paper Theorem 4.2)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !(time > 0) || math.IsInf(time, 0) {
-				return fmt.Errorf("--time = %v: must be positive and finite", time)
-			}
-			res, fig, err := f.prepare(cmd, []string{"convex.csv", "convex.json", "convex.md"}, []string{"convex-w2.png", "convex-w2.svg"})
-			if err != nil {
-				return err
-			}
-			cv := convex.Convex{Etas: convex.DefaultEtas, Seeds: f.seeds, Time: time, Workers: f.workers, Var: study.DefaultVar, Progress: progressFunc}
-			if f.smoke {
-				cv.Etas, cv.Seeds, cv.Time = []float64{0.4, 0.2}, min(f.seeds, 2), 50
-			}
-			r, err := cv.Run(cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			md, err := cv.Write(r, res, fig)
-			if err != nil {
-				return err
-			}
-			fmt.Fprint(cmd.OutOrStdout(), md)
-			return nil
-		},
-	}
+	c := studyCommand("convex", "Gaussian target with gradient noise: W2 of the cold chain's law against η (paper Theorem 4.2)", "", func(cmd *cobra.Command) error {
+		if !(time > 0) || math.IsInf(time, 0) {
+			return fmt.Errorf("--time = %v: must be positive and finite", time)
+		}
+		res, fig, err := f.prepare(cmd, []string{"convex.csv", "convex.json", "convex.md"}, []string{"convex-w2.png", "convex-w2.svg"})
+		if err != nil {
+			return err
+		}
+		cv := convex.Convex{Etas: convex.DefaultEtas, Seeds: f.seeds, Time: time, Workers: f.workers, Var: study.DefaultVar, Progress: progressFunc}
+		if f.smoke {
+			cv.Etas, cv.Seeds, cv.Time = []float64{0.4, 0.2}, min(f.seeds, 2), 50
+		}
+		return printStudy(cmd, cv.Run, func(r convex.ConvexResult) (string, error) { return cv.Write(r, res, fig) })
+	})
 	f.bind(c)
 	c.Flags().Float64Var(&time, "time", 10000, "continuous time η·steps retained per seed")
 	return c

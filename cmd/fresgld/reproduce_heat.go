@@ -12,26 +12,20 @@ import (
 func init() {
 	f := &heatstudy.Settings{}
 	var o outFlags
-	cmd := &cobra.Command{
-		Use:   "heat",
-		Short: "Inverse heat equation (§5.2): s-, f- and l-reSGLD against the exact posterior",
-		Long:  help("reproduce-heat"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := f.Validate(); err != nil {
-				return err
-			}
-			var err error
-			if f.Results, f.Figures, err = o.dirs(cmd, ""); err != nil {
-				return err
-			}
-			early, keep := fmt.Sprintf("heat-%d", f.Early), fmt.Sprintf("heat-%d", f.Keep)
-			if err := prepareBoth(f.Results, []string{"heat-fidelity.md", "heat-table.md", "heat-runs.csv"}, f.Figures, []string{early + ".png", early + ".svg", keep + ".png", keep + ".svg"}); err != nil {
-				return err
-			}
-			return heatstudy.Run(f, progressFunc)
-		},
-	}
+	cmd := studyCommand("heat", "Inverse heat equation (§5.2): s-, f- and l-reSGLD against the exact posterior", help("reproduce-heat"), func(cmd *cobra.Command) error {
+		if err := f.Validate(); err != nil {
+			return err
+		}
+		var err error
+		if f.Results, f.Figures, err = o.dirs(cmd, ""); err != nil {
+			return err
+		}
+		early, keep := fmt.Sprintf("heat-%d", f.Early), fmt.Sprintf("heat-%d", f.Keep)
+		if err := prepareBoth(f.Results, []string{"heat-fidelity.md", "heat-table.md", "heat-runs.csv"}, f.Figures, []string{early + ".png", early + ".svg", keep + ".png", keep + ".svg"}); err != nil {
+			return err
+		}
+		return heatstudy.Run(f, progressFunc)
+	})
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", 10, "number of seeds (1, 2, ...) per method")
 	fl.IntVar(&f.Keep, "keep", 48000, "cold-chain samples recorded per run (one per step after burn-in)")

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/fresgld/fresgld/analysis"
 
@@ -16,57 +15,34 @@ import (
 func ladderHeatCommand() *cobra.Command {
 	var o outFlags
 	s := ladder.HeatSettings{}
-	c := &cobra.Command{
-		Use:   "ladder-heat",
-		Short: "Inverse heat problem at the paper's large noise: f-reSGLD on an adaptive DEO ladder vs s-reSGLD at equal CPU time; energy noise on U/τ on two levels",
-		Long:  help("reproduce-ladder-heat"),
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			switch {
-			case s.Seeds < 1:
-				return fmt.Errorf("--seeds = %d: need at least 1", s.Seeds)
-			case s.Keep < 1 || s.Burn < 0:
-				return fmt.Errorf("--keep = %d, --burn = %d: need keep ≥ 1, burn ≥ 0", s.Keep, s.Burn)
-			case s.Rounds < 1 || s.First < 1:
-				return fmt.Errorf("--rounds = %d, --first = %d: both must be at least 1", s.Rounds, s.First)
-			case s.Start < 2 || s.MaxLevels < s.Start:
-				return fmt.Errorf("--start-levels = %d, --max-levels = %d: need 2 ≤ start ≤ max", s.Start, s.MaxLevels)
-			case s.Grid < 50 || s.Grid%50 != 0:
-				return fmt.Errorf("--grid = %d: must be a positive multiple of 50 (the TV bins)", s.Grid)
-			case s.MaxLevels > analysis.MaxLevels:
-				return fmt.Errorf("--max-levels = %d: at most %d", s.MaxLevels, analysis.MaxLevels)
-			}
-			if err := analysis.TuneSteps("--rounds", "--first", s.Rounds, s.First); err != nil {
-				return err
-			}
-			res, _, err := o.dirs(cmd, "")
-			if err != nil {
-				return err
-			}
-			if _, err := output.Prepare(res, "ladder-heat.md", "ladder-heat.csv"); err != nil {
-				return fmt.Errorf("--out: %w", err)
-			}
-			rows, err := ladder.RunHeat(s, cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			md := ladder.HeatMarkdown(s, rows)
-			if err := output.WriteBytes(filepath.Join(res, "ladder-heat.md"), []byte(md)); err != nil {
-				return err
-			}
-			if err := output.WriteFile(filepath.Join(res, "ladder-heat.csv"), func(w io.Writer) error {
-				fmt.Fprintln(w, "method,seed,levels,coverage,tv,near,samples,lambda,round_trips,swaps,fine_solves,coarse_solves,cpu_seconds")
-				for _, r := range rows {
-					fmt.Fprintf(w, "%q,%d,%d,%.4f,%.4f,%.4f,%d,%.4f,%d,%d,%d,%d,%.2f\n", r.Method, r.Seed, r.Levels, r.M.Coverage, r.M.TV, r.M.Near, r.Samples, r.Lambda, r.RoundTrips, r.Swaps, r.Fine, r.Coarse, r.CPU)
-				}
-				return nil
-			}); err != nil {
-				return err
-			}
-			fmt.Fprint(cmd.OutOrStdout(), md)
-			return nil
-		},
-	}
+	c := studyCommand("ladder-heat", "Inverse heat problem at the paper's large noise: f-reSGLD on an adaptive DEO ladder vs s-reSGLD at equal CPU time; energy noise on U/τ on two levels", help("reproduce-ladder-heat"), func(cmd *cobra.Command) error {
+		switch {
+		case s.Seeds < 1:
+			return fmt.Errorf("--seeds = %d: need at least 1", s.Seeds)
+		case s.Keep < 1 || s.Burn < 0:
+			return fmt.Errorf("--keep = %d, --burn = %d: need keep ≥ 1, burn ≥ 0", s.Keep, s.Burn)
+		case s.Rounds < 1 || s.First < 1:
+			return fmt.Errorf("--rounds = %d, --first = %d: both must be at least 1", s.Rounds, s.First)
+		case s.Start < 2 || s.MaxLevels < s.Start:
+			return fmt.Errorf("--start-levels = %d, --max-levels = %d: need 2 ≤ start ≤ max", s.Start, s.MaxLevels)
+		case s.Grid < 50 || s.Grid%50 != 0:
+			return fmt.Errorf("--grid = %d: must be a positive multiple of 50 (the TV bins)", s.Grid)
+		case s.MaxLevels > analysis.MaxLevels:
+			return fmt.Errorf("--max-levels = %d: at most %d", s.MaxLevels, analysis.MaxLevels)
+		}
+		if err := analysis.TuneSteps("--rounds", "--first", s.Rounds, s.First); err != nil {
+			return err
+		}
+		res, _, err := o.dirs(cmd, "")
+		if err != nil {
+			return err
+		}
+		if _, err := output.Prepare(res, ladder.HeatOutputs...); err != nil {
+			return fmt.Errorf("--out: %w", err)
+		}
+		run := func(log io.Writer) ([]ladder.HeatRow, error) { return ladder.RunHeat(s, log) }
+		return printStudy(cmd, run, func(rows []ladder.HeatRow) (string, error) { return ladder.WriteHeat(s, rows, res) })
+	})
 	fl := c.Flags()
 	fl.IntVar(&s.Seeds, "seeds", 10, "seeds (1, 2, ...)")
 	fl.IntVar(&s.Burn, "burn", 1000, "s-reSGLD and two-level runs: steps discarded first")

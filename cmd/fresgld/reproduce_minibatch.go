@@ -68,21 +68,16 @@ const refFile = minibatch.RefFile
 func init() {
 	f := &minibatchFlags{}
 	var o outFlags
-	cmd := &cobra.Command{
-		Use:   "minibatch",
-		Short: "Cost against accuracy of SGLD, reSGLD, m-reSGLD and f-reSGLD on minibatch posteriors",
-		Long: help("reproduce-minibatch") + refFile + `). --correction full, for fresgld and corrected-sgld,
+	long := help("reproduce-minibatch") + refFile + `). --correction full, for fresgld and corrected-sgld,
 names the outputs <problem>-full.md, summary-full.json and
-minibatch-<problem>-full-<metric>.png.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var err error
-			if f.Results, f.Figures, err = o.dirs(cmd, "minibatch"); err != nil {
-				return err
-			}
-			return runMinibatch(f)
-		},
-	}
+minibatch-<problem>-full-<metric>.png.`
+	cmd := studyCommand("minibatch", "Cost against accuracy of SGLD, reSGLD, m-reSGLD and f-reSGLD on minibatch posteriors", long, func(cmd *cobra.Command) error {
+		var err error
+		if f.Results, f.Figures, err = o.dirs(cmd, "minibatch"); err != nil {
+			return err
+		}
+		return runMinibatch(f)
+	})
 	fl := cmd.Flags()
 	f.bind(fl, "seeds per method")
 	fl.IntVar(&f.ReferenceSteps, "reference-steps", 1000000, "MALA steps after burn-in for the reference")

@@ -24,21 +24,16 @@ type minibatchSDFlags struct {
 func init() {
 	f := &minibatchSDFlags{}
 	var o outFlags
-	cmd := &cobra.Command{
-		Use:   "minibatch-sd",
-		Short: "Why f-reSGLD's and corrected-sgld's sd error levels off on breast cancer",
-		Long: strings.TrimRight(help("reproduce-minibatch-sd"), "\n") +
-			"\n\nThe variants (--variants; a subset writes breast-cancer-sd-<keys>.md):\n  " + sdVariantKeys() +
-			"\n--summary, the main study's, gives reSGLD's final sd error (skipped if missing).",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			var err error
-			if f.Results, _, err = o.dirs(cmd, "minibatch"); err != nil {
-				return err
-			}
-			return runMinibatchSD(f)
-		},
-	}
+	long := strings.TrimRight(help("reproduce-minibatch-sd"), "\n") +
+		"\n\nThe variants (--variants; a subset writes breast-cancer-sd-<keys>.md):\n  " + sdVariantKeys() +
+		"\n--summary, the main study's, gives reSGLD's final sd error (skipped if missing)."
+	cmd := studyCommand("minibatch-sd", "Why f-reSGLD's and corrected-sgld's sd error levels off on breast cancer", long, func(cmd *cobra.Command) error {
+		var err error
+		if f.Results, _, err = o.dirs(cmd, "minibatch"); err != nil {
+			return err
+		}
+		return runMinibatchSD(f)
+	})
 	fl := cmd.Flags()
 	f.bind(fl, "seeds per variant")
 	fl.StringVar(&f.Summary, "summary", "docs/results/minibatch/summary.json", "the main study's summary (optional)")

@@ -22,24 +22,7 @@ type multimodalFlags struct {
 
 func init() {
 	f := &multimodalFlags{}
-	cmd := &cobra.Command{
-		Use:   "multimodal",
-		Short: "Replica exchange where it pays: spike-and-slab regressions with exact answers, the 25-Gaussian mixture, SGLD, cyclical SGLD, reSGLD, f-reSGLD and NUTS",
-		Long: `multimodal runs the spike-and-slab regression of fresgld regress (its default
-prior, σ the least-squares residual sd) on data/diabetes.csv, data/uscrime.csv
-and generated data of 10⁵ and 10⁶ rows with the diabetes features'
-correlation, each against its exact posterior, with SGLD, cyclical SGLD,
-reSGLD and f-reSGLD on a fixed and an adaptive ladder, every method at the
-same cost in per-example evaluations, and Stan's NUTS through rstan (4 chains,
-default settings, cores = 1) on the real data where Rscript with rstan is
-installed; and the 2-D mixture of 25 Gaussians for mode coverage. It prints
-and writes multimodal.md under --out; --docs writes it into
-docs/results/multimodal instead (full size only). --swaps screened
-runs the swaps as before issue 28: minibatch screens confirmed by full
-passes.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runMultimodal(cmd, f) },
-	}
+	cmd := studyCommand("multimodal", "Replica exchange where it pays: spike-and-slab regressions with exact answers, the 25-Gaussian mixture, SGLD, cyclical SGLD, reSGLD, f-reSGLD and NUTS", help("reproduce-multimodal"), func(cmd *cobra.Command) error { return runMultimodal(cmd, f) })
 	fl := cmd.Flags()
 	f.bind(cmd, multimodal.Full.Seeds, "runs (one chain each) per method and problem", "a seconds-long run at a tiny size, without NUTS (for tests)")
 	fl.IntVar(&f.Workers, "workers", 2, "runs in parallel (CPU seconds are counted per run's thread)")
@@ -75,11 +58,7 @@ func runMultimodal(cmd *cobra.Command, f *multimodalFlags) error {
 	if err := sz.Check(); err != nil {
 		return fmt.Errorf("--problems, --methods: %w", err)
 	}
-	results, err := f.out.results(cmd, "multimodal")
-	if err != nil {
-		return err
-	}
-	work, done, err := nutsWork()
+	results, work, done, err := f.dirs(cmd, "multimodal")
 	if err != nil {
 		return err
 	}

@@ -111,3 +111,25 @@ func printAndWrite(path, command string, table func(io.Writer)) error {
 	os.Stdout.Write(b.Bytes())
 	return os.WriteFile(path, b.Bytes(), 0o644)
 }
+
+// studyCommand is `fresgld reproduce use`: a command of no arguments, run
+// by run, with the long help long.
+func studyCommand(use, short, long string, run func(*cobra.Command) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Long: long, Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return run(cmd) }}
+}
+
+// printStudy runs a study (run, its progress on stderr), writes its outputs
+// (write) and prints the table write returns.
+func printStudy[R any](cmd *cobra.Command, run func(io.Writer) (R, error), write func(R) (string, error)) error {
+	r, err := run(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	md, err := write(r)
+	if err != nil {
+		return err
+	}
+	fmt.Fprint(cmd.OutOrStdout(), md)
+	return nil
+}

@@ -44,14 +44,17 @@ func (r *runsFlags) seeds(cmd *cobra.Command, smoke int) int {
 	return smoke
 }
 
-// nutsWork makes the scratch directory of a study's NUTS runs; done
-// removes it.
-func nutsWork() (dir string, done func(), err error) {
-	dir, err = os.MkdirTemp("", "fresgld-nuts-")
-	if err != nil {
-		return "", nil, err
+// dirs readies the study's tables directory under sub (outFlags.results,
+// free the further flags --docs allows) and makes the scratch directory of
+// its NUTS runs; done removes the scratch.
+func (r *runsFlags) dirs(cmd *cobra.Command, sub string, free ...string) (results, work string, done func(), err error) {
+	if results, err = r.out.results(cmd, sub, free...); err != nil {
+		return "", "", nil, err
 	}
-	return dir, func() { os.RemoveAll(dir) }, nil
+	if work, err = os.MkdirTemp("", "fresgld-nuts-"); err != nil {
+		return "", "", nil, err
+	}
+	return results, work, func() { os.RemoveAll(work) }, nil
 }
 
 // logLine prints a study's progress line on stderr.

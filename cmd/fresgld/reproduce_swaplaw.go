@@ -22,23 +22,7 @@ type swapLawFlags struct {
 
 func init() {
 	f := &swapLawFlags{}
-	cmd := &cobra.Command{
-		Use:   "swap-law",
-		Short: "Do minibatch swaps follow S? Accepted swaps at exact min(1, S) < 0.01 against the exact rule",
-		Long: `swap-law runs f-reSGLD and reSGLD on two levels (τ1 = 1, τ2 = 1.5, 2.5 and 4)
-on the breast-cancer regression, the Welling–Teh posterior (N = 100) and a
-generated logistic regression (N = 2000, p = 10; models.SyntheticLogistic), under
-the swap energies pair-taylor (what --swap-energies auto keeps when its pilot
-finds the screens quiet), pair, minibatch and exact, with the minibatch
-study's settings (budgets up to --max times the burn-in cost). It counts the
-accepted swaps whose exact min(1, S) is below 0.01 and compares them with what
-swaps decided by S itself would accept at the same attempts (from every fifth
-attempt's exact S): a rule that keeps the law stays within that expectation
-plus 3 Poisson sds. Writes swaplaw.md under --out; --docs writes it into
-docs/results/swaplaw instead (full size only).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSwapLaw(cmd, f) },
-	}
+	cmd := studyCommand("swap-law", "Do minibatch swaps follow S? Accepted swaps at exact min(1, S) < 0.01 against the exact rule", help("reproduce-swap-law"), func(cmd *cobra.Command) error { return runSwapLaw(cmd, f) })
 	fl := cmd.Flags()
 	fl.IntVar(&f.Seeds, "seeds", 3, "seeds per method, mode and τ2")
 	fl.Float64Var(&f.Max, "max", 100, "run length: the largest budget, in multiples of the burn-in cost")
@@ -66,18 +50,9 @@ func runSwapLaw(cmd *cobra.Command, f *swapLawFlags) error {
 	if err != nil {
 		return err
 	}
-	var rows []swaplaw.Row
-	for _, pr := range prs {
-		r, err := swaplaw.Measure(pr, f.Seeds, func(r swaplaw.Row) {
-			fmt.Fprintf(os.Stderr, "%s τ2 = %g %s/%v: %d of %d accepted at min(1, S) < 0.01, exact rule %.2f\n", r.Problem, r.Tau2, r.Method, r.Mode, r.LowAccepts, r.Attempts, r.Expected)
-			if float64(r.LowAccepts) > r.Bound() {
-				fmt.Fprintf(os.Stderr, "warning: %s τ2 = %g %s/%v accepted %d swaps at exact min(1, S) < 0.01, above the exact rule's %.2f + 3√ = %.2f: these swaps do not follow S\n", r.Problem, r.Tau2, r.Method, r.Mode, r.LowAccepts, r.Expected, r.Bound())
-			}
-		})
-		if err != nil {
-			return err
-		}
-		rows = append(rows, r...)
+	rows, err := swaplaw.MeasureAll(prs, f.Seeds, os.Stderr)
+	if err != nil {
+		return err
 	}
 	table := func(w io.Writer) { swaplaw.Markdown(w, rows) }
 	return printAndWrite(filepath.Join(results, "swaplaw.md"), fmt.Sprintf("fresgld reproduce swap-law --seeds %d --max %g", f.Seeds, sz.Max), table)

@@ -24,29 +24,7 @@ type swapsFlags struct {
 
 func init() {
 	f := &swapsFlags{}
-	cmd := &cobra.Command{
-		Use:   "swaps",
-		Short: "Minibatch replica exchange with sound swap energies: tuning, comparison, swap noise",
-		Long: `swaps reruns the minibatch study with swap energies whose variance does not
-come from the draw it corrects (exchange.Energies). For each problem it first
-runs a tuning study (seeds 1001.., every exchange method under every
-swap-energy mode: draw, minibatch, cv, pair, pair-cv, exact, taylor,
-pair-taylor) and picks each
-method's mode by its final accuracy there; then it compares SGLD, reSGLD,
-m-reSGLD and f-reSGLD under their chosen modes (and f-reSGLD under the earlier
-same-draw energies) on seeds 1..--seeds. Cost counts gradients, swap energies
-and anchor passes. It reports swap acceptance, swap noise τδ²V/2, and the
-fraction of accepted swaps whose exact min(1, S) is below 0.01 beside the
-fraction min(1, S) itself predicts.
-
-Problems: welling-teh (N = 100, TV against the exact posterior),
-welling-teh-N for any N (the same generative model; mode-weight error),
-breast-cancer (against the cached MALA reference). Writes <problem>.md and
-<problem>.json under --out; --docs writes them into docs/results/swaps
-instead (full size only).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSwaps(cmd, f) },
-	}
+	cmd := studyCommand("swaps", "Minibatch replica exchange with sound swap energies: tuning, comparison, swap noise", help("reproduce-swaps"), func(cmd *cobra.Command) error { return runSwaps(cmd, f) })
 	fl := cmd.Flags()
 	f.minibatchRuns.bind(fl, "comparison seeds per arm")
 	fl.IntVar(&f.TuneSeeds, "tune-seeds", 3, "tuning seeds per method and mode")

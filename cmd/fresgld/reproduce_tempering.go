@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/experiments/tempering"
+	"github.com/fresgld/fresgld/interrupt"
 )
 
 // temperingFlags are the settings of the tempering study.
@@ -19,12 +20,9 @@ type temperingFlags struct {
 	Methods   string
 }
 
-func init() {
-	f := &temperingFlags{}
-	cmd := &cobra.Command{
-		Use:   "tempering",
-		Short: "Where tempering is necessary: posteriors with separated modes against trusted answers; the default, one level, cyclical SGLD, reSGLD, f-reSGLD and NUTS at equal CPU time",
-		Long: `tempering samples posteriors whose modes are separated (spike-and-slab
+// temperingHelp is tempering's long help, with the stretch of its
+// runs (tempering.Stretch).
+var temperingHelp = `tempering samples posteriors whose modes are separated (spike-and-slab
 linear and logistic regressions with a sharp spike, s0 = 0.001, or
 0.00024 on the logistic's 10⁴ generated rows; mixtures of four, five
 and six normals on the galaxies data, and a sparse one of six,
@@ -44,10 +42,11 @@ inclusion probability, the probability of k clusters or of a peak of
 the period's posterior, with its MCSE
 from the runs' spread. It prints and writes <workload>.md for each
 workload under --out; --docs writes them into docs/results/tempering
-instead (full size only).`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runTempering(cmd, f) },
-	}
+instead (full size only).`
+
+func init() {
+	f := &temperingFlags{}
+	cmd := studyCommand("tempering", "Where tempering is necessary: posteriors with separated modes against trusted answers; the default, one level, cyclical SGLD, reSGLD, f-reSGLD and NUTS at equal CPU time", temperingHelp, func(cmd *cobra.Command) error { return runTempering(cmd, f) })
 	fl := cmd.Flags()
 	f.bind(cmd, tempering.Full.Seeds, "runs (4 chains each) per method and workload", "a short run (100 draws a chain), without NUTS (for tests)")
 	fl.BoolVar(&f.NUTS, "nuts", true, "run NUTS through rstan where installed (at 10⁴ rows: half an hour a run)")
@@ -86,16 +85,12 @@ func runTempering(cmd *cobra.Command, f *temperingFlags) error {
 	if f.Methods != "" {
 		sz.Methods = strings.Split(f.Methods, ",")
 	}
-	results, err := f.out.results(cmd, "tempering", "workloads") // each workload's own file
-	if err != nil {
-		return err
-	}
-	work, done, err := nutsWork()
+	results, work, done, err := f.dirs(cmd, "tempering", "workloads") // each workload's own file
 	if err != nil {
 		return err
 	}
 	defer done()
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := interrupt.Context(cmd.Context())
 	defer stop()
 	// An interrupt stops the run under way; the workloads finished
 	// before it are written all the same.

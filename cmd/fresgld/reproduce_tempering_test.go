@@ -46,11 +46,7 @@ func TestReproduceTemperingInterrupt(t *testing.T) {
 	// Read only once the command has ended: no write races the read.
 	stderr := new(bytes.Buffer)
 	cmd.Stderr = stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done := started(t, cmd)
 	// A run's scratch directory: the study is in its first run.
 	running := func() bool {
 		ents, _ := os.ReadDir(tmp)

@@ -105,11 +105,7 @@ func interruptAndResume(t *testing.T, out string, sig syscall.Signal, lines int,
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done := started(t, cmd)
 	waitLines(t, results.ChainFile(out, 1), lines, done)
 	if sig == syscall.SIGKILL {
 		deadline := time.Now().Add(30 * time.Second)
@@ -233,11 +229,7 @@ func TestResumeRefuses(t *testing.T) {
 	orig := filepath.Join(dir, "orig")
 	args := []string{"gmm", "--chains", "1", "--burn", "100", "--keep", "100000000", "--thin", "1", "--levels", "2"}
 	cmd := exec.Command(binary(t), append(args, "--out", orig, "--checkpoint-every", "0.1")...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done := started(t, cmd)
 	waitLines(t, results.ChainFile(orig, 1), 2000, done)
 	cmd.Process.Signal(syscall.SIGINT)
 	<-done

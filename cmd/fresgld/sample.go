@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"regexp"
 	"strings"
 	"time"
 
@@ -12,9 +11,11 @@ import (
 
 	"github.com/fresgld/fresgld/analysis"
 	"github.com/fresgld/fresgld/exchange"
+	"github.com/fresgld/fresgld/interrupt"
 	"github.com/fresgld/fresgld/modelproc"
 	"github.com/fresgld/fresgld/plan"
-	"github.com/fresgld/fresgld/results"
+	"github.com/fresgld/fresgld/sampling"
+	"github.com/fresgld/fresgld/usermodel"
 )
 
 // sampleFlags are the settings of a run on a model in another process.
@@ -108,16 +109,16 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		return err
 	}
 	o := f.options(cmd, method)
-	ctx, stop := interruptible(cmd.Context())
+	ctx, stop := interrupt.Context(cmd.Context())
 	defer stop()
 	command := f.ModelCmd
-	var sm *stanModel
+	var sm *usermodel.Stan
 	if f.Stan != "" {
-		if sm, err = openStan(ctx, f, cmd.ErrOrStderr()); err != nil {
+		if sm, err = usermodel.OpenStan(ctx, f.Stan, f.Data, f.Init, f.Seed, cmd.ErrOrStderr()); err != nil {
 			return err
 		}
-		defer sm.close()
-		if sm.native != nil {
+		defer sm.Close()
+		if sm.Native != nil {
 			return runStanNative(ctx, stop, cmd, f, o, sm)
 		}
 		command = sm.Command()
@@ -136,10 +137,10 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		return fmt.Errorf("--model-cmd: %w", err)
 	}
 	defer m.Close()
-	o.ProgressNote = modelBusy(m)
+	o.ProgressNote = usermodel.Busy(m)
 	model := plan.Model{Terms: m, Names: m.Names()}
 	if sm != nil {
-		if model, err = sm.analysisModel(m, f.Seed); err != nil {
+		if model, err = sm.PlanModel(m, f.Seed); err != nil {
 			return err
 		}
 	} else if err := plan.CheckGradient(m, m.Names(), nil, f.Seed); err != nil {
@@ -147,26 +148,26 @@ func runSample(cmd *cobra.Command, f *sampleFlags) error {
 		// user's own is checked before it is sampled.
 		return fmt.Errorf("--model-cmd %q: %w", f.ModelCmd, err)
 	}
-	return modelError(m, command, runSampling(cmd, sampling{model: model, options: o, ctx: ctx, stop: stop,
-		headline: func(res *analysis.Result) string {
+	return usermodel.Failure(m, command, runSampling(cmd, sampling.Run{Model: model, Options: o, Ctx: ctx, Stop: stop,
+		Headline: func(res *analysis.Result) string {
 			if sm != nil {
-				sm.notes(res, m.Rejected)
+				sm.Notes(res, m.Rejected)
 			}
 			if m.Err() != nil {
-				blameModel(&res.Summary, command)
+				usermodel.Blame(&res.Summary, command)
 			}
 			if sm != nil {
 				return fmt.Sprintf("%s on the Stan model %s (%d unconstrained parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):", f.Method, f.Stan, m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
 			}
 			return fmt.Sprintf("%s on %q (%d examples, %d parameters), %d chain(s) in %.1fs, %d requests to %d model process(es):", f.Method, f.ModelCmd, m.Len(), m.Dim(), len(o.Chains), res.Wall.Seconds(), m.Requests(), m.Procs())
 		},
-		summary: func(res *analysis.Result) any {
+		Summary: func(res *analysis.Result) any {
 			var modelErr string
 			if m.Err() != nil {
 				modelErr = m.Err().Error()
 			}
 			return &sampleSummary{Settings: f, N: m.Len(), Names: m.Names(), WallSeconds: res.Wall.Seconds(), Requests: m.Requests(), Procs: m.Procs(), ModelError: modelErr,
-				StepRule: res.StepRule, RunRule: res.RunRule, Plan: res.Plan, runResult: resultOf(res)}
+				StepRule: res.StepRule, RunRule: res.RunRule, Plan: res.Plan, Result: sampling.ResultOf(res)}
 		}}))
 }
 
@@ -190,23 +191,7 @@ type sampleSummary struct {
 	StepRule string            `json:"step_rule,omitempty"`
 	RunRule  string            `json:"run_length_rule,omitempty"`
 	Plan     *plan.PlanSummary `json:"plan,omitempty"`
-	runResult
-}
-
-// blameModel gives the chains' stop warnings of a run whose model failed
-// their true cause: they stopped on what the failed model answered (a NaN,
-// nothing), not on their step size, so the sampler's own account of the
-// stop (a divergence, a variance, its Go types) is left out and the model
-// named.
-func blameModel(s *results.Summary, cmd string) {
-	remedy := fmt.Sprintf("the model process %q failed: its error is printed last, and kept in summary.json (model_error) and report.html; the step size is not the cause", cmd)
-	for i, w := range s.Details {
-		if w.Code == "stopped" {
-			s.Details[i].Message = fmt.Sprintf("chain %d stopped after %d steps: %s", w.Chain, int(w.Number), remedy)
-			s.Details[i].Remedy = remedy
-			s.Warnings[i] = s.Details[i].Message
-		}
-	}
+	sampling.Result
 }
 
 // options are the analysis options the flags set (0 or analysis.Auto where
@@ -228,52 +213,3 @@ func (f *sampleFlags) settings(o analysis.Options) [][2]string {
 	g.sampler().resolved(o)
 	return settingsLines(&g, o)
 }
-
-// modelBusy is the progress note of a run on m: the share of the time
-// since the last note that the model's process spent computing, which says
-// whether the model or the sampler sets the pace.
-func modelBusy(m *modelproc.Model) func() string {
-	cpu0, _ := m.CPUTime()
-	t0 := time.Now()
-	return func() string {
-		cpu, ok := m.CPUTime()
-		now := time.Now()
-		if !ok || !now.After(t0) {
-			return ""
-		}
-		note := fmt.Sprintf("model busy %.0f%%", 100*float64(cpu-cpu0)/float64(now.Sub(t0)))
-		cpu0, t0 = cpu, now
-		return note
-	}
-}
-
-// modelError puts the model's own failure, if it had one, before err: the
-// sampler saw only the NaN or the silence that followed it, so err's account
-// (a diverged level, a Hessian that is not positive definite, --eta) is not
-// the cause and is left out; only the stage the run was in is said.
-func modelError(m *modelproc.Model, cmd string, err error) error {
-	merr := m.Err()
-	switch {
-	case merr == nil:
-		return err
-	case err == nil:
-		return merr
-	}
-	stage := ""
-	if s, _, ok := strings.Cut(err.Error(), ": "); ok && stageName.MatchString(s) {
-		stage = " (in its " + s + ")"
-	}
-	// What err says of the files is kept: a chain file that keeps the
-	// draws of the run a resume continued, one a full disk left short.
-	var files []string
-	for _, l := range strings.Split(err.Error(), "\n") {
-		if strings.Contains(l, results.ErrKeptEarlier.Error()) || strings.Contains(l, "holds only") {
-			files = append(files, "\n"+l)
-		}
-	}
-	return fmt.Errorf("%w\nthe run stopped on it%s: the model process %q failed, not the sampler: fix the model (run its command by hand on the request above) and run again%s", merr, stage, cmd, strings.Join(files, ""))
-}
-
-// stageName matches the name of a run's stage that an error begins with
-// ("automatic step size"), not a file's or a chain's.
-var stageName = regexp.MustCompile(`^[a-z][a-z ]{2,40}$`)

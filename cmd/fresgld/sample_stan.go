@@ -3,185 +3,27 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/fresgld/fresgld/analysis"
-	"github.com/fresgld/fresgld/energy"
-	"github.com/fresgld/fresgld/plan"
-	"github.com/fresgld/fresgld/results"
-	"github.com/fresgld/fresgld/stan"
+	"github.com/fresgld/fresgld/sampling"
+	"github.com/fresgld/fresgld/usermodel"
 )
 
-// stanModel is a run's Stan model (sample --stan): its compiled program,
-// loaded in this process where it can be (native), its start, and the
-// writer of Stan's draws for a model run as a process.
-type stanModel struct {
-	*stan.Model
-	init   []float64 // --init's, unconstrained
-	native *stan.Native
-	w      *stan.Writer
-}
-
-// openStan compiles the model (or finds it compiled), reads its data and
-// init, and loads it, all before any sampling. A model that cannot be
-// loaded in process (a build without cgo) runs as a process of its
-// program, which a line says.
-func openStan(ctx context.Context, f *sampleFlags, log io.Writer) (*stanModel, error) {
-	m, err := stan.Open(ctx, f.Stan, f.Data, "", log)
-	if err != nil {
-		return nil, err
-	}
-	s := &stanModel{Model: m}
-	if f.Init != "" {
-		if s.init, err = m.Init(ctx, f.Init); err != nil {
-			return nil, err
-		}
-	}
-	if s.native, err = m.Load(f.Seed); err != nil {
-		fmt.Fprintf(log, "note: the model runs as a process of its program, a round trip a gradient: %v\n", err)
-		s.native = nil
-	}
-	return s, nil
-}
-
-// ugrader is the energy and gradient of the model, in process or not,
-// and what it rejected.
-type ugrader interface {
-	energy.Terms
-	UGrad(g, x []float64) float64
-	Rejected() (int64, string)
-}
-
-// analysisModel is the model the run samples: the sampler moves Stan's
-// unconstrained parameters, written in the columns uncNames names; Stan's
-// draws (constrained parameters, transformed parameters and generated
-// quantities, with Stan's names) follow them.
-func (s *stanModel) analysisModel(t ugrader, seed uint64) (plan.Model, error) {
-	start, note, err := stan.Start(t.UGrad, t.Dim(), s.init, seed)
-	if err != nil {
-		if n, msg := t.Rejected(); n > 0 {
-			err = fmt.Errorf("%w (the model rejected those states; the latest: %s)", err, msg)
-		}
-		return plan.Model{}, fmt.Errorf("--stan %s: %w", s.Bin.Source, err)
-	}
-	if note != "" {
-		fmt.Println(note)
-	}
-	m := plan.Model{Terms: t, Names: uncNames(s.Unconstrained), Init: start, Generated: s.Constrained}
-	if s.native != nil {
-		m.Generate = s.native.Write
-		return m, nil
-	}
-	if s.w, err = s.NewWriter(seed); err != nil {
-		return plan.Model{}, err
-	}
-	m.Generate = s.w.Write
-	return m, nil
-}
-
-// uncNames are the unconstrained coordinates' columns: Stan's name with
-// its dots made underscores and "_unc__" after it (theta.1 → theta_1_unc__).
-// The suffix "__" marks a sampler column, which fresgld's summaries leave
-// out and which no Stan variable's name can end in; and a name without
-// dots is one variable to rstan's read_stan_csv, which reads theta.1 as
-// theta[1]. Where two would be alike (a vector theta and a scalar
-// theta_1), the columns are unc_1__, unc_2__, … instead.
-func uncNames(names []string) []string {
-	out := make([]string, len(names))
-	seen := map[string]bool{}
-	for j, n := range names {
-		out[j] = strings.ReplaceAll(n, ".", "_") + "_unc__"
-		if seen[out[j]] {
-			for j := range out {
-				out[j] = fmt.Sprintf("unc_%d__", j+1)
-			}
-			return out
-		}
-		seen[out[j]] = true
-	}
-	return out
-}
-
 // runStanNative runs the model loaded in process.
-func runStanNative(ctx context.Context, stop func(), cmd *cobra.Command, f *sampleFlags, o analysis.Options, s *stanModel) error {
-	model, err := s.analysisModel(s.native, f.Seed)
+func runStanNative(ctx context.Context, stop func(), cmd *cobra.Command, f *sampleFlags, o analysis.Options, s *usermodel.Stan) error {
+	model, err := s.PlanModel(s.Native, f.Seed)
 	if err != nil {
 		return err
 	}
-	return runSampling(cmd, sampling{model: model, options: o, ctx: ctx, stop: stop,
-		ran: func(err error) error {
-			merr := s.native.Err()
-			switch {
-			case merr == nil:
-				return err
-			case err == nil:
-				return merr
-			}
-			return fmt.Errorf("%w\nthe run stopped on it: the Stan model failed, not the sampler (%w)", merr, err)
+	return runSampling(cmd, sampling.Run{Model: model, Options: o, Ctx: ctx, Stop: stop,
+		Ran: s.Failure,
+		Headline: func(res *analysis.Result) string {
+			s.Notes(res, s.Native.Rejected)
+			return fmt.Sprintf("%s on the Stan model %s (%d unconstrained parameters, loaded in process), %d chain(s) in %.1fs, %d gradients:", f.Method, f.Stan, s.Native.Dim(), len(o.Chains), res.Wall.Seconds(), s.Native.Evals())
 		},
-		headline: func(res *analysis.Result) string {
-			s.notes(res, s.native.Rejected)
-			return fmt.Sprintf("%s on the Stan model %s (%d unconstrained parameters, loaded in process), %d chain(s) in %.1fs, %d gradients:", f.Method, f.Stan, s.native.Dim(), len(o.Chains), res.Wall.Seconds(), s.native.Evals())
-		},
-		summary: func(res *analysis.Result) any {
-			return &sampleSummary{Settings: f, N: 1, Names: s.Constrained, WallSeconds: res.Wall.Seconds(), Requests: s.native.Evals(), runResult: resultOf(res)}
+		Summary: func(res *analysis.Result) any {
+			return &sampleSummary{Settings: f, N: 1, Names: s.Constrained, WallSeconds: res.Wall.Seconds(), Requests: s.Native.Evals(), Result: sampling.ResultOf(res)}
 		}})
-}
-
-// notes adds what the model said during the run to its summary: how many
-// states it rejected (a note: Stan's samplers meet such states too), and
-// a warning where its transformed parameters or generated quantities
-// failed on some draws.
-func (s *stanModel) notes(res *analysis.Result, rejected func() (int64, string)) {
-	if n, msg := rejected(); n > 0 {
-		res.Notes = append(res.Notes, fmt.Sprintf("the model rejected %d states (each a rejected proposal; the latest: %s)", n, msg))
-	}
-	var fails int64
-	var msg string
-	switch {
-	case s.native != nil:
-		fails, msg = s.native.WriteFailures()
-	case s.w != nil:
-		if msg = s.w.Messages(); msg != "" {
-			fails = 1
-		}
-		if err := s.w.Err(); err != nil {
-			fails, msg = 1, err.Error()
-		}
-	}
-	if fails == 0 {
-		return
-	}
-	w := results.Warning{Code: "stan-write", Number: float64(fails),
-		Remedy: "check the generated quantities block (an _rng given an invalid argument throws)"}
-	w.Message = fmt.Sprintf("Stan's draws: the model failed on %d draws, whose transformed parameters or generated quantities are NaN from the failure on (the latest: %s); %s", fails, lastLine(msg), w.Remedy)
-	if s.native == nil {
-		w.Message = fmt.Sprintf("Stan's draws: the model failed on some draws, whose transformed parameters or generated quantities are NaN from the failure on (%s); %s", lastLine(msg), w.Remedy)
-	}
-	res.Summary.Details = append(res.Summary.Details, w)
-	res.Summary.Warnings = append(res.Summary.Warnings, w.Message)
-}
-
-func lastLine(s string) string {
-	for len(s) > 0 && s[len(s)-1] == '\n' {
-		s = s[:len(s)-1]
-	}
-	for i := len(s) - 1; i >= 0; i-- {
-		if s[i] == '\n' {
-			return s[i+1:]
-		}
-	}
-	return s
-}
-
-func (s *stanModel) close() {
-	if s.w != nil {
-		s.w.Close()
-	}
-	if s.native != nil {
-		s.native.Close()
-	}
 }

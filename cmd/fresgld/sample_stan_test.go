@@ -91,15 +91,6 @@ func checkStanExact(t *testing.T, method string) {
 	t.Error("chain-1.csv has no header row")
 }
 
-func TestUncNames(t *testing.T) {
-	if got := strings.Join(uncNames([]string{"mu", "theta.1", "Sigma.1.2"}), " "); got != "mu_unc__ theta_1_unc__ Sigma_1_2_unc__" {
-		t.Errorf("got %q", got)
-	}
-	if got := strings.Join(uncNames([]string{"theta.1", "theta_1"}), " "); got != "unc_1__ unc_2__" {
-		t.Errorf("colliding names: got %q", got)
-	}
-}
-
 // A Stan model's chain files read back by rstan::read_stan_csv as a Stan
 // user reads CmdStan's: R sees Stan's variables with the summary's means
 // and sds (to 1e-8 relative), and the unconstrained columns as variables

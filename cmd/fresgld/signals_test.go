@@ -30,11 +30,7 @@ func TestInterruptPoolsEveryDraw(t *testing.T) {
 	cmd.Env = append(os.Environ(), "GOMAXPROCS=2")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done := started(t, cmd)
 	waitLines(t, results.ChainFile(out, 1), 3000, done)
 	waitLines(t, results.ChainFile(out, 2), 3000, done)
 	cmd.Process.Signal(syscall.SIGINT)
@@ -120,11 +116,7 @@ func answers(t *testing.T, sig syscall.Signal, wait time.Duration, args ...strin
 	cmd := exec.Command(binary(t), args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	done := started(t, cmd)
 	select {
 	case err := <-done:
 		t.Fatalf("%v ended before the signal: %v\n%s", args, err, stderr.String())

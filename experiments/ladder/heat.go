@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/fresgld/fresgld/internal/cputime"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/models/heat"
+	"github.com/fresgld/fresgld/output"
 )
 
 // HeatSettings are the settings of the heat part of the ladder study, the
@@ -284,6 +286,28 @@ func heatTempered(p heat.Problem, s HeatSettings, seed uint64) (heatResult, erro
 	}
 	err = runTwo(&r, cfg, s, cpu0, h)
 	return r, err
+}
+
+// HeatOutputs are the files WriteHeat writes.
+var HeatOutputs = []string{"ladder-heat.md", "ladder-heat.csv"}
+
+// WriteHeat writes the heat table (HeatMarkdown) and every run's row
+// (ladder-heat.csv) into dir, and returns the table.
+func WriteHeat(s HeatSettings, rows []HeatRow, dir string) (string, error) {
+	md := HeatMarkdown(s, rows)
+	if err := output.WriteBytes(filepath.Join(dir, "ladder-heat.md"), []byte(md)); err != nil {
+		return "", err
+	}
+	if err := output.WriteFile(filepath.Join(dir, "ladder-heat.csv"), func(w io.Writer) error {
+		fmt.Fprintln(w, "method,seed,levels,coverage,tv,near,samples,lambda,round_trips,swaps,fine_solves,coarse_solves,cpu_seconds")
+		for _, r := range rows {
+			fmt.Fprintf(w, "%q,%d,%d,%.4f,%.4f,%.4f,%d,%.4f,%d,%d,%d,%d,%.2f\n", r.Method, r.Seed, r.Levels, r.M.Coverage, r.M.TV, r.M.Near, r.Samples, r.Lambda, r.RoundTrips, r.Swaps, r.Fine, r.Coarse, r.CPU)
+		}
+		return nil
+	}); err != nil {
+		return "", err
+	}
+	return md, nil
 }
 
 // HeatMarkdown is the heat table: per method, mean ± standard error over

@@ -161,6 +161,26 @@ func Measure(pr minibatch.Problem, seeds int, progress func(Row)) ([]Row, error)
 	return rows, nil
 }
 
+// MeasureAll is Measure on every problem of prs, in turn, saying each
+// row on log as it comes and warning there of a row whose swaps do not
+// follow S (above Bound).
+func MeasureAll(prs []minibatch.Problem, seeds int, log io.Writer) ([]Row, error) {
+	var rows []Row
+	for _, pr := range prs {
+		r, err := Measure(pr, seeds, func(r Row) {
+			fmt.Fprintf(log, "%s τ2 = %g %s/%v: %d of %d accepted at min(1, S) < 0.01, exact rule %.2f\n", r.Problem, r.Tau2, r.Method, r.Mode, r.LowAccepts, r.Attempts, r.Expected)
+			if float64(r.LowAccepts) > r.Bound() {
+				fmt.Fprintf(log, "warning: %s τ2 = %g %s/%v accepted %d swaps at exact min(1, S) < 0.01, above the exact rule's %.2f + 3√ = %.2f: these swaps do not follow S\n", r.Problem, r.Tau2, r.Method, r.Mode, r.LowAccepts, r.Expected, r.Bound())
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		rows = append(rows, r...)
+	}
+	return rows, nil
+}
+
 // Markdown writes the rows as a table.
 func Markdown(w io.Writer, rows []Row) {
 	fmt.Fprintf(w, "| problem | τ2 | method | swap energies | attempts | acceptance | exact min(1, S), mean | accepted at min(1, S) < %g | exact rule's expectation | bound (+3√) | within | swap cost share |\n", swaps.Low)

@@ -1,4 +1,4 @@
-package exchange
+package jumps
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 // correlatedModes are two modes whose Hessians are strongly correlated
 // (and differently so), with unequal weights 0.8 and 0.2: the setting in
 // which L_k and L_kᵀ differ and dropped weights are visible.
-func correlatedModes(t *testing.T) (*Jumps, [][]float64, []*mat.SymDense, []float64) {
+func correlatedModes(t *testing.T) (*Proposal, [][]float64, []*mat.SymDense, []float64) {
 	t.Helper()
 	means := [][]float64{{-3, 1}, {2, -1}}
 	hs := []*mat.SymDense{
@@ -22,7 +22,7 @@ func correlatedModes(t *testing.T) (*Jumps, [][]float64, []*mat.SymDense, []floa
 	}
 	w := []float64{0.8, 0.2}
 	logW := []float64{math.Log(w[0]), math.Log(w[1])}
-	j, err := NewJumps(0.5, means, []mat.Symmetric{hs[0], hs[1]}, logW)
+	j, err := New(0.5, means, []mat.Symmetric{hs[0], hs[1]}, logW)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestJumpsDensityCorrelatedUnequal(t *testing.T) {
 		for range 200 {
 			x := []float64{-8 + 14*rng.Float64(), -6 + 10*rng.Float64()}
 			for _, tau := range []float64{0.4, 1, 3} {
-				got, want := j.logQ(x, tau), refLogQ(t, x, tau, means, hs, w)
+				got, want := j.LogQ(x, tau), refLogQ(t, x, tau, means, hs, w)
 				if !(math.Abs(got-want) <= 1e-9*math.Max(1, math.Abs(want))) {
 					t.Fatalf("seed %d: log q(%v) at τ = %g is %v, its definition %v", seed, x, tau, got, want)
 				}
@@ -113,8 +113,8 @@ func TestJumpsDrawFollowsDensity(t *testing.T) {
 				y := make([]float64, 2)
 				var sum, sum2 float64
 				for range n {
-					j.draw(y, tau, rng)
-					r := math.Exp(f.LogProb(y) - j.logQ(y, tau))
+					j.Draw(y, tau, rng)
+					r := math.Exp(f.LogProb(y) - j.LogQ(y, tau))
 					sum += r
 					sum2 += r * r
 				}
@@ -125,5 +125,36 @@ func TestJumpsDrawFollowsDensity(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestJumpsDensityFarOut: the mixture's log density far out is the sum of
+// its terms, Σ log(1 + z_i²) taken as the log of a product that would
+// overflow unflushed (z_i = 10⁶⁰ in 6 coordinates), and −∞, not NaN,
+// where z_i² itself overflows.
+func TestJumpsDensityFarOut(t *testing.T) {
+	const p = 6
+	h := mat.NewSymDense(p, nil)
+	for i := range p {
+		h.SetSym(i, i, 1)
+	}
+	j, err := New(1, [][]float64{make([]float64, p)}, []mat.Symmetric{h}, []float64{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := make([]float64, p)
+	for i := range x {
+		x[i] = 1e60
+	}
+	// The Gaussian part is e^−3·10¹²⁰ there: the Cauchy part alone.
+	want := math.Log(tailShare) - p*math.Log(math.Pi) - p*math.Log1p(1e120)
+	if got := j.LogQ(x, 1); !(math.Abs(got-want) <= 1e-9*math.Abs(want)) {
+		t.Errorf("log q at z = 1e60: %v, want %v", got, want)
+	}
+	for i := range x {
+		x[i] = 1e200
+	}
+	if got := j.LogQ(x, 1); !math.IsInf(got, -1) {
+		t.Errorf("log q at z = 1e200: %v, want −Inf", got)
 	}
 }

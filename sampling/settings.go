@@ -1,4 +1,4 @@
-package main
+package sampling
 
 import (
 	"fmt"
@@ -6,34 +6,35 @@ import (
 	"strings"
 )
 
-// settingsOf lists the fields of a command's flag struct by their JSON
+// Settings lists the fields of a command's flag struct by their JSON
 // names, for the comment lines of its chains' CSVs. The chain selection
-// (chainFlags) and fields not in JSON are left out: chains of one run
+// (the fields of an embedded struct of type chains) and fields not in JSON
+// are left out: chains of one run
 // differ in nothing else, which is what merge checks. So are the seed and
 // the plan (burn, keep, thin), which CmdStan's own lines carry, and method
 // is called sampler, since CmdStan readers take "method" for theirs.
-func settingsOf(flags any) ([][2]string, error) {
+func Settings(flags any, chains reflect.Type) ([][2]string, error) {
 	v := reflect.Indirect(reflect.ValueOf(flags))
 	if v.Kind() != reflect.Struct {
 		return nil, fmt.Errorf("settings of %T: not a struct", flags)
 	}
-	return settingsOfValue(v), nil
+	return settingsOf(v, chains), nil
 }
 
-// settingsOfValue is settingsOf of the struct v; an embedded struct's
+// settingsOf is Settings of the struct v; an embedded struct's
 // fields are listed in its place, as encoding/json flattens them (read
 // through reflect, since an embedded struct of an unexported type, such as
-// slabFlags, cannot be handed out as an interface).
-func settingsOfValue(v reflect.Value) [][2]string {
+// fresgld's slabFlags, cannot be handed out as an interface).
+func settingsOf(v reflect.Value, chains reflect.Type) [][2]string {
 	var out [][2]string
 	t := v.Type()
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if f.Type == reflect.TypeFor[chainFlags]() {
+		if f.Type == chains {
 			continue
 		}
 		if f.Anonymous && f.Type.Kind() == reflect.Struct {
-			out = append(out, settingsOfValue(v.Field(i))...)
+			out = append(out, settingsOf(v.Field(i), chains)...)
 			continue
 		}
 		if !f.IsExported() {

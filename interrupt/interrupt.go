@@ -1,4 +1,7 @@
-package main
+// Package interrupt is how a run answers SIGINT and SIGTERM: the first
+// stops the work within a step, keeping every draw taken; a second, while
+// the run is stopping, ends the process at once.
+package interrupt
 
 import (
 	"context"
@@ -22,7 +25,7 @@ var ErrInterrupted = errors.New("interrupted")
 // `timeout -s TERM`), or, arriving after them, killed it with no word.
 const sameStop = time.Second
 
-// interruptible returns a context cancelled by the first SIGINT or SIGTERM:
+// Context returns a context cancelled by the first SIGINT or SIGTERM:
 // the work stops within a step (the plan's search and pilots, the ladder's
 // tuning, the chains), keeping every draw taken. A second signal, while
 // the run is stopping, ends the process at once, saying so and what it
@@ -30,7 +33,7 @@ const sameStop = time.Second
 // the summaries being written whole or not at all) a signal ends the
 // process at once, as by default. A signal within sameStop of the first
 // is the same stop, whenever it comes.
-func interruptible(parent context.Context) (ctx context.Context, stop func()) {
+func Context(parent context.Context) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(parent)
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
