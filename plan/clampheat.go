@@ -87,6 +87,13 @@ type NoiseForecast struct {
 	// noise exceeded the budget 2τη in some coordinate (diagonal) or some
 	// direction (full): the share of steps that clamp there.
 	Over float64
+	// Excess is the energy the gradient noise adds on average,
+	// ½Σ_a λ_a(C̃_aa − C̃⁰_aa)/τ in H's eigenbasis (nats; C⁰ the stationary
+	// covariance with exact noise 2τη·I). Each direction counts alike, so
+	// the stiff directions along the outliers' features, which the
+	// coordinates' sds hardly show, count here in full: it is what a
+	// ladder's swaps read (LadderForecast).
+	Excess float64
 }
 
 // Noise is the gradient noise's own change in coordinate j's variance,
@@ -304,12 +311,35 @@ func gradCov(t energy.Terms, theta []float64, rows []int) (*mat.SymDense, error)
 
 // Forecast is ForecastNoise at batch n, from draws minibatch gradients.
 func (nm *NoiseModel) Forecast(n int, eta, tau float64, c exchange.Correction, draws int) (*NoiseForecast, error) {
-	N, p := nm.t.Len(), nm.t.Dim()
+	p := nm.t.Dim()
 	for a, l := range nm.lambda {
 		if r := 1 - eta*l; !(math.Abs(r) < 1) {
 			return nil, NoForecast{fmt.Sprintf("η = %.4g: the Euler step is unstable along the Hessian's eigenvalue %d (ηλ = %.3g ≥ 2)", eta, a, eta*l)}
 		}
 	}
+	f := &NoiseForecast{N: n, Eta: eta, Tau: tau, Correction: c}
+	q, over, err := nm.noiseCov(n, eta, tau, c, draws)
+	if err != nil {
+		return nil, err
+	}
+	f.Over = over
+	q0 := mat.NewSymDense(p, nil)
+	for j := range p {
+		q0.SetSym(j, j, 2*tau*eta)
+	}
+	f.VarRatio = nm.stationary(q, eta, tau)
+	f.EulerRatio = nm.stationary(q0, eta, tau)
+	ct, c0 := nm.eigenCov(q, eta), nm.eigenCov(q0, eta)
+	for a, l := range nm.lambda {
+		f.Excess += 0.5 * l * (ct.At(a, a) - c0.At(a, a)) / tau
+	}
+	return f, nil
+}
+
+// noiseCov is the mean covariance Q of a step's total noise at batch n
+// (see NoiseForecast) and the share of draws that clamp.
+func (nm *NoiseModel) noiseCov(n int, eta, tau float64, c exchange.Correction, draws int) (*mat.SymDense, float64, error) {
+	N, p := nm.t.Len(), nm.t.Dim()
 	budget := 2 * tau * eta
 	q := mat.NewSymDense(p, nil)
 	fpc := 0.0
@@ -321,17 +351,17 @@ func (nm *NoiseModel) Forecast(n int, eta, tau float64, c exchange.Correction, d
 			q.SetSym(a, b, eta*eta*fpc*nm.s2.At(a, b))
 		}
 	}
-	f := &NoiseForecast{N: n, Eta: eta, Tau: tau, Correction: c}
+	var share float64
 	if n < N {
 		var over []float64
 		var err error
 		if c == exchange.Full {
-			over, f.Over, err = nm.fullExcess(n, eta, budget, draws)
+			over, share, err = nm.fullExcess(n, eta, budget, draws)
 		} else {
-			over, f.Over, err = nm.diagExcess(n, eta, budget, draws)
+			over, share, err = nm.diagExcess(n, eta, budget, draws)
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if c == exchange.Full {
 			for a := range p {
@@ -353,13 +383,7 @@ func (nm *NoiseModel) Forecast(n int, eta, tau float64, c exchange.Correction, d
 			q.SetSym(j, j, budget)
 		}
 	}
-	q0 := mat.NewSymDense(p, nil)
-	for j := range p {
-		q0.SetSym(j, j, budget)
-	}
-	f.VarRatio = nm.stationary(q, eta, tau)
-	f.EulerRatio = nm.stationary(q0, eta, tau)
-	return f, nil
+	return q, share, nil
 }
 
 // stationary is diag(C)/diag(τH⁻¹), C the stationary covariance of the
