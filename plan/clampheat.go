@@ -206,6 +206,12 @@ func NewNoiseModel(t energy.Terms, mode []float64, seed uint64) (*NoiseModel, er
 	return nm, nil
 }
 
+// Len is the number of examples.
+func (nm *NoiseModel) Len() int { return nm.t.Len() }
+
+// Mode is the mode the model was made at.
+func (nm *NoiseModel) Mode() []float64 { return nm.mode }
+
 // allRows is nil where N·p² exceeds HessianWork (a subset is taken), else
 // every example.
 func allRows(N, p int) []int {

@@ -95,6 +95,19 @@ func (f *LadderForecast) Worst() int {
 	return w
 }
 
+// Within says whether the ladder's noise changes no coordinate's variance
+// by more than tol beyond twice the simulation's standard error:
+// |Noise(j)| − 2·SE[j]/EulerRatio[j] ≤ tol for every j, a change the
+// forecast cannot tell from one within tol.
+func (f *LadderForecast) Within(tol float64) bool {
+	for j := range f.VarRatio {
+		if math.Abs(f.Noise(j))-2*f.SE[j]/f.Cold.EulerRatio[j] > tol {
+			return false
+		}
+	}
+	return true
+}
+
 // SDRange is the least and the greatest forecast sd ratio of the cold
 // level over the coordinates.
 func (f *LadderForecast) SDRange() (lo, hi float64) {
@@ -152,7 +165,7 @@ func (nm *NoiseModel) Ladder(cold, hot LadderLevel, eta float64, c exchange.Corr
 	}
 	f := &LadderForecast{Cold: fc, Hot: fh, Spacing: spacing, Rate: rate, Steps: steps, Relax: relax}
 	lc, lh := nm.eigenRoot(qc), nm.eigenRoot(qh)
-	f.VarRatio, f.SE, f.Accept = nm.simulateLadder(lc, lh, fc.VarRatio, eta, cold.Tau, hot.Tau, spacing, rate, int(10*relax), steps)
+	f.VarRatio, f.SE, f.Accept = nm.simulateLadder(lc, lh, fc.EulerRatio, eta, cold.Tau, hot.Tau, spacing, rate, int(10*relax), steps)
 	return f, nil
 }
 
@@ -170,9 +183,11 @@ func (nm *NoiseModel) eigenCov(q *mat.SymDense, eta float64) *mat.Dense {
 	return &qt
 }
 
-// eigenRoot is a square root R of q in H's eigenbasis, R Rᵀ = VᵀqV
-// (row-major p×p), from its own eigen decomposition with any negative
-// eigenvalue, a rounding of a positive semi-definite mean, taken as 0.
+// eigenRoot is the symmetric square root R of q in H's eigenbasis,
+// R² = VᵀqV (row-major p×p), from its own eigen decomposition with any
+// negative eigenvalue, a rounding of a positive semi-definite mean, taken
+// as 0. Symmetric, so that noise near 2τη·I has a root near √(2τη)·I and
+// drives the chain as the exact reference's normals do (simulateLadder).
 func (nm *NoiseModel) eigenRoot(q *mat.SymDense) []float64 {
 	p := len(nm.lambda)
 	var qt, tmp mat.Dense
@@ -197,8 +212,12 @@ func (nm *NoiseModel) eigenRoot(q *mat.SymDense) []float64 {
 	var u mat.Dense
 	es.VectorsTo(&u)
 	for a := range p {
-		for d, l := range vals {
-			r[a*p+d] = u.At(a, d) * math.Sqrt(max(l, 0))
+		for b := range p {
+			var v float64
+			for d, l := range vals {
+				v += u.At(a, d) * math.Sqrt(max(l, 0)) * u.At(b, d)
+			}
+			r[a*p+b] = v
 		}
 	}
 	return r
@@ -213,12 +232,17 @@ func (nm *NoiseModel) eigenRoot(q *mat.SymDense) []float64 {
 // linear chain's exact mean) over τ1·diag(H⁻¹) after burn steps, their
 // batch-means standard errors, and the swaps' acceptance.
 //
-// The variances are lone + E[c_j² − l_j²]: l a lone cold chain driven by
-// the same noise as the cold level, whose variances lone are known in
-// closed form (NoiseForecast.VarRatio), a control variate. Between swaps
-// the two differ only by a swap's jump, decaying, so that the cold level's
-// own fluctuations, most of a plain estimate's error, cancel.
-func (nm *NoiseModel) simulateLadder(rc, rh []float64, lone []float64, eta, tau1, tau2 float64, spacing int, rate float64, burn, steps int) (ratio, se []float64, accept float64) {
+// The variances are euler + E[c_j² − r_j²]: r a reference ladder driven by
+// the same normals and the same swap decisions' uniforms with exact noise
+// 2τη·I on each level, whose cold level's variances are taken for the
+// Euler step's alone (euler: NoiseForecast.EulerRatio; its swaps on the
+// posterior's energies move them by about as much as the Euler bias's
+// own ½Σ(1/(1 − ηλ_a/2) − 1) nats of energy, against the several nats of
+// the noise's that the forecast is for). The difference is the gradient
+// noise's own effect, swaps included; where it is small the two ladders
+// swap alike and the ladders' own fluctuations, most of a plain
+// estimate's error, cancel.
+func (nm *NoiseModel) simulateLadder(rc, rh []float64, euler []float64, eta, tau1, tau2 float64, spacing int, rate float64, burn, steps int) (ratio, se []float64, accept float64) {
 	p := len(nm.lambda)
 	d := make([]float64, p)
 	for a, l := range nm.lambda {
@@ -231,18 +255,20 @@ func (nm *NoiseModel) simulateLadder(rc, rh []float64, lone []float64, eta, tau1
 		}
 	}
 	rng := rand.New(rand.NewPCG(nm.seed, 0x6c6164646572))
-	x, y, l := make([]float64, p), make([]float64, p), make([]float64, p)
-	z, w := make([]float64, p), make([]float64, p)
-	noise := func(r []float64) {
+	x, y, xr, yr := make([]float64, p), make([]float64, p), make([]float64, p), make([]float64, p)
+	z := make([]float64, p)
+	s1, s2 := math.Sqrt(2*tau1*eta), math.Sqrt(2*tau2*eta)
+	step := func(s, ref, r []float64, sr float64) {
 		for a := range z {
 			z[a] = rng.NormFloat64()
 		}
 		for a := range p {
-			var s float64
+			w := d[a] * s[a]
 			for b, zb := range r[a*p : (a+1)*p] {
-				s += zb * z[b]
+				w += zb * z[b]
 			}
-			w[a] = s
+			s[a] = w
+			ref[a] = d[a]*ref[a] + sr*z[a]
 		}
 	}
 	energy := func(s []float64) float64 {
@@ -257,15 +283,8 @@ func (nm *NoiseModel) simulateLadder(rc, rh []float64, lone []float64, eta, tau1
 	sums := make([]float64, ladderBatches*p)
 	tried, took := 0, 0
 	for k := -burn; k < steps; k++ {
-		noise(rc)
-		for a := range p {
-			x[a] = d[a]*x[a] + w[a]
-			l[a] = d[a]*l[a] + w[a]
-		}
-		noise(rh)
-		for a := range p {
-			y[a] = d[a]*y[a] + w[a]
-		}
+		step(x, xr, rc, s1)
+		step(y, yr, rh, s2)
 		attempt := false
 		if spacing > 0 {
 			attempt = (k+burn)%spacing == spacing-1
@@ -274,9 +293,13 @@ func (nm *NoiseModel) simulateLadder(rc, rh []float64, lone []float64, eta, tau1
 		}
 		if attempt {
 			tried++
-			if math.Log(rng.Float64()) < beta*(energy(x)-energy(y)) {
+			u := math.Log(rng.Float64())
+			if u < beta*(energy(x)-energy(y)) {
 				x, y = y, x
 				took++
+			}
+			if u < beta*(energy(xr)-energy(yr)) {
+				xr, yr = yr, xr
 			}
 		}
 		if k < 0 || k%ladderThin != 0 {
@@ -284,12 +307,12 @@ func (nm *NoiseModel) simulateLadder(rc, rh []float64, lone []float64, eta, tau1
 		}
 		acc := sums[(k/batch)*p : (k/batch+1)*p]
 		for j := range p {
-			var c, cl float64
+			var c, cr float64
 			for a, v := range vt[j*p : (j+1)*p] {
 				c += v * x[a]
-				cl += v * l[a]
+				cr += v * xr[a]
 			}
-			acc[j] += c*c - cl*cl
+			acc[j] += c*c - cr*cr
 		}
 	}
 	ratio, se = make([]float64, p), make([]float64, p)
@@ -300,7 +323,7 @@ func (nm *NoiseModel) simulateLadder(rc, rh []float64, lone []float64, eta, tau1
 			m += v / ladderBatches
 			m2 += v * v / ladderBatches
 		}
-		ratio[j] = lone[j] + m
+		ratio[j] = euler[j] + m
 		se[j] = math.Sqrt(max(m2-m*m, 0) / (ladderBatches - 1))
 	}
 	if tried > 0 {
