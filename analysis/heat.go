@@ -38,8 +38,9 @@ func heatWarning(m plan.Model, o Options, mode []float64) (*results.Warning, err
 	}
 	if o.Method == exchange.FReSGLDMethod && o.Levels == 2 {
 		w, err := ladderHeatWarning(m, o, nm, f, c)
-		if w != nil || err != nil {
-			return w, forecastErr(err)
+		var nf plan.NoForecast
+		if !errors.As(err, &nf) {
+			return w, err
 		}
 		// No ladder forecast (too costly to simulate): the lone chain's,
 		// with the ladder's direction said.
@@ -89,7 +90,8 @@ func loneWhy(share float64, c exchange.Correction) string {
 // --correction full where that is, or the generic one. For a ladder
 // (ladder not nil) a batch is taken only where the ladder's forecast at it
 // is within the tolerance too; the lone chain's forecasts choose the
-// batches to try, and at most two ladders are simulated.
+// batches to try, and at most two ladders are simulated (about a second
+// each at p = 11).
 func heatRemedy(nm *plan.NoiseModel, o Options, c exchange.Correction, ladder func(n int, c exchange.Correction) (*plan.LadderForecast, error)) (string, error) {
 	N := nm.Len()
 	remedy := "a larger --batch or a smaller --eta"
@@ -109,7 +111,10 @@ func heatRemedy(nm *plan.NoiseModel, o Options, c exchange.Correction, ladder fu
 			}
 			sims++
 			l, err := ladder(n, c)
-			if err != nil {
+			var nf plan.NoForecast
+			if errors.As(err, &nf) {
+				continue
+			} else if err != nil {
 				return "", err
 			}
 			w := l.Worst()
@@ -127,6 +132,9 @@ func heatRemedy(nm *plan.NoiseModel, o Options, c exchange.Correction, ladder fu
 			e := g.Noise(g.Worst())
 			ok := math.Abs(e) <= plan.HeatTolerance
 			if ok && ladder != nil {
+				if sims == 2 {
+					return remedy, nil
+				}
 				l, err := ladder(o.Batch, exchange.Full)
 				if ok = err == nil && l.Within(plan.HeatTolerance); ok {
 					e = l.Noise(l.Worst())
@@ -146,7 +154,7 @@ func heatRemedy(nm *plan.NoiseModel, o Options, c exchange.Correction, ladder fu
 // and τ₂, the swaps attempted every o.swap's spacing (exact energies) or
 // at --swap-rate a step. f is the cold level's own forecast. It is nil,
 // nil where the ladder forecast is within the tolerance, and nil with a
-// NoForecast error where it cannot be made.
+// plan.NoForecast error where it cannot be made.
 func ladderHeatWarning(m plan.Model, o Options, nm *plan.NoiseModel, f *plan.NoiseForecast, c exchange.Correction) (*results.Warning, error) {
 	N := m.Terms.Len()
 	hot, hotWhy := o.HotBatch, "--hot-batch"
