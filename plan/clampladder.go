@@ -59,7 +59,7 @@ type LadderLevel struct {
 // step) on the quadratic energies ½(θ − m)ᵀH(θ − m), in H's eigenbasis,
 // from a fixed seed: the same approximation as the lone chain's, with the
 // swaps' selection by energy kept. It errs where the chain's noise depends
-// on the state (the measured sds were 0.02–0.03 above it on wdbc) and,
+// on the state (the measured sds were up to 0.05 above it on wdbc) and,
 // for swaps screened on noisy energies, by the screen's rejections, which
 // it does not see (it takes every attempt as one on exact energies: more
 // swaps, an upper bound on their effect).
