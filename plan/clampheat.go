@@ -94,6 +94,9 @@ type NoiseForecast struct {
 	// coordinates' sds hardly show, count here in full: it is what a
 	// ladder's swaps read (LadderForecast).
 	Excess float64
+	// EulerExcess is the energy the Euler step's own bias adds,
+	// ½Σ_a (λ_a C̃⁰_aa/τ − 1): a ladder with exact gradients has it too.
+	EulerExcess float64
 }
 
 // Noise is the gradient noise's own change in coordinate j's variance,
@@ -146,6 +149,9 @@ func (e NoForecast) Error() string { return e.msg }
 
 // NoiseModel is what a forecast needs at the mode whatever n, η and τ: the
 // Hessian's eigen decomposition and the per-example gradients' covariance.
+// It keeps each noise covariance it forecasts, so that a ladder's forecast
+// and its remedies draw each level's minibatches once (a model served by
+// a process answers a request a draw). It is not safe for concurrent use.
 type NoiseModel struct {
 	t      energy.Terms
 	mode   []float64
@@ -154,6 +160,20 @@ type NoiseModel struct {
 	v      *mat.Dense // H's eigenvectors, by column
 	exact  []float64  // diag(H⁻¹)
 	s2     *mat.SymDense
+	memo   map[noiseKey]noiseVal
+}
+
+// noiseKey and noiseVal are a noise covariance's arguments and result
+// (noiseCov: the same arguments draw the same minibatches).
+type noiseKey struct {
+	n, draws int
+	eta, tau float64
+	c        exchange.Correction
+}
+
+type noiseVal struct {
+	q     *mat.SymDense
+	share float64
 }
 
 func NewNoiseModel(t energy.Terms, mode []float64, seed uint64) (*NoiseModel, error) {
@@ -338,13 +358,32 @@ func (nm *NoiseModel) Forecast(n int, eta, tau float64, c exchange.Correction, d
 	ct, c0 := nm.eigenCov(q, eta), nm.eigenCov(q0, eta)
 	for a, l := range nm.lambda {
 		f.Excess += 0.5 * l * (ct.At(a, a) - c0.At(a, a)) / tau
+		f.EulerExcess += 0.5 * (l*c0.At(a, a)/tau - 1)
 	}
 	return f, nil
 }
 
 // noiseCov is the mean covariance Q of a step's total noise at batch n
-// (see NoiseForecast) and the share of draws that clamp.
+// (see NoiseForecast) and the share of draws that clamp, kept for the next
+// call with the same arguments: q must not be changed.
 func (nm *NoiseModel) noiseCov(n int, eta, tau float64, c exchange.Correction, draws int) (*mat.SymDense, float64, error) {
+	k := noiseKey{n: n, draws: draws, eta: eta, tau: tau, c: c}
+	if v, ok := nm.memo[k]; ok {
+		return v.q, v.share, nil
+	}
+	q, share, err := nm.drawNoiseCov(n, eta, tau, c, draws)
+	if err != nil {
+		return nil, 0, err
+	}
+	if nm.memo == nil {
+		nm.memo = map[noiseKey]noiseVal{}
+	}
+	nm.memo[k] = noiseVal{q, share}
+	return q, share, nil
+}
+
+// drawNoiseCov is noiseCov, drawn.
+func (nm *NoiseModel) drawNoiseCov(n int, eta, tau float64, c exchange.Correction, draws int) (*mat.SymDense, float64, error) {
 	N, p := nm.t.Len(), nm.t.Dim()
 	budget := 2 * tau * eta
 	q := mat.NewSymDense(p, nil)
