@@ -66,11 +66,6 @@ func Defaults(ctx context.Context, m plan.Model, o *Options, res *Result) (plan.
 	if err := o.runSize(p); err != nil {
 		return curv, err
 	}
-	if w, err := heatWarning(m, *o, curv.Mode); err != nil {
-		return curv, fmt.Errorf("gradient noise at the mode: %w", err)
-	} else if w != nil {
-		res.warn(o.Log, *w)
-	}
 	if o.Burn == Auto || o.Thin == 0 {
 		var warn *results.Warning
 		res.RunRule, warn = o.setRunLength(m, curv)
@@ -124,6 +119,12 @@ func Defaults(ctx context.Context, m plan.Model, o *Options, res *Result) (plan.
 		}
 		o.swap = &ch
 		writeLog(o.Log, "swap energies: %s (%s)\n", ch.Mode, ch.Rule)
+	}
+	// After the swap energies: a ladder's forecast needs their spacing.
+	if w, err := heatWarning(m, *o, curv.Mode); err != nil {
+		return curv, fmt.Errorf("gradient noise at the mode: %w", err)
+	} else if w != nil {
+		res.warn(o.Log, *w)
 	}
 	return curv, nil
 }

@@ -87,6 +87,16 @@ type NoiseForecast struct {
 	// noise exceeded the budget 2τη in some coordinate (diagonal) or some
 	// direction (full): the share of steps that clamp there.
 	Over float64
+	// Excess is the energy the gradient noise adds on average,
+	// ½Σ_a λ_a(C̃_aa − C̃⁰_aa)/τ in H's eigenbasis (nats; C⁰ the stationary
+	// covariance with exact noise 2τη·I). Each direction counts alike, so
+	// the stiff directions along the outliers' features, which the
+	// coordinates' sds hardly show, count here in full: it is what a
+	// ladder's swaps read (LadderForecast).
+	Excess float64
+	// EulerExcess is the energy the Euler step's own bias adds,
+	// ½Σ_a (λ_a C̃⁰_aa/τ − 1): a ladder with exact gradients has it too.
+	EulerExcess float64
 }
 
 // Noise is the gradient noise's own change in coordinate j's variance,
@@ -139,6 +149,9 @@ func (e NoForecast) Error() string { return e.msg }
 
 // NoiseModel is what a forecast needs at the mode whatever n, η and τ: the
 // Hessian's eigen decomposition and the per-example gradients' covariance.
+// It keeps each noise covariance it forecasts, so that a ladder's forecast
+// and its remedies draw each level's minibatches once (a model served by
+// a process answers a request a draw). It is not safe for concurrent use.
 type NoiseModel struct {
 	t      energy.Terms
 	mode   []float64
@@ -147,6 +160,20 @@ type NoiseModel struct {
 	v      *mat.Dense // H's eigenvectors, by column
 	exact  []float64  // diag(H⁻¹)
 	s2     *mat.SymDense
+	memo   map[noiseKey]noiseVal
+}
+
+// noiseKey and noiseVal are a noise covariance's arguments and result
+// (noiseCov: the same arguments draw the same minibatches).
+type noiseKey struct {
+	n, draws int
+	eta, tau float64
+	c        exchange.Correction
+}
+
+type noiseVal struct {
+	q     *mat.SymDense
+	share float64
 }
 
 func NewNoiseModel(t energy.Terms, mode []float64, seed uint64) (*NoiseModel, error) {
@@ -198,6 +225,12 @@ func NewNoiseModel(t energy.Terms, mode []float64, seed uint64) (*NoiseModel, er
 	}
 	return nm, nil
 }
+
+// Len is the number of examples.
+func (nm *NoiseModel) Len() int { return nm.t.Len() }
+
+// Mode is the mode the model was made at.
+func (nm *NoiseModel) Mode() []float64 { return nm.mode }
 
 // allRows is nil where N·p² exceeds HessianWork (a subset is taken), else
 // every example.
@@ -304,12 +337,54 @@ func gradCov(t energy.Terms, theta []float64, rows []int) (*mat.SymDense, error)
 
 // Forecast is ForecastNoise at batch n, from draws minibatch gradients.
 func (nm *NoiseModel) Forecast(n int, eta, tau float64, c exchange.Correction, draws int) (*NoiseForecast, error) {
-	N, p := nm.t.Len(), nm.t.Dim()
+	p := nm.t.Dim()
 	for a, l := range nm.lambda {
 		if r := 1 - eta*l; !(math.Abs(r) < 1) {
 			return nil, NoForecast{fmt.Sprintf("η = %.4g: the Euler step is unstable along the Hessian's eigenvalue %d (ηλ = %.3g ≥ 2)", eta, a, eta*l)}
 		}
 	}
+	f := &NoiseForecast{N: n, Eta: eta, Tau: tau, Correction: c}
+	q, over, err := nm.noiseCov(n, eta, tau, c, draws)
+	if err != nil {
+		return nil, err
+	}
+	f.Over = over
+	q0 := mat.NewSymDense(p, nil)
+	for j := range p {
+		q0.SetSym(j, j, 2*tau*eta)
+	}
+	f.VarRatio = nm.stationary(q, eta, tau)
+	f.EulerRatio = nm.stationary(q0, eta, tau)
+	ct, c0 := nm.eigenCov(q, eta), nm.eigenCov(q0, eta)
+	for a, l := range nm.lambda {
+		f.Excess += 0.5 * l * (ct.At(a, a) - c0.At(a, a)) / tau
+		f.EulerExcess += 0.5 * (l*c0.At(a, a)/tau - 1)
+	}
+	return f, nil
+}
+
+// noiseCov is the mean covariance Q of a step's total noise at batch n
+// (see NoiseForecast) and the share of draws that clamp, kept for the next
+// call with the same arguments: q must not be changed.
+func (nm *NoiseModel) noiseCov(n int, eta, tau float64, c exchange.Correction, draws int) (*mat.SymDense, float64, error) {
+	k := noiseKey{n: n, draws: draws, eta: eta, tau: tau, c: c}
+	if v, ok := nm.memo[k]; ok {
+		return v.q, v.share, nil
+	}
+	q, share, err := nm.drawNoiseCov(n, eta, tau, c, draws)
+	if err != nil {
+		return nil, 0, err
+	}
+	if nm.memo == nil {
+		nm.memo = map[noiseKey]noiseVal{}
+	}
+	nm.memo[k] = noiseVal{q, share}
+	return q, share, nil
+}
+
+// drawNoiseCov is noiseCov, drawn.
+func (nm *NoiseModel) drawNoiseCov(n int, eta, tau float64, c exchange.Correction, draws int) (*mat.SymDense, float64, error) {
+	N, p := nm.t.Len(), nm.t.Dim()
 	budget := 2 * tau * eta
 	q := mat.NewSymDense(p, nil)
 	fpc := 0.0
@@ -321,17 +396,17 @@ func (nm *NoiseModel) Forecast(n int, eta, tau float64, c exchange.Correction, d
 			q.SetSym(a, b, eta*eta*fpc*nm.s2.At(a, b))
 		}
 	}
-	f := &NoiseForecast{N: n, Eta: eta, Tau: tau, Correction: c}
+	var share float64
 	if n < N {
 		var over []float64
 		var err error
 		if c == exchange.Full {
-			over, f.Over, err = nm.fullExcess(n, eta, budget, draws)
+			over, share, err = nm.fullExcess(n, eta, budget, draws)
 		} else {
-			over, f.Over, err = nm.diagExcess(n, eta, budget, draws)
+			over, share, err = nm.diagExcess(n, eta, budget, draws)
 		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if c == exchange.Full {
 			for a := range p {
@@ -353,13 +428,7 @@ func (nm *NoiseModel) Forecast(n int, eta, tau float64, c exchange.Correction, d
 			q.SetSym(j, j, budget)
 		}
 	}
-	q0 := mat.NewSymDense(p, nil)
-	for j := range p {
-		q0.SetSym(j, j, budget)
-	}
-	f.VarRatio = nm.stationary(q, eta, tau)
-	f.EulerRatio = nm.stationary(q0, eta, tau)
-	return f, nil
+	return q, share, nil
 }
 
 // stationary is diag(C)/diag(τH⁻¹), C the stationary covariance of the
