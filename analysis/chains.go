@@ -284,6 +284,11 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, string, error
 		}
 		errs = append(errs, ws[i].Close(chains[i].Stats))
 	}
+	if extended != "" && !slices.ContainsFunc(res, func(c exchange.ChainResult) bool { return c.Err != nil }) {
+		// An interrupted run keeps the header its checkpoints hold, for
+		// fresgld resume, which says the draws at its end.
+		errs = append(errs, sayExtended(chains, plan.Keep))
+	}
 	return chains, wall, extended, errors.Join(errs...)
 }
 

@@ -1,8 +1,10 @@
 package analysis
 
 import (
+	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/report"
@@ -69,4 +71,27 @@ func (r ChainRun) mostSteps() int {
 		p.Keep *= ExtendMax
 	}
 	return p.Steps()
+}
+
+// sayExtended makes the extended chains' headers say the draws planned at
+// the end, keep a chain, in their files and in memory: a CmdStan CSV reader
+// checks them against the rows.
+func sayExtended(chains []*results.Chain, keep int) error {
+	var errs []error
+	for _, c := range chains {
+		h := c.Header
+		h.Keep = keep
+		from, to := c.Header.Lines(), h.Lines()
+		if err := results.RewriteHeader(c.Path, from, to); err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		c.Header = h
+		for j, l := range c.Comments {
+			if k := slices.Index(from, l); k >= 0 {
+				c.Comments[j] = to[k]
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

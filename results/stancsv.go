@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -576,3 +577,32 @@ func ChainFile(dir string, id int) string { return filepath.Join(dir, ChainName(
 // ErrInterrupted is the error of a run stopped by its context (SIGINT or
 // SIGTERM in the command).
 var ErrInterrupted = errors.New("interrupted")
+
+// RewriteHeader replaces the leading comment lines of the chain file at
+// path, which must read from, by to, whole or not at all; the rest is
+// copied as it is. A run that extended its chains (analysis's extension)
+// says the draws it holds, which CmdStan CSV readers check (rstan's
+// read_stan_csv warns where num_samples and the rows disagree).
+func RewriteHeader(path string, from, to []string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for _, want := range from {
+		l, err := r.ReadString('\n')
+		if err != nil || strings.TrimSuffix(l, "\n") != want {
+			return fmt.Errorf("%s: its header is not the run's (%q, want %q)", path, strings.TrimSuffix(l, "\n"), want)
+		}
+	}
+	return output.WriteFile(path, func(w io.Writer) error {
+		for _, l := range to {
+			if _, err := io.WriteString(w, l+"\n"); err != nil {
+				return err
+			}
+		}
+		_, err := io.Copy(w, r)
+		return err
+	})
+}
