@@ -16,6 +16,7 @@ import (
 
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/output"
+	"github.com/fresgld/fresgld/progress"
 	"github.com/fresgld/fresgld/results"
 )
 
@@ -233,7 +234,7 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, string, error
 			k.(*chainSink).plan.Keep = plan.Keep
 		}
 	}
-	meter := NewMeter(r.Progress, r.Label, len(ids), plan.Burn, plan.Keep, plan.Thin, done)
+	meter := progress.NewMeter(r.Progress, r.Label, len(ids), plan.Burn, plan.Keep, plan.Thin, done)
 	if meter != nil {
 		meter.Extra = r.ProgressNote
 	}
@@ -257,7 +258,7 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, string, error
 			k.plan.Keep, done[i], prior[i] = keep, s.Steps(), res[i].Wall
 		}
 		plan.Keep = keep
-		meter = NewMeter(r.Progress, r.Label, len(ids), plan.Burn, plan.Keep, plan.Thin, done)
+		meter = progress.NewMeter(r.Progress, r.Label, len(ids), plan.Burn, plan.Keep, plan.Thin, done)
 		if meter != nil {
 			meter.Extra = r.ProgressNote
 		}
@@ -430,7 +431,7 @@ type chainSink struct {
 	due    *atomic.Bool
 
 	// The run's progress meter (nil: none) and this chain's index in it.
-	meter *Meter
+	meter *progress.Meter
 	index int
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/fresgld/fresgld/exchange"
 	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/progress"
 )
 
 // ladderSettings are the settings of the ladders and minibatch samplers
@@ -33,9 +34,9 @@ func planDefaults(ctx context.Context, m plan.Model, o *Options, res *Result) (p
 	if err := heldDraws(o.Keep, p, len(o.Chains), N); err != nil {
 		return nil, err
 	}
-	// A plan that takes longer than FirstLine (a model in another
+	// A plan that takes longer than progress.FirstLine (a model in another
 	// process, a slow one) says so, as sampling's progress does, and then
-	// what it is doing every LineEvery.
+	// what it is doing every progress.LineEvery.
 	status := plan.NewStatus(ctx, o.AdaptDelta)
 	began := time.Now()
 	if o.Progress != nil {
@@ -112,13 +113,13 @@ type runRuler interface {
 }
 
 // reportPlan writes "<command>: planning the run: <status> (started …
-// ago)" to w after FirstLine and then every LineEvery, until the returned
+// ago)" to w after progress.FirstLine and then every progress.LineEvery, until the returned
 // stop is called.
 func reportPlan(s *plan.Status, w io.Writer, command string) (stop func()) {
 	start, done, finished := time.Now(), make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(finished)
-		wait := FirstLine
+		wait := progress.FirstLine
 		for {
 			select {
 			case <-done:
@@ -126,7 +127,7 @@ func reportPlan(s *plan.Status, w io.Writer, command string) (stop func()) {
 			case <-time.After(wait):
 			}
 			fmt.Fprintf(w, "%s: planning the run: %s (started %s ago)\n", command, s.Now(), time.Since(start).Round(time.Second))
-			wait = LineEvery
+			wait = progress.LineEvery
 		}
 	}()
 	return func() { close(done); <-finished }

@@ -6,21 +6,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fresgld/fresgld/internal/syncbuf"
 	"github.com/fresgld/fresgld/internal/testenergy"
 	"github.com/fresgld/fresgld/models"
 	"github.com/fresgld/fresgld/plan"
+	"github.com/fresgld/fresgld/progress"
 )
 
-// A plan that outlasts FirstLine says it is planning, on the progress
+// A plan that outlasts progress.FirstLine says it is planning, on the progress
 // writer; a quicker one says nothing.
 func TestPlanSaysItIsPlanning(t *testing.T) {
-	defer func(d time.Duration) { FirstLine = d }(FirstLine)
+	defer func(d time.Duration) { progress.FirstLine = d }(progress.FirstLine)
 	for _, c := range []struct {
 		first time.Duration
 		want  bool
 	}{{0, true}, {time.Hour, false}} {
-		FirstLine = c.first
-		w := &syncBuffer{}
+		progress.FirstLine = c.first
+		w := &syncbuf.Buffer{}
 		o := DefaultOptions()
 		o.Progress, o.Command = w, "test"
 		if _, err := planDefaults(context.Background(), plan.Model{Terms: testenergy.MixTerms{M: models.PaperMixture()}}, &o, &Result{}); err != nil {
@@ -28,17 +30,17 @@ func TestPlanSaysItIsPlanning(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond) // the timer's line, if it fired
 		if got := strings.Contains(w.String(), "test: planning the run"); got != c.want {
-			t.Errorf("FirstLine %v: progress %q", c.first, w.String())
+			t.Errorf("progress.FirstLine %v: progress %q", c.first, w.String())
 		}
 	}
 }
 
-// A long plan says what it is doing every LineEvery, not once: here every
+// A long plan says what it is doing every progress.LineEvery, not once: here every
 // millisecond, so that its pilot, which takes tens of them, is named.
 func TestPlanSaysWhatItIsDoing(t *testing.T) {
-	defer func(f, e time.Duration) { FirstLine, LineEvery = f, e }(FirstLine, LineEvery)
-	FirstLine, LineEvery = 0, time.Millisecond
-	w := &syncBuffer{}
+	defer func(f, e time.Duration) { progress.FirstLine, progress.LineEvery = f, e }(progress.FirstLine, progress.LineEvery)
+	progress.FirstLine, progress.LineEvery = 0, time.Millisecond
+	w := &syncbuf.Buffer{}
 	o := DefaultOptions()
 	o.Progress, o.Command = w, "test"
 	if _, err := planDefaults(context.Background(), plan.Model{Terms: testenergy.MixTerms{M: models.PaperMixture()}}, &o, &Result{}); err != nil {

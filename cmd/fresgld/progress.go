@@ -4,9 +4,8 @@ import (
 	"io"
 	"os"
 
+	"github.com/fresgld/fresgld/progress"
 	"github.com/spf13/cobra"
-
-	"github.com/fresgld/fresgld/analysis"
 )
 
 // quiet is --quiet: no progress on stderr. Warnings and errors still print.
@@ -31,5 +30,5 @@ func progressFunc(label string, total int) func(done, total int) {
 	if quiet {
 		return nil
 	}
-	return analysis.NewProgress(os.Stderr, label, total).Callback()
+	return progress.NewProgress(os.Stderr, label, total).Callback()
 }

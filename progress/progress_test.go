@@ -1,31 +1,14 @@
-package analysis
+package progress
 
 import (
 	"bytes"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/fresgld/fresgld/internal/syncbuf"
 )
-
-// syncBuffer is a bytes.Buffer safe for the meter's goroutine and the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // The meter counts draws from the chains' steps (none in burn-in, one per
 // thin steps after), and the share of the steps done.
@@ -65,7 +48,7 @@ func TestMeterLine(t *testing.T) {
 func TestMeterPrints(t *testing.T) {
 	defer func(f, e time.Duration) { FirstLine, LineEvery = f, e }(FirstLine, LineEvery)
 	FirstLine, LineEvery = 20*time.Millisecond, 20*time.Millisecond
-	var w syncBuffer
+	var w syncbuf.Buffer
 	m := NewMeter(&w, "gmm", 1, 0, 1000, 1, nil)
 	m.Extra = func() string { return "model busy 50%" }
 	m.Start()
@@ -88,7 +71,7 @@ func TestMeterPrints(t *testing.T) {
 	}
 
 	FirstLine = time.Hour
-	var quiet syncBuffer
+	var quiet syncbuf.Buffer
 	s := NewMeter(&quiet, "short", 1, 0, 10, 1, nil)
 	s.Start()
 	s.Set(0, 10)

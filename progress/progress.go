@@ -1,4 +1,6 @@
-package analysis
+// Package progress shows a run's progress on a terminal (a redrawn bar)
+// or in a log (a line every LineEvery): steps, draws, rate and time left.
+package progress
 
 import (
 	"fmt"
