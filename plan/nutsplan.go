@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -362,12 +363,14 @@ func (np *NUTSPlan) StartDistance() float64 { return 0 }
 
 func (np *NUTSPlan) Algorithm() string { return "hmc_nuts" }
 
-// Step is the first chain's step size.
+// Step is the first chain's step size: the lowest id's (a map's order
+// would make it any chain's, and the header it goes into differ between
+// a run and its resume).
 func (np *NUTSPlan) Step() float64 {
-	for _, w := range np.warm {
-		return w.tuned.StepSize
+	if len(np.warm) == 0 {
+		return math.NaN()
 	}
-	return math.NaN()
+	return np.warm[slices.Min(slices.Collect(maps.Keys(np.warm)))].tuned.StepSize
 }
 
 // StepSeconds is the wall seconds a transition took in the warmups, the
