@@ -73,6 +73,9 @@ type nutsChain struct {
 func (c *nutsChain) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 	moved, cost := c.Kernel.Step(theta, rng)
 	t := c.Last()
+	if t.Stopped {
+		return moved, cost // not a transition (Cut): nothing to count
+	}
 	if t.Divergent {
 		c.divergent++
 	}
@@ -90,6 +93,10 @@ func (c *nutsChain) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 	c.m2 += d * (t.Energy - c.mean)
 	return moved, cost
 }
+
+// Cut reports whether the run's stop cut the last transition short
+// (exchange.StoppableKernel): the sampler then takes no step.
+func (c *nutsChain) Cut() bool { return c.Last().Stopped }
 
 // ebfmi is Σ(E_t − E_{t−1})² / Σ(E_t − Ē)², NaN under two transitions.
 func (c *nutsChain) ebfmi() float64 {
