@@ -226,13 +226,27 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, string, error
 	}
 	plan := r.Plan
 	plan.Stop = r.ctx.Done()
-	if d := slices.Max(done); d > plan.Steps() {
-		// A run interrupted while it extended: its chains first catch up
-		// with the furthest, then extension reads them again.
-		plan.Keep = (d - plan.Burn + plan.Thin - 1) / plan.Thin
-		for _, k := range sinks {
-			k.(*chainSink).plan.Keep = plan.Keep
+	extended := ""
+	if r.Resume != nil {
+		// A run interrupted while it extended goes on to the length its
+		// extension chose, read from the plan's draws, with its note: the
+		// run it continues, not one whose extension reads the chains again
+		// where the interrupt left them (resumed at 1192 draws a chain, a
+		// run that went to 1553 ended at 1388).
+		for _, id := range ids {
+			if ck := r.Resume.ckpts[id]; ck != nil && ck.Extend > plan.Keep {
+				plan.Keep, extended = ck.Extend, ck.ExtendNote
+			}
 		}
+	}
+	if d := slices.Max(done); d > plan.Steps() {
+		// A run interrupted while it extended, whose checkpoints do not
+		// say how far: its chains first catch up with the furthest, then
+		// extension reads them again.
+		plan.Keep = (d - plan.Burn + plan.Thin - 1) / plan.Thin
+	}
+	for _, k := range sinks {
+		k.(*chainSink).plan.Keep, k.(*chainSink).extNote = plan.Keep, extended
 	}
 	meter := progress.NewMeter(r.Progress, r.Label, len(ids), plan.Burn, plan.Keep, plan.Thin, done)
 	if meter != nil {
@@ -245,9 +259,8 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, string, error
 	meter.Start()
 	res := exchange.ResumeChains(smps, plan, done, sinks, 0)
 	meter.Stop()
-	extended := ""
 	r.stats(chains, smps, res, sinks)
-	if keep, note := r.extension(chains, res); keep > 0 {
+	if keep, note := r.extension(chains, res); keep > 0 && extended == "" {
 		// The plan's run length fell short of the verdict's ESS or R̂:
 		// every chain runs on with its frozen kernel.
 		extended = note
@@ -255,7 +268,7 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, string, error
 		prior := make([]time.Duration, len(smps))
 		for i, s := range smps {
 			k := sinks[i].(*chainSink)
-			k.plan.Keep, done[i], prior[i] = keep, s.Steps(), res[i].Wall
+			k.plan.Keep, k.extNote, done[i], prior[i] = keep, note, s.Steps(), res[i].Wall
 		}
 		plan.Keep = keep
 		meter = progress.NewMeter(r.Progress, r.Label, len(ids), plan.Burn, plan.Keep, plan.Thin, done)
@@ -424,6 +437,7 @@ type chainSink struct {
 	start   time.Time
 	warm    time.Duration
 	prior   time.Duration // wall time before a resume
+	extNote string        // the extension's note, once the run extends
 
 	// Checkpoints (nil ck: none): due is raised by the run's checkpointer.
 	ck     *Checkpoint

@@ -49,6 +49,11 @@ type Checkpoint struct {
 	Warmup  time.Duration
 	Elapsed time.Duration
 	Sampler []byte
+	// Extend is the draws a chain the run's extension aims at, and
+	// ExtendNote its note, once it extends (0 and "": not): a resume goes
+	// on to that length, with that note, as the run it continues would.
+	Extend     int
+	ExtendNote string
 }
 
 // CheckpointName is chain id's checkpoint file.
@@ -232,6 +237,9 @@ func (c *checkpointer) close() { close(c.stop) }
 func (k *chainSink) writeCheckpoint(step int) error {
 	ck := *k.ck
 	ck.Steps, ck.Swaps, ck.Clamped, ck.Warmup = step, k.swaps, k.clamped, k.warm
+	if k.extNote != "" {
+		ck.Extend, ck.ExtendNote = k.plan.Keep, k.extNote
+	}
 	ck.Elapsed = time.Since(k.start)
 	if step == 0 {
 		ck.Elapsed = k.prior

@@ -135,10 +135,11 @@ func TestRunExtendsOnlyWithinReach(t *testing.T) {
 }
 
 // A run interrupted while it extends resumes: its chains, stopped at
-// different lengths past the plan's, catch up with the furthest, extension
-// reads them again, and every draw is the one a run planned that long from
-// the start takes. It fails where a checkpoint past the plan's steps is
-// refused (as it was) or a chain restarts.
+// different lengths past the plan's, go on to the length the extension
+// chose, with its note, and every draw is the one the uninterrupted run
+// takes. It fails where a checkpoint past the plan's steps is refused (as
+// it was), a chain restarts, or the extension reads the chains again where
+// the interrupt left them (it ended at another length than the run's).
 func TestExtensionResumes(t *testing.T) {
 	const keep = 1000
 	ids := []int{1, 2, 3, 4}
@@ -177,6 +178,24 @@ func TestExtensionResumes(t *testing.T) {
 	n := len(resumed.Chains[0].Cols[0])
 	if n <= keep+50 || n > ExtendMax*keep {
 		t.Fatalf("resumed to %d draws a chain, want more than the %d the interrupt reached and at most %d", n, keep+50, ExtendMax*keep)
+	}
+	whole, err := Sample(context.Background(), extendRun(t, keep, true), ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := len(whole.Chains[0].Cols[0]); n != w {
+		t.Errorf("resumed to %d draws a chain, the uninterrupted run extended to %d", n, w)
+	}
+	note := func(notes []string) string {
+		for _, s := range notes {
+			if strings.Contains(s, "frozen kernel") {
+				return s
+			}
+		}
+		return ""
+	}
+	if a, b := note(resumed.Notes), note(whole.Notes); a != b || a == "" {
+		t.Errorf("the resumed run's extension note %q, the uninterrupted run's %q", a, b)
 	}
 	long, err := Sample(context.Background(), extendRun(t, n, false), ids)
 	if err != nil {

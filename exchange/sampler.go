@@ -82,6 +82,19 @@ type FallibleKernel interface {
 	Err() error
 }
 
+// StoppableKernel is a Kernel whose step a run's stop can cut short
+// (the plan's NUTS chains, between leapfrog steps), leaving the state
+// where the step began. The sampler then takes no step: it restores the
+// replica's random stream and returns ErrStopped, so that the state it
+// saves (MarshalBinary) is the one after the last whole step, and a resume
+// takes the steps the uninterrupted run takes. Counted as a step, the cut
+// one wrote the draw before it again and drew the next from another stream.
+type StoppableKernel interface {
+	Kernel
+	// Cut reports whether the last Step was cut short.
+	Cut() bool
+}
+
 // Config is a whole ladder. Levels are ordered from cold to hot.
 type Config struct {
 	Levels []Level
@@ -174,6 +187,7 @@ type level struct {
 	known       bool      // Var is variance.Known: use rep as s2, no copy
 	stats       LevelStats
 	err         error
+	cut         bool // its kernel's step was cut short by a stop (StoppableKernel)
 
 	// full takes the CorrectedFull steps; nil under other policies.
 	full  *fullNoise
@@ -491,6 +505,14 @@ func (s *Sampler) Step() error {
 			s.stepLevel(l, s.k)
 		}
 	}
+	cut := false
+	for l := range s.lv {
+		cut = cut || s.lv[l].cut
+		s.lv[l].cut = false
+	}
+	if cut {
+		return ErrStopped
+	}
 	for l := range s.lv {
 		if err := s.lv[l].err; err != nil {
 			s.err = err
@@ -530,7 +552,16 @@ func (s *Sampler) stepLevel(l, k int) {
 		return
 	}
 	if lv.Kernel != nil {
+		sk, stoppable := lv.Kernel.(StoppableKernel)
+		var saved rand.PCG
+		if stoppable {
+			saved = *r.pcg
+		}
 		moved, cost := lv.Kernel.Step(r.theta, r.rng)
+		if stoppable && sk.Cut() {
+			*r.pcg, lv.cut = saved, true
+			return
+		}
 		if moved {
 			lv.stats.Accepted++
 		}

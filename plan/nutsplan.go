@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -72,6 +73,9 @@ type nutsChain struct {
 func (c *nutsChain) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 	moved, cost := c.Kernel.Step(theta, rng)
 	t := c.Last()
+	if t.Stopped {
+		return moved, cost // not a transition (Cut): nothing to count
+	}
 	if t.Divergent {
 		c.divergent++
 	}
@@ -89,6 +93,10 @@ func (c *nutsChain) Step(theta []float64, rng *rand.Rand) (bool, float64) {
 	c.m2 += d * (t.Energy - c.mean)
 	return moved, cost
 }
+
+// Cut reports whether the run's stop cut the last transition short
+// (exchange.StoppableKernel): the sampler then takes no step.
+func (c *nutsChain) Cut() bool { return c.Last().Stopped }
 
 // ebfmi is Σ(E_t − E_{t−1})² / Σ(E_t − Ē)², NaN under two transitions.
 func (c *nutsChain) ebfmi() float64 {
@@ -362,12 +370,14 @@ func (np *NUTSPlan) StartDistance() float64 { return 0 }
 
 func (np *NUTSPlan) Algorithm() string { return "hmc_nuts" }
 
-// Step is the first chain's step size.
+// Step is the first chain's step size: the lowest id's (a map's order
+// would make it any chain's, and the header it goes into differ between
+// a run and its resume).
 func (np *NUTSPlan) Step() float64 {
-	for _, w := range np.warm {
-		return w.tuned.StepSize
+	if len(np.warm) == 0 {
+		return math.NaN()
 	}
-	return math.NaN()
+	return np.warm[slices.Min(slices.Collect(maps.Keys(np.warm)))].tuned.StepSize
 }
 
 // StepSeconds is the wall seconds a transition took in the warmups, the

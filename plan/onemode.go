@@ -84,6 +84,11 @@ func oneModePlan(m Model, s *modes.ModeSearch, seed uint64, ids []int, status *S
 			return nil, "", err
 		}
 		np, err := NewNUTSPlan(m.Terms, ids, seed, m.Init, mode.Theta, inv, why, status)
+		if serr := status.Stopped(); err != nil && serr != nil {
+			// Interrupted, not failed: no fallback to MALA, which ran its
+			// chains, on the stopped context, with a burn-in of −2⁶³.
+			return nil, "", serr
+		}
 		if merr := modelFailure(m.Terms); err != nil && merr != nil {
 			return nil, "", merr
 		}
