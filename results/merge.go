@@ -120,7 +120,7 @@ func sameSettings(a, b *Chain) error {
 		if i >= len(b.Header.Settings) || b.Header.Settings[i][0] != x[0] {
 			break // a different list: the comment lines below say where
 		}
-		if y := b.Header.Settings[i]; x[1] != y[1] {
+		if y := b.Header.Settings[i]; x[1] != y[1] && !adapted(a, x[0]) {
 			return fmt.Errorf("%s and %s come from different settings: %s = %s against %s = %s", a.Path, b.Path, x[0], x[1], y[0], y[1])
 		}
 	}
@@ -131,9 +131,27 @@ func sameSettings(a, b *Chain) error {
 		return fmt.Errorf("%s and %s come from different settings: %d and %d comment lines before the header", a.Path, b.Path, len(a.Comments), len(b.Comments))
 	}
 	for i, x := range a.Comments {
-		if y := b.Comments[i]; x != y && !(strings.HasPrefix(x, "# id = ") && strings.HasPrefix(y, "# id = ")) {
+		if y := b.Comments[i]; x != y && !(strings.HasPrefix(x, "# id = ") && strings.HasPrefix(y, "# id = ")) && !sameAdapted(a, x, y) {
 			return fmt.Errorf("%s and %s come from different settings: %q against %q", a.Path, b.Path, x, y)
 		}
 	}
 	return nil
+}
+
+// adapted says whether setting key of chain c is set by the chain's own
+// warmup: under NUTS (hmc_nuts) its step size (eta) and the sampler line
+// that reports the step sizes, leapfrog steps and divergences of the
+// chains warmed up beside it. The tasks of one run (--chain c) each warm
+// up their own chain, as the whole run does chain by chain, so they differ
+// there and agree in every other setting.
+func adapted(c *Chain, key string) bool {
+	return (key == "eta" || key == "sampler") && slices.Contains(c.Comments, "#     algorithm = hmc_nuts")
+}
+
+// sameAdapted says whether comment lines x and y are one setting that
+// chain c's warmup sets (adapted).
+func sameAdapted(c *Chain, x, y string) bool {
+	kx, _, okx := strings.Cut(strings.TrimPrefix(x, "#   "), " = ")
+	ky, _, oky := strings.Cut(strings.TrimPrefix(y, "#   "), " = ")
+	return okx && oky && kx == ky && adapted(c, kx)
 }

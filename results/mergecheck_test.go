@@ -50,3 +50,30 @@ func TestMergeNamesSeedAndKeep(t *testing.T) {
 		t.Errorf("one run's tasks: %v", err)
 	}
 }
+
+// The tasks of one NUTS run (--chain c) each warm up their own chain, so
+// their step size (eta) and the sampler line that reports it differ, and
+// they merge; any other setting that differs is still refused, and so are
+// eta and sampler under another algorithm (MALA's step is the plan's,
+// one for every chain). Two tasks of eight schools (sample --stan
+// examples/stan/eight_schools.stan --chain 1, --chain 2) were refused as
+// different runs, "eta = 0.51 against eta = 0.41".
+func TestMergeNUTSTasks(t *testing.T) {
+	chain := func(path string, id int, algorithm, eta, sampler, seedNote string) *Chain {
+		h := ChainHeader{Command: "sample", Algorithm: algorithm, ID: id, Seed: 1, Keep: 1000, Thin: 1, Settings: [][2]string{{"eta", eta}, {"sampler", sampler}, {"note", seedNote}}}
+		return &Chain{Path: path, Header: h, Comments: h.Lines(), Columns: []string{"lp__", "a"}}
+	}
+	a := chain("t1/chain-1.csv", 1, "hmc_nuts", "0.43", "NUTS; step sizes 0.43–0.43", "one mode")
+	if _, err := checkChains([]*Chain{a, chain("t2/chain-2.csv", 2, "hmc_nuts", "0.40", "NUTS; step sizes 0.401–0.401", "one mode")}); err != nil {
+		t.Errorf("two NUTS tasks: %v", err)
+	}
+	_, err := checkChains([]*Chain{a, chain("t2/chain-2.csv", 2, "hmc_nuts", "0.40", "NUTS; step sizes 0.401–0.401", "two modes")})
+	if err == nil || !strings.Contains(err.Error(), "note = one mode against note = two modes") {
+		t.Errorf("NUTS tasks with another setting: %v", err)
+	}
+	m := chain("t1/chain-1.csv", 1, "", "0.43", "MALA", "one mode")
+	_, err = checkChains([]*Chain{m, chain("t2/chain-2.csv", 2, "", "0.40", "MALA", "one mode")})
+	if err == nil || !strings.Contains(err.Error(), "eta = 0.43 against eta = 0.40") {
+		t.Errorf("MALA tasks with different steps: %v", err)
+	}
+}
