@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"sync"
 	"time"
@@ -351,6 +352,23 @@ func (r *Result) Dir() *output.Dir { return r.dir }
 
 // Stopped is the error of the chains that stopped early (their draws are
 // kept), nil when every chain finished.
+// ResumeCommand is the command that continues r where its chains left
+// checkpoints (an interrupted run), or "" where none did.
+func (r *Result) ResumeCommand() string {
+	if r.dir == nil {
+		return ""
+	}
+	for _, id := range r.ids {
+		if _, err := os.Stat(r.dir.File(CheckpointName(id))); err == nil {
+			if r.run.Single {
+				return fmt.Sprintf("fresgld resume --chain %d %s", id, r.dir.Path())
+			}
+			return "fresgld resume " + r.dir.Path()
+		}
+	}
+	return ""
+}
+
 func (r *Result) Stopped() error { return results.StoppedError(r.Summary, len(r.Chains), r.dir) }
 
 // modelNames are m's names, or theta1, theta2, … where it has none.

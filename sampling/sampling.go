@@ -7,6 +7,7 @@ package sampling
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -91,7 +92,11 @@ func ResultOf(res *analysis.Result) Result {
 // checkpoints: nothing is left to resume.
 func Report(stderr io.Writer, res *analysis.Result, full any) error {
 	if err := results.Report(os.Stdout, stderr, res.Dir(), res.Chains, &res.Summary, full, res.Err); err != nil {
-		return err // an interrupted or stopped chain keeps its checkpoint
+		// An interrupted or stopped chain keeps its checkpoint.
+		if c := res.ResumeCommand(); c != "" {
+			err = errors.Join(err, fmt.Errorf("the chains' states are checkpointed: continue the run with `%s`", c))
+		}
+		return err
 	}
 	return res.Finished()
 }

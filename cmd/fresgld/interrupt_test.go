@@ -39,6 +39,9 @@ func TestInterruptKeepsSamples(t *testing.T) {
 		if !strings.Contains(stderr.String(), "interrupted after") {
 			t.Errorf("%v: stderr lacks the interrupt message:\n%s", sig, stderr.String())
 		}
+		if want := "continue the run with `fresgld resume " + out + "`"; !strings.Contains(stderr.String(), want) {
+			t.Errorf("%v: stderr does not say %q:\n%s", sig, want, stderr.String())
+		}
 		var sum results.Summary
 		b, err := os.ReadFile(filepath.Join(out, "summary.json"))
 		if err != nil {
