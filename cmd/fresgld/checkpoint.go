@@ -133,6 +133,12 @@ func runResume(cmd *cobra.Command, dir string, chain int) error {
 	if err := sub.ParseFlags(append(slices.Clone(spec.Args), "--out="+spec.Dir)); err != nil {
 		return fmt.Errorf("%s: the checkpoint's command line: %w", spec.Path, err)
 	}
+	if f := sub.Flags().Lookup("chain"); chain > 0 && (f == nil || !f.Changed) {
+		// A run of its chains together continues whole: the command's
+		// own chains would otherwise run again from their first step,
+		// and their checkpoints go.
+		return fmt.Errorf("--chain %d: %s holds a run of fresgld %s whose chains ran together, not one task of an array job (--chain): continue it whole with `fresgld resume %s`", chain, dir, spec.Command, dir)
+	}
 	if wd, err := os.Getwd(); err == nil && spec.Cwd != "" && spec.Cwd != wd {
 		// The flags' paths (--data) are relative to where the run started.
 		if err := os.Chdir(spec.Cwd); err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -280,10 +281,20 @@ func TestResumeRefuses(t *testing.T) {
 		{"damaged", "not a fresgld checkpoint", edit("damaged", func(d string) {
 			os.WriteFile(filepath.Join(d, analysis.CheckpointName(1)), ckb[:len(ckb)/3], 0o644)
 		})},
+		// --chain on a run of its chains together: its other chains ran
+		// again from their first step, and their checkpoints went.
+		{"--chain", "whose chains ran together", edit("chain", func(string) {})},
 	}
 	for _, c := range cases {
 		before := dirFiles(t, c.dir)
-		out, err := exec.Command(binary(t), "resume", c.dir).CombinedOutput()
+		args := []string{"resume", c.dir}
+		if c.name == "--chain" {
+			args = []string{"resume", "--chain", "1", c.dir}
+		}
+		// A resume that is not refused runs its 10⁸ steps: bounded.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		out, err := exec.CommandContext(ctx, binary(t), args...).CombinedOutput()
+		cancel()
 		if err == nil || !strings.Contains(string(out), c.want) {
 			t.Errorf("%s: %v, output %s; want a refusal containing %q", c.name, err, out, c.want)
 		}
