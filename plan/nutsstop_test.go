@@ -62,3 +62,33 @@ func TestPlanStopsInNUTSWarmups(t *testing.T) {
 		t.Errorf("stopped in the NUTS warmups: plan %T, note %q, error %v; want ErrInterrupted while warming up", cp, note, err)
 	}
 }
+
+// ridgeStop is cauchyStop's hook on U = x₀²/2 in two dimensions: x₁ is
+// flat, so the mode search finds no mode and the plan warms NUTS up.
+type ridgeStop struct{ cauchyStop }
+
+func (r ridgeStop) U(x []float64) float64 {
+	r.check()
+	return x[0] * x[0] / 2
+}
+
+func (r ridgeStop) Grad(g, x []float64) {
+	r.check()
+	g[0], g[1] = x[0], 0
+}
+
+// Where the search found no mode, a stop during NUTS's warmups is said as
+// the stop, not as the search's failure with the stop after it ("…no mode
+// …; and NUTS: interrupted…").
+func TestPlanStopsInNUTSWarmupsAfterNoMode(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st := NewStatus(ctx, 0)
+	_, _, err := PlanFor(Model{Terms: modes.EnergyTerms(ridgeStop{cauchyStop{st, cancel}})}, 1, false, []int{1, 2}, st)
+	if ctx.Err() == nil {
+		t.Fatalf("the plan never warmed up NUTS chains (%v): the test needs one that does", err)
+	}
+	if !errors.Is(err, results.ErrInterrupted) || strings.Contains(err.Error(), "and NUTS") {
+		t.Errorf("stopped in NUTS's warmups after no mode: %v; want the stop alone", err)
+	}
+}

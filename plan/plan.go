@@ -87,6 +87,9 @@ func PlanFor(m Model, seed uint64, oneLevel bool, ids []int, status *Status) (pl
 			status.Caveat("no mode: all %d mode searches ended on a ridge or a flat direction, so the posterior may be improper (give every parameter a proper prior); SIGINT stops the run", ridges)
 		}
 		np, nerr := NewNUTSPlan(m.Terms, ids, seed, m.Init, nil, nil, "the mode search found no mode ("+err.Error()+"), so no preconditioner fixed at one", status)
+		if errors.Is(nerr, results.ErrInterrupted) {
+			return nil, "", nerr // the stop first, not the search's failure
+		}
 		if nerr != nil {
 			return nil, "", fmt.Errorf("%w; and NUTS: %w", err, nerr)
 		}
