@@ -62,6 +62,10 @@ type levelState struct {
 	// restored, the next step need not recompute them, so that a resumed
 	// run counts the passes an uninterrupted one does.
 	MH *malaState
+	// Kernel is a kernel level's state (an energy.StateSaver kernel's:
+	// NUTS keeps U and ∇U at its state and its diagnostics' sums); nil for
+	// a kernel that keeps none.
+	Kernel []byte
 }
 
 type malaState struct {
@@ -109,6 +113,11 @@ func (s *Sampler) MarshalBinary() ([]byte, error) {
 		ls := levelState{Stats: lv.stats, Grad: lv.grad, Rep: lv.rep, S2: lv.s2, Est: est, Var: vs}
 		if m := lv.mh; m != nil {
 			ls.MH = &malaState{X: m.x, GX: m.gx, UX: m.ux, Valid: m.valid}
+		}
+		if k, ok := lv.Kernel.(energy.StateSaver); ok {
+			if ls.Kernel, err = k.SaveState(); err != nil {
+				return nil, fmt.Errorf("level %d: kernel: %w", l, err)
+			}
 		}
 		st.Lv = append(st.Lv, ls)
 	}
@@ -206,6 +215,11 @@ func (s *Sampler) UnmarshalBinary(b []byte) error {
 		}
 		if err := energy.RestoreStateOf(lv.Est, ls.Est); err != nil {
 			return fmt.Errorf("checkpoint: level %d's estimator: %w", l, err)
+		}
+		if k, ok := lv.Kernel.(energy.StateSaver); ok && ls.Kernel != nil {
+			if err := k.RestoreState(ls.Kernel); err != nil {
+				return fmt.Errorf("checkpoint: level %d's kernel: %w", l, err)
+			}
 		}
 		if m := lv.mh; m != nil {
 			m.valid = false // recomputed at the next step unless restored

@@ -67,3 +67,39 @@ func (k *Kernel) GradEvals() int { return k.s.gradEvals }
 func (k *Kernel) Tuned() Tuned {
 	return Tuned{StepSize: k.s.eps, Dense: k.s.m.dense, InvMetric: k.s.m.values()}
 }
+
+// kernelState is what a Kernel carries between Steps: the last state's
+// energy and gradient, and its counts.
+type kernelState struct {
+	Q, G                                []float64
+	U, H                                float64
+	Valid                               bool
+	Transitions, Divergences, GradEvals int
+}
+
+// SaveState saves what the kernel carries between Steps (energy.StateSaver),
+// so that a restored kernel reuses the energy and gradient at the state it
+// left, as the uninterrupted one does, and counts on from its counts.
+func (k *Kernel) SaveState() ([]byte, error) {
+	s := k.s
+	return energy.EncodeState(kernelState{Q: s.start.q, G: s.start.g, U: s.start.u, H: s.start.h, Valid: s.startValid,
+		Transitions: s.transitions, Divergences: s.divergences, GradEvals: s.gradEvals})
+}
+
+// RestoreState restores what SaveState saved into a kernel of the same
+// dimension.
+func (k *Kernel) RestoreState(b []byte) error {
+	var st kernelState
+	if err := energy.DecodeState(b, &st, "NUTS kernel"); err != nil {
+		return err
+	}
+	s := k.s
+	if len(st.Q) != len(s.start.q) || len(st.G) != len(s.start.g) {
+		return fmt.Errorf("nuts: a kernel state of dimension %d, this kernel's is %d", len(st.Q), len(s.start.q))
+	}
+	copy(s.start.q, st.Q)
+	copy(s.start.g, st.G)
+	s.start.u, s.start.h, s.startValid = st.U, st.H, st.Valid
+	s.transitions, s.divergences, s.gradEvals = st.Transitions, st.Divergences, st.GradEvals
+	return nil
+}

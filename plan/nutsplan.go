@@ -488,3 +488,36 @@ func (np *NUTSPlan) Warnings() []results.Warning {
 type rejecter interface {
 	Rejected() (int64, string)
 }
+
+// chainState is a nutsChain's state between steps: its kernel's, and its
+// diagnostics' running sums.
+type chainState struct {
+	Kernel              []byte
+	N, Divergent, AtMax int
+	Prev, DSq, Mean, M2 float64
+}
+
+// SaveState saves the chain's kernel and its diagnostics' running sums
+// (energy.StateSaver, which the sampler's checkpoint saves): a resumed run
+// counts the divergences and E-BFMI of the transitions before its
+// interrupt too, and reuses the gradient at the state it left.
+func (c *nutsChain) SaveState() ([]byte, error) {
+	k, err := c.Kernel.SaveState()
+	if err != nil {
+		return nil, err
+	}
+	return energy.EncodeState(chainState{Kernel: k, N: c.n, Divergent: c.divergent, AtMax: c.atMax, Prev: c.prev, DSq: c.dSq, Mean: c.mean, M2: c.m2})
+}
+
+// RestoreState restores what SaveState saved.
+func (c *nutsChain) RestoreState(b []byte) error {
+	var st chainState
+	if err := energy.DecodeState(b, &st, "NUTS chain"); err != nil {
+		return err
+	}
+	if err := c.Kernel.RestoreState(st.Kernel); err != nil {
+		return err
+	}
+	c.n, c.divergent, c.atMax, c.prev, c.dSq, c.mean, c.m2 = st.N, st.Divergent, st.AtMax, st.Prev, st.DSq, st.Mean, st.M2
+	return nil
+}
