@@ -105,10 +105,13 @@ func (f *NoiseForecast) Noise(j int) float64 { return f.VarRatio[j]/f.EulerRatio
 
 // Worst is the coordinate whose variance the gradient noise changes most
 // (|Noise(j)| largest).
-func (f *NoiseForecast) Worst() int {
+func (f *NoiseForecast) Worst() int { return worst(len(f.VarRatio), f.Noise) }
+
+// worst is the j < n of the largest |noise(j)|, the first where several are.
+func worst(n int, noise func(int) float64) int {
 	w := 0
-	for j := range f.VarRatio {
-		if math.Abs(f.Noise(j)) > math.Abs(f.Noise(w)) {
+	for j := range n {
+		if math.Abs(noise(j)) > math.Abs(noise(w)) {
 			w = j
 		}
 	}
@@ -117,9 +120,12 @@ func (f *NoiseForecast) Worst() int {
 
 // SDRange is the least and the greatest predicted sd ratio over the
 // coordinates, √VarRatio.
-func (f *NoiseForecast) SDRange() (lo, hi float64) {
+func (f *NoiseForecast) SDRange() (lo, hi float64) { return sdRange(f.VarRatio) }
+
+// sdRange is the least and the greatest √v over the variance ratios v.
+func sdRange(varRatio []float64) (lo, hi float64) {
 	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, r := range f.VarRatio {
+	for _, r := range varRatio {
 		lo, hi = min(lo, math.Sqrt(r)), max(hi, math.Sqrt(r))
 	}
 	return lo, hi

@@ -11,7 +11,21 @@ import (
 	"github.com/fresgld/fresgld/internal/testenergy"
 	"github.com/fresgld/fresgld/langevin"
 	"github.com/fresgld/fresgld/mala"
+	"github.com/fresgld/fresgld/models"
 )
+
+// heavyReference is the heavy-tailed logistic regression of the clamp
+// tests (testenergy.Logistic at ρ = 0.6), its mode, the default step
+// η = 0.2/λ_max and 10⁵ MALA draws of it, the reference.
+func heavyReference(t *testing.T) (l *models.Logistic, mode []float64, eta float64, ref exchange.Trace) {
+	l = testenergy.Logistic(t, 0.6)
+	mode, lmax := testenergy.Mode(t, l)
+	r, err := mala.Run(l, mode, mala.Config{Step: 0.05, Burn: 2000, Keep: 100_000, Thin: 1, Seed: 1, Adapt: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, mode, 0.2 / lmax, exchange.Trace{P: l.P, Data: r.Samples}
+}
 
 // TestNoiseForecastAgainstMALA checks the forecast of a corrected chain's
 // sds on heavy-tailed, correlated gradient noise against what a chain
@@ -41,14 +55,7 @@ func TestNoiseForecastAgainstMALA(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a MALA reference and three chains of 10⁵ steps")
 	}
-	l := testenergy.Logistic(t, 0.6)
-	mode, lmax := testenergy.Mode(t, l)
-	eta := 0.2 / lmax
-	ref, err := mala.Run(l, mode, mala.Config{Step: 0.05, Burn: 2000, Keep: 100_000, Thin: 1, Seed: 1, Adapt: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	refTr := exchange.Trace{P: l.P, Data: ref.Samples}
+	l, mode, eta, refTr := heavyReference(t)
 	for _, c := range []struct {
 		n     int
 		corr  exchange.Correction

@@ -85,15 +85,7 @@ type LadderForecast struct {
 func (f *LadderForecast) Noise(j int) float64 { return f.VarRatio[j]/f.Cold.EulerRatio[j] - 1 }
 
 // Worst is the coordinate whose variance the ladder's noise changes most.
-func (f *LadderForecast) Worst() int {
-	w := 0
-	for j := range f.VarRatio {
-		if math.Abs(f.Noise(j)) > math.Abs(f.Noise(w)) {
-			w = j
-		}
-	}
-	return w
-}
+func (f *LadderForecast) Worst() int { return worst(len(f.VarRatio), f.Noise) }
 
 // Within says whether the ladder's noise changes no coordinate's variance
 // by more than tol beyond twice the simulation's standard error:
@@ -110,13 +102,7 @@ func (f *LadderForecast) Within(tol float64) bool {
 
 // SDRange is the least and the greatest forecast sd ratio of the cold
 // level over the coordinates.
-func (f *LadderForecast) SDRange() (lo, hi float64) {
-	lo, hi = math.Inf(1), math.Inf(-1)
-	for _, r := range f.VarRatio {
-		lo, hi = min(lo, math.Sqrt(r)), max(hi, math.Sqrt(r))
-	}
-	return lo, hi
-}
+func (f *LadderForecast) SDRange() (lo, hi float64) { return sdRange(f.VarRatio) }
 
 // Ladder forecasts the cold level of a two-level ladder at step size eta
 // whose levels cold and hot correct their gradient noise by c, with swaps

@@ -7,9 +7,7 @@ import (
 	"github.com/fresgld/fresgld/diag"
 	"github.com/fresgld/fresgld/energy"
 	"github.com/fresgld/fresgld/exchange"
-	"github.com/fresgld/fresgld/internal/testenergy"
 	"github.com/fresgld/fresgld/langevin"
-	"github.com/fresgld/fresgld/mala"
 )
 
 // TestLadderForecastAgainstMALA checks the forecast of a two-level
@@ -51,14 +49,7 @@ func TestLadderForecastAgainstMALA(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a MALA reference and two ladders of 2·10⁵ steps")
 	}
-	l := testenergy.Logistic(t, 0.6)
-	mode, lmax := testenergy.Mode(t, l)
-	eta := 0.2 / lmax
-	ref, err := mala.Run(l, mode, mala.Config{Step: 0.05, Burn: 2000, Keep: 100_000, Thin: 1, Seed: 1, Adapt: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	refTr := exchange.Trace{P: l.P, Data: ref.Samples}
+	l, mode, eta, refTr := heavyReference(t)
 	nm, err := NewNoiseModel(l, mode, 5)
 	if err != nil {
 		t.Fatal(err)
