@@ -482,7 +482,7 @@ func (s Summary) ESSGoal() float64 {
 
 // Shortfall says how many times its draws a chain a run must grow by for
 // every judged variable to meet the verdict's bulk ESS and R̂ thresholds,
-// if its chains mix (Factor is +Inf or NaN where a variable's R̂ or ESS is
+// if its chains mix (factor is +Inf or NaN where a variable's R̂ or ESS is
 // not finite), and which variable asks most; settings are the run's, which
 // say whether it sampled a Stan model (stanDraws). The ESS grows in proportion
 // to the draws; so, for chains that mix, does 1/(R̂ − 1): the variance of
