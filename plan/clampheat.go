@@ -441,15 +441,8 @@ func (nm *NoiseModel) drawNoiseCov(n int, eta, tau float64, c exchange.Correctio
 // linearised chain whose noise has covariance q.
 func (nm *NoiseModel) stationary(q *mat.SymDense, eta, tau float64) []float64 {
 	p := len(nm.lambda)
-	var qt, tmp mat.Dense
-	tmp.Mul(nm.v.T(), q)
-	qt.Mul(&tmp, nm.v)
-	for a, la := range nm.lambda {
-		for b, lb := range nm.lambda {
-			qt.Set(a, b, qt.At(a, b)/(1-(1-eta*la)*(1-eta*lb)))
-		}
-	}
-	tmp.Mul(nm.v, &qt)
+	var tmp mat.Dense
+	tmp.Mul(nm.v, nm.eigenCov(q, eta))
 	out := make([]float64, p)
 	for j := range p {
 		var c float64
