@@ -495,7 +495,12 @@ func Shortfall(s Summary, settings [][2]string) (factor float64, worst ParamRow)
 		if !mixes(s, p, stan) {
 			continue
 		}
-		f := max(s.ESSGoal()/p.ESSBulk, (p.Rhat-1)/(rhatMax-1))
+		f := s.ESSGoal() / p.ESSBulk
+		if !(p.Rhat <= rhatMax) {
+			// Only past the verdict's threshold: at R̂ = 1.01 the ratio
+			// rounds to 1 + 1e-15, a shortfall the verdict does not see.
+			f = max(f, (p.Rhat-1)/(rhatMax-1))
+		}
 		if !(f <= factor) {
 			factor, worst = f, p
 		}
