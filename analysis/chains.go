@@ -239,12 +239,6 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, string, error
 			}
 		}
 	}
-	if d := slices.Max(done); d > plan.Steps() {
-		// A run interrupted while it extended, whose checkpoints do not
-		// say how far: its chains first catch up with the furthest, then
-		// extension reads them again.
-		plan.Keep = (d - plan.Burn + plan.Thin - 1) / plan.Thin
-	}
 	for _, k := range sinks {
 		k.(*chainSink).plan.Keep, k.(*chainSink).extNote = plan.Keep, extended
 	}
@@ -260,7 +254,11 @@ func (r ChainRun) run(ids []int) ([]*results.Chain, time.Duration, string, error
 	res := exchange.ResumeChains(smps, plan, done, sinks, 0)
 	meter.Stop()
 	r.stats(chains, smps, res, sinks)
-	if keep, note := r.extension(chains, res); keep > 0 && extended == "" {
+	keep, note := 0, ""
+	if extended == "" { // a resumed extension goes only to its own length
+		keep, note = r.extension(chains, res)
+	}
+	if keep > 0 {
 		// The plan's run length fell short of the verdict's ESS or R̂:
 		// every chain runs on with its frozen kernel.
 		extended = note

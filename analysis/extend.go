@@ -48,12 +48,7 @@ func (r ChainRun) extension(chains []*results.Chain, res []exchange.ChainResult)
 	if !(f > 1) {
 		return 0, ""
 	}
-	// The draws a chain so far: the plan's, or more where a resumed run
-	// was interrupted while it extended.
-	n := len(chains[0].Cols[0])
-	for _, c := range chains {
-		n = min(n, len(c.Cols[0]))
-	}
+	n := len(chains[0].Cols[0]) // the plan's draws a chain
 	most := ExtendMax * r.Plan.Keep
 	if f*float64(n) > float64(most) {
 		return 0, ""
